@@ -1,0 +1,3 @@
+from lifededup.cli import main
+
+main()

@@ -1,0 +1,30 @@
+"""The ``lifededup`` command: one module per command group, each a thin layer
+that parses options, makes one library call and turns domain errors into
+messages a person can act on."""
+
+from __future__ import annotations
+
+import click
+
+from lifededup import __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="lifededup")
+def main() -> None:
+    """Find the copies and near-copies in a lifetime of documents, mail and
+    saved web pages, and show each document once.
+
+    \b
+    Start here:
+      lifededup fingerprint FILE...     SHA-1 and super-shingle features of files
+      lifededup compare A B             how alike two files are, and why
+    """
+
+
+def _register() -> None:
+    # Each command group lives in its own module; importing it adds its commands.
+    from lifededup.cli import fingerprint  # noqa: F401
+
+
+_register()

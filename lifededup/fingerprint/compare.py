@@ -1,0 +1,59 @@
+"""How alike two texts are, measured three ways (seeds/000 section 3.1):
+shared features (the fast test the index uses), the exact shingle resemblance
+it estimates (Jaccard, seeds/001), and the word edit distance the paper uses to
+check for false positives."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from rapidfuzz.distance import Levenshtein
+
+from lifededup.config import FingerprintParams
+from lifededup.fingerprint import DEFAULT_PARAMS, Shingled, features_of, shingle
+from lifededup.model import shared_features
+
+
+@dataclass(frozen=True)
+class Comparison:
+    exact: bool
+    shared_features: int
+    near_duplicate: bool
+    resemblance: float
+    word_edit_distance: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def resemblance(a: Shingled, b: Shingled) -> float:
+    """Jaccard resemblance of the two shingle sets (1.0 for two empty sets)."""
+    left, right = np.unique(a.values[:, 0]), np.unique(b.values[:, 0])
+    union = np.union1d(left, right).size
+    if union == 0:
+        return 1.0
+    return float(np.intersect1d(left, right, assume_unique=True).size / union)
+
+
+def word_edit_distance(a: str, b: str) -> float:
+    """Levenshtein distance over words, as a fraction of the longer text."""
+    left, right = a.split(), b.split()
+    longest = max(len(left), len(right))
+    if longest == 0:
+        return 0.0
+    return Levenshtein.distance(left, right) / longest
+
+
+def compare(a: str, b: str, params: FingerprintParams = DEFAULT_PARAMS) -> Comparison:
+    cut_a, cut_b = shingle(a, params), shingle(b, params)
+    shared = shared_features(features_of(cut_a.values, params), features_of(cut_b.values, params))
+    exact = cut_a.stream == cut_b.stream
+    return Comparison(
+        exact=exact,
+        shared_features=shared,
+        near_duplicate=exact or shared >= params.threshold,
+        resemblance=resemblance(cut_a, cut_b),
+        word_edit_distance=word_edit_distance(cut_a.stream, cut_b.stream),
+    )

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Debian packages that extraction of some formats needs.  Installs only what is
+# missing, and only where it can (root with apt-get); elsewhere it says what to
+# install and carries on: those formats then report a clear "missing tool" error.
+set -euo pipefail
+packages=()   # filled in by the extractors that need system tools
+missing=()
+for pkg in "${packages[@]}"; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+[ "${#missing[@]}" -eq 0 ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+    echo "note: install these Debian packages for full format support: ${missing[*]}" >&2
+fi
