@@ -1,0 +1,43 @@
+"""Near-duplicate detectors side by side (seeds/001-004) behind one contract.
+
+The paper's super-shingles are the default; I-Match, its lexicon-randomized
+variant, MinHash-LSH, SimHash with Manku's block tables and Broder's 8-byte
+variant sit beside it so that they can be measured on the same documents.
+Each detector gives a text a :class:`Signature`, files it under index keys,
+and decides near-duplicates; :class:`CandidateIndex` is the in-memory lookup,
+:func:`conservative_clusters` the paper's clustering, :func:`make_detector`
+builds one from a spec such as ``"simhash:3"``, and :func:`dedup_results`
+de-duplicates a query's result set (seeds/004).
+"""
+
+from lifededup.detect.base import EXACT_SLOT, Detector, IndexKey, Signature
+from lifededup.detect.eightbytes import EightBytes
+from lifededup.detect.imatch import IMatch, RandomizedIMatch, collection_statistics
+from lifededup.detect.index import CandidateIndex, conservative_clusters
+from lifededup.detect.minhash import MinHashLSH
+from lifededup.detect.query import Deduplicated, dedup_results
+from lifededup.detect.simhash import SimHash
+from lifededup.detect.spec import DEFAULT_DETECTOR, DETECTOR_NAMES, make_detector, needs_statistics
+from lifededup.detect.supershingle import SuperShingles
+
+__all__ = [
+    "DEFAULT_DETECTOR",
+    "DETECTOR_NAMES",
+    "EXACT_SLOT",
+    "CandidateIndex",
+    "Deduplicated",
+    "Detector",
+    "EightBytes",
+    "IMatch",
+    "IndexKey",
+    "MinHashLSH",
+    "RandomizedIMatch",
+    "Signature",
+    "SimHash",
+    "SuperShingles",
+    "collection_statistics",
+    "conservative_clusters",
+    "dedup_results",
+    "make_detector",
+    "needs_statistics",
+]
