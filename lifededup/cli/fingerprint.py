@@ -9,7 +9,7 @@ import click
 
 from lifededup.cli import main
 from lifededup.config import FilterParams, FingerprintParams
-from lifededup.extract import ExtractionError, extract_text
+from lifededup.extract import Extracted, ExtractionError, Failure, extract, extract_text, walk
 from lifededup.fingerprint import fingerprint as fingerprint_text
 from lifededup.fingerprint.compare import compare as compare_texts
 
@@ -53,6 +53,10 @@ def _read(path: Path) -> str:
 def fingerprint_command(paths: tuple[Path, ...], as_json: bool, **options: object) -> None:
     """Print the SHA-1 and the six super-shingle features of each file.
 
+    Every supported format is read (text, Markdown, CSV, HTML, PDF, DOCX, DOC,
+    RTF, ODT, PPTX, XLSX, XLS, EPUB, EML, MSG, MBOX); a mailbox prints one
+    entry per message and per attachment.
+
     The SHA-1 identifies exact copies (same words, whatever the whitespace,
     case or format); two files sharing at least 2 of the 6 features are
     near-duplicates.  Features are null for texts too short to sample: those
@@ -60,25 +64,35 @@ def fingerprint_command(paths: tuple[Path, ...], as_json: bool, **options: objec
 
     \b
     Example:
-      lifededup fingerprint --json report.txt draft.txt
+      lifededup fingerprint --json report.docx report.pdf mail/archive.mbox
     """
     params = _params(**options)  # type: ignore[arg-type]
     failed = 0
     for path in paths:
         try:
-            text = extract_text(path)
+            root = extract(path)
         except ExtractionError as exc:
             failed += 1
-            click.echo(f"lifededup: {exc}", err=True)
+            click.echo(f"lifededup: {path}: {exc} [{exc.status}]", err=True)
             continue
-        found = fingerprint_text(text, params)
-        if as_json:
-            click.echo(json.dumps({"path": str(path), **found.to_dict()}))
-        else:
-            features = " ".join(f"{f:016x}" for f in (x & (2**64 - 1) for x in found.features)) if found.features else "(too short: exact match only)"
-            click.echo(f"{found.sha1}  {path}\n  {found.words} words, {found.shingles} shingles\n  features {features}")
+        for item in walk(root):  # streamed: a large mailbox is never held whole
+            label = f"{path} [{item.part}]" if item.part else str(path)
+            if isinstance(item, Failure):
+                failed += 1
+                click.echo(f"lifededup: {label}: {item.reason} [{item.status}]", err=True)
+            elif item.text.strip():  # a mailbox itself has no text: its messages follow
+                _echo_fingerprint(label, item, params, as_json)
     if failed:
         raise SystemExit(1)
+
+
+def _echo_fingerprint(label: str, item: Extracted, params: FingerprintParams, as_json: bool) -> None:
+    found = fingerprint_text(item.text, params)
+    if as_json:
+        click.echo(json.dumps({"path": label, "title": item.title, "kind": item.kind, **found.to_dict()}))
+        return
+    features = " ".join(f"{f:016x}" for f in (x & (2**64 - 1) for x in found.features)) if found.features else "(too short: exact match only)"
+    click.echo(f"{found.sha1}  {label}\n  {found.words} words, {found.shingles} shingles\n  features {features}")
 
 
 @main.command("compare")

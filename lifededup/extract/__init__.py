@@ -1,19 +1,63 @@
-"""Extraction stage (placeholder until the extractors land): plain text only."""
+"""Extraction stage: every common format to clean text (the iFilter stand-in, seeds/000 section 2.2 step 1).
+
+Public API
+----------
+In bulk, for untrusted files (what the indexer calls)::
+
+    from lifededup.extract import Limits, extract_many
+    for outcome in extract_many(paths, Limits(timeout_s=60, memory_mb=2048), workers=4):
+        outcome.path      # the file
+        outcome.part      # "" for the file itself, "message 3 / attachment 1: a.pdf" for a part
+        outcome.result    # Extracted (text, title, kind, mime, doc_date, metadata) or Failure(status, reason)
+        outcome.final     # True on the last outcome of that file
+
+Workers are separate processes with a memory limit; a file whose parser goes
+quiet past ``timeout_s`` or crashes becomes ``Failure("timeout"|"crashed")``
+and the batch carries on.  A mailbox yields a ``kind == "mailbox"`` item with
+no text, then one item per message (and per attachment), streamed.
+
+One file, in this process (trusted input, tests, the CLI)::
+
+    extract(path) -> Extracted          # raises ExtractionError (see its subclasses)
+    walk(extracted) -> Iterator[Extracted | Failure]   # the item and all its parts, flattened
+    extract_text(path) -> str           # just the text of a single-document file
+
+Statuses recorded for files that cannot be read: ``unsupported``, ``corrupt``,
+``encrypted``, ``no-text-layer``, ``empty``, ``too-large`` (also zip bombs),
+``timeout``, ``crashed``, ``missing-tool``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
+from lifededup.extract.base import (
+    Crashed, CorruptFile, EmptyFile, EncryptedFile, Extracted, ExtractionError, Failure, Limits, MissingTool,
+    NoTextLayer, Source, Timeout, TooLarge, UnsupportedFormat,
+)
+from lifededup.extract.isolate import Outcome, extract_many
+from lifededup.extract.registry import SUPPORTED_SUFFIXES, extract, extract_source, sniff
 
-class ExtractionError(Exception):
-    """A file whose text cannot be read; the message says why."""
+__all__ = [
+    "Crashed", "CorruptFile", "EmptyFile", "EncryptedFile", "Extracted", "ExtractionError", "Failure", "Limits",
+    "MissingTool", "NoTextLayer", "Outcome", "SUPPORTED_SUFFIXES", "Source", "Timeout", "TooLarge",
+    "UnsupportedFormat", "extract", "extract_many", "extract_source", "extract_text", "sniff", "walk",
+]
+
+
+def walk(item: Extracted) -> Iterator[Extracted | Failure]:
+    """The item, then each of its parts depth-first (children consumed lazily, so mailboxes stream)."""
+    yield item
+    for child in item.children:
+        if isinstance(child, Failure):
+            yield child
+        else:
+            yield from walk(child)
 
 
 def extract_text(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ExtractionError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    if b"\x00" in data[:8192]:
-        raise ExtractionError(f"{path} looks binary, not text")
-    return data.decode("utf-8", errors="replace")
+    """The text of one file: for a container (mbox), its messages' texts one after another."""
+    item = extract(path)
+    texts = [part.text for part in walk(item) if isinstance(part, Extracted) and part.text]
+    return "\n\n".join(texts)

@@ -1,0 +1,66 @@
+"""DOCX (python-docx): body paragraphs and tables in document order, headers and footers kept apart.
+
+Headers and footers are layout: a PDF exported from the same file repeats them
+on every page and the PDF extractor removes them there, so here they go into
+``metadata`` ("header", "footer") rather than the text, and the two formats agree.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from datetime import timezone
+
+import docx
+from docx.document import Document
+from docx.table import Table
+from docx.text.paragraph import Paragraph
+
+from lifededup.extract.base import Extracted, Source
+from lifededup.extract.layout import clean_text
+
+
+def _table_lines(table: Table) -> Iterator[str]:
+    for row in table.rows:
+        cells: list[str] = []
+        for cell in row.cells:
+            text = " ".join(cell.text.split())
+            # A merged cell appears once per grid column it spans; keep it once.
+            if text and (not cells or cells[-1] != text):
+                cells.append(text)
+        if cells:
+            yield " ".join(cells)
+
+
+def _body(document: Document) -> Iterator[str]:
+    for block in document.iter_inner_content():
+        if isinstance(block, Paragraph):
+            yield block.text
+        elif isinstance(block, Table):
+            yield "\n".join(_table_lines(block))
+
+
+def _edges(document: Document) -> tuple[str, str]:
+    headers: list[str] = []
+    footers: list[str] = []
+    for section in document.sections:
+        for part, into in ((section.header, headers), (section.footer, footers)):
+            text = "\n".join(p.text for p in part.paragraphs if p.text.strip())
+            if text and text not in into:
+                into.append(text)
+    return "\n".join(headers), "\n".join(footers)
+
+
+def extract_docx(source: Source) -> Extracted:
+    document = docx.Document(io.BytesIO(source.read_bytes()))
+    text = clean_text("\n\n".join(_body(document)))
+    header, footer = _edges(document)
+    props = document.core_properties
+    date = props.created or props.modified
+    metadata = {k: v for k, v in (("header", header), ("footer", footer), ("author", props.author or ""),
+                                  ("revision", str(props.revision or ""))) if v}
+    if date is not None and date.tzinfo is None:
+        date = date.replace(tzinfo=timezone.utc)  # OOXML stores W3CDTF in UTC
+    return Extracted(text=text, title=(props.title or "").strip(), kind="document", doc_date=date,
+                     mime="application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+                     metadata=metadata)

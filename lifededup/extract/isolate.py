@@ -1,0 +1,188 @@
+"""Extraction in worker processes, so one hostile file never stops or slows the rest.
+
+Parsers of binary formats hang, crash in native code and eat memory on
+malformed input.  Each worker process has an address-space limit
+(``resource.RLIMIT_AS``); the parent stops a worker that goes quiet for longer
+than the time limit, and replaces a worker that dies.  The file is then
+recorded as a :class:`Failure` (``timeout``, ``crashed``) and the batch goes on.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.connection
+import os
+import resource
+import signal
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from lifededup.extract.base import Crashed, Extracted, ExtractionError, Failure, Limits, Source, Timeout
+from lifededup.extract.registry import extract_source
+
+SourceExtractor = Callable[[Source, Limits], Extracted]
+
+
+class Outcome(NamedTuple):
+    """One item of a batch: a file (``part == ""``) or a part inside it, read or failed.
+
+    ``final`` is True on the last outcome of a file: the file is then fully read.
+    """
+
+    path: Path
+    part: str
+    result: Extracted | Failure
+    final: bool
+
+
+def _flatten(item: Extracted, send: Callable[[str, Extracted | Failure], None]) -> None:
+    send(item.part, item.without_children())
+    try:
+        for child in item.children:
+            if isinstance(child, Failure):
+                send(child.part, child)
+            else:
+                _flatten(child, send)
+    except ExtractionError as exc:
+        send(item.part, Failure.from_error(exc, item.part))
+    except Exception as exc:  # a child generator's parser failed: report it, keep the siblings sent so far
+        send(item.part, Failure("corrupt", f"damaged part: {type(exc).__name__}: {exc}"[:500], item.part))
+
+
+def _worker(conn: Connection, limits: Limits, extractor: SourceExtractor) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
+    limit = limits.memory_mb * 2**20
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+    while (task := conn.recv()) is not None:
+        index, path = task
+
+        def send(part: str, result: Extracted | Failure) -> None:
+            conn.send(("item", index, part, result))
+
+        try:
+            _flatten(extractor(Source.from_path(Path(path)), limits), send)
+        except ExtractionError as exc:
+            send("", Failure.from_error(exc))
+        except MemoryError:
+            send("", Failure("too-large", f"ran out of the {limits.memory_mb} MiB memory limit"))
+        conn.send(("done", index, "", None))
+
+
+@dataclass
+class _Worker:
+    process: BaseProcess
+    conn: Connection
+    task: tuple[int, Path] | None = None
+    last_seen: float = 0.0
+    # The latest item is held back until the next arrives, so the last one can be marked final.
+    held: tuple[str, Extracted | Failure] | None = None
+    sent: int = field(default=0)
+
+
+def _spawn(ctx: Any, limits: Limits, extractor: SourceExtractor) -> _Worker:
+    parent, child = ctx.Pipe()
+    process = ctx.Process(target=_worker, args=(child, limits, extractor), daemon=True)
+    process.start()
+    child.close()
+    return _Worker(process=process, conn=parent)
+
+
+def _stop(worker: _Worker) -> None:
+    if worker.process.is_alive():
+        worker.process.kill()
+    worker.process.join(5)
+    worker.conn.close()
+
+
+def _death_reason(worker: _Worker, limits: Limits) -> str:
+    code = worker.process.exitcode
+    how = f"killed by signal {signal.Signals(-code).name}" if code is not None and code < 0 else f"exit {code}"
+    return (f"the parser crashed ({how}) after {worker.sent} item(s): a native-code crash, "
+            f"or the {limits.memory_mb} MiB memory limit")
+
+
+def extract_many(paths: Iterable[Path | str], limits: Limits = Limits(), workers: int | None = None,
+                 extractor: SourceExtractor = extract_source) -> Iterator[Outcome]:
+    """Read many files in ``workers`` processes; yield an :class:`Outcome` per file and per part.
+
+    Outcomes of different files interleave in completion order; those of one
+    file come in order, the file's own item first, the last marked ``final``.
+    ``extractor`` is the function the workers run (the registry's by default).
+    """
+    ctx = multiprocessing.get_context("forkserver")
+    count = max(1, workers or min(4, os.cpu_count() or 1))
+    pending = enumerate(Path(p) for p in paths)
+    pool: list[_Worker] = []
+    try:
+        pool = [_spawn(ctx, limits, extractor) for _ in range(count)]
+        for worker in pool:
+            _assign(worker, pending)
+        while any(w.task for w in pool):
+            yield from _step(pool, ctx, limits, extractor, pending)
+    finally:
+        for worker in pool:
+            _stop(worker)
+
+
+def _assign(worker: _Worker, pending: Iterator[tuple[int, Path]]) -> None:
+    task = next(pending, None)
+    worker.task, worker.held, worker.sent = task, None, 0
+    worker.last_seen = time.monotonic()
+    if task is not None:
+        worker.conn.send((task[0], str(task[1])))
+
+
+def _step(pool: list[_Worker], ctx: Any, limits: Limits, extractor: SourceExtractor,
+          pending: Iterator[tuple[int, Path]]) -> Iterator[Outcome]:
+    busy = [w for w in pool if w.task]
+    deadline = min(w.last_seen for w in busy) + limits.timeout_s
+    ready = multiprocessing.connection.wait([w.conn for w in busy] + [w.process.sentinel for w in busy],
+                                            timeout=max(0.0, deadline - time.monotonic()))
+    for worker in busy:
+        if worker.conn in ready or worker.process.sentinel in ready:
+            yield from _drain(worker, pool, ctx, limits, extractor, pending)
+        elif time.monotonic() - worker.last_seen > limits.timeout_s:
+            yield from _replace(worker, pool, ctx, limits, extractor, pending, Timeout(
+                f"stopped after {limits.timeout_s:g} s without progress: the parser hangs on this file"))
+
+
+def _drain(worker: _Worker, pool: list[_Worker], ctx: Any, limits: Limits, extractor: SourceExtractor,
+           pending: Iterator[tuple[int, Path]]) -> Iterator[Outcome]:
+    assert worker.task is not None
+    path = worker.task[1]
+    try:
+        while worker.conn.poll():
+            kind, _, part, result = worker.conn.recv()
+            worker.last_seen = time.monotonic()
+            if kind == "done":
+                if worker.held:
+                    yield Outcome(path, *worker.held, final=True)
+                _assign(worker, pending)
+                return
+            if worker.held:
+                yield Outcome(path, *worker.held, final=False)
+            worker.held, worker.sent = (part, result), worker.sent + 1
+    except (EOFError, OSError):
+        pass
+    if not worker.process.is_alive():
+        worker.process.join(1)
+        yield from _replace(worker, pool, ctx, limits, extractor, pending, Crashed(_death_reason(worker, limits)))
+
+
+def _replace(worker: _Worker, pool: list[_Worker], ctx: Any, limits: Limits, extractor: SourceExtractor,
+             pending: Iterator[tuple[int, Path]], error: ExtractionError) -> Iterator[Outcome]:
+    assert worker.task is not None
+    path = worker.task[1]
+    if worker.held:
+        yield Outcome(path, *worker.held, final=False)
+    yield Outcome(path, "", Failure.from_error(error), final=True)
+    _stop(worker)
+    fresh = _spawn(ctx, limits, extractor)
+    pool[pool.index(worker)] = fresh
+    _assign(fresh, pending)

@@ -1,0 +1,87 @@
+"""Remove what is layout rather than content, so the formats of one document agree.
+
+seeds/000 section 2.2 step 1: "the .doc and .pdf versions of the same document
+should produce about the same output".  A PDF repeats a running header and
+footer on every page, numbers its pages, hyphenates words at line ends and
+breaks every line mid-sentence; a DOCX has none of that in its body.  These
+functions are shared by every extractor that sees pages or lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+# Lines this close to the top or bottom of a page are candidates for a running header/footer.
+EDGE_LINES = 3
+# A line is "running" when it sits at a page edge on at least this share of the pages.
+RUNNING_SHARE = 0.5
+# Running headers and footers are short; a repeated long line is content that happens to repeat.
+RUNNING_MAX_CHARS = 120
+
+_PAGE_NUMBER = re.compile(
+    r"^\s*(?:[-\u2013\u2014\s]*)(?:page|seite|p\.|pg\.?)?\s*\d{1,4}(?:\s*(?:of|/|von)\s*\d{1,4})?"
+    r"(?:[-\u2013\u2014\s]*)$|^\s*[ivxlcdm]{1,6}\s*$",
+    re.IGNORECASE,
+)
+_DIGITS = re.compile(r"\d+")
+# A word broken at the end of a line: "exam-\nple".  Only lower-case on both sides,
+# so that "well-\nKnown" or "COVID-\n19" keep their hyphen.
+_LINE_END_HYPHEN = re.compile(r"([a-z\u00df-\u00ff])[-\u00ad]\n[ \t]*([a-z\u00df-\u00ff])")
+_SOFT_HYPHEN = "\u00ad"
+
+
+def is_page_number(line: str) -> bool:
+    return bool(_PAGE_NUMBER.match(line)) and bool(line.strip())
+
+
+def _signature(line: str) -> str:
+    # "Page 3 of 9" and "Page 4 of 9" are the same running line.
+    return _DIGITS.sub("#", " ".join(line.split()).casefold())
+
+
+def strip_running_lines(pages: Sequence[str]) -> list[str]:
+    """Drop page numbers and the lines repeated at the edges of most pages."""
+    split = [[ln for ln in page.splitlines()] for page in pages]
+    counts: Counter[str] = Counter()
+    for lines in split:
+        edge = _edge_lines(lines)
+        counts.update({_signature(lines[i]) for i in edge if len(lines[i].strip()) <= RUNNING_MAX_CHARS})
+    running = ({sig for sig, n in counts.items() if n >= max(2, RUNNING_SHARE * len(pages))}
+               if len(pages) >= 2 else set())
+    cleaned = []
+    for lines in split:
+        edge = _edge_lines(lines)
+        kept = [ln for i, ln in enumerate(lines)
+                if not (i in edge and (is_page_number(ln) or _signature(ln) in running))]
+        cleaned.append("\n".join(kept))
+    return cleaned
+
+
+def _edge_lines(lines: list[str]) -> set[int]:
+    filled = [i for i, ln in enumerate(lines) if ln.strip()]
+    return set(filled[:EDGE_LINES]) | set(filled[-EDGE_LINES:])
+
+
+def dehyphenate(text: str) -> str:
+    """Join words split across lines ("exam-\\nple" -> "example") and drop soft hyphens."""
+    return _LINE_END_HYPHEN.sub(r"\1\2", text).replace(_SOFT_HYPHEN, "")
+
+
+def reflow(text: str) -> str:
+    """Join the lines of each paragraph with spaces; paragraphs stay one blank line apart."""
+    paragraphs = re.split(r"\n[ \t]*\n+", text.replace("\r\n", "\n").replace("\r", "\n"))
+    joined = (" ".join(ln.strip() for ln in para.splitlines() if ln.strip()) for para in paragraphs)
+    return "\n\n".join(p for p in joined if p)
+
+
+def clean_pages(pages: Sequence[str]) -> str:
+    """The whole treatment for paged formats (PDF): running lines, hyphens, line breaks."""
+    body = "\n\n".join(p.strip("\n") for p in strip_running_lines(pages))
+    return reflow(dehyphenate(body))
+
+
+def clean_text(text: str) -> str:
+    """The treatment for flowing formats (DOCX, mail, HTML): hyphens and stray whitespace."""
+    return reflow(dehyphenate(text))

@@ -1,0 +1,50 @@
+"""Worker processes: a parser that hangs, crashes or eats memory never stops the rest of a batch."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+from lifededup.extract import Extracted, Failure, Limits, Source, extract_many, extract_source
+
+
+def hanging_on_hang(source: Source, limits: Limits) -> Extracted:
+    if source.name.startswith("hang"):
+        time.sleep(3600)
+    if source.name.startswith("crash"):
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if source.name.startswith("greedy"):
+        hog = bytearray(4 * 2**30)  # over the worker's address-space limit
+        return Extracted(text=str(len(hog)))
+    return extract_source(source, limits)
+
+
+def test_hostile_files_do_not_stop_the_batch(tmp_path: Path) -> None:
+    names = ["a.txt", "hang.txt", "b.txt", "crash.txt", "greedy.txt", "c.txt"]
+    for name in names:
+        (tmp_path / name).write_text(f"the text of {name}")
+    limits = Limits(timeout_s=2, memory_mb=512)
+    started = time.monotonic()
+    outcomes = {o.path.name: o for o in extract_many([tmp_path / n for n in names], limits, workers=2,
+                                                      extractor=hanging_on_hang)}
+    elapsed = time.monotonic() - started
+    assert sorted(outcomes) == sorted(names), f"every file reported once: {sorted(outcomes)}"
+    for name in ("a.txt", "b.txt", "c.txt"):
+        result = outcomes[name].result
+        assert isinstance(result, Extracted) and result.text == f"the text of {name}", result
+    statuses = {n: getattr(outcomes[n].result, "status", "") for n in ("hang.txt", "crash.txt", "greedy.txt")}
+    assert statuses == {"hang.txt": "timeout", "crash.txt": "crashed", "greedy.txt": "too-large"}, statuses
+    assert elapsed < 30, f"the hanging file held the batch for {elapsed:.0f} s"
+    assert all(o.final for o in outcomes.values())
+
+
+def test_failures_are_recorded_with_reasons(tmp_path: Path) -> None:
+    (tmp_path / "empty.txt").write_bytes(b"")
+    (tmp_path / "binary.txt").write_bytes(bytes(range(256)) * 8)
+    (tmp_path / "big.txt").write_text("word " * 1000)
+    got = {o.path.name: o.result for o in extract_many(sorted(tmp_path.iterdir()), Limits(max_bytes=1000))}
+    assert {n: r.status for n, r in got.items() if isinstance(r, Failure)} == {
+        "empty.txt": "empty", "binary.txt": "unsupported", "big.txt": "too-large"}, got
+    assert all(isinstance(r, Failure) and r.reason for r in got.values())
