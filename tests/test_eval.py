@@ -1,0 +1,131 @@
+"""``lifededup eval`` on real files: scores that can be worked out by hand,
+clear errors for bad truth files, and the whole table from the command line."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from detect_texts import document, substitute, vocabulary
+
+from lifededup.cli import main
+from lifededup.detect import DETECTOR_NAMES
+from lifededup.eval import TruthError, evaluate, format_table, load_truth
+
+VOCAB = vocabulary(3000, seed=31)
+
+
+def _write(folder: Path, name: str, words: list[str]) -> str:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # a line break every 12 words, as prose has
+    path.write_text("\n".join(" ".join(words[i : i + 12]) for i in range(0, len(words), 12)), encoding="utf-8")
+    return name
+
+
+def _archive(folder: Path) -> list[list[str]]:
+    """Six documents with versions: an exact copy, small edits, an extension."""
+    rng = random.Random(32)
+    clusters = []
+    for number in range(6):
+        original = document(rng, VOCAB, 400)
+        cluster = [_write(folder, f"doc{number}/original.txt", original)]
+        if number % 2 == 0:
+            cluster.append(_write(folder, f"doc{number}/copy.txt", original))
+        if number % 3 == 0:
+            cluster.append(_write(folder, f"doc{number}/edited.txt", substitute(rng, original, VOCAB, 2)))
+        if number == 4:
+            cluster.append(_write(folder, f"doc{number}/extended.txt", original + document(rng, VOCAB, 8)))
+        clusters.append(cluster)
+    clusters.append([_write(folder, "lonely.txt", document(rng, VOCAB, 300))])
+    (folder / "truth.json").write_text(json.dumps({"clusters": clusters}), encoding="utf-8")
+    return clusters
+
+
+def test_scores_on_a_corpus_whose_answer_is_known(tmp_path: Path) -> None:
+    clusters = _archive(tmp_path)
+    truth = load_truth(tmp_path / "truth.json")
+    want_pairs = sum(len(c) * (len(c) - 1) // 2 for c in clusters)
+    assert len(truth.duplicate) == want_pairs, f"{len(truth.duplicate)} duplicate pairs, want {want_pairs}"
+    (row,) = evaluate(truth, ["shingles"])
+    assert (row.precision, row.recall, row.f1) == (1.0, 1.0, 1.0), f"shingles on an easy archive: {row}"
+    assert row.clusters == len(clusters), f"{row.clusters} clusters formed, want {len(clusters)}"
+    assert row.bytes_per_doc == 48, f"6 features of 8 bytes, not {row.bytes_per_doc}"
+    assert 0 < row.max_edit_distance <= 0.05, f"accepted pairs differ by {row.max_edit_distance:.0%} of words"
+
+
+def test_exact_copies_only_score_half_the_recall(tmp_path: Path) -> None:
+    clusters = _archive(tmp_path)
+    truth = load_truth(tmp_path / "truth.json")
+    (row,) = evaluate(truth, ["simhash:0"])
+    # k = 0 is exact fingerprints: copies are found, edited versions mostly not
+    copies = sum(1 for c in clusters if any(p.endswith("copy.txt") for p in c))
+    assert row.precision == 1.0, f"simhash:0 accepted a wrong pair: {row}"
+    assert copies / len(truth.duplicate) <= row.recall < 1.0, f"simhash:0 recall {row.recall}"
+
+
+def test_labelled_pairs_are_scored_on_those_pairs_only(tmp_path: Path) -> None:
+    rng = random.Random(33)
+    text = document(rng, VOCAB, 300)
+    for name in ("a.txt", "b.txt"):
+        _write(tmp_path, name, text)
+    _write(tmp_path, "c.txt", document(rng, VOCAB, 300))
+    truth_file = tmp_path / "pairs.json"
+    truth_file.write_text(json.dumps({"pairs": [["a.txt", "b.txt", True], ["a.txt", "c.txt", True]]}))
+    (row,) = evaluate(load_truth(truth_file), ["shingles"])
+    assert (row.precision, row.recall) == (1.0, 0.5), f"one of two labelled pairs found: {row}"
+
+
+@pytest.mark.parametrize(
+    ("content", "complaint"),
+    [
+        ("not json", "not JSON"),
+        ('{"groups": []}', "'clusters' and/or 'pairs'"),
+        ('{"clusters": [["missing.txt"]]}', "not found"),
+        ('{"clusters": [["x.txt"], ["x.txt"]]}', "is in clusters"),
+        ('{"pairs": [["x.txt", "y.txt"]]}', "[path, path, true|false]"),
+    ],
+)
+def test_bad_truth_files_say_what_to_fix(tmp_path: Path, content: str, complaint: str) -> None:
+    (tmp_path / "x.txt").write_text("x")
+    (tmp_path / "y.txt").write_text("y")
+    (tmp_path / "truth.json").write_text(content)
+    with pytest.raises(TruthError, match=complaint.replace("[", r"\[").replace("|", r"\|")):
+        load_truth(tmp_path / "truth.json")
+
+
+def test_eval_command_prints_every_detector(tmp_path: Path) -> None:
+    _archive(tmp_path)
+    result = CliRunner().invoke(main, ["eval", "--truth", str(tmp_path / "truth.json")])
+    assert result.exit_code == 0, f"lifededup eval failed: {result.output}"
+    for name in DETECTOR_NAMES:
+        assert name in result.output, f"{name} missing from the table:\n{result.output}"
+    assert "precision" in result.output and "mean edit" in result.output, result.output
+
+
+def test_eval_command_markdown_and_json(tmp_path: Path) -> None:
+    _archive(tmp_path)
+    truth = str(tmp_path / "truth.json")
+    markdown = CliRunner().invoke(main, ["eval", "--truth", truth, "-d", "shingles,bytes8", "--markdown"])
+    assert markdown.exit_code == 0, markdown.output
+    assert "| shingles:2 |" in markdown.output and "| bytes8:3 |" in markdown.output, markdown.output
+    as_json = CliRunner().invoke(main, ["eval", "--truth", truth, "-d", "simhash:3", "--json"])
+    assert as_json.exit_code == 0, as_json.output
+    row = json.loads(as_json.output)
+    assert row["detector"] == "simhash:3" and row["bytes_per_doc"] == 8, row
+
+
+def test_eval_command_errors_are_actionable(tmp_path: Path) -> None:
+    _archive(tmp_path)
+    truth = str(tmp_path / "truth.json")
+    bad = CliRunner().invoke(main, ["eval", "--truth", truth, "-d", "simhahs"])
+    assert bad.exit_code == 1 and "unknown detector 'simhahs'" in bad.output, bad.output
+    missing = CliRunner().invoke(main, ["eval", "--truth", str(tmp_path / "nope.json")])
+    assert missing.exit_code == 1 and "cannot read the truth file" in missing.output, missing.output
+
+
+def test_format_table_lines_up() -> None:
+    assert format_table([]).splitlines()[0].startswith("detector"), "the header comes first"
