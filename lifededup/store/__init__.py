@@ -1,0 +1,75 @@
+"""The store: one SQLite file (SQLAlchemy 2 + Alembic) holding items, their
+fingerprints and conservative clusters, with full-text search on their text.
+
+Public API (everything else in this package is internal):
+
+``open_store(url_or_path=None, *, readonly=False) -> Store``
+    A path or ``sqlite:///`` URL; None means ``$LIFEDEDUP_DB``, else
+    ``default_path()`` (the XDG data folder).  Creates the file (mode 600) on
+    first use and upgrades an older store to the program's schema (under
+    SQLite's write lock, so two processes never both migrate); refuses a newer
+    one with :class:`StoreTooNew`.  ``readonly=True`` gives a connection SQLite
+    itself keeps from writing (``sql`` without ``--write``, ``dups``, ``show``).
+
+``Store`` (see ``store.py``; use as a context manager or call ``close()``)
+    ``with store.transaction():``            batch writes in one transaction
+    ``upsert_item(ItemRecord, Fingerprint | None) -> int``   add/refresh, re-cluster if changed
+    ``record_failure(ItemRecord | path, error, status="failed") -> int``
+    ``remove_items(paths) -> int`` / ``remove_ids(ids) -> int``  (children too)
+    ``move_item(old_path, new_path) -> int``  ids, text and clusters kept
+    ``item_id(path, part="") -> int | None``
+    ``params`` / ``set_params(FingerprintParams)``  the params the store was built with
+    ``recluster(method="conservative" | "transitive")``, ``cluster_method``
+    ``execute(sql, params) -> (columns, rows)``
+    Every write keeps the cluster invariants (``check_store`` verifies them).
+
+Queries (``queries.py``): ``collapse_sql(results_sql)`` wraps a SELECT of
+``(id, rank)`` into the paper's step 9 (one row per cluster, ``hidden``
+members counted); ``clusters(store)``, ``explain(store, item)``.
+``check_store(store) -> list[Problem]``: the invariants and SQLite's own checks.
+
+Errors: ``StoreError`` and its subclasses ``StoreNotFound``, ``StoreTooNew``,
+``UnsupportedStore``, ``ParamsMismatch``, ``ItemNotFound``: messages a person
+can act on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lifededup.store.clustering import METHODS, Method
+from lifededup.store.errors import (
+    ItemNotFound,
+    ParamsMismatch,
+    StoreError,
+    StoreNotFound,
+    StoreTooNew,
+    UnsupportedStore,
+)
+from lifededup.store.models import FEATURE_COLUMNS
+from lifededup.store.opening import ENV_VAR, default_path, open_engine, resolve
+from lifededup.store.records import ItemRecord
+from lifededup.store.store import Store
+
+__all__ = [
+    "ENV_VAR",
+    "FEATURE_COLUMNS",
+    "METHODS",
+    "ItemNotFound",
+    "ItemRecord",
+    "Method",
+    "ParamsMismatch",
+    "Store",
+    "StoreError",
+    "StoreNotFound",
+    "StoreTooNew",
+    "UnsupportedStore",
+    "default_path",
+    "open_store",
+]
+
+
+def open_store(url_or_path: str | Path | None = None, *, readonly: bool = False) -> Store:
+    """Open the store, creating or upgrading it as needed (see module docs)."""
+    location = resolve(url_or_path)
+    return Store(open_engine(location, readonly=readonly), location, readonly=readonly)

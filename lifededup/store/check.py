@@ -1,0 +1,101 @@
+"""``lifededup check``: the store's invariants and SQLite's own checks, each
+failure said in words with the items concerned."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import Connection
+
+from lifededup.store.models import FEATURE_COLUMNS
+from lifededup.store.store import Store
+
+
+@dataclass(frozen=True)
+class Problem:
+    check: str
+    message: str
+    item_ids: list[int] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        shown = ", ".join(str(i) for i in self.item_ids[:10])
+        more = f" (+{len(self.item_ids) - 10} more)" if len(self.item_ids) > 10 else ""
+        return f"{self.check}: {self.message}" + (f" [items {shown}{more}]" if shown else "")
+
+
+_SHARED = " + ".join(f"(m.{f} = r.{f})" for f in FEATURE_COLUMNS)
+
+# (name, what is wrong when rows come back, SQL returning offending item ids)
+_INVARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("fingerprint-missing", "items with text but no fingerprints row",
+     "SELECT i.id FROM items i LEFT JOIN fingerprints f ON f.item_id = i.id"
+     " WHERE i.text IS NOT NULL AND f.item_id IS NULL"),
+    ("fingerprint-without-text", "fingerprints rows of items without text (or of no item)",
+     "SELECT f.item_id FROM fingerprints f LEFT JOIN items i ON i.id = f.item_id WHERE i.text IS NULL"),
+    ("cluster-missing", "fingerprinted items with no clusters row",
+     "SELECT f.item_id FROM fingerprints f LEFT JOIN clusters c ON c.item_id = f.item_id"
+     " WHERE c.item_id IS NULL"),
+    ("cluster-without-fingerprint", "clusters rows of items with no fingerprint",
+     "SELECT c.item_id FROM clusters c LEFT JOIN fingerprints f ON f.item_id = c.item_id"
+     " WHERE f.item_id IS NULL"),
+    ("sha1-differs", "clusters.sha1 differs from fingerprints.sha1",
+     "SELECT c.item_id FROM clusters c JOIN fingerprints f ON f.item_id = c.item_id WHERE c.sha1 != f.sha1"),
+    ("no-representative", "members of a cluster whose representative is not its own representative",
+     "SELECT c.item_id FROM clusters c LEFT JOIN clusters r ON r.item_id = c.cluster_id"
+     " WHERE r.item_id IS NULL OR r.cluster_id != r.item_id"),
+    ("representative-flag", "fingerprints.is_representative disagrees with clusters",
+     "SELECT f.item_id FROM fingerprints f JOIN clusters c ON c.item_id = f.item_id"
+     " WHERE f.is_representative != (c.cluster_id = c.item_id)"),
+    ("copies-split", "exact copies (same SHA-1) in different clusters",
+     "SELECT c.item_id FROM clusters c WHERE c.sha1 IN"
+     " (SELECT sha1 FROM clusters GROUP BY sha1 HAVING count(DISTINCT cluster_id) > 1)"),
+)
+
+_CONSERVATIVE = (
+    "member-not-near", "members that are neither an exact nor a near copy of their representative",
+    "SELECT m.item_id FROM clusters c"
+    " JOIN fingerprints m ON m.item_id = c.item_id JOIN fingerprints r ON r.item_id = c.cluster_id"
+    f" WHERE c.item_id != c.cluster_id AND m.sha1 != r.sha1 AND coalesce({_SHARED}, 0) < :threshold",
+)
+
+
+def _sqlite_checks(conn: Connection) -> list[Problem]:
+    problems: list[Problem] = []
+    integrity = [r[0] for r in conn.exec_driver_sql("PRAGMA integrity_check")]
+    if integrity != ["ok"]:
+        problems.append(Problem("sqlite-integrity", "; ".join(str(x) for x in integrity[:20])))
+    broken = conn.exec_driver_sql("PRAGMA foreign_key_check").all()
+    if broken:
+        problems.append(Problem("foreign-keys", f"{len(broken)} rows point at missing rows",
+                                sorted({int(r[1]) for r in broken})))
+    return problems
+
+
+def _fts_check(conn: Connection) -> list[Problem]:
+    # FTS5's own check compares the index with the items it indexes; it is
+    # issued as an INSERT, so a read-only store cannot run it.
+    try:
+        with conn.begin_nested():
+            conn.exec_driver_sql("INSERT INTO items_fts(items_fts, rank) VALUES('integrity-check', 1)")
+    except Exception as exc:  # noqa: BLE001 -- any failure is the finding itself
+        return [Problem("fts-index", f"items_fts does not match items: {exc}")]
+    return []
+
+
+def check_store(store: Store) -> list[Problem]:
+    """Every problem found; an empty list means the store is sound."""
+    with store.transaction() as conn:
+        problems = _sqlite_checks(conn)
+        for name, message, sql in _INVARIANTS:
+            ids = [int(r[0]) for r in conn.exec_driver_sql(sql)]
+            if ids:
+                problems.append(Problem(name, message, sorted(ids)))
+        if store.cluster_method == "conservative":
+            name, message, sql = _CONSERVATIVE
+            threshold = store.params.threshold if store.params else 2
+            ids = [int(r[0]) for r in conn.exec_driver_sql(sql, {"threshold": threshold})]
+            if ids:
+                problems.append(Problem(name, message, sorted(ids)))
+        if not store.readonly:
+            problems.extend(_fts_check(conn))
+        return problems

@@ -1,0 +1,141 @@
+"""The store's tables as SQLAlchemy 2 typed models.
+
+Names follow the paper (seeds/000 section 2.2 steps 7-8): ``fingerprints``
+holds each document's SHA-1 and six features, ``clusters`` maps every item to
+its cluster, named by the item id of the cluster's representative.  The schema
+is created and changed only by the Alembic revisions in ``migrations/``; these
+models describe its head (``tests/test_migrations.py`` checks they agree).
+The FTS5 table ``items_fts``, its triggers and the views are plain SQL in the
+revisions, as SQLAlchemy has no model for them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# The paper's six features (seeds/000 section 2.2 step 5), one column each so
+# that each has its own index: candidate lookup is six index seeks.
+FEATURE_COLUMNS = ("f1", "f2", "f3", "f4", "f5", "f6")
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Item(Base):
+    """One indexed thing: a file, or a part of one (a message in an mbox, an
+    attachment in a mail).  ``part`` is ``''`` for a whole file."""
+
+    __tablename__ = "items"
+    __table_args__ = (
+        UniqueConstraint("path", "part", name="uq_items_path_part"),
+        Index("ix_items_parent_id", "parent_id"),
+        Index("ix_items_raw_sha1", "raw_sha1"),
+        Index("ix_items_status", "status"),
+        # AUTOINCREMENT: ids are never reused, so "earliest" (smallest id) is
+        # the order of first indexing, which conservative clustering relies on.
+        {"sqlite_autoincrement": True},
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    path: Mapped[str] = mapped_column(Text, nullable=False)
+    part: Mapped[str] = mapped_column(Text, nullable=False, server_default=text("''"))
+    parent_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("items.id", ondelete="CASCADE"), nullable=True
+    )
+    kind: Mapped[str] = mapped_column(String, nullable=False, server_default=text("'document'"))
+    mime_type: Mapped[str | None] = mapped_column(String, nullable=True)
+    size: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    mtime: Mapped[float | None] = mapped_column(Float, nullable=True)
+    doc_date: Mapped[str | None] = mapped_column(String, nullable=True)
+    title: Mapped[str | None] = mapped_column(Text, nullable=True)
+    raw_sha1: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    status: Mapped[str] = mapped_column(String, nullable=False, server_default=text("'ok'"))
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    indexed_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+    text: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class FingerprintRow(Base):
+    """The paper's ``fingerprints`` table: SHA-1 of the normalized text and the
+    six features as signed 64-bit integers (NULL when the text is too short to
+    sample, which makes it exact-match only)."""
+
+    __tablename__ = "fingerprints"
+    __table_args__ = (
+        Index("ix_fingerprints_sha1", "sha1"),
+        # (feature, is_representative): a candidate lookup seeks straight to
+        # the representatives holding a feature value, however many members
+        # share it; a lookup by feature alone uses the same index's prefix.
+        *(Index(f"ix_fingerprints_{f}", f, "is_representative") for f in FEATURE_COLUMNS),
+    )
+
+    item_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("items.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    sha1: Mapped[str] = mapped_column(String(40), nullable=False)
+    f1: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    f2: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    f3: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    f4: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    f5: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    f6: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    words: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
+    shingles: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
+    # Mirrors clusters.item_id = clusters.cluster_id so the feature indexes can
+    # be restricted to representatives; `lifededup check` verifies the mirror.
+    is_representative: Mapped[bool] = mapped_column(
+        Boolean, nullable=False, server_default=text("0")
+    )
+
+
+class ClusterRow(Base):
+    """The paper's ``clusters`` table: every fingerprinted item and the id of
+    its cluster's representative (itself, for a representative)."""
+
+    __tablename__ = "clusters"
+    __table_args__ = (
+        Index("ix_clusters_cluster_id", "cluster_id"),
+        Index("ix_clusters_sha1", "sha1"),
+    )
+
+    item_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("items.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    sha1: Mapped[str] = mapped_column(String(40), nullable=False)
+    cluster_id: Mapped[int] = mapped_column(Integer, nullable=False)
+
+
+class Param(Base):
+    """Settings the store was built with, as JSON: ``fingerprint`` (the
+    FingerprintParams and their key) and ``cluster_method``."""
+
+    __tablename__ = "params"
+
+    name: Mapped[str] = mapped_column(String, primary_key=True)
+    value: Mapped[str] = mapped_column(Text, nullable=False)
+
+
+class WatchedFolder(Base):
+    """A folder the watcher keeps indexed."""
+
+    __tablename__ = "watched_folders"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    path: Mapped[str] = mapped_column(Text, nullable=False, unique=True)
+    added_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+    last_scanned_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)

@@ -1,0 +1,213 @@
+"""Where a store lives, and opening one: connection settings, and bringing an
+older store up to the program's Alembic head under SQLite's own write lock.
+
+Concurrency (one writer, many readers, as the watcher and a search run side
+by side): WAL lets readers read while a writer writes; every writing
+transaction starts with ``BEGIN IMMEDIATE`` so it takes the write lock up
+front and waits (``busy_timeout``) instead of failing with "database is
+locked" when it would otherwise upgrade a read lock mid-transaction.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import platformdirs
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event, pool
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, DatabaseError
+
+from lifededup.store.errors import StoreNotFound, StoreTooNew, UnsupportedStore
+
+ENV_VAR = "LIFEDEDUP_DB"
+STORE_FILE = "lifededup.db"
+# Long enough for a writer's batch to commit while another waits its turn.
+BUSY_TIMEOUT_MS = 10_000
+
+
+@dataclass(frozen=True)
+class Location:
+    """A store file, and what to call it in messages."""
+
+    path: Path
+
+    def __str__(self) -> str:
+        return str(self.path)
+
+
+def default_path() -> Path:
+    """The store used when neither ``--db`` nor ``LIFEDEDUP_DB`` says another:
+    the user's data folder ($XDG_DATA_HOME/lifededup on Linux)."""
+    return platformdirs.user_data_path("lifededup") / STORE_FILE
+
+
+def resolve(url_or_path: str | Path | None) -> Location:
+    """A path, an ``sqlite:///`` URL, or None (``LIFEDEDUP_DB``, else the default)."""
+    if url_or_path is None or url_or_path == "":
+        url_or_path = os.environ.get(ENV_VAR) or default_path()
+    if isinstance(url_or_path, str) and "://" in url_or_path:
+        return Location(_path_of_url(url_or_path))
+    return Location(Path(url_or_path).expanduser())
+
+
+def _path_of_url(url: str) -> Path:
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        raise UnsupportedStore(f"{url!r} is not a database URL: {exc}") from exc
+    if parsed.get_backend_name() != "sqlite":
+        raise UnsupportedStore(
+            f"{url!r}: lifededup stores are SQLite files (it uses FTS5); "
+            "give a path or an sqlite:///PATH URL"
+        )
+    if not parsed.database or parsed.database == ":memory:":
+        raise UnsupportedStore(f"{url!r}: an in-memory store would vanish; give a file path")
+    return Path(parsed.database).expanduser()
+
+
+def migrations_dir() -> Path:
+    """The Alembic scripts: shipped as ``lifededup.migrations`` in an installed
+    package, or the top-level ``migrations/`` of a source checkout."""
+    spec = importlib.util.find_spec("lifededup.migrations")
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    source = Path(__file__).resolve().parents[2] / "migrations"
+    if (source / "env.py").is_file():
+        return source
+    raise UnsupportedStore("lifededup's migrations are missing: reinstall lifededup")
+
+
+def alembic_config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(migrations_dir()))
+    return config
+
+
+def _create_private(path: Path) -> None:
+    """Create an empty store file readable by its owner only: it holds the
+    text of private documents.  SQLite gives its -wal and -shm files the same
+    mode."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return
+    os.close(fd)
+    os.chmod(path, 0o600)
+
+
+def make_engine(location: Location, *, readonly: bool) -> Engine:
+    """An engine whose connections carry the store's pragmas."""
+    path = location.path
+
+    def connect() -> sqlite3.Connection:
+        if readonly:
+            uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+            conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        else:
+            conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        _configure(conn, readonly=readonly)
+        return conn
+
+    engine = create_engine("sqlite://", creator=connect, poolclass=pool.QueuePool, pool_size=2)
+    # The driver's own transaction handling is off (isolation_level=None); we
+    # say exactly how each transaction begins.
+    begin = "BEGIN" if readonly else "BEGIN IMMEDIATE"
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Any) -> None:
+        conn.exec_driver_sql(begin)
+
+    return engine
+
+
+def _configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    if readonly:
+        # Belt and braces over mode=ro: no statement may change any file,
+        # not even an ATTACHed one.
+        conn.execute("PRAGMA query_only = ON")
+        return
+    conn.execute("PRAGMA journal_mode = WAL")
+    # WAL + NORMAL: a commit survives a crash of the program; only a power cut
+    # may lose the last commits, never consistency (SQLite docs, "WAL").
+    conn.execute("PRAGMA synchronous = NORMAL")
+
+
+def current_revision(engine: Engine) -> str | None:
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def _refuse_unknown(revision: str | None, script: ScriptDirectory, location: Location) -> None:
+    known = {s.revision for s in script.walk_revisions()}
+    if revision is not None and revision not in known:
+        raise StoreTooNew(
+            f"the store {location} is at schema revision {revision}, made by a newer "
+            f"lifededup than this one (which knows up to {script.get_current_head()}); "
+            "upgrade lifededup (pip install -U lifededup) to use it"
+        )
+
+
+def upgrade(engine: Engine, location: Location) -> None:
+    """Bring the store to head.  The check and the upgrade run in one
+    ``BEGIN IMMEDIATE`` transaction, so of two processes opening a new store
+    one migrates and the other waits, then finds nothing to do."""
+    config = alembic_config()
+    script = ScriptDirectory.from_config(config)
+    with engine.connect() as conn, conn.begin():
+        revision = MigrationContext.configure(conn).get_current_revision()
+        _refuse_unknown(revision, script, location)
+        if revision != script.get_current_head():
+            config.attributes["connection"] = conn
+            command.upgrade(config, "head")
+
+
+def needs_upgrade(engine: Engine, location: Location) -> bool:
+    script = ScriptDirectory.from_config(alembic_config())
+    revision = current_revision(engine)
+    _refuse_unknown(revision, script, location)
+    return revision != script.get_current_head()
+
+
+@contextmanager
+def database_errors(location: Location) -> Iterator[None]:
+    """Say which file is not a store, instead of SQLite's bare message."""
+    try:
+        yield
+    except DatabaseError as exc:
+        raise UnsupportedStore(f"{location} is not a usable lifededup store: {exc.orig}") from exc
+
+
+def open_engine(location: Location, *, readonly: bool) -> Engine:
+    """Open (creating and upgrading as needed) and return the engine to use."""
+    if readonly:
+        if not location.path.is_file():
+            raise StoreNotFound(f"no store at {location}: index something first (or check --db)")
+        engine = make_engine(location, readonly=True)
+        with database_errors(location):
+            if needs_upgrade(engine, location):
+                # Every command brings an older store up to date, a read-only
+                # one too: upgrade through a short-lived writable engine.
+                writer = make_engine(location, readonly=False)
+                upgrade(writer, location)
+                writer.dispose()
+        return engine
+    _create_private(location.path)
+    engine = make_engine(location, readonly=False)
+    with database_errors(location):
+        upgrade(engine, location)
+    return engine

@@ -1,0 +1,56 @@
+"""What the indexer hands the store for one item."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ItemRecord:
+    """One item as extracted.  ``(path, part)`` names it: ``part`` is ``''`` for
+    a whole file, or the key of a piece inside it (an mbox message's index,
+    ``"12/report.pdf"`` for an attachment of that message).  ``parent_id`` is
+    the id :meth:`Store.upsert_item` returned for the containing item.
+
+    ``text`` is the extracted text, or ``None`` for an item with none (an image,
+    a scanned PDF): such an item is stored and searchable by its metadata, but
+    has no fingerprint and no cluster.
+    """
+
+    path: str
+    part: str = ""
+    parent_id: int | None = None
+    kind: str = "document"
+    mime_type: str | None = None
+    size: int | None = None
+    mtime: float | None = None
+    doc_date: datetime | date | str | None = None
+    title: str | None = None
+    raw_sha1: str | None = None
+    text: str | None = None
+
+    def row(self, *, status: str, error: str | None, indexed_at: datetime) -> dict[str, Any]:
+        doc_date = self.doc_date.isoformat() if isinstance(self.doc_date, (date, datetime)) else self.doc_date
+        return {
+            "path": self.path,
+            "part": self.part,
+            "parent_id": self.parent_id,
+            "kind": self.kind,
+            "mime_type": self.mime_type,
+            "size": self.size,
+            "mtime": self.mtime,
+            "doc_date": doc_date,
+            "title": self.title,
+            "raw_sha1": self.raw_sha1,
+            "status": status,
+            "error": error,
+            "indexed_at": indexed_at,
+            "text": self.text if status == "ok" else None,
+        }
+
+
+def utc_now() -> datetime:
+    """Stored naive, in UTC, as SQLAlchemy's DateTime does on SQLite."""
+    return datetime.now(timezone.utc).replace(tzinfo=None)

@@ -1,0 +1,272 @@
+"""The :class:`Store`: one SQLite file, and the write calls that keep its
+clusters true (each item with text has one fingerprints row and one clusters
+row; every member of a conservative cluster is an exact or near copy of its
+representative)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import Connection, Engine, delete, insert, select, text, update
+
+from lifededup.config import FingerprintParams
+from lifededup.model import Fingerprint
+from lifededup.store import clustering
+from lifededup.store.clustering import METHODS, Member, Method
+from lifededup.store.errors import ParamsMismatch
+from lifededup.store.models import FEATURE_COLUMNS, FingerprintRow, Item, Param
+from lifededup.store.opening import Location
+from lifededup.store.records import ItemRecord, utc_now
+
+ITEMS = Item.__table__
+FINGERPRINTS = FingerprintRow.__table__
+PARAMS = Param.__table__
+
+_FINGERPRINT_PARAMS = "fingerprint"
+_CLUSTER_METHOD = "cluster_method"
+
+
+class Store:
+    """An open store.  Not shared between threads: open one per thread or
+    process (SQLite's WAL lets them read while one writes).
+
+    Every write call runs in a transaction of its own, or joins the one a
+    ``with store.transaction():`` block holds -- batch many items in one block
+    for speed; a crash mid-block leaves the store as it was before it.
+    """
+
+    def __init__(self, engine: Engine, location: Location, *, readonly: bool) -> None:
+        self.engine = engine
+        self.location = location
+        self.readonly = readonly
+        self._conn: Connection | None = None
+
+    @property
+    def path(self) -> Path:
+        return self.location.path
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """A connection inside one transaction (nested calls share it)."""
+        if self._conn is not None:
+            yield self._conn
+            return
+        with self.engine.connect() as conn, conn.begin():
+            self._conn = conn
+            try:
+                yield conn
+            finally:
+                self._conn = None
+
+    # -- params -------------------------------------------------------------
+
+    def _param(self, conn: Connection, name: str) -> object | None:
+        raw = conn.execute(select(PARAMS.c.value).where(PARAMS.c.name == name)).scalar()
+        return None if raw is None else json.loads(raw)
+
+    def _set_param(self, conn: Connection, name: str, value: object) -> None:
+        conn.execute(delete(PARAMS).where(PARAMS.c.name == name))
+        conn.execute(insert(PARAMS).values(name=name, value=json.dumps(value, sort_keys=True)))
+
+    @property
+    def params(self) -> FingerprintParams | None:
+        """The fingerprint params the store was built with (None while empty)."""
+        with self.transaction() as conn:
+            return self._params(conn)
+
+    def _params(self, conn: Connection) -> FingerprintParams | None:
+        raw = self._param(conn, _FINGERPRINT_PARAMS)
+        return None if raw is None else FingerprintParams.from_dict(raw["params"])  # type: ignore[index]
+
+    def set_params(self, params: FingerprintParams) -> None:
+        """Fix the params before the first fingerprint; later, only the
+        ``threshold`` may change (features stay comparable), and the clusters
+        are rebuilt under it."""
+        with self.transaction() as conn:
+            current = self._params(conn)
+            if current is not None and current.key() != params.key():
+                raise ParamsMismatch(_mismatch(self.location, current, params))
+            self._store_params(conn, params)
+            if current is not None and current.threshold != params.threshold:
+                clustering.recluster(conn, params.threshold, self._method(conn))
+
+    def _store_params(self, conn: Connection, params: FingerprintParams) -> None:
+        if params.features != len(FEATURE_COLUMNS):
+            raise ParamsMismatch(
+                f"the store keeps {len(FEATURE_COLUMNS)} features a document (seeds/000), "
+                f"not {params.features}"
+            )
+        self._set_param(conn, _FINGERPRINT_PARAMS, {"key": params.key(), "params": params.to_dict()})
+
+    def _params_for(self, conn: Connection, made_with: FingerprintParams) -> FingerprintParams:
+        current = self._params(conn)
+        if current is None:
+            self._store_params(conn, made_with)
+            return made_with
+        if current.key() != made_with.key():
+            raise ParamsMismatch(_mismatch(self.location, current, made_with))
+        return current
+
+    @property
+    def cluster_method(self) -> Method:
+        with self.transaction() as conn:
+            return self._method(conn)
+
+    def _method(self, conn: Connection) -> Method:
+        raw = self._param(conn, _CLUSTER_METHOD)
+        return raw if raw in METHODS else "conservative"  # type: ignore[return-value]
+
+    def _threshold(self, conn: Connection) -> int:
+        params = self._params(conn)
+        return params.threshold if params is not None else FingerprintParams().threshold
+
+    # -- items --------------------------------------------------------------
+
+    def item_id(self, path: str, part: str = "") -> int | None:
+        with self.transaction() as conn:
+            return self._item_id(conn, path, part)
+
+    def _item_id(self, conn: Connection, path: str, part: str) -> int | None:
+        found = conn.execute(select(ITEMS.c.id).where(ITEMS.c.path == path, ITEMS.c.part == part)).scalar()
+        return None if found is None else int(found)
+
+    def _write_item(self, conn: Connection, record: ItemRecord, *, status: str, error: str | None) -> int:
+        values = record.row(status=status, error=error, indexed_at=utc_now())
+        existing = self._item_id(conn, record.path, record.part)
+        if existing is None:
+            return int(conn.execute(insert(ITEMS).values(**values)).inserted_primary_key[0])
+        conn.execute(update(ITEMS).where(ITEMS.c.id == existing).values(**values))
+        return existing
+
+    def upsert_item(self, record: ItemRecord, fingerprint: Fingerprint | None) -> int:
+        """Add or refresh one item and return its id.  Give the fingerprint of
+        ``record.text`` (None exactly when the text is None).  If the
+        fingerprint changed, the item is clustered again and the cluster it
+        left is repaired."""
+        if (record.text is None) != (fingerprint is None):
+            raise ValueError("give a fingerprint exactly when the record has text")
+        with self.transaction() as conn:
+            params = self._params_for(conn, fingerprint.params) if fingerprint is not None else None
+            item_id = self._write_item(conn, record, status="ok", error=None)
+            new = None if fingerprint is None else Member(item_id, fingerprint.sha1, fingerprint.features)
+            old = clustering.load_member(conn, item_id)
+            if old == new:
+                return item_id
+            threshold = params.threshold if params is not None else self._threshold(conn)
+            method = self._method(conn)
+            if old is not None:
+                clustering.repair(conn, clustering.detach(conn, [item_id]), threshold, method)
+            if new is not None and fingerprint is not None:
+                conn.execute(insert(FINGERPRINTS).values(_fingerprint_row(item_id, fingerprint)))
+                clustering.place(conn, new, threshold, method)
+            return item_id
+
+    def record_failure(self, record: ItemRecord | str, error: str, *, status: str = "failed") -> int:
+        """Remember an item that could not be indexed, and why (``status``
+        says how it failed, ``error`` in words).  Its old text, fingerprint
+        and cluster membership go; the cluster it leaves is repaired."""
+        if isinstance(record, str):
+            record = ItemRecord(path=record)
+        if status == "ok":
+            raise ValueError("a failure's status cannot be 'ok'")
+        with self.transaction() as conn:
+            item_id = self._write_item(conn, record, status=status, error=error)
+            self._detach(conn, [item_id])
+            return item_id
+
+    def _detach(self, conn: Connection, item_ids: Iterable[int]) -> None:
+        affected = clustering.detach(conn, item_ids)
+        if affected:
+            clustering.repair(conn, affected, self._threshold(conn), self._method(conn))
+
+    def _with_descendants(self, conn: Connection, item_ids: list[int]) -> list[int]:
+        found: set[int] = set(item_ids)
+        frontier = list(item_ids)
+        while frontier:
+            marks = ", ".join(str(int(i)) for i in frontier[: clustering.CHUNK])
+            frontier = frontier[clustering.CHUNK :]
+            children = [int(r[0]) for r in conn.exec_driver_sql(f"SELECT id FROM items WHERE parent_id IN ({marks})")]
+            fresh = [c for c in children if c not in found]
+            found.update(fresh)
+            frontier.extend(fresh)
+        return sorted(found)
+
+    def remove_ids(self, item_ids: Iterable[int]) -> int:
+        """Forget these items and the items inside them; return how many went."""
+        with self.transaction() as conn:
+            ids = self._with_descendants(conn, sorted(set(item_ids)))
+            self._detach(conn, ids)
+            for start in range(0, len(ids), clustering.CHUNK):
+                chunk = ids[start : start + clustering.CHUNK]
+                conn.execute(delete(ITEMS).where(ITEMS.c.id.in_(chunk)))
+            return len(ids)
+
+    def remove_items(self, paths: Iterable[str]) -> int:
+        """Forget every item of these files (all their parts)."""
+        with self.transaction() as conn:
+            ids: list[int] = []
+            for path in set(paths):
+                ids.extend(int(r[0]) for r in conn.execute(select(ITEMS.c.id).where(ITEMS.c.path == path)))
+            return self.remove_ids(ids)
+
+    def move_item(self, old: str, new: str) -> int:
+        """A file was renamed: its items keep their ids, text and clusters.
+        Items already stored under the new path (a file the move replaced)
+        are forgotten first.  Returns how many items moved."""
+        with self.transaction() as conn:
+            if old == new:
+                return 0
+            self.remove_items([new])
+            moved = conn.execute(update(ITEMS).where(ITEMS.c.path == old).values(path=new))
+            return int(moved.rowcount)
+
+    def recluster(self, method: Method = "conservative") -> None:
+        """Rebuild every cluster from the fingerprints; later writes keep
+        using ``method``."""
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
+        with self.transaction() as conn:
+            self._set_param(conn, _CLUSTER_METHOD, method)
+            clustering.recluster(conn, self._threshold(conn), method)
+
+    def execute(self, sql: str, params: dict[str, object] | None = None) -> tuple[list[str], list[tuple[object, ...]]]:
+        """Run one SQL statement as given; return column names and rows.  On a
+        read-only store SQLite itself refuses any change."""
+        with self.transaction() as conn:
+            result = conn.exec_driver_sql(sql, params or {})
+            if not result.returns_rows:
+                return [], []
+            return list(result.keys()), [tuple(r) for r in result]
+
+
+def _fingerprint_row(item_id: int, fingerprint: Fingerprint) -> dict[str, object]:
+    features: tuple[int | None, ...] = fingerprint.features or (None,) * len(FEATURE_COLUMNS)
+    return {
+        "item_id": item_id,
+        "sha1": fingerprint.sha1,
+        **dict(zip(FEATURE_COLUMNS, features)),
+        "words": fingerprint.words,
+        "shingles": fingerprint.shingles,
+        "is_representative": False,
+    }
+
+
+def _mismatch(location: Location, have: FingerprintParams, got: FingerprintParams) -> str:
+    return (
+        f"the store {location} was built with fingerprint params {have.key()} "
+        f"({json.dumps(have.to_dict(), sort_keys=True)}), but this fingerprint was made with "
+        f"{got.key()} ({json.dumps(got.to_dict(), sort_keys=True)}); their features cannot be "
+        "compared. Fingerprint with the store's params, or index into another store (--db)."
+    )

@@ -1,0 +1,131 @@
+"""Schema revisions: from nothing, from the previous revision with rows in it,
+models agreeing with the revisions, and a store newer than the program."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from store_samples import fp, prose
+from test_store import sound
+
+from lifededup.store import ItemRecord, StoreTooNew, open_store
+from lifededup.store.models import Base
+from lifededup.store.opening import Location, alembic_config, make_engine
+
+
+def upgrade_to(path: Path, revision: str) -> None:
+    engine = make_engine(Location(path), readonly=False)
+    config = alembic_config()
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, revision)
+    engine.dispose()
+
+
+def head() -> str:
+    found = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert found is not None
+    return found
+
+
+def test_empty_store_upgrades_to_head_and_matches_the_models(tmp_path: Path) -> None:
+    with open_store(tmp_path / "s.db") as store:
+        _, [(revision,)] = store.execute("SELECT version_num FROM alembic_version")
+        assert revision == head()
+        with store.engine.connect() as conn:
+            diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+        tables = {d[1].name for d in diff if d[0] == "remove_table"}
+        diff = [d for d in diff if not (d[0] == "remove_table" and d[1].name.startswith("items_fts"))]
+        assert diff == [], f"models and revisions disagree: {diff} (fts tables {tables})"
+        _, names = store.execute("SELECT name FROM sqlite_master WHERE type IN ('view', 'trigger') ORDER BY name")
+        assert [n[0] for n in names] == [
+            "cluster_sizes", "collapsed_items", "items_ad", "items_ai", "items_au", "representatives"
+        ]
+
+
+def test_previous_revision_with_rows_upgrades_and_keeps_them(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    upgrade_to(path, "0001")
+    engine = make_engine(Location(path), readonly=False)
+    with engine.begin() as conn:
+        # edge cases: unicode path, empty part, a failed item, a child part,
+        # text that only FTS can find, NULL features
+        conn.exec_driver_sql(
+            "INSERT INTO items (id, path, part, kind, status, indexed_at, text, title) VALUES"
+            " (1, '/home/zoë/naïve résumé.txt', '', 'document', 'ok', '2026-01-01 00:00:00',"
+            "  'quarterly zebra budget', 'Résumé'),"
+            " (2, '/m.mbox', '', 'mailbox', 'ok', '2026-01-01 00:00:00', NULL, NULL),"
+            " (3, '/m.mbox', '0', 'email', 'ok', '2026-01-01 00:00:00', 'quarterly zebra budget', 'Re: budget'),"
+            " (4, '/bad.pdf', '', 'document', 'failed', '2026-01-01 00:00:00', NULL, NULL)"
+        )
+        conn.exec_driver_sql("UPDATE items SET parent_id = 2 WHERE id = 3")
+        conn.exec_driver_sql("UPDATE items SET error = 'encrypted' WHERE id = 4")
+        conn.exec_driver_sql(
+            "INSERT INTO fingerprints (item_id, sha1, words, shingles, is_representative) VALUES"
+            " (1, 'aa', 3, 0, 1), (3, 'aa', 3, 0, 0)"
+        )
+        conn.exec_driver_sql("INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (1, 'aa', 1), (3, 'aa', 1)")
+    engine.dispose()
+
+    with open_store(path) as store:
+        _, [(revision,)] = store.execute("SELECT version_num FROM alembic_version")
+        assert revision == head()
+        _, rows = store.execute("SELECT rowid FROM items_fts WHERE items_fts MATCH 'zebra' ORDER BY rowid")
+        assert rows == [(1,), (3,)], f"texts stored before the FTS revision must be searchable: {rows}"
+        _, rows = store.execute("SELECT rowid FROM items_fts WHERE items_fts MATCH 'résumé'")
+        assert rows == [(1,)], rows
+        _, rows = store.execute("SELECT id, path, part, parent_id, status, error FROM items ORDER BY id")
+        assert rows == [
+            (1, "/home/zoë/naïve résumé.txt", "", None, "ok", None),
+            (2, "/m.mbox", "", None, "ok", None),
+            (3, "/m.mbox", "0", 2, "ok", None),
+            (4, "/bad.pdf", "", None, "failed", "encrypted"),
+        ], rows
+        _, rows = store.execute("SELECT cluster_id, members, hidden FROM cluster_sizes")
+        assert rows == [(1, 2, 1)], rows
+        sound(store)
+        # and the upgraded store keeps working
+        new = store.upsert_item(ItemRecord("/n.txt", text=prose(9)), fp(prose(9)))
+        assert store.item_id("/n.txt") == new
+        sound(store)
+
+
+def test_read_only_open_also_upgrades_an_older_store(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    upgrade_to(path, "0001")
+    with open_store(path, readonly=True) as store:
+        _, [(revision,)] = store.execute("SELECT version_num FROM alembic_version")
+        assert revision == head()
+
+
+def test_store_from_a_newer_program_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    with open_store(path) as store:
+        store.execute("UPDATE alembic_version SET version_num = '9999_from_the_future'")
+    for readonly in (False, True):
+        with pytest.raises(StoreTooNew, match="9999_from_the_future, made by a newer lifededup"):
+            open_store(path, readonly=readonly)
+
+
+def test_two_processes_opening_a_new_store_migrate_once(tmp_path: Path) -> None:
+    import multiprocessing
+
+    path = tmp_path / "race.db"
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(4) as pool:
+        results = pool.map(_open_and_count, [str(path)] * 4)
+    assert results == [0, 0, 0, 0], results
+    with open_store(path) as store:
+        _, rows = store.execute("SELECT version_num FROM alembic_version")
+        assert rows == [(head(),)], rows
+
+
+def _open_and_count(path: str) -> int:
+    with open_store(path) as store:
+        _, [(count,)] = store.execute("SELECT count(*) FROM items")
+        return int(count)  # type: ignore[call-overload]

@@ -1,0 +1,264 @@
+"""The store's write API on real SQLite files: items in, clusters right."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from store_samples import PARAMS, fp, prose, revised, synthetic
+
+from lifededup.config import FingerprintParams
+from lifededup.store import (
+    ItemRecord,
+    ParamsMismatch,
+    Store,
+    StoreNotFound,
+    UnsupportedStore,
+    open_store,
+)
+from lifededup.store.check import check_store
+
+
+def clusters(store: Store) -> dict[int, int]:
+    _, rows = store.execute("SELECT item_id, cluster_id FROM clusters")
+    return {int(r[0]): int(r[1]) for r in rows}  # type: ignore[call-overload]
+
+
+def add(store: Store, path: str, text: str | None, **fields: object) -> int:
+    record = ItemRecord(path=path, text=text, **fields)  # type: ignore[arg-type]
+    return store.upsert_item(record, fp(text) if text is not None else None)
+
+
+def sound(store: Store) -> None:
+    problems = check_store(store)
+    assert problems == [], "store invariants broken:\n" + "\n".join(map(str, problems))
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    opened = open_store(tmp_path / "store.db")
+    yield opened  # type: ignore[misc]
+    opened.close()
+
+
+def test_new_store_is_private_wal_and_at_head(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "er" / "s.db"
+    with open_store(path) as store:
+        add(store, "/a.txt", prose(1))
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+        assert mode == 0o600, f"store file mode {oct(mode)}, want 0o600: it holds private text"
+        _, [(journal,)] = store.execute("PRAGMA journal_mode")
+        assert journal == "wal", f"journal_mode {journal}"
+        _, [(revision,)] = store.execute("SELECT version_num FROM alembic_version")
+        assert revision == "0002"
+        for side in ("-wal", "-shm"):
+            side_path = Path(str(path) + side)
+            if side_path.exists():
+                side_mode = stat.S_IMODE(os.stat(side_path).st_mode)
+                assert side_mode == 0o600, f"{side_path.name} mode {oct(side_mode)}"
+
+
+def test_env_var_and_url_pick_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LIFEDEDUP_DB", str(tmp_path / "env.db"))
+    with open_store() as store:
+        assert store.path == tmp_path / "env.db"
+    with open_store(f"sqlite:///{tmp_path / 'url.db'}") as store:
+        assert store.path == tmp_path / "url.db"
+    assert (tmp_path / "env.db").exists() and (tmp_path / "url.db").exists()
+
+
+def test_default_store_is_in_the_xdg_data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LIFEDEDUP_DB", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    with open_store() as store:
+        assert store.path == tmp_path / "xdg" / "lifededup" / "lifededup.db", store.path
+
+
+def test_unusable_locations_are_refused_clearly(tmp_path: Path) -> None:
+    with pytest.raises(UnsupportedStore, match="SQLite"):
+        open_store("postgresql://localhost/x")
+    with pytest.raises(StoreNotFound, match="no store at"):
+        open_store(tmp_path / "missing.db", readonly=True)
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not a database at all" * 100)
+    with pytest.raises(UnsupportedStore, match="junk.db"):
+        open_store(junk)
+
+
+def test_exact_copy_joins_the_cluster_of_its_original(store: Store) -> None:
+    text = prose(1)
+    first = add(store, "/a.txt", text)
+    other = add(store, "/b.txt", prose(2))
+    copy = add(store, "/c.txt", "  " + text.upper() + "\n")
+    got = clusters(store)
+    assert got == {first: first, other: other, copy: first}, got
+    sound(store)
+
+
+def test_near_copy_joins_representative_and_members_never_represent(store: Store) -> None:
+    a = prose(1)
+    b = revised(a, 2, changes=1)
+    ids = [add(store, "/a", a), add(store, "/b", b)]
+    # c is near b but we pick one far from a: members never act as representatives
+    got = clusters(store)
+    assert got[ids[1]] == ids[0], f"near copy not clustered with its original: {got}"
+    _, rows = store.execute("SELECT item_id FROM fingerprints WHERE is_representative = 1")
+    assert [r[0] for r in rows] == [ids[0]]
+    sound(store)
+
+
+def test_ties_go_to_the_most_shared_then_the_earliest_representative(store: Store) -> None:
+    # representatives share at most one feature pairwise, so none joins another
+    r1 = store.upsert_item(ItemRecord("/r1", text="r1"), synthetic("r1", (1, 2, 3, 4, 5, 6)))
+    r2 = store.upsert_item(ItemRecord("/r2", text="r2"), synthetic("r2", (1, 20, 30, 40, 50, 60)))
+    r3 = store.upsert_item(ItemRecord("/r3", text="r3"), synthetic("r3", (10, 2, 300, 400, 500, 600)))
+    assert clusters(store) == {r1: r1, r2: r2, r3: r3}, clusters(store)
+    # shares 2 with r1 and 4 with r3: the most shared wins
+    most = store.upsert_item(ItemRecord("/m", text="m"), synthetic("m", (1, 2, 300, 400, 500, 0)))
+    # shares 2 with r1 and 2 with r2: the earliest wins
+    tie = store.upsert_item(ItemRecord("/t", text="t"), synthetic("t", (1, 2, 30, 0, 0, 0)))
+    got = clusters(store)
+    assert got[most] == r3, f"most shared features should win: {got}"
+    assert got[tie] == r1, f"tie should go to the earliest representative: {got}"
+    sound(store)
+
+
+def test_short_text_without_features_matches_by_sha1_only(store: Store) -> None:
+    a = add(store, "/a", "hello there")
+    b = add(store, "/b", "Hello   THERE")
+    c = add(store, "/c", "hello where")
+    assert clusters(store) == {a: a, b: a, c: c}
+    sound(store)
+
+
+def test_deleting_a_representative_elects_the_earliest_member_and_reclusters_the_rest(store: Store) -> None:
+    rep = store.upsert_item(ItemRecord("/rep", text="x"), synthetic("rep", (1, 2, 3, 4, 5, 6)))
+    m1 = store.upsert_item(ItemRecord("/m1", text="x"), synthetic("m1", (1, 2, 0, 0, 0, 0)))
+    m2 = store.upsert_item(ItemRecord("/m2", text="x"), synthetic("m2", (0, 0, 3, 4, 9, 9)))
+    m3 = store.upsert_item(ItemRecord("/m3", text="x"), synthetic("m3", (1, 2, 7, 7, 7, 7)))
+    assert set(clusters(store).values()) == {rep}
+    assert store.remove_items(["/rep"]) == 1
+    got = clusters(store)
+    # m1 is elected; m3 shares (1, 2) with it and stays; m2 shares nothing, so it
+    # represents a cluster of its own
+    assert got == {m1: m1, m2: m2, m3: m1}, got
+    sound(store)
+
+
+def test_changed_text_is_reclustered_and_its_old_cluster_repaired(store: Store) -> None:
+    a, c = prose(1), prose(3)
+    ia = add(store, "/a", a)
+    ib = add(store, "/b", revised(a, 5))
+    ic = add(store, "/c", c)
+    assert clusters(store) == {ia: ia, ib: ia, ic: ic}
+    add(store, "/a", revised(c, 7))  # the representative now says something else
+    got = clusters(store)
+    assert got[ib] == ib, f"old member should represent the repaired cluster: {got}"
+    assert got[ia] == ic, f"changed item should join its new near copy: {got}"
+    sound(store)
+
+
+def test_unchanged_fingerprint_keeps_the_item_and_its_cluster(store: Store) -> None:
+    ia = add(store, "/a", prose(1), title="first")
+    before = clusters(store)
+    again = add(store, "/a", prose(1), title="second")
+    assert again == ia and clusters(store) == before
+    got = store.execute(f"SELECT title FROM items WHERE id = {ia}")[1]
+    assert got == [("second",)], got
+
+
+def test_failure_is_recorded_and_leaves_its_cluster(store: Store) -> None:
+    a = prose(1)
+    ia = add(store, "/a", a)
+    ib = add(store, "/b", revised(a, 3))
+    store.record_failure(ItemRecord("/a", kind="document", size=10), "PDF is encrypted")
+    _, rows = store.execute(f"SELECT status, error, text FROM items WHERE id = {ia}")
+    assert rows == [("failed", "PDF is encrypted", None)], rows
+    assert clusters(store) == {ib: ib}
+    fid = store.record_failure("/broken.pdf", "not a PDF")
+    assert store.item_id("/broken.pdf") == fid
+    sound(store)
+
+
+def test_items_without_text_have_no_fingerprint(store: Store) -> None:
+    iid = add(store, "/photo.jpg", None, kind="image", mime_type="image/jpeg")
+    assert clusters(store) == {}
+    assert store.item_id("/photo.jpg") == iid
+    with pytest.raises(ValueError, match="fingerprint"):
+        store.upsert_item(ItemRecord("/x", text="words"), None)
+    sound(store)
+
+
+def test_parts_children_and_removal_of_a_whole_file(store: Store) -> None:
+    box = store.upsert_item(ItemRecord("/mail.mbox", kind="mailbox"), None)
+    msgs = [
+        store.upsert_item(ItemRecord("/mail.mbox", part=str(i), parent_id=box, kind="email", text=prose(i)),
+                          fp(prose(i)))
+        for i in range(3)
+    ]
+    att = store.upsert_item(ItemRecord("/mail.mbox", part="1/report.txt", parent_id=msgs[1], text=prose(1)),
+                            fp(prose(1)))
+    assert clusters(store)[att] == msgs[1], "an attachment equal to its mail's text is an exact copy"
+    assert store.item_id("/mail.mbox", "1/report.txt") == att
+    assert store.remove_items(["/mail.mbox"]) == 5
+    _, rows = store.execute("SELECT count(*) FROM items")
+    assert rows == [(0,)], rows
+    sound(store)
+
+
+def test_move_keeps_ids_and_clusters_and_replaces_the_target(store: Store) -> None:
+    ia = add(store, "/old/a", prose(1))
+    ib = add(store, "/new/a", prose(2))
+    before = clusters(store)
+    assert store.move_item("/old/a", "/new/a") == 1
+    assert store.item_id("/new/a") == ia and store.item_id("/old/a") is None
+    assert clusters(store) == {ia: before[ia]}, f"replaced item {ib} should be gone"
+    sound(store)
+
+
+def test_transaction_batches_and_rolls_back_as_one(store: Store) -> None:
+    with pytest.raises(RuntimeError):
+        with store.transaction():
+            add(store, "/a", prose(1))
+            add(store, "/b", prose(2))
+            raise RuntimeError("crash mid-batch")
+    assert store.execute("SELECT count(*) FROM items")[1] == [(0,)]
+    with store.transaction():
+        add(store, "/a", prose(1))
+        add(store, "/b", prose(2))
+    assert store.execute("SELECT count(*) FROM items")[1] == [(2,)]
+
+
+def test_store_keeps_its_params_and_refuses_others(store: Store) -> None:
+    add(store, "/a", prose(1))
+    assert store.params == PARAMS
+    other = FingerprintParams(shingle_words=5)
+    from lifededup.fingerprint import fingerprint
+
+    with pytest.raises(ParamsMismatch, match="built with fingerprint params"):
+        store.upsert_item(ItemRecord("/b", text=prose(2)), fingerprint(prose(2), other))
+    assert store.item_id("/b") is None, "a refused item must leave no trace"
+    with pytest.raises(ParamsMismatch):
+        store.set_params(other)
+
+
+def test_changing_the_threshold_rebuilds_clusters(store: Store) -> None:
+    r = store.upsert_item(ItemRecord("/r", text="x"), synthetic("r", (1, 2, 3, 4, 5, 6)))
+    m = store.upsert_item(ItemRecord("/m", text="x"), synthetic("m", (1, 2, 0, 0, 0, 0)))
+    assert clusters(store) == {r: r, m: r}
+    store.set_params(FingerprintParams(threshold=3))
+    assert clusters(store) == {r: r, m: m}
+    sound(store)
+
+
+def test_feature_lookup_uses_the_indexes(store: Store) -> None:
+    from lifededup.store.clustering import _BEST_REPRESENTATIVE
+
+    values: dict[str, object] = {f: 1 for f in ("f1", "f2", "f3", "f4", "f5", "f6")}
+    _, rows = store.execute("EXPLAIN QUERY PLAN " + str(_BEST_REPRESENTATIVE), {**values, "threshold": 2})
+    plan = "\n".join(str(r[-1]) for r in rows)
+    assert "SCAN fingerprints" not in plan, f"candidate lookup scans:\n{plan}"
+    for f in ("f1", "f2", "f3", "f4", "f5", "f6"):
+        assert f"ix_fingerprints_{f}" in plan, f"no index seek on {f}:\n{plan}"
