@@ -6,8 +6,9 @@ variant sit beside it so that they can be measured on the same documents.
 Each detector gives a text a :class:`Signature`, files it under index keys,
 and decides near-duplicates; :class:`CandidateIndex` is the in-memory lookup,
 :func:`conservative_clusters` the paper's clustering, :func:`make_detector`
-builds one from a spec such as ``"simhash:3"``, and :func:`dedup_results`
-de-duplicates a query's result set (seeds/004).
+builds one from a spec such as ``"simhash:3"``, :func:`dedup_results`
+de-duplicates a query's result set (seeds/004), and :class:`TableIndex` is the
+same lookup over a store's per-detector tables (revision 0003).
 """
 
 from lifededup.detect.base import EXACT_SLOT, Detector, IndexKey, Signature
@@ -19,6 +20,7 @@ from lifededup.detect.query import Deduplicated, dedup_results
 from lifededup.detect.simhash import SimHash
 from lifededup.detect.spec import DEFAULT_DETECTOR, DETECTOR_NAMES, make_detector, needs_statistics
 from lifededup.detect.supershingle import SuperShingles
+from lifededup.detect.table import SpecMismatch, TableIndex
 
 __all__ = [
     "DEFAULT_DETECTOR",
@@ -34,7 +36,9 @@ __all__ = [
     "RandomizedIMatch",
     "Signature",
     "SimHash",
+    "SpecMismatch",
     "SuperShingles",
+    "TableIndex",
     "collection_statistics",
     "conservative_clusters",
     "dedup_results",
