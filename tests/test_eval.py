@@ -13,7 +13,7 @@ from detect_texts import document, substitute, vocabulary
 
 from lifededup.cli import main
 from lifededup.detect import DETECTOR_NAMES
-from lifededup.eval import TruthError, evaluate, format_table, load_truth
+from lifededup.eval import TruthError, evaluate, format_table, load_truth, read_corpus, true_clusters
 
 VOCAB = vocabulary(3000, seed=31)
 
@@ -79,12 +79,55 @@ def test_labelled_pairs_are_scored_on_those_pairs_only(tmp_path: Path) -> None:
     assert (row.precision, row.recall) == (1.0, 0.5), f"one of two labelled pairs found: {row}"
 
 
+def _mbox(path: Path, bodies: list[str]) -> None:
+    messages = [
+        f"From a@example.org Mon Jan  {n} 00:00:00 2024\nFrom: a@example.org\nSubject: note {n}\n\n{body}\n"
+        for n, body in enumerate(bodies, 1)
+    ]
+    path.write_text("\n".join(messages), encoding="utf-8")
+
+
+def test_items_inside_files_unlisted_singletons_and_failures(tmp_path: Path) -> None:
+    rng = random.Random(34)
+    letter, other = document(rng, VOCAB, 300), document(rng, VOCAB, 300)
+    _write(tmp_path, "letter.txt", letter)
+    _write(tmp_path, "unlisted.txt", other)
+    _mbox(tmp_path / "sent.mbox", [" ".join(substitute(rng, letter, VOCAB, 1)), " ".join(other[:40])])
+    (tmp_path / "broken.txt").write_bytes(b"\x00\x01\x02binary" * 50)
+    truth = {
+        "about": "for people",
+        "clusters": [{"name": "letter", "members": ["letter.txt", "sent.mbox [message 1]"]}],
+        "bad": [{"path": "broken.txt", "status": "unsupported"}],
+    }
+    (tmp_path / "truth.json").write_text(json.dumps(truth))
+    loaded = load_truth(tmp_path / "truth.json")
+    corpus = read_corpus(loaded)
+    assert sorted(corpus.texts) == ["letter.txt", "sent.mbox [message 1]", "sent.mbox [message 2]", "unlisted.txt"], (
+        f"items read: {sorted(corpus.texts)}"
+    )
+    assert list(corpus.failed) == ["broken.txt"], f"failures recorded: {corpus.failed}"
+    assert true_clusters(loaded, corpus) == 3, "one listed cluster and two unlisted singletons"
+    (row,) = evaluate(loaded, ["shingles"], corpus)
+    # the second message is the first 40 words of unlisted.txt: too short to
+    # share features, so the truth's singletons stay apart
+    assert (row.precision, row.recall, row.clusters) == (1.0, 1.0, 3), f"{row}"
+
+
+def test_an_item_the_corpus_does_not_have_is_named(tmp_path: Path) -> None:
+    _write(tmp_path, "a.txt", document(random.Random(35), VOCAB, 50))
+    _mbox(tmp_path / "m.mbox", ["one message only"])
+    (tmp_path / "truth.json").write_text(json.dumps({"clusters": [["a.txt", "m.mbox [message 9]"]]}))
+    with pytest.raises(TruthError, match=r"m\.mbox \[message 9\]"):
+        read_corpus(load_truth(tmp_path / "truth.json"))
+
+
 @pytest.mark.parametrize(
     ("content", "complaint"),
     [
         ("not json", "not JSON"),
         ('{"groups": []}', "'clusters' and/or 'pairs'"),
         ('{"clusters": [["missing.txt"]]}', "not found"),
+        ('{"clusters": [{"name": "no members"}]}', "'members'"),
         ('{"clusters": [["x.txt"], ["x.txt"]]}', "is in clusters"),
         ('{"pairs": [["x.txt", "y.txt"]]}', "[path, path, true|false]"),
     ],

@@ -9,7 +9,15 @@ import click
 
 from lifededup.cli import main
 from lifededup.detect import DETECTOR_NAMES
-from lifededup.eval import TruthError, evaluate, format_table, load_truth, read_corpus
+from lifededup.eval import (
+    TruthError,
+    evaluate,
+    format_table,
+    load_truth,
+    read_corpus,
+    true_clusters,
+    true_pairs,
+)
 
 
 @main.command("eval")
@@ -58,6 +66,10 @@ def eval_command(truth_path: Path, corpus: Path | None, specs: tuple[str, ...], 
         for row in scores:
             click.echo(json.dumps(row.to_dict()))
         return
-    known = f", {truth.clusters} true clusters" if truth.clusters is not None else ""
-    click.echo(f"{len(documents.texts)} documents, {len(truth.duplicate)} duplicate pairs{known}")
+    clusters = true_clusters(truth, documents)
+    known = f" in {clusters} true clusters" if clusters is not None else ""
+    click.echo(
+        f"{len(documents.texts)} items read ({len(documents.failed)} could not be), "
+        f"{true_pairs(truth, documents)} duplicate pairs{known}"
+    )
     click.echo(format_table(scores, markdown=markdown))

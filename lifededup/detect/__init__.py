@@ -13,7 +13,7 @@ same lookup over a store's per-detector tables (revision 0003).
 
 from lifededup.detect.base import EXACT_SLOT, Detector, IndexKey, Signature
 from lifededup.detect.eightbytes import EightBytes
-from lifededup.detect.imatch import IMatch, RandomizedIMatch, collection_statistics
+from lifededup.detect.imatch import IMatch, RandomizedIMatch
 from lifededup.detect.index import CandidateIndex, conservative_clusters
 from lifededup.detect.minhash import MinHashLSH
 from lifededup.detect.query import Deduplicated, dedup_results
@@ -21,12 +21,14 @@ from lifededup.detect.simhash import SimHash
 from lifededup.detect.spec import DEFAULT_DETECTOR, DETECTOR_NAMES, make_detector, needs_statistics
 from lifededup.detect.supershingle import SuperShingles
 from lifededup.detect.table import SpecMismatch, TableIndex
+from lifededup.detect.terms import CollectionStatistics, collection_statistics
 
 __all__ = [
     "DEFAULT_DETECTOR",
     "DETECTOR_NAMES",
     "EXACT_SLOT",
     "CandidateIndex",
+    "CollectionStatistics",
     "Deduplicated",
     "Detector",
     "EightBytes",

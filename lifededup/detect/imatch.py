@@ -12,22 +12,25 @@ just one high IDF word would mean rejection").
 The randomized variant also hashes the survivors within ``K`` random
 sub-lexicons; any agreeing digest counts, so an added word is forgiven by every
 lexicon that happens to leave it out.
+
+Terms are 64-bit term values (:mod:`lifededup.detect.terms`), sorted as
+numbers rather than as Unicode strings: the order only has to be the same for
+every document.
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
-from collections import Counter
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from lifededup.config import FilterParams
+from lifededup.config import FingerprintParams
 from lifededup.detect.base import Detector, IndexKey, signed64
-from lifededup.detect.permutation import U64, mix64, permutation_keys, string_hashes
-from lifededup.normalize import DocFrequencies, terms
+from lifededup.detect.permutation import U64, mix64, permutation_keys
+from lifededup.detect.terms import CollectionStatistics, term_counts
+from lifededup.fingerprint import DEFAULT_PARAMS
 
 __all__ = [
     "DEFAULT_LEXICONS",
@@ -35,7 +38,6 @@ __all__ = [
     "DEFAULT_MIN_NIDF",
     "IMatch",
     "RandomizedIMatch",
-    "collection_statistics",
 ]
 
 # Our choice, not a seed's: keep terms whose normalized IDF, log(N/df) / log(N),
@@ -56,17 +58,6 @@ _DIGEST = 20
 _EMPTY = bytes(_DIGEST)
 
 
-def collection_statistics(streams: Iterable[str]) -> DocFrequencies:
-    """In how many word streams each word occurs: the two-pass way of getting
-    I-Match's statistics from the collection itself (seeds/002)."""
-    counts: Counter[str] = Counter()
-    documents = 0
-    for stream in streams:
-        documents += 1
-        counts.update(set(stream.split()))
-    return DocFrequencies(documents=documents, counts=counts)
-
-
 class IMatch(Detector[tuple[bytes, ...]]):
     """I-Match with ``lexicons`` extra random lexicons (0: the original)."""
 
@@ -74,59 +65,50 @@ class IMatch(Detector[tuple[bytes, ...]]):
 
     def __init__(
         self,
-        doc_freq: DocFrequencies | None = None,
+        statistics: CollectionStatistics | None = None,
         lexicons: int = 0,
         min_nidf: float = DEFAULT_MIN_NIDF,
         keep: float = DEFAULT_LEXICON_KEEP,
-        filters: FilterParams = FilterParams(),
-        max_term_chars: int = 64,
-        seed: int = 1,
+        params: FingerprintParams = DEFAULT_PARAMS,
     ) -> None:
         if lexicons < 0:
             raise ValueError(f"the number of random lexicons must be >= 0, got {lexicons}")
         if not 0.0 < keep <= 1.0:
             raise ValueError(f"a lexicon keeps a fraction in (0, 1] of the terms, not {keep}")
-        self.doc_freq = doc_freq
+        self.statistics = statistics
         self.lexicons = lexicons
         self.min_nidf = min_nidf
         self.keep = keep
-        self.filters = filters
-        self.max_term_chars = max_term_chars
-        self.seed = seed
+        self.params = params
 
     @property
     def spec(self) -> str:
         return f"{self.name}:{self.lexicons}" if self.lexicons else self.name
 
-    def significant(self, stream: str) -> list[str]:
-        """The sorted unique terms that survive the filters and the IDF cut."""
-        found = terms(stream.split(" ") if stream else [], self.filters, self.max_term_chars)
-        vocab = sorted(found.vocab)
-        stats = self.doc_freq
-        if stats is None or stats.documents < 2:
-            return vocab
-        scale = math.log(stats.documents)
-        return [t for t in vocab if stats.idf(t) / scale >= self.min_nidf]
+    def significant(self, stream: str) -> npt.NDArray[np.uint64]:
+        """The sorted distinct term values that survive the filters and the IDF cut."""
+        values = term_counts(stream, self.params).values
+        if self.statistics is None:
+            return values
+        return values[self.statistics.normalized_idf(values) >= self.min_nidf]
 
     def sketch(self, stream: str) -> tuple[bytes, ...] | None:
-        vocab = self.significant(stream)
-        if not vocab:
+        values = self.significant(stream)
+        if values.size == 0:
             return None
-        member = np.ones((1 + self.lexicons, len(vocab)), dtype=bool)
+        member = np.ones((1 + self.lexicons, values.size), dtype=bool)
         if self.lexicons:
-            keys = permutation_keys(self.seed, self.lexicons, "imatch lexicon")
-            draws = mix64(string_hashes(vocab)[None, :] ^ keys[:, None])
+            keys = permutation_keys(self.params.seed, self.lexicons, "imatch lexicon")
+            draws = mix64(values[None, :] ^ keys[:, None])
             member[1:] = draws < U64(int(self.keep * 2.0**64 - 1))
-        return tuple(self._digest(vocab, row) for row in member)
+        return tuple(self._digest(values[row]) for row in member)
 
     @staticmethod
-    def _digest(vocab: list[str], member: np.ndarray) -> bytes:
-        chosen = [t for t, m in zip(vocab, member.tolist()) if m]
-        if not chosen:
+    def _digest(chosen: npt.NDArray[np.uint64]) -> bytes:
+        if chosen.size == 0:
             return _EMPTY
-        # "add each unique token to the SHA1 digest" in Unicode order (seeds/002);
-        # a separator keeps ["ab", "c"] and ["a", "bc"] apart.
-        return hashlib.sha1("\n".join(chosen).encode("utf-8")).digest()
+        # "add each unique token to the SHA1 digest" in ascending order (seeds/002)
+        return hashlib.sha1(chosen.astype(">u8").tobytes()).digest()
 
     def body_keys(self, body: tuple[bytes, ...]) -> list[IndexKey]:
         return [(i, signed64(d)) for i, d in enumerate(body) if d != _EMPTY]
@@ -149,7 +131,9 @@ class RandomizedIMatch(IMatch):
 
     name = "imatch-lex"
 
-    def __init__(self, doc_freq: DocFrequencies | None = None, lexicons: int = DEFAULT_LEXICONS, **options: Any) -> None:
+    def __init__(
+        self, statistics: CollectionStatistics | None = None, lexicons: int = DEFAULT_LEXICONS, **options: Any
+    ) -> None:
         if lexicons < 1:
             raise ValueError(f"lexicon-randomized I-Match needs at least one lexicon, got {lexicons}")
-        super().__init__(doc_freq, lexicons=lexicons, **options)
+        super().__init__(statistics, lexicons=lexicons, **options)

@@ -96,7 +96,8 @@ class MinHashLSH(Detector[Signature]):
         return f"{self.name}:{self.bands}x{self.rows}:{self.threshold:g}"
 
     def sketch(self, stream: str) -> Signature | None:
-        values = shingle(stream, self.params, self.doc_freq).values[:, 0]
+        # one polynomial: every shingle value, of any array shape, is one column
+        values = shingle(stream, self.params, self.doc_freq).values.ravel()
         return minhash(values, self.bands * self.rows, self.seed)
 
     def body_keys(self, body: Signature) -> list[IndexKey]:

@@ -18,7 +18,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["U64", "mix64", "permutation_keys", "permute", "string_hashes"]
+__all__ = ["U64", "mix64", "permutation_keys", "permute"]
 
 U64 = np.uint64
 # SplitMix64's finalizer constants (Steele, Lea & Flood, OOPSLA 2014).
@@ -52,8 +52,3 @@ def permute(values: npt.NDArray[np.uint64], keys: npt.NDArray[np.uint64]) -> npt
         raise ValueError(f"permute wants uint64 arrays, got {values.dtype} and {keys.dtype}")
     return mix64(values[:, None] ^ keys[None, :])
 
-
-def string_hashes(strings: list[str]) -> npt.NDArray[np.uint64]:
-    """A 64-bit hash of each string (its 8-byte BLAKE2b), stable across runs."""
-    raw = b"".join(hashlib.blake2b(s.encode("utf-8"), digest_size=8).digest() for s in strings)
-    return np.frombuffer(raw, dtype=">u8").astype(U64)

@@ -10,10 +10,9 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from lifededup.detect.imatch import collection_statistics
 from lifededup.detect.index import conservative_clusters
 from lifededup.detect.spec import make_detector, needs_statistics
-from lifededup.normalize import word_stream
+from lifededup.detect.terms import collection_statistics
 
 __all__ = ["Deduplicated", "dedup_results"]
 
@@ -37,7 +36,7 @@ def dedup_results(items_with_text: Sequence[tuple[Item, str]], detector_spec: st
     """
     statistics = None
     if needs_statistics(detector_spec):
-        statistics = collection_statistics(word_stream(text) for _, text in items_with_text)
+        statistics = collection_statistics(text for _, text in items_with_text)
     detector = make_detector(detector_spec, statistics)
     cluster_of = conservative_clusters(
         detector, ((item, detector.signature(text)) for item, text in items_with_text)

@@ -1,7 +1,7 @@
 """Charikar's SimHash (seeds/004, Fig. 2) with Manku's block tables.
 
-Each feature -- here a filtered term, weighted by how often it occurs (times
-its IDF when collection statistics are given) -- is hashed to 64 bits; every
+Each feature -- here a filtered term, weighted by how often it occurs -- is
+hashed to 64 bits; every
 bit adds the feature's weight to its component when set and subtracts it when
 not; the fingerprint's bits are the signs.  Similar documents get fingerprints
 a few bits apart, so near-duplicates are fingerprints within Hamming distance
@@ -16,15 +16,14 @@ every such pair, and only those candidates get the Hamming check.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 import numpy.typing as npt
 
-from lifededup.config import FilterParams
+from lifededup.config import FingerprintParams
 from lifededup.detect.base import Detector, IndexKey, as_signed64
-from lifededup.detect.permutation import U64, string_hashes
-from lifededup.normalize import DocFrequencies, terms
+from lifededup.detect.permutation import U64, mix64
+from lifededup.detect.terms import term_counts
+from lifededup.fingerprint import DEFAULT_PARAMS
 
 __all__ = [
     "BITS",
@@ -73,34 +72,24 @@ def blocks(fingerprint: int, count: int) -> list[IndexKey]:
 class SimHash(Detector[int]):
     name = "simhash"
 
-    def __init__(
-        self,
-        distance: int = DEFAULT_DISTANCE,
-        filters: FilterParams = FilterParams(),
-        max_term_chars: int = 64,
-        doc_freq: DocFrequencies | None = None,
-    ) -> None:
+    def __init__(self, distance: int = DEFAULT_DISTANCE, params: FingerprintParams = DEFAULT_PARAMS) -> None:
         if not 0 <= distance < BITS:
             raise ValueError(f"Hamming distance k must be 0..63, got {distance}")
         self.distance = distance
-        self.filters = filters
-        self.max_term_chars = max_term_chars
-        self.doc_freq = doc_freq
+        self.params = params
 
     @property
     def spec(self) -> str:
         return f"{self.name}:{self.distance}"
 
     def sketch(self, stream: str) -> int | None:
-        found = terms(stream.split(" ") if stream else [], self.filters, self.max_term_chars)
+        found = term_counts(stream, self.params)
         if len(found) == 0:
             return None
-        counts = Counter(found.ids.tolist())
-        features = [found.vocab[i] for i in counts]
-        weights = np.array(list(counts.values()), dtype=np.float64)
-        if self.doc_freq is not None:
-            weights *= np.array([max(self.doc_freq.idf(f), 0.0) for f in features])
-        return simhash(string_hashes(features), weights)
+        # features are the terms, weighted by how often they occur; their
+        # 64-bit term values are already hashes, so they are mixed once more
+        # only to spread the bits of similar values
+        return simhash(mix64(found.values), found.counts.astype(np.float64))
 
     def body_keys(self, body: int) -> list[IndexKey]:
         return blocks(body, self.distance + 1)

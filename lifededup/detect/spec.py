@@ -23,40 +23,38 @@ from lifededup.detect.imatch import IMatch, RandomizedIMatch
 from lifededup.detect.minhash import MinHashLSH
 from lifededup.detect.simhash import SimHash
 from lifededup.detect.supershingle import SuperShingles
+from lifededup.detect.terms import CollectionStatistics
 from lifededup.fingerprint import DEFAULT_PARAMS
-from lifededup.normalize import DocFrequencies
 
 __all__ = ["DEFAULT_DETECTOR", "DETECTOR_NAMES", "make_detector", "needs_statistics"]
 
 DEFAULT_DETECTOR = "shingles"
 
-Factory = Callable[[list[str], FingerprintParams, "DocFrequencies | None"], Detector[Any]]
+Factory = Callable[[list[str], FingerprintParams, "CollectionStatistics | None"], Detector[Any]]
 
 
-def _shingles(args: list[str], params: FingerprintParams, _: DocFrequencies | None) -> Detector[Any]:
+def _shingles(args: list[str], params: FingerprintParams, _: CollectionStatistics | None) -> Detector[Any]:
     if args:
         params = FingerprintParams.from_dict({**params.to_dict(), "threshold": int(args[0])})
     return SuperShingles(params)
 
 
-def _bytes8(args: list[str], params: FingerprintParams, _: DocFrequencies | None) -> Detector[Any]:
+def _bytes8(args: list[str], params: FingerprintParams, _: CollectionStatistics | None) -> Detector[Any]:
     return EightBytes(int(args[0]), params) if args else EightBytes(params=params)
 
 
-def _imatch(args: list[str], params: FingerprintParams, stats: DocFrequencies | None) -> Detector[Any]:
+def _imatch(args: list[str], params: FingerprintParams, stats: CollectionStatistics | None) -> Detector[Any]:
     if args:
         raise ValueError("imatch takes no argument (did you mean imatch-lex:K?)")
-    return IMatch(stats, filters=params.filters, max_term_chars=params.max_term_chars, seed=params.seed)
+    return IMatch(stats, params=params)
 
 
-def _imatch_lex(args: list[str], params: FingerprintParams, stats: DocFrequencies | None) -> Detector[Any]:
+def _imatch_lex(args: list[str], params: FingerprintParams, stats: CollectionStatistics | None) -> Detector[Any]:
     options: dict[str, Any] = {"lexicons": int(args[0])} if args else {}
-    return RandomizedIMatch(
-        stats, filters=params.filters, max_term_chars=params.max_term_chars, seed=params.seed, **options
-    )
+    return RandomizedIMatch(stats, params=params, **options)
 
 
-def _minhash(args: list[str], params: FingerprintParams, _: DocFrequencies | None) -> Detector[Any]:
+def _minhash(args: list[str], params: FingerprintParams, _: CollectionStatistics | None) -> Detector[Any]:
     options: dict[str, Any] = {}
     if args:
         bands, _x, rows = args[0].partition("x")
@@ -68,9 +66,9 @@ def _minhash(args: list[str], params: FingerprintParams, _: DocFrequencies | Non
     return MinHashLSH(params=params, **options)
 
 
-def _simhash(args: list[str], params: FingerprintParams, _: DocFrequencies | None) -> Detector[Any]:
+def _simhash(args: list[str], params: FingerprintParams, _: CollectionStatistics | None) -> Detector[Any]:
     options: dict[str, Any] = {"distance": int(args[0])} if args else {}
-    return SimHash(filters=params.filters, max_term_chars=params.max_term_chars, **options)
+    return SimHash(params=params, **options)
 
 
 _FACTORIES: dict[str, Factory] = {
@@ -92,7 +90,7 @@ def needs_statistics(spec: str) -> bool:
 
 def make_detector(
     spec: str,
-    statistics: DocFrequencies | None = None,
+    statistics: CollectionStatistics | None = None,
     params: FingerprintParams = DEFAULT_PARAMS,
 ) -> Detector[Any]:
     """The detector a spec names; ``ValueError`` saying what is wrong otherwise."""

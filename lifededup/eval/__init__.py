@@ -2,8 +2,9 @@
 by side (pairwise precision, recall and F1, clusters formed, signature bytes
 and time per document, word edit distance of the accepted pairs)."""
 
-from lifededup.eval.measure import Corpus, Score, evaluate, read_corpus
+from lifededup.eval.measure import Corpus, Score, evaluate, read_corpus, true_clusters, true_pairs
 from lifededup.eval.table import format_table
 from lifededup.eval.truth import Truth, TruthError, load_truth
 
-__all__ = ["Corpus", "Score", "Truth", "TruthError", "evaluate", "format_table", "load_truth", "read_corpus"]
+__all__ = ["Corpus", "Score", "Truth", "TruthError", "evaluate", "format_table", "load_truth", "read_corpus",
+           "true_clusters", "true_pairs"]

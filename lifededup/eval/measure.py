@@ -14,20 +14,22 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from itertools import combinations
+from pathlib import Path
 from typing import Any
 
 from lifededup.detect import collection_statistics, conservative_clusters, make_detector, needs_statistics
-from lifededup.eval.truth import Truth
-from lifededup.extract import ExtractionError, extract_text
+from lifededup.eval.truth import Truth, TruthError
+from lifededup.extract import Failure, Limits, extract_many
 from lifededup.fingerprint.compare import word_edit_distance
 from lifededup.normalize import word_stream
 
-__all__ = ["Corpus", "Score", "evaluate", "read_corpus"]
+__all__ = ["Corpus", "Score", "evaluate", "read_corpus", "true_clusters", "true_pairs"]
 
 
 @dataclass(frozen=True)
 class Corpus:
-    """The texts of a truth's documents, and the ones that could not be read."""
+    """The text of every item of a corpus folder (by item name, sorted), and
+    why the others could not be read."""
 
     texts: dict[str, str]
     failed: dict[str, str]
@@ -50,16 +52,31 @@ class Score:
         return asdict(self)
 
 
-def read_corpus(truth: Truth) -> Corpus:
-    """Extract every document; a file that fails is recorded, not fatal."""
+def _files(truth: Truth) -> list[Path]:
+    """Every file of the corpus folder but the truth file, in path order."""
+    skip = truth.path.resolve()
+    return sorted(p for p in truth.corpus.rglob("*") if p.is_file() and p.resolve() != skip)
+
+
+def read_corpus(truth: Truth, limits: Limits = Limits(), workers: int | None = None) -> Corpus:
+    """Extract every item of the corpus folder, as the indexer does (worker
+    processes with limits); an item that fails is recorded, not fatal."""
     texts: dict[str, str] = {}
     failed: dict[str, str] = {}
-    for name in truth.documents:
-        try:
-            texts[name] = extract_text(truth.corpus / name)
-        except ExtractionError as exc:
-            failed[name] = str(exc)
-    return Corpus(texts=texts, failed=failed)
+    for outcome in extract_many(_files(truth), limits, workers):
+        name = outcome.path.relative_to(truth.corpus).as_posix()
+        name = f"{name} [{outcome.part}]" if outcome.part else name
+        if isinstance(outcome.result, Failure):
+            failed[name] = f"{outcome.result.reason} [{outcome.result.status}]"
+        elif outcome.result.text.strip():  # a mailbox itself has no text: its messages follow
+            texts[name] = outcome.result.text
+    unknown = sorted(truth.named - texts.keys() - failed.keys())
+    if unknown:
+        raise TruthError(
+            f"{truth.path}: {len(unknown)} items are not in {truth.corpus}: {', '.join(unknown[:5])} "
+            "(an item inside a file is written 'file [part]', as lifededup fingerprint prints it)"
+        )
+    return Corpus(texts=dict(sorted(texts.items())), failed=failed)
 
 
 def _ratio(part: int, whole: int) -> float:
@@ -79,7 +96,7 @@ def _score_pairs(accepted: set[tuple[str, str]], truth: Truth, documents: set[st
 
 def score(spec: str, corpus: Corpus, truth: Truth) -> Score:
     """One detector's row of the table."""
-    names = [n for n in truth.documents if n in corpus.texts]
+    names = list(corpus.texts)
     streams = {n: word_stream(corpus.texts[n]) for n in names}
     statistics = collection_statistics(streams.values()) if needs_statistics(spec) else None
     detector = make_detector(spec, statistics)
@@ -111,6 +128,19 @@ def score(spec: str, corpus: Corpus, truth: Truth) -> Score:
         max_edit_distance=max(distances, default=0.0),
         mean_edit_distance=sum(distances) / len(distances) if distances else 0.0,
     )
+
+
+def true_clusters(truth: Truth, corpus: Corpus) -> int | None:
+    """How many clusters the truth says the readable items form (None when
+    the truth only labels pairs)."""
+    if not truth.exhaustive:
+        return None
+    listed = [sum(m in corpus.texts for m in c) for c in truth.clusters]
+    return sum(1 for n in listed if n) + len(corpus.texts) - sum(listed)
+
+
+def true_pairs(truth: Truth, corpus: Corpus) -> int:
+    return sum(1 for a, b in truth.duplicate if a in corpus.texts and b in corpus.texts)
 
 
 def evaluate(truth: Truth, specs: Sequence[str], corpus: Corpus | None = None) -> list[Score]:

@@ -1,16 +1,20 @@
 """The ground truth an evaluation is scored against.
 
-A truth file is JSON, paths relative to the corpus folder (by default the
-folder the truth file is in)::
+A truth file is JSON, its paths relative to the corpus folder (by default the
+folder the truth file is in), as ``sample_corpus/truth.json`` is written::
 
-    {"clusters": [["report.txt", "report.pdf"], ["memo.txt"], ...],
+    {"clusters": [{"name": "report", "members": ["report.docx", "report.pdf"]},
+                  ["memo.txt", "Mail/memo.eml"], ...],
      "pairs": [["a.txt", "b.txt", true], ["a.txt", "c.txt", false], ...]}
 
-``clusters`` lists every document of the corpus in exactly one cluster of
-documents that are copies or near-copies of each other (a lone document is a
-cluster of one); every pair inside a cluster is a duplicate pair and every
-other pair is not.  ``pairs`` instead labels chosen pairs only; precision and
-recall are then measured on those pairs.  A file may give either or both.
+An item is a file, or a part inside one written ``"file [part]"`` (a message
+of a mailbox, an attachment), as ``lifededup fingerprint`` prints it.  A
+cluster is a list of items that are copies or near-copies of each other, or an
+object with that list as ``members``; every item of the corpus not in a
+cluster is a cluster of its own, so clusters say which pairs are duplicates
+and which are not.  ``pairs`` instead labels chosen pairs; without
+``clusters`` only those pairs are scored.  Other keys (``about``, ``bad``) are
+for people and other tests.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Truth", "TruthError", "load_truth"]
+__all__ = ["Truth", "TruthError", "item_file", "load_truth"]
 
 
 class TruthError(ValueError):
@@ -30,35 +34,53 @@ class TruthError(ValueError):
 
 @dataclass(frozen=True)
 class Truth:
-    """Known duplicates of a corpus: ``documents`` (relative paths, the order
-    they are fed to the detectors), ``duplicate`` and ``distinct`` pairs (each
-    pair sorted).  ``exhaustive`` when every pair not in ``duplicate`` is
-    distinct (the truth gave clusters)."""
+    """Known duplicates in a corpus folder: ``duplicate`` and ``distinct``
+    pairs of items (each pair sorted); ``exhaustive`` when every other pair
+    of the corpus is distinct too (the truth gave clusters)."""
 
+    path: Path
     corpus: Path
-    documents: tuple[str, ...]
+    clusters: tuple[tuple[str, ...], ...]
     duplicate: frozenset[tuple[str, str]]
     distinct: frozenset[tuple[str, str]]
     exhaustive: bool
-    clusters: int | None
+
+    @property
+    def named(self) -> frozenset[str]:
+        """Every item the truth names."""
+        pairs = self.duplicate | self.distinct
+        return frozenset(item for pair in pairs for item in pair) | {m for c in self.clusters for m in c}
+
+
+def item_file(item: str) -> str:
+    """The file an item is in: ``"a.mbox [message 3]"`` is in ``"a.mbox"``."""
+    return item.split(" [", 1)[0]
 
 
 def _pair(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a <= b else (b, a)
 
 
+def _members(cluster: Any) -> Any:
+    return cluster.get("members") if isinstance(cluster, dict) else cluster
+
+
 def _clusters(raw: Any, where: Path) -> list[list[str]]:
-    if not isinstance(raw, list) or not all(
-        isinstance(c, list) and c and all(isinstance(p, str) for p in c) for c in raw
+    clusters = [_members(c) for c in raw] if isinstance(raw, list) else None
+    if clusters is None or not all(
+        isinstance(c, list) and c and all(isinstance(p, str) for p in c) for c in clusters
     ):
-        raise TruthError(f"{where}: 'clusters' must be a list of non-empty lists of paths")
+        raise TruthError(
+            f"{where}: 'clusters' must be a list of clusters, each a non-empty list of paths "
+            "or an object with such a list as 'members'"
+        )
     seen: dict[str, int] = {}
-    for number, cluster in enumerate(raw):
-        for path in cluster:
-            if path in seen:
-                raise TruthError(f"{where}: {path!r} is in clusters {seen[path]} and {number}")
-            seen[path] = number
-    return raw
+    for number, cluster in enumerate(clusters):
+        for item in cluster:
+            if item in seen:
+                raise TruthError(f"{where}: {item!r} is in clusters {seen[item]} and {number}")
+            seen[item] = number
+    return clusters
 
 
 def _pairs(raw: Any, where: Path) -> list[tuple[str, str, bool]]:
@@ -73,33 +95,32 @@ def _pairs(raw: Any, where: Path) -> list[tuple[str, str, bool]]:
 
 def load_truth(path: Path, corpus: Path | None = None) -> Truth:
     """Read a truth file; ``TruthError`` if it is missing, malformed, or names
-    a document that is not in the corpus folder."""
+    a file that is not in the corpus folder."""
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise TruthError(f"cannot read the truth file {path}: {exc.strerror or exc}") from exc
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise TruthError(f"{path} is not JSON: {exc}") from exc
     if not isinstance(raw, dict) or not ({"clusters", "pairs"} & raw.keys()):
         raise TruthError(f"{path}: expected an object with 'clusters' and/or 'pairs'")
     corpus = corpus if corpus is not None else path.parent
     clusters = _clusters(raw["clusters"], path) if "clusters" in raw else None
     pairs = _pairs(raw["pairs"], path) if "pairs" in raw else []
-    documents = {p: None for c in clusters or [] for p in c}
-    documents.update({p: None for a, b, _ in pairs for p in (a, b)})
-    missing = [p for p in documents if not (corpus / p).is_file()]
+    named = {m for c in clusters or [] for m in c} | {p for a, b, _ in pairs for p in (a, b)}
+    missing = sorted(p for p in named if not (corpus / item_file(p)).is_file())
     if missing:
-        raise TruthError(f"{path}: {len(missing)} documents not found under {corpus}: {', '.join(missing[:5])}")
+        raise TruthError(f"{path}: {len(missing)} files not found under {corpus}: {', '.join(missing[:5])}")
     duplicate = {_pair(a, b) for c in clusters or [] for a, b in combinations(c, 2)}
     duplicate |= {_pair(a, b) for a, b, label in pairs if label}
     distinct = {_pair(a, b) for a, b, label in pairs if not label}
     if duplicate & distinct:
         raise TruthError(f"{path}: pairs labelled both ways: {sorted(duplicate & distinct)[:3]}")
     return Truth(
+        path=path,
         corpus=corpus,
-        documents=tuple(sorted(documents)),
+        clusters=tuple(tuple(c) for c in clusters or []),
         duplicate=frozenset(duplicate),
         distinct=frozenset(distinct),
         exhaustive=clusters is not None,
-        clusters=len(clusters) if clusters is not None else None,
     )
