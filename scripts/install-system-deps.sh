@@ -3,7 +3,7 @@
 # missing, and only where it can (root with apt-get); elsewhere it says what to
 # install and carries on: those formats then report a clear "missing tool" error.
 set -euo pipefail
-packages=()   # filled in by the extractors that need system tools
+packages=(antiword)   # antiword: Word 97-2003 .doc (lifededup/extract/office.py)
 missing=()
 for pkg in "${packages[@]}"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")

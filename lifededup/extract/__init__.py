@@ -16,11 +16,16 @@ quiet past ``timeout_s`` or crashes becomes ``Failure("timeout"|"crashed")``
 and the batch carries on.  A mailbox yields a ``kind == "mailbox"`` item with
 no text, then one item per message (and per attachment), streamed.
 
+Workers start through multiprocessing's "forkserver" (no fork of a threaded
+indexer), so a script that calls ``extract_many`` at top level needs the usual
+``if __name__ == "__main__":`` guard.
+
 One file, in this process (trusted input, tests, the CLI)::
 
     extract(path) -> Extracted          # raises ExtractionError (see its subclasses)
     walk(extracted) -> Iterator[Extracted | Failure]   # the item and all its parts, flattened
-    extract_text(path) -> str           # just the text of a single-document file
+    extract_text(path) -> str           # the text of a file (a mailbox: its messages' texts)
+    extract_as(fmt, Source(name, data=...)) -> Extracted   # bytes read as a given format
 
 Statuses recorded for files that cannot be read: ``unsupported``, ``corrupt``,
 ``encrypted``, ``no-text-layer``, ``empty``, ``too-large`` (also zip bombs),
@@ -37,12 +42,13 @@ from lifededup.extract.base import (
     NoTextLayer, Source, Timeout, TooLarge, UnsupportedFormat,
 )
 from lifededup.extract.isolate import Outcome, extract_many
-from lifededup.extract.registry import SUPPORTED_SUFFIXES, extract, extract_source, sniff
+from lifededup.extract.registry import EXTRACTORS, SUPPORTED_SUFFIXES, extract, extract_as, extract_source, sniff
 
 __all__ = [
     "Crashed", "CorruptFile", "EmptyFile", "EncryptedFile", "Extracted", "ExtractionError", "Failure", "Limits",
     "MissingTool", "NoTextLayer", "Outcome", "SUPPORTED_SUFFIXES", "Source", "Timeout", "TooLarge",
-    "UnsupportedFormat", "extract", "extract_many", "extract_source", "extract_text", "sniff", "walk",
+    "UnsupportedFormat", "EXTRACTORS", "extract", "extract_as", "extract_many", "extract_source", "extract_text",
+    "sniff", "walk",
 ]
 
 

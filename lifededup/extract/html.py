@@ -11,7 +11,7 @@ import warnings
 from dataclasses import dataclass
 from datetime import datetime
 
-from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, Tag
+from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, Tag, XMLParsedAsHTMLWarning
 
 from lifededup.extract.base import EmptyFile, Extracted, Source
 from lifededup.extract.layout import clean_text
@@ -76,6 +76,7 @@ def parse_html(markup: bytes | str) -> Page:
     """Title, article text and published date of an HTML document."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
+        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)  # XHTML (EPUB chapters) reads fine as HTML
         soup = BeautifulSoup(markup, "lxml")
     title, date = _title(soup), _date(soup)
     for tag in soup.find_all(_DROP_TAGS):

@@ -52,10 +52,16 @@ def strip_running_lines(pages: Sequence[str]) -> list[str]:
                if len(pages) >= 2 else set())
     cleaned = []
     for lines in split:
-        edge = _edge_lines(lines)
-        kept = [ln for i, ln in enumerate(lines)
-                if not (i in edge and (is_page_number(ln) or _signature(ln) in running))]
-        cleaned.append("\n".join(kept))
+        drop: set[int] = set()
+        seen: set[str] = set()
+        for i in sorted(_edge_lines(lines)):
+            sig = _signature(lines[i])
+            # Once per page: a heading that repeats the running header ("Annual Report" under
+            # "Annual Report") is content.
+            if is_page_number(lines[i]) or (sig in running and sig not in seen):
+                drop.add(i)
+                seen.add(sig)
+        cleaned.append("\n".join(ln for i, ln in enumerate(lines) if i not in drop))
     return cleaned
 
 

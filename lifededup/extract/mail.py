@@ -84,15 +84,23 @@ def _date(message: EmailMessage) -> datetime | None:
 
 
 def _attachments(message: EmailMessage, part_prefix: str) -> Iterator[Extracted | Failure]:
-    from lifededup.extract.registry import extract_source  # the registry imports this module
-
+    pairs = []
     for number, attachment in enumerate(message.iter_attachments(), start=1):
         name = attachment.get_filename() or f"attachment-{number}"
         data = attachment.get_payload(decode=True)
-        if not isinstance(data, bytes):
+        if not isinstance(data, bytes):  # a forwarded message (message/rfc822) is itself a mail
             inner = attachment.get_payload()
             data = inner[0].as_bytes() if isinstance(inner, list) and inner and not isinstance(inner[0], str) else b""
             name = name if "." in name else name + ".eml"
+        pairs.append((name, data))
+    return attachment_items(pairs, part_prefix)
+
+
+def attachment_items(attachments: list[tuple[str, bytes]], part_prefix: str = "") -> Iterator[Extracted | Failure]:
+    """(file name, bytes) attachments read by the registry, as lazily extracted parts."""
+    from lifededup.extract.registry import extract_source  # the registry imports this module
+
+    for number, (name, data) in enumerate(attachments, start=1):
         part = f"{part_prefix}attachment {number}: {name}"
         try:
             found = extract_source(Source(name=name, data=data))

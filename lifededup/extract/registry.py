@@ -165,9 +165,18 @@ def extract_source(source: Source, limits: Limits = Limits()) -> Extracted:
         raise EmptyFile(f"{source.name} is empty (0 bytes)")
     try:
         fmt = sniff(source)
-        if size > limits.max_bytes and fmt not in STREAMED:
-            raise TooLarge(f"{source.name} is {size / 2**20:.0f} MiB, over the "
-                           f"{limits.max_bytes / 2**20:.0f} MiB limit")
+    except ExtractionError:
+        raise
+    except Exception as exc:  # sniffing opens zips and OLE files: their readers' errors too
+        raise CorruptFile(f"damaged {source.name}: {type(exc).__name__}: {exc}"[:500]) from exc
+    if size > limits.max_bytes and fmt not in STREAMED:
+        raise TooLarge(f"{source.name} is {size / 2**20:.0f} MiB, over the {limits.max_bytes / 2**20:.0f} MiB limit")
+    return extract_as(fmt, source, limits)
+
+
+def extract_as(fmt: str, source: Source, limits: Limits = Limits()) -> Extracted:
+    """Read ``source`` as format ``fmt`` (a key of :data:`EXTRACTORS`), whatever its content says."""
+    try:
         if fmt in ZIPPED:
             check_zip(source, limits)
         return extractor_for(fmt)(source)

@@ -1,0 +1,68 @@
+"""Legacy and office formats on real files from sample_corpus/ (made by LibreOffice, python-pptx, openpyxl, EbookLib)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lifededup.extract import Extracted, MissingTool, extract
+from lifededup.fingerprint.compare import compare
+
+CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
+OTHER = CORPUS / "Documents/Other formats"
+REPORT_DOCX = CORPUS / "Documents/garden-club-report/garden-club-report-v3.docx"
+
+
+def _assert_is_the_report(got: Extracted, fmt: str) -> None:
+    assert "forty five names on the waiting list" in got.text, f"{fmt}: {got.text[:300]!r}"
+    result = compare(extract(REPORT_DOCX).text, got.text)
+    assert result.resemblance >= 0.95, f"{fmt} and .docx of one report differ too much: {result}"
+
+
+@pytest.mark.skipif(shutil.which("antiword") is None, reason="antiword not installed (scripts/install-system-deps.sh)")
+def test_doc_through_antiword() -> None:
+    got = extract(OTHER / "garden-club-report-v3.doc")
+    assert got.mime == "application/msword"
+    _assert_is_the_report(got, ".doc")
+
+
+def test_doc_without_antiword_names_the_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty PATH: no antiword to be found
+    with pytest.raises(MissingTool) as caught:
+        extract(OTHER / "garden-club-report-v3.doc")
+    assert caught.value.package == "antiword" and "apt-get install antiword" in str(caught.value), caught.value
+
+
+def test_rtf() -> None:
+    _assert_is_the_report(extract(OTHER / "garden-club-report-v3.rtf"), ".rtf")
+
+
+def test_odt() -> None:
+    got = extract(OTHER / "garden-club-report-v3.odt")
+    assert got.title == "Millbrook Allotment Society: Annual Report 2023", got.title
+    _assert_is_the_report(got, ".odt")
+
+
+def test_pptx() -> None:
+    got = extract(CORPUS / "Documents/kitchen-quotes/kitchen-plan-slides.pptx")
+    assert got.kind == "presentation" and got.metadata["slides"] == "3", got
+    assert "Solid wood and birch plywood" in got.text and "Kitchen plan" in got.text, got.text
+
+
+@pytest.mark.parametrize("name", ["river-readings.xlsx", "Old Excel/river-readings.xls"])
+def test_spreadsheets(name: str) -> None:
+    got = extract(CORPUS / "Documents/river-survey" / name)
+    assert got.kind == "spreadsheet", got.kind
+    lines = got.text.splitlines()
+    assert lines[0] == "Readings" and lines[1].startswith("Date Point Temperature C pH"), lines[:2]
+    assert len(lines) == 2 + 12 * 9, f"{name}: {len(lines)} lines"
+
+
+def test_epub_is_the_travel_plan() -> None:
+    got = extract(CORPUS / "Books/portugal-trip.epub")
+    assert got.title == "Ten days in northern Portugal", got.title
+    docx_text = extract(CORPUS / "Documents/portugal-trip/portugal-trip-v1.docx").text
+    result = compare(docx_text, got.text)
+    assert result.exact or result.near_duplicate, f"the .epub and the .docx of one plan: {result}"
