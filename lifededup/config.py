@@ -27,9 +27,10 @@ DEFAULT_THRESHOLD = 2
 # only touches a few shingles.
 DEFAULT_SHINGLE_WORDS = 4
 
-# Tokens longer than this are blobs (base64, hashes, minified code), not words:
-# they are kept in the SHA-1 stream but not shingled.
-DEFAULT_MAX_TERM_CHARS = 64
+# Tokens longer than this many UTF-8 bytes are blobs (base64, hashes, minified
+# code), not words: they are kept in the SHA-1 stream but not shingled.  64
+# bytes is 64 Latin letters or 32 Cyrillic ones; real words are shorter.
+DEFAULT_MAX_TERM_BYTES = 64
 
 # Seed for the six irreducible Rabin polynomials.  Changing it changes every
 # feature, which is why it is part of the params.
@@ -66,7 +67,7 @@ class FingerprintParams:
     minima: int = DEFAULT_MINIMA
     threshold: int = DEFAULT_THRESHOLD
     seed: int = DEFAULT_SEED
-    max_term_chars: int = DEFAULT_MAX_TERM_CHARS
+    max_term_bytes: int = DEFAULT_MAX_TERM_BYTES
     filters: FilterParams = field(default_factory=FilterParams)
 
     def __post_init__(self) -> None:

@@ -40,7 +40,7 @@ from lifededup.fingerprint.rabin import (
     times_x_tables,
 )
 from lifededup.model import Fingerprint, shared_features
-from lifededup.normalize import DocFrequencies, Terms, terms, word_stream
+from lifededup.normalize import DocFrequencies, Terms, split_words, stream_array, terms
 
 __all__ = [
     "Fingerprint",
@@ -56,53 +56,64 @@ DEFAULT_PARAMS = FingerprintParams()
 
 @dataclass(frozen=True)
 class Shingled:
-    """A document cut into shingles: its word stream and, per polynomial, the
-    Rabin fingerprint of every shingle (shape ``(positions, features)``)."""
+    """A document cut into shingles: its word stream (UTF-8) and, per
+    polynomial, the Rabin fingerprint of every shingle (shape
+    ``(positions, features)``)."""
 
-    stream: str
+    stream: bytes
     words: int
     values: npt.NDArray[np.uint64]
 
 
 def shingle_values(found: Terms, params: FingerprintParams) -> npt.NDArray[np.uint64]:
-    """Rabin fingerprints of every shingle of ``found``, one column per polynomial."""
+    """Rabin fingerprints of every shingle of ``found``: shape
+    ``(positions, features)``, one column per polynomial."""
     w = params.shingle_words
     positions = len(found) - w + 1
     k = params.features
     if positions <= 0:
         return np.zeros((0, k), dtype=U64)
     polys = polynomials(params.seed, k)
-    shift = times_x_tables(polys, 64)
-    # every vocabulary entry of a Terms occurs in it (see normalize.terms)
-    term_value = rabin_strings([t.encode("utf-8") for t in found.vocab], polys, shift)
-    compact = found.ids
-    # by_offset[m] = r(t) * x^(64 (m + 1)) mod P: a term's contribution when
-    # m terms follow it in the shingle.
-    by_offset = [apply_tables(term_value, shift)]
-    for _ in range(w - 1):
-        by_offset.append(apply_tables(by_offset[-1], shift))
-    values = by_offset[w - 1][compact[:positions]]
+    term_value = rabin_strings(found.buffer, found.starts, found.lengths, polys)
+    # by_offset[m][t] = r(t) * x^(64 (m + 1)) mod P_k for every k: a term's
+    # contribution when m terms follow it in the shingle.  Computed once per
+    # distinct term, in rows of 6 values so that one lookup fetches all six.
+    by_offset = apply_tables(term_value, times_x_tables(polys, 64, w))
+    ids = found.ids
+    values = np.take(by_offset[w - 1], ids[:positions], axis=0)
     for i in range(1, w):
-        values ^= by_offset[w - 1 - i][compact[i : i + positions]]
+        values ^= np.take(by_offset[w - 1 - i], ids[i : i + positions], axis=0)
     return values
 
 
 def shingle(
     text: str, params: FingerprintParams = DEFAULT_PARAMS, doc_freq: DocFrequencies | None = None
 ) -> Shingled:
-    stream = word_stream(text)
-    stream_words = stream.split(" ") if stream else []
-    found = terms(stream_words, params.filters, params.max_term_chars, doc_freq)
-    return Shingled(stream=stream, words=len(stream_words), values=shingle_values(found, params))
+    stream = stream_array(text)
+    cut = split_words(stream)
+    found = terms(stream, params.filters, params.max_term_bytes, doc_freq, cut)
+    return Shingled(stream=stream.tobytes(), words=len(cut), values=shingle_values(found, params))
 
 
-def _smallest_distinct(column: npt.NDArray[np.uint64], m: int) -> npt.NDArray[np.uint64]:
-    """The ``m`` smallest distinct values (fewer if there are not ``m``)."""
-    if column.size > 2 * m:
-        head = np.unique(np.partition(column, 2 * m)[: 2 * m + 1])
+# Keep values below this multiple of the expected m-th smallest as candidates
+# for the m smallest: Rabin fingerprints are spread evenly over 64 bits, so the
+# m-th smallest of n lies near m/n of the range, and 4x that is almost always
+# enough (else we fall back to a full selection).
+_CANDIDATE_MARGIN = 4
+
+
+def _smallest_distinct(row: npt.NDArray[np.uint64], m: int) -> npt.NDArray[np.uint64]:
+    """The ``m`` smallest distinct values of ``row`` (fewer if there are not ``m``)."""
+    n = row.size
+    if n > 8 * m:
+        bound = np.uint64(min((1 << 64) - 1, (_CANDIDATE_MARGIN * m << 64) // n))
+        head = np.unique(row[row < bound])
         if head.size >= m:
             return head[:m]
-    return np.unique(column)[:m]
+        head = np.unique(np.partition(row, 2 * m)[: 2 * m + 1])
+        if head.size >= m:
+            return head[:m]
+    return np.unique(row)[:m]
 
 
 def features_of(values: npt.NDArray[np.uint64], params: FingerprintParams) -> tuple[int, ...] | None:
@@ -130,7 +141,7 @@ def fingerprint(
     """The SHA-1 and features of one text."""
     cut = shingle(text, params, doc_freq)
     return Fingerprint(
-        sha1=hashlib.sha1(cut.stream.encode("utf-8")).hexdigest(),
+        sha1=hashlib.sha1(cut.stream).hexdigest(),
         features=features_of(cut.values, params),
         words=cut.words,
         shingles=int(cut.values.shape[0]),

@@ -37,13 +37,13 @@ def resemblance(a: Shingled, b: Shingled) -> float:
     return float(np.intersect1d(left, right, assume_unique=True).size / union)
 
 
-def word_edit_distance(a: str, b: str) -> float:
+def word_edit_distance(a: str | bytes, b: str | bytes) -> float:
     """Levenshtein distance over words, as a fraction of the longer text."""
     left, right = a.split(), b.split()
     longest = max(len(left), len(right))
     if longest == 0:
         return 0.0
-    return Levenshtein.distance(left, right) / longest
+    return float(Levenshtein.distance(left, right) / longest)
 
 
 def compare(a: str, b: str, params: FingerprintParams = DEFAULT_PARAMS) -> Comparison:

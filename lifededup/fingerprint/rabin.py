@@ -125,22 +125,26 @@ def rabin_reference(data: bytes, poly: int) -> int:
 
 
 @lru_cache(maxsize=32)
-def times_x_tables(polys: tuple[int, ...], shift_bits: int) -> npt.NDArray[np.uint64]:
-    """Tables for multiplying a fingerprint by ``x^shift_bits`` mod each ``P``.
+def times_x_tables(polys: tuple[int, ...], shift_bits: int, count: int = 1) -> npt.NDArray[np.uint64]:
+    """Tables for multiplying a fingerprint by ``x^(shift_bits * m)`` mod each
+    ``P``, for ``m = 1 .. count`` at once.
 
     Multiplication by a fixed polynomial is linear over GF(2), so it is the xor
-    of what each byte contributes: ``T[k, j, b] = (b * x^(8j)) * x^shift mod P_k``.
-    Shape ``(len(polys), 8, 256)``.
+    of what each byte contributes:
+    ``T[k, j, b, m-1] = (b * x^(8j)) * x^(shift_bits * m) mod P_k``.
+    Shape ``(len(polys), 8, 256, count)``: one lookup of byte ``b`` fetches its
+    contribution to all ``count`` products.
     """
-    tables = np.zeros((len(polys), 8, 256), dtype=U64)
+    tables = np.zeros((len(polys), 8, 256, count), dtype=U64)
     bits = np.arange(256)
     for k, poly in enumerate(polys):
-        factor = polymod(1 << shift_bits, poly)
-        for j in range(8):
-            # linear in b: xor together what each set bit of b contributes
-            for bit in range(8):
-                unit = U64(mulmod(1 << (8 * j + bit), factor, poly))
-                tables[k, j, (bits >> bit) & 1 == 1] ^= unit
+        for m in range(count):
+            factor = polymod(1 << (shift_bits * (m + 1)), poly)
+            for j in range(8):
+                # linear in b: xor together what each set bit of b contributes
+                for bit in range(8):
+                    unit = U64(mulmod(1 << (8 * j + bit), factor, poly))
+                    tables[k, j, (bits >> bit) & 1 == 1, m] ^= unit
     tables.setflags(write=False)
     return tables
 
@@ -148,55 +152,64 @@ def times_x_tables(polys: tuple[int, ...], shift_bits: int) -> npt.NDArray[np.ui
 def apply_tables(
     values: npt.NDArray[np.uint64], tables: npt.NDArray[np.uint64]
 ) -> npt.NDArray[np.uint64]:
-    """Multiply every column ``k`` of ``values`` (shape ``(n, K)``) by the
-    polynomial that ``tables[k]`` encodes."""
-    n, k = values.shape
-    if tables.shape != (k, 8, 256):
-        raise ValueError(f"tables of shape {tables.shape} do not fit values with {k} columns")
-    flat = tables.reshape(k * 8 * 256)
-    base = (np.arange(k, dtype=np.intp) * (8 * 256))[None, :]
-    out = np.zeros((n, k), dtype=U64)
-    for j in range(8):
-        byte = ((values >> U64(8 * j)) & U64(0xFF)).astype(np.intp)
-        out ^= flat[base + j * 256 + byte]
+    """Multiply row ``k`` of ``values`` (shape ``(K, n)``) by each of the
+    ``count`` polynomials that ``tables[k]`` encodes (see
+    :func:`times_x_tables`): one table lookup per byte, xored together.
+    Returns shape ``(count, n, K)``: for each product, rows of ``K`` values."""
+    k, n = values.shape
+    if tables.shape[:3] != (k, 8, 256):
+        raise ValueError(f"tables of shape {tables.shape} do not fit {k} rows of values")
+    count = tables.shape[3]
+    # byte j of every value, contiguous: shape (K, 8, n); little-endian, so
+    # byte j holds the coefficients of x^(8j) .. x^(8j+7)
+    by_byte = np.ascontiguousarray(
+        np.ascontiguousarray(values).view(np.uint8).reshape(k, n, 8).transpose(0, 2, 1)
+    )
+    out = np.empty((count, n, k), dtype=U64)
+    for row in range(k):
+        acc = np.take(tables[row, 0], by_byte[row, 0], axis=0)  # (n, count)
+        for j in range(1, 8):
+            acc ^= np.take(tables[row, j], by_byte[row, j], axis=0)
+        out[:, :, row] = acc.T
     return out
+
+
+def _big_endian_at(buffer: npt.NDArray[np.uint8], offsets: npt.NDArray[np.intp]) -> npt.NDArray[np.uint64]:
+    """The 8 bytes at each offset, read as a big-endian integer (zeros past the end)."""
+    padded = np.zeros(buffer.size + 8, dtype=np.uint8)
+    padded[: buffer.size] = buffer
+    windows = np.ndarray((buffer.size + 1,), dtype=">u8", buffer=padded, strides=(1,))
+    return windows[offsets].astype(U64)
 
 
 def rabin_strings(
-    encoded: list[bytes], polys: tuple[int, ...], shift64: npt.NDArray[np.uint64]
+    buffer: npt.NDArray[np.uint8],
+    starts: npt.NDArray[np.intp],
+    lengths: npt.NDArray[np.intp],
+    polys: tuple[int, ...],
 ) -> npt.NDArray[np.uint64]:
-    """Rabin fingerprints of many byte strings under every polynomial at once.
+    """Rabin fingerprints of many byte strings (``buffer[start:start+length]``)
+    under every polynomial at once; shape ``(len(polys), n)``.
 
-    Each string is padded in front with zero bytes to a multiple of 8 (leading
-    zeros do not change a polynomial) and consumed 8 bytes at a time:
-    ``F <- F * x^64 + chunk``.  Strings are processed longest first, so the
-    strings still being read at step ``c`` are a prefix of the array.
-    ``shift64`` is ``times_x_tables(polys, 64)``.  Returns shape ``(n, K)``.
+    A string is read in 8-byte chunks, the first one short when the length is
+    not a multiple of 8 (as if padded in front with zero bytes, which do not
+    change a polynomial): ``F <- F * x^64 + chunk``.  A string of at most 8
+    bytes is already reduced: its fingerprint is itself.
     """
-    n, k = len(encoded), len(polys)
-    out = np.zeros((n, k), dtype=U64)
+    n, k = starts.size, len(polys)
     if n == 0:
-        return out
-    lengths = np.fromiter(map(len, encoded), dtype=np.intp, count=n)
+        return np.zeros((k, 0), dtype=U64)
     chunks = (lengths + 7) // 8
-    order = np.argsort(-chunks, kind="stable")
-    width = int(chunks[order[0]]) * 8
-    padded = np.zeros((n, width), dtype=np.uint8)
-    flat = np.frombuffer(b"".join(encoded[i] for i in order), dtype=np.uint8)
-    sorted_lengths = lengths[order]
-    row = np.repeat(np.arange(n), sorted_lengths)
-    starts = np.cumsum(sorted_lengths) - sorted_lengths
-    column = np.arange(flat.size) - np.repeat(starts, sorted_lengths)
-    column += np.repeat(chunks[order] * 8 - sorted_lengths, sorted_lengths)
-    padded[row, column] = flat
-    words = padded.view(">u8").astype(U64)  # (n, width/8), big-endian chunks
-    sorted_chunks = chunks[order]
-    state = np.zeros((n, k), dtype=U64)
-    for c in range(width // 8):
-        active = int(np.count_nonzero(sorted_chunks > c))
-        head = state[:active]
-        if c:
-            head = apply_tables(head, shift64)
-        state[:active] = head ^ words[:active, c][:, None]
-    out[order] = state
-    return out
+    head = lengths - 8 * (chunks - 1)  # bytes in the first chunk, 1..8
+    first = _big_endian_at(buffer, starts) >> (U64(8) * (8 - head).astype(U64))
+    state = np.repeat(first[None, :], k, axis=0)
+    shift = times_x_tables(polys, 64)
+    longer = np.flatnonzero(chunks > 1)
+    offset = starts + head
+    while longer.size:
+        chunk = _big_endian_at(buffer, offset[longer])
+        state[:, longer] = apply_tables(state[:, longer], shift)[0].T ^ chunk
+        offset[longer] += 8
+        chunks[longer] -= 1
+        longer = longer[chunks[longer] > 1]
+    return state

@@ -3,15 +3,17 @@
 
 Two outputs, for two purposes:
 
-* :func:`word_stream` -- NFKC, case-folded, every run of non-letters collapsed
-  to one space.  Its SHA-1 identifies exact copies, so it is *not* filtered: two
-  invoices that differ only in their numbers are not the same document.
+* :func:`stream_bytes` -- NFKC, case-folded, every run of characters that are
+  not letters or digits (of any script) collapsed to one space, as UTF-8.  Its
+  SHA-1 identifies exact copies, so it is *not* filtered: two invoices that
+  differ only in their numbers are not the same document.
 * :func:`terms` -- the word stream through the number, stop-word, stemming and
-  low-IDF filters; what gets shingled.
+  low-IDF filters, as ids into a vocabulary of distinct terms; what gets
+  shingled.
 
-Filters act on the vocabulary (each distinct word once), never word by word,
-so a long document costs one dictionary lookup per word and the filters cost
-per distinct word.
+Both are vectorised: the text is handled as a numpy byte array, words are told
+apart by 64-bit keys in a hash table, and every filter runs once per distinct
+term, never once per word.
 """
 
 from __future__ import annotations
@@ -30,26 +32,180 @@ import snowballstemmer
 from lifededup.config import FilterParams
 from lifededup.normalize.stopwords import stopwords_for
 
-__all__ = ["DocFrequencies", "Terms", "terms", "word_stream", "words"]
+__all__ = [
+    "DocFrequencies",
+    "Terms",
+    "Words",
+    "split_words",
+    "stream_bytes",
+    "terms",
+    "word_stream",
+    "words",
+]
+
+SPACE = 0x20
 
 # Scripts written without spaces between words: each ideograph or kana is a
 # word of its own, so that Chinese and Japanese text shingles at all.
 _UNSPACED = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])")
 # Anything that is not a letter or digit of some script separates words.
 _SEPARATORS = re.compile(r"[\W_]+")
+# The same rule for ASCII, as a byte translation table (letters folded to
+# lower case); it gives exactly what the regex path gives on ASCII text.
+_ASCII_FOLD = bytes(
+    (c | 0x20 if chr(c).isalpha() else c) if chr(c).isalnum() else SPACE for c in range(128)
+) + bytes([SPACE] * 128)
+# Text is folded in blocks so that one curly quote does not send a whole
+# document down the slow Unicode path.
+_BLOCK = 1 << 14
+
+
+def _fold_unicode(block: str) -> bytes:
+    folded = unicodedata.normalize("NFKC", block).casefold()
+    if not folded.isascii():
+        folded = _UNSPACED.sub(r" \1 ", folded)
+    return _SEPARATORS.sub(" ", folded).encode("utf-8")
+
+
+def _fold(block: str) -> bytes:
+    if block.isascii():
+        return block.encode("ascii").translate(_ASCII_FOLD)
+    return _fold_unicode(block)
+
+
+def _blocks(text: str) -> list[str]:
+    """Cut ``text`` at whitespace into blocks of about ``_BLOCK`` characters.
+
+    Cutting only at whitespace keeps every word, and every combining sequence
+    NFKC might compose, inside one block."""
+    out: list[str] = []
+    start = 0
+    while len(text) - start > _BLOCK:
+        cut = text.find("\n", start + _BLOCK)
+        if cut < 0 or cut - start > 4 * _BLOCK:
+            cut = text.find(" ", start + _BLOCK)
+        if cut < 0:
+            break
+        out.append(text[start:cut])
+        start = cut
+    out.append(text[start:])
+    return out
+
+
+def _collapse(raw: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """Runs of spaces to one space, none at either end."""
+    space = raw == SPACE
+    keep = ~space
+    keep[1:] |= ~space[:-1]
+    out = raw[keep]
+    if out.size and out[-1] == SPACE:
+        out = out[:-1]
+    return out
+
+
+def stream_array(text: str) -> npt.NDArray[np.uint8]:
+    """The standard word stream as a numpy array of UTF-8 bytes."""
+    if len(text) <= _BLOCK:
+        folded = _fold(text)
+    else:
+        folded = b" ".join(_fold(block) for block in _blocks(text))
+    return _collapse(np.frombuffer(folded, dtype=np.uint8))
+
+
+def stream_bytes(text: str) -> bytes:
+    """The standard word stream: words of any script, one space between them."""
+    return stream_array(text).tobytes()
 
 
 def word_stream(text: str) -> str:
-    """The standard word stream: words of any script, separated by one space."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    if not folded.isascii():
-        folded = _UNSPACED.sub(r" \1 ", folded)
-    return _SEPARATORS.sub(" ", folded).strip()
+    return stream_bytes(text).decode("utf-8")
 
 
 def words(text: str) -> list[str]:
     stream = word_stream(text)
     return stream.split(" ") if stream else []
+
+
+@dataclass(frozen=True)
+class Words:
+    """A word stream cut into words: byte offsets and a 64-bit key per word."""
+
+    stream: npt.NDArray[np.uint8]
+    starts: npt.NDArray[np.intp]
+    lengths: npt.NDArray[np.intp]
+    keys: npt.NDArray[np.uint64]
+
+    def __len__(self) -> int:
+        return int(self.starts.size)
+
+
+# Low bytes of a little-endian word of n bytes (n = 0..8).
+_LOW_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+# Odd multipliers for mixing the 8-byte chunks of longer words (splitmix64's).
+_MIX_A = np.uint64(0xBF58476D1CE4E5B9)
+_MIX_B = np.uint64(0x94D049BB133111EB)
+
+
+def _word_keys(
+    stream: npt.NDArray[np.uint8], starts: npt.NDArray[np.intp], lengths: npt.NDArray[np.intp]
+) -> npt.NDArray[np.uint64]:
+    """A 64-bit key per word: its own bytes when it has at most 8 (exact, so
+    short words can never collide), a splitmix-style hash of its 8-byte chunks
+    otherwise."""
+    padded = np.zeros(stream.size + 8, dtype=np.uint8)
+    padded[: stream.size] = stream
+    window = np.ndarray((stream.size + 1,), dtype="<u8", buffer=padded, strides=(1,))
+    keys = window[starts] & _LOW_BYTES[np.minimum(lengths, 8)]
+    long_words = np.flatnonzero(lengths > 8)
+    offset = 8
+    while long_words.size:
+        chunk = window[starts[long_words] + offset]
+        chunk &= _LOW_BYTES[np.minimum(lengths[long_words] - offset, 8)]
+        mixed = (keys[long_words] ^ chunk) * _MIX_A
+        mixed ^= mixed >> np.uint64(31)
+        keys[long_words] = (mixed * _MIX_B) ^ np.uint64(offset)
+        offset += 8
+        long_words = long_words[lengths[long_words] > offset]
+    return keys
+
+
+def split_words(stream: npt.NDArray[np.uint8]) -> Words:
+    if stream.size == 0:
+        empty = np.zeros(0, dtype=np.intp)
+        return Words(stream, empty, empty, np.zeros(0, dtype=np.uint64))
+    spaces = np.flatnonzero(stream == SPACE)
+    starts = np.empty(spaces.size + 1, dtype=np.intp)
+    starts[0] = 0
+    starts[1:] = spaces + 1
+    ends = np.empty_like(starts)
+    ends[:-1] = spaces
+    ends[-1] = stream.size
+    lengths = ends - starts
+    return Words(stream, starts, lengths, _word_keys(stream, starts, lengths))
+
+
+def first_occurrence(keys: npt.NDArray[np.uint64]) -> npt.NDArray[np.intp]:
+    """For each position, a position holding the same key (the same one for
+    all equal keys): open addressing with linear probing, vectorised over all
+    positions still looking for their slot."""
+    n = keys.size
+    bits = max(4, (2 * n).bit_length())
+    mask = (1 << bits) - 1
+    owner = np.full(1 << bits, -1, dtype=np.intp)
+    # Fibonacci hashing: the top bits of key * 2^64/phi spread any keys evenly.
+    slot = ((keys * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)).astype(np.intp)
+    rep = np.empty(n, dtype=np.intp)
+    pending = np.arange(n, dtype=np.intp)
+    while pending.size:
+        tried = slot[pending]
+        free = owner[tried] == -1
+        owner[tried[free]] = pending[free]
+        holder = owner[tried]
+        found = keys[holder] == keys[pending]
+        rep[pending[found]] = holder[found]
+        pending = pending[~found]
+        slot[pending] = (slot[pending] + 1) & mask
+    return rep
 
 
 @dataclass(frozen=True)
@@ -67,16 +223,35 @@ class DocFrequencies:
 
 @dataclass(frozen=True)
 class Terms:
-    """A filtered word stream as ids into its own vocabulary."""
+    """A filtered word stream: ``ids`` index a vocabulary of distinct terms,
+    each given by its UTF-8 bytes in ``buffer``.  Every vocabulary entry
+    occurs in ``ids``."""
 
-    vocab: list[str]
-    ids: npt.NDArray[np.int32]
+    buffer: npt.NDArray[np.uint8]
+    starts: npt.NDArray[np.intp]
+    lengths: npt.NDArray[np.intp]
+    ids: npt.NDArray[np.intp]
 
     def __len__(self) -> int:
         return int(self.ids.size)
 
+    @property
+    def vocab(self) -> list[str]:
+        raw = self.buffer.tobytes()
+        return [
+            raw[s : s + n].decode("utf-8")
+            for s, n in zip(self.starts.tolist(), self.lengths.tolist())
+        ]
+
     def as_words(self) -> list[str]:
-        return [self.vocab[i] for i in self.ids.tolist()]
+        vocab = self.vocab
+        return [vocab[i] for i in self.ids.tolist()]
+
+
+@lru_cache(maxsize=8)
+def _keys_of(vocab: frozenset[str]) -> npt.NDArray[np.uint64]:
+    stream = np.frombuffer(" ".join(sorted(vocab)).encode("utf-8"), dtype=np.uint8)
+    return np.unique(split_words(stream).keys)
 
 
 @lru_cache(maxsize=4)
@@ -84,45 +259,76 @@ def _stemmer(language: str) -> snowballstemmer.stemmer:
     return snowballstemmer.stemmer(language)
 
 
+_DIGIT = np.zeros(256, dtype=bool)
+_DIGIT[ord("0") : ord("9") + 1] = True
+
+
 def _keep_mask(
-    vocab: list[str], filters: FilterParams, max_chars: int, doc_freq: DocFrequencies | None
+    found: Words,
+    vocab: npt.NDArray[np.intp],
+    filters: FilterParams,
+    max_bytes: int,
+    doc_freq: DocFrequencies | None,
 ) -> npt.NDArray[np.bool_]:
-    keep = np.fromiter((len(w) <= max_chars for w in vocab), dtype=bool, count=len(vocab))
+    lengths = found.lengths[vocab]
+    keep = lengths <= max_bytes
     if filters.numbers:
-        keep &= ~np.fromiter(map(str.isnumeric, vocab), dtype=bool, count=len(vocab))
+        # NFKC has already folded full-width and other compatibility digits to
+        # ASCII; a term made only of digits is a number.
+        digits = np.concatenate(([0], np.cumsum(_DIGIT[found.stream])))
+        starts = found.starts[vocab]
+        keep &= digits[starts + lengths] - digits[starts] != lengths
     if filters.stopwords:
-        stop = stopwords_for(filters.language)
-        keep &= ~np.fromiter(map(stop.__contains__, vocab), dtype=bool, count=len(vocab))
+        keep &= ~np.isin(found.keys[vocab], _keys_of(stopwords_for(filters.language)))
     if filters.idf is not None:
         if doc_freq is None:
             raise ValueError("the low-IDF filter needs document frequencies (doc_freq)")
-        threshold = filters.idf
-        keep &= np.fromiter(
-            (doc_freq.idf(w) >= threshold for w in vocab), dtype=bool, count=len(vocab)
-        )
+        texts = _decode(found, vocab)
+        keep &= np.fromiter((doc_freq.idf(w) >= filters.idf for w in texts), dtype=bool, count=len(texts))
     return keep
 
 
+def _decode(found: Words, vocab: npt.NDArray[np.intp]) -> list[str]:
+    raw = found.stream.tobytes()
+    return [
+        raw[s : s + n].decode("utf-8")
+        for s, n in zip(found.starts[vocab].tolist(), found.lengths[vocab].tolist())
+    ]
+
+
+def _stemmed(found: Words, vocab: npt.NDArray[np.intp], language: str) -> tuple[Terms, npt.NDArray[np.intp]]:
+    """Stems of the vocabulary as a new vocabulary, and the map old id -> new id."""
+    stems = _stemmer(language).stemWords(_decode(found, vocab))
+    distinct = list(dict.fromkeys(stems))
+    index = dict(zip(distinct, range(len(distinct))))
+    remap = np.fromiter(map(index.__getitem__, stems), dtype=np.intp, count=len(stems))
+    encoded = [s.encode("utf-8") for s in distinct]
+    lengths = np.fromiter(map(len, encoded), dtype=np.intp, count=len(encoded))
+    starts = np.cumsum(lengths) - lengths
+    buffer = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    return Terms(buffer, starts, lengths, np.zeros(0, dtype=np.intp)), remap
+
+
 def terms(
-    stream_words: list[str],
+    stream: npt.NDArray[np.uint8],
     filters: FilterParams,
-    max_chars: int,
+    max_bytes: int,
     doc_freq: DocFrequencies | None = None,
+    found: Words | None = None,
 ) -> Terms:
-    """Filter a word list (from :func:`words`) into shingling terms."""
-    vocab = list(dict.fromkeys(stream_words))
-    index = dict(zip(vocab, range(len(vocab))))
-    ids = np.fromiter(map(index.__getitem__, stream_words), dtype=np.int32, count=len(stream_words))
-    keep = _keep_mask(vocab, filters, max_chars, doc_freq)
+    """Filter a word stream (from :func:`stream_array`) into shingling terms."""
+    found = found if found is not None else split_words(stream)
+    rep = first_occurrence(found.keys)
+    vocab = np.flatnonzero(rep == np.arange(rep.size))  # one position per distinct word
+    keep = _keep_mask(found, vocab, filters, max_bytes, doc_freq)
+    kept = vocab[keep]
+    # old vocabulary position -> new term id, or -1 when filtered out
+    new_id = np.full(rep.size, -1, dtype=np.intp)
     if filters.stem:
-        stems = _stemmer(filters.language).stemWords(vocab)
-        stem_vocab = list(dict.fromkeys(s for s, k in zip(stems, keep) if k))
-        stem_index = dict(zip(stem_vocab, range(len(stem_vocab))))
-        remap = np.array([stem_index.get(s, -1) if k else -1 for s, k in zip(stems, keep)], dtype=np.int32)
-        vocab = stem_vocab
-    else:
-        remap = np.full(len(keep), -1, dtype=np.int32)
-        remap[keep] = np.arange(int(keep.sum()), dtype=np.int32)
-        vocab = [w for w, k in zip(vocab, keep) if k]
-    mapped = remap[ids] if ids.size else ids
-    return Terms(vocab=vocab, ids=mapped[mapped >= 0].astype(np.int32, copy=False))
+        stemmed, remap = _stemmed(found, kept, filters.language)
+        new_id[kept] = remap
+        ids = new_id[rep]
+        return Terms(stemmed.buffer, stemmed.starts, stemmed.lengths, ids[ids >= 0])
+    new_id[kept] = np.arange(kept.size, dtype=np.intp)
+    ids = new_id[rep]
+    return Terms(stream, found.starts[kept], found.lengths[kept], ids[ids >= 0])
