@@ -172,3 +172,25 @@ def test_eval_command_errors_are_actionable(tmp_path: Path) -> None:
 
 def test_format_table_lines_up() -> None:
     assert format_table([]).splitlines()[0].startswith("detector"), "the header comes first"
+
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_corpus"
+
+
+def test_eval_on_the_sample_corpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's table: ``lifededup eval`` with its defaults, from the top
+    of the checkout, on the sample corpus and its ground truth."""
+    monkeypatch.chdir(SAMPLE.parent)
+    result = CliRunner().invoke(main, ["eval", "--json"])
+    assert result.exit_code == 0, f"lifededup eval on sample_corpus/ failed:\n{result.output}"
+    rows = {row["detector"].partition(":")[0]: row for row in map(json.loads, result.stdout.splitlines())}
+    assert set(rows) == set(DETECTOR_NAMES), f"rows for {sorted(rows)}"
+    shingles = rows["shingles"]
+    # the paper's promise: conservative clusters with no false positives, every
+    # member within 30% word edit distance of the others (seeds/000 Fig. 4)
+    assert shingles["precision"] == 1.0, f"the default detector joined unrelated items: {shingles}"
+    assert shingles["recall"] >= 0.7, f"the default detector found too few duplicates: {shingles}"
+    assert shingles["max_edit_distance"] < 0.3, f"a cluster spans {shingles['max_edit_distance']:.0%} of words"
+    # Kolcz (seeds/002): random lexicons raise I-Match's recall
+    assert rows["imatch-lex"]["recall"] > rows["imatch"]["recall"], f"{rows['imatch']} vs {rows['imatch-lex']}"
+    assert rows["bytes8"]["bytes_per_doc"] < rows["shingles"]["bytes_per_doc"], "8 bytes must be smaller than 48"

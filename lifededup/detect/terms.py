@@ -54,7 +54,8 @@ class CollectionStatistics:
         if self.documents < 2:
             return np.ones(values.size)
         df = np.fromiter((self.frequencies.get(v, 1) for v in values.tolist()), dtype=np.float64, count=values.size)
-        return np.log(self.documents / np.maximum(df, 1.0)) / np.log(self.documents)
+        nidf: npt.NDArray[np.float64] = np.log(self.documents / np.maximum(df, 1.0)) / np.log(self.documents)
+        return nidf
 
 
 def collection_statistics(
