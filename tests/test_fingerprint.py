@@ -69,6 +69,8 @@ spaces = st.sampled_from([" ", "  ", "\t", "\n", "\r\n", " \n\n ", "\u00a0", "\u
 @settings(max_examples=150, deadline=None)
 @given(words_strategy, st.data())
 def test_whitespace_and_case_do_not_change_the_fingerprint(words: list[str], data: st.DataObject) -> None:
+    # Case changes that case folding undoes (not, e.g., dotless i -> I -> i).
+    words = [w for w in words if w.upper().casefold() == w.casefold()]
     plain = " ".join(words)
     gaps = [data.draw(spaces) for _ in words]
     respaced_upper = "".join(w + g for w, g in zip(words, gaps)).upper()
