@@ -61,7 +61,9 @@ _BLOCK = 1 << 14
 
 
 def _fold_unicode(block: str) -> bytes:
-    folded = unicodedata.normalize("NFKC", block).casefold()
+    # NFKC_Casefold: case folding can undo NFKC's composition (Greek "ΰ"
+    # folds to three code points), so normalise again after folding.
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", block).casefold())
     if not folded.isascii():
         folded = _UNSPACED.sub(r" \1 ", folded)
     return _SEPARATORS.sub(" ", folded).encode("utf-8")
