@@ -1,0 +1,89 @@
+"""PDF on real files (LibreOffice exports in sample_corpus/): both engines, bad PDFs, layout removal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lifededup.extract import CorruptFile, EncryptedFile, NoTextLayer, extract
+from lifededup.extract.layout import clean_pages, dehyphenate, strip_running_lines
+from lifededup.extract.pdf import parse_pdf_date, read_pages
+from lifededup.fingerprint.compare import compare
+
+CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
+MINUTES = CORPUS / "Documents/residents-minutes/PDF/residents-minutes-v1.pdf"
+
+
+def test_pdf_text_title_date_and_no_running_lines() -> None:
+    got = extract(MINUTES)
+    assert got.title == "Elm Court Residents' Association: Minutes of the Spring Meeting", got.title
+    assert got.metadata["engine"] == "pypdfium2" and int(got.metadata["pages"]) >= 2, got.metadata
+    assert got.doc_date is not None
+    assert "Page 1" not in got.text and "Page 2" not in got.text, "page numbers must go"
+    heading = "Elm Court Residents' Association: Minutes of the Spring Meeting"
+    assert got.text.count(heading) == 1, f"the running header must go, the heading stay: {got.text.count(heading)}"
+
+
+def test_both_engines_read_the_same_words() -> None:
+    from lifededup.extract.pdf import _pages_pdfminer, _pages_pdfium
+
+    data = MINUTES.read_bytes()
+    fast, _ = _pages_pdfium(data)
+    slow, _ = _pages_pdfminer(data)
+    result = compare(clean_pages(fast), clean_pages(slow))
+    assert result.resemblance >= 0.98, f"pypdfium2 and pdfminer.six disagree: {result}"
+
+
+def test_pdf_named_txt_is_read_as_pdf() -> None:
+    got = extract(CORPUS / "Downloads/portugal plan.txt")
+    assert got.mime == "application/pdf" and "Peneda-Gerês" in got.text, got.mime
+
+
+def test_encrypted_pdf() -> None:
+    with pytest.raises(EncryptedFile) as caught:
+        extract(CORPUS / "Bad files/minutes (password protected).pdf")
+    assert caught.value.status == "encrypted"
+
+
+def test_scan_without_text_layer() -> None:
+    with pytest.raises(NoTextLayer, match="no text layer"):
+        extract(CORPUS / "Bad files/scanned letter.pdf")
+
+
+def test_truncated_pdf_names_both_engines() -> None:
+    with pytest.raises(CorruptFile) as caught:
+        extract(CORPUS / "Bad files/truncated download.pdf")
+    assert "pypdfium2" in str(caught.value) and "pdfminer.six" in str(caught.value), caught.value
+
+
+def test_read_pages_falls_back_to_pdfminer_when_pdfium_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
+    import lifededup.extract.pdf as pdf
+
+    monkeypatch.setattr(pdf, "pdfium", None)  # as on a machine without the pypdfium2 wheel
+    pages, meta, engine = read_pages(MINUTES.read_bytes())
+    assert engine == "pdfminer.six" and len(pages) >= 2 and meta.get("Title"), (engine, meta)
+
+
+def test_running_headers_page_numbers_hyphens() -> None:
+    bodies = [["The committee met in the spring.", "It agreed to mend the shed roof.", "The vote was unan-",
+               "imous after a short debate."],
+              ["The treasurer reported a surplus.", "Seed orders rose again this year.", "Rents stay the same."],
+              ["The open day is in July.", "Volunteers should speak to the secretary.", "Thanks to all."]]
+    pages = ["\n".join(["Garden Club Report", *body, f"Page {n} of 3"]) for n, body in enumerate(bodies, 1)]
+    got = strip_running_lines(pages)
+    assert got == ["\n".join(body) for body in bodies], got
+    assert dehyphenate("exam-\nple and well-\nKnown") == "example and well-\nKnown"
+    text = clean_pages(pages)
+    assert text.startswith("The committee met in the spring. It agreed to mend the shed roof. The vote was "
+                           "unanimous after a short debate."), text
+
+
+def test_a_single_page_keeps_its_lines() -> None:
+    assert strip_running_lines(["Title\nBody"]) == ["Title\nBody"]
+
+
+def test_pdf_dates() -> None:
+    got = parse_pdf_date("D:20240131093000+01'00'")
+    assert got is not None and got.isoformat() == "2024-01-31T09:30:00+01:00", got
+    assert parse_pdf_date("garbage") is None
