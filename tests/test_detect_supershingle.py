@@ -10,11 +10,13 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lifededup.detect import EightBytes, SuperShingles
 from lifededup.detect.eightbytes import lead_bytes
 from lifededup.detect.permutation import permutation_keys, permute
-from lifededup.fingerprint import features_of, shingle
+from lifededup.fingerprint import features_of, fingerprint, shingle
 
 UNION = 400
 PAIRS = 300
@@ -89,3 +91,15 @@ def test_eight_bytes_are_eight_bytes() -> None:
     detector = EightBytes()
     assert detector.size(detector.signature(text)) == 8, "the 8-byte variant must store 8 bytes a document"
     assert SuperShingles().size(SuperShingles().signature(text)) == 48, "6 features of 8 bytes (seeds/001)"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["Straße", "STRASSE", "ﬁle", "Ǆemal", "naïve", "résumé", "word", "Ωmega", "x²"]),
+                min_size=0, max_size=120))
+def test_the_default_detector_is_the_fingerprint_stage(words: list[str]) -> None:
+    """The store keeps the fingerprint stage's SHA-1 and features; the default
+    detector must give the very same, or the two would disagree on duplicates."""
+    text = " ".join(words)
+    want = fingerprint(text)
+    got = SuperShingles().signature(text)
+    assert (got.sha1, got.body) == (want.sha1, want.features), f"detector and fingerprint stage differ on {text!r}"

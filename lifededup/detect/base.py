@@ -66,10 +66,8 @@ class Detector(ABC, Generic[Body]):
     name: ClassVar[str]
 
     @abstractmethod
-    def sketch(self, stream: str) -> Body | None:
-        """The detector's own sketch of a standard word stream (``None``: too
-        short).  A stream is a text through :func:`word_stream`, which is
-        idempotent, so a sketch may also be given raw text."""
+    def sketch(self, text: str) -> Body | None:
+        """The detector's own sketch of ``text`` (``None``: too short for it)."""
 
     @abstractmethod
     def body_keys(self, body: Body) -> list[IndexKey]:
@@ -94,9 +92,8 @@ class Detector(ABC, Generic[Body]):
 
     def signature(self, text: str) -> Signature[Body]:
         """The sketch, and the SHA-1 the fingerprint stage gives exact copies."""
-        stream = word_stream(text)
-        sha1 = hashlib.sha1(stream.encode("utf-8")).hexdigest()
-        return Signature(sha1=sha1, body=self.sketch(stream))
+        sha1 = hashlib.sha1(word_stream(text).encode("utf-8")).hexdigest()
+        return Signature(sha1=sha1, body=self.sketch(text))
 
     def keys(self, signature: Signature[Body]) -> list[IndexKey]:
         exact = (EXACT_SLOT, signed64(bytes.fromhex(signature.sha1)))

@@ -49,8 +49,8 @@ class EightBytes(Detector[bytes]):
     def spec(self) -> str:
         return f"{self.name}:{self.threshold}"
 
-    def sketch(self, stream: str) -> bytes | None:
-        features = fingerprint(stream, self.params, self.doc_freq).features
+    def sketch(self, text: str) -> bytes | None:
+        features = fingerprint(text, self.params, self.doc_freq).features
         return None if features is None else lead_bytes(features)
 
     def body_keys(self, body: bytes) -> list[IndexKey]:

@@ -85,15 +85,15 @@ class IMatch(Detector[tuple[bytes, ...]]):
     def spec(self) -> str:
         return f"{self.name}:{self.lexicons}" if self.lexicons else self.name
 
-    def significant(self, stream: str) -> npt.NDArray[np.uint64]:
+    def significant(self, text: str) -> npt.NDArray[np.uint64]:
         """The sorted distinct term values that survive the filters and the IDF cut."""
-        values = term_counts(stream, self.params).values
+        values = term_counts(text, self.params).values
         if self.statistics is None:
             return values
         return values[self.statistics.normalized_idf(values) >= self.min_nidf]
 
-    def sketch(self, stream: str) -> tuple[bytes, ...] | None:
-        values = self.significant(stream)
+    def sketch(self, text: str) -> tuple[bytes, ...] | None:
+        values = self.significant(text)
         if values.size == 0:
             return None
         member = np.ones((1 + self.lexicons, values.size), dtype=bool)

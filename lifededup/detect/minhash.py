@@ -95,9 +95,9 @@ class MinHashLSH(Detector[Signature]):
     def spec(self) -> str:
         return f"{self.name}:{self.bands}x{self.rows}:{self.threshold:g}"
 
-    def sketch(self, stream: str) -> Signature | None:
+    def sketch(self, text: str) -> Signature | None:
         # one polynomial: every shingle value, of any array shape, is one column
-        values = shingle(stream, self.params, self.doc_freq).values.ravel()
+        values = shingle(text, self.params, self.doc_freq).values.ravel()
         return minhash(values, self.bands * self.rows, self.seed)
 
     def body_keys(self, body: Signature) -> list[IndexKey]:

@@ -82,8 +82,8 @@ class SimHash(Detector[int]):
     def spec(self) -> str:
         return f"{self.name}:{self.distance}"
 
-    def sketch(self, stream: str) -> int | None:
-        found = term_counts(stream, self.params)
+    def sketch(self, text: str) -> int | None:
+        found = term_counts(text, self.params)
         if len(found) == 0:
             return None
         # features are the terms, weighted by how often they occur; their

@@ -29,8 +29,8 @@ class SuperShingles(Detector[tuple[int, ...]]):
     def spec(self) -> str:
         return f"{self.name}:{self.params.threshold}"
 
-    def sketch(self, stream: str) -> tuple[int, ...] | None:
-        return fingerprint(stream, self.params, self.doc_freq).features
+    def sketch(self, text: str) -> tuple[int, ...] | None:
+        return fingerprint(text, self.params, self.doc_freq).features
 
     def body_keys(self, body: tuple[int, ...]) -> list[IndexKey]:
         # a pair sharing `threshold` >= 1 features shares at least one

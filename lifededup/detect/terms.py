@@ -35,9 +35,9 @@ class TermCounts:
         return int(self.values.size)
 
 
-def term_counts(stream: str, params: FingerprintParams = DEFAULT_PARAMS) -> TermCounts:
+def term_counts(text: str, params: FingerprintParams = DEFAULT_PARAMS) -> TermCounts:
     one_term = replace(params, shingle_words=1, features=1, threshold=1)
-    values, counts = np.unique(shingle(stream, one_term).values.ravel(), return_counts=True)
+    values, counts = np.unique(shingle(text, one_term).values.ravel(), return_counts=True)
     return TermCounts(values=values, counts=counts.astype(np.int64))
 
 
@@ -59,13 +59,13 @@ class CollectionStatistics:
 
 
 def collection_statistics(
-    streams: Iterable[str], params: FingerprintParams = DEFAULT_PARAMS
+    texts: Iterable[str], params: FingerprintParams = DEFAULT_PARAMS
 ) -> CollectionStatistics:
     """Term document frequencies of a collection, read in a first pass over
     it: the two-pass way of getting I-Match's statistics (seeds/002)."""
     frequencies: Counter[int] = Counter()
     documents = 0
-    for stream in streams:
+    for text in texts:
         documents += 1
-        frequencies.update(term_counts(stream, params).values.tolist())
+        frequencies.update(term_counts(text, params).values.tolist())
     return CollectionStatistics(documents=documents, frequencies=dict(frequencies))

@@ -98,7 +98,7 @@ def score(spec: str, corpus: Corpus, truth: Truth) -> Score:
     """One detector's row of the table."""
     names = list(corpus.texts)
     streams = {n: word_stream(corpus.texts[n]) for n in names}
-    statistics = collection_statistics(streams.values()) if needs_statistics(spec) else None
+    statistics = collection_statistics(corpus.texts.values()) if needs_statistics(spec) else None
     detector = make_detector(spec, statistics)
     if names:
         # one untimed signature first: tables and polynomials are made once per
