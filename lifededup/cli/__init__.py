@@ -25,6 +25,7 @@ def main() -> None:
 def _register() -> None:
     # Each command group lives in its own module; importing it adds its commands.
     from lifededup.cli import fingerprint  # noqa: F401
+    from lifededup.cli import store  # noqa: F401
     from lifededup.cli import eval  # noqa: F401
 
 

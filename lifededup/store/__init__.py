@@ -24,8 +24,12 @@ Public API (everything else in this package is internal):
     Every write keeps the cluster invariants (``check_store`` verifies them).
 
 Queries (``queries.py``): ``collapse_sql(results_sql)`` wraps a SELECT of
-``(id, rank)`` into the paper's step 9 (one row per cluster, ``hidden``
-members counted); ``clusters(store)``, ``explain(store, item)``.
+``id, rank`` (lower rank better, like bm25) into the paper's step 9: one row
+per cluster (its best-ranked result) with ``hidden`` = other results of that
+cluster.  ``clusters(store, min_size=2, limit=None) -> list[Cluster]``
+(largest first), ``explain(store, id_or_path) -> Explanation`` (shared
+features and exact resemblance of each member with the representative),
+``find_item(store, id_or_path) -> ItemSummary``.
 ``check_store(store) -> list[Problem]``: the invariants and SQLite's own checks.
 
 Errors: ``StoreError`` and its subclasses ``StoreNotFound``, ``StoreTooNew``,
@@ -37,6 +41,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lifededup.store.check import Problem, check_store
 from lifededup.store.clustering import METHODS, Method
 from lifededup.store.errors import (
     ItemNotFound,
@@ -48,11 +53,31 @@ from lifededup.store.errors import (
 )
 from lifededup.store.models import FEATURE_COLUMNS
 from lifededup.store.opening import ENV_VAR, default_path, open_engine, resolve
+from lifededup.store.queries import (
+    Cluster,
+    Explanation,
+    ItemSummary,
+    Reason,
+    clusters,
+    collapse_sql,
+    explain,
+    find_item,
+)
 from lifededup.store.records import ItemRecord
 from lifededup.store.store import Store
 
 __all__ = [
+    "Cluster",
     "ENV_VAR",
+    "Explanation",
+    "ItemSummary",
+    "Problem",
+    "Reason",
+    "check_store",
+    "clusters",
+    "collapse_sql",
+    "explain",
+    "find_item",
     "FEATURE_COLUMNS",
     "METHODS",
     "ItemNotFound",

@@ -140,11 +140,17 @@ def _configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
         # Belt and braces over mode=ro: no statement may change any file,
         # not even an ATTACHed one.
         conn.execute("PRAGMA query_only = ON")
+        # ATTACH would open (and create) another file; a reader has no need.
+        conn.set_authorizer(_deny_attach)
         return
     conn.execute("PRAGMA journal_mode = WAL")
     # WAL + NORMAL: a commit survives a crash of the program; only a power cut
     # may lose the last commits, never consistency (SQLite docs, "WAL").
     conn.execute("PRAGMA synchronous = NORMAL")
+
+
+def _deny_attach(action: int, *_: object) -> int:
+    return sqlite3.SQLITE_DENY if action == sqlite3.SQLITE_ATTACH else sqlite3.SQLITE_OK
 
 
 def current_revision(engine: Engine) -> str | None:

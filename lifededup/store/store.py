@@ -242,13 +242,28 @@ class Store:
             clustering.recluster(conn, self._threshold(conn), method)
 
     def execute(self, sql: str, params: dict[str, object] | None = None) -> tuple[list[str], list[tuple[object, ...]]]:
-        """Run one SQL statement as given; return column names and rows.  On a
+        """Run one SQL statement as given; return column names and rows.
+
+        Inside ``transaction()`` it joins that transaction; otherwise it runs
+        on its own as SQLite runs a single statement (so VACUUM works).  On a
         read-only store SQLite itself refuses any change."""
-        with self.transaction() as conn:
-            result = conn.exec_driver_sql(sql, params or {})
+        if self._conn is not None:
+            result = self._conn.exec_driver_sql(sql, params or {})
             if not result.returns_rows:
                 return [], []
             return list(result.keys()), [tuple(r) for r in result]
+        raw = self.engine.raw_connection()
+        try:
+            cursor = raw.cursor()
+            try:
+                cursor.execute(sql, params or {})
+                rows = [tuple(r) for r in cursor.fetchall()]
+                columns = [d[0] for d in cursor.description or ()]
+            finally:
+                cursor.close()
+        finally:
+            raw.close()
+        return columns, rows
 
 
 def _fingerprint_row(item_id: int, fingerprint: Fingerprint) -> dict[str, object]:

@@ -1,0 +1,210 @@
+"""``lifededup sql``, ``dups``, ``show``, ``check`` and ``recluster``: the
+store's clusters and tables, for people and for scripts."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+import sys
+from typing import Any
+
+import click
+from sqlalchemy.exc import DBAPIError
+
+from lifededup.cli import main
+from lifededup.cli.options import db_option, opened_store
+from lifededup.store import METHODS, Method, check_store, clusters, explain
+from lifededup.store.queries import Explanation
+
+
+def _cell(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def _print_table(columns: list[str], rows: list[tuple[object, ...]]) -> None:
+    cells = [[_cell(v) for v in row] for row in rows]
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+    click.echo("  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip())
+    click.echo("  ".join("-" * w for w in widths))
+    for row in cells:
+        click.echo("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip())
+
+
+@main.command("sql")
+@click.argument("query")
+@click.option("--json", "as_json", is_flag=True, help="Rows as a JSON list of objects.")
+@click.option("--csv", "as_csv", is_flag=True, help="Rows as CSV with a header line.")
+@click.option("--write", is_flag=True, help="Open the store writable, to change it deliberately.")
+@db_option
+def sql_command(query: str, as_json: bool, as_csv: bool, write: bool, db: str | None) -> None:
+    """Run one SQL statement against the store and print the rows.
+
+    The store is opened read-only unless --write is given: SQLite itself
+    refuses INSERT, UPDATE, DELETE, DROP and the rest, and the file is left
+    untouched. The README lists the tables (items, fingerprints, clusters,
+    items_fts, ...) and the views (cluster_sizes, representatives,
+    collapsed_items).
+
+    \b
+    Example:
+      lifededup sql "SELECT cluster_id, members FROM cluster_sizes ORDER BY members DESC LIMIT 5"
+      lifededup sql --csv "SELECT path, title FROM items WHERE kind = 'email'" > mail.csv
+    """
+    if as_json and as_csv:
+        raise click.UsageError("choose one of --json and --csv")
+    with opened_store(db, readonly=not write) as store:
+        try:
+            columns, rows = store.execute(query)
+        except (sqlite3.Error, DBAPIError) as exc:
+            raise click.ClickException(_sql_error(exc, write)) from exc
+    if as_json:
+        click.echo(json.dumps([dict(zip(columns, r)) for r in rows], indent=2, default=str))
+    elif as_csv:
+        writer = csv.writer(sys.stdout)
+        writer.writerow(columns)
+        writer.writerows(rows)
+    elif columns:
+        _print_table(columns, rows)
+
+
+def _sql_error(exc: Exception, write: bool) -> str:
+    reason = str(getattr(exc, "orig", None) or exc)
+    if not write and any(word in reason for word in ("readonly", "read-only", "query_only", "authoriz")):
+        return (f"the store is open read-only, so SQLite refused to change it ({reason}); "
+                "nothing was changed. Add --write if you mean to change it.")
+    return f"SQL error: {reason}"
+
+
+@main.command("dups")
+@click.option("--json", "as_json", is_flag=True, help="One JSON document: a list of clusters.")
+@click.option("--limit", type=click.IntRange(1), default=None, help="Show only the N largest clusters.")
+@click.option("--min-size", type=click.IntRange(2), default=2, show_default=True,
+              help="Smallest cluster to show.")
+@db_option
+def dups_command(as_json: bool, limit: int | None, min_size: int, db: str | None) -> None:
+    """List clusters of copies and near-copies, largest first.
+
+    Each cluster is shown under its representative (the item search shows);
+    the indented lines are the members a collapsed search hides.
+
+    \b
+    Example:
+      lifededup dups --limit 10
+      lifededup dups --json | jq '.[0].members[].path'
+    """
+    with opened_store(db, readonly=True) as store:
+        found = clusters(store, min_size=min_size, limit=limit)
+    if as_json:
+        click.echo(json.dumps([c.to_dict() for c in found], indent=2))
+        return
+    if not found:
+        click.echo("no clusters of copies found")
+    for cluster in found:
+        rep = cluster.representative
+        click.echo(f"cluster {cluster.cluster_id} ({len(cluster.members)} items)")
+        click.echo(f"  * {rep.id:>7}  {_name(rep.path, rep.part)}")
+        for member in cluster.members[1:]:
+            click.echo(f"    {member.id:>7}  {_name(member.path, member.part)}")
+
+
+def _name(path: str, part: str) -> str:
+    return f"{path} #{part}" if part else path
+
+
+@main.command("show")
+@click.argument("item")
+@click.option("--json", "as_json", is_flag=True, help="The explanation as one JSON object.")
+@db_option
+def show_command(item: str, as_json: bool, db: str | None) -> None:
+    """Show an item (by id or path), its cluster, and why each member is there.
+
+    For each member: whether it is an exact copy (same SHA-1 of the
+    normalized text), how many of the 6 features it shares with the
+    representative (2 make a near copy), and the exact resemblance of their
+    shingle sets and their word edit distance (seeds/000 section 3.1).
+
+    \b
+    Example:
+      lifededup show ~/Documents/report-v2.docx
+      lifededup show 42 --json
+    """
+    with opened_store(db, readonly=True) as store:
+        found = explain(store, item)
+    if as_json:
+        click.echo(json.dumps(found.to_dict(), indent=2))
+        return
+    _print_explanation(found)
+
+
+def _fraction(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _print_explanation(found: Explanation) -> None:
+    item = found.item
+    click.echo(f"item {item.id}: {_name(item.path, item.part)} ({item.kind}, {item.status})")
+    if found.cluster_id is None:
+        click.echo("not in any cluster (no text to fingerprint)")
+        return
+    size = len(found.reasons)
+    click.echo(f"cluster {found.cluster_id} ({size} items, {found.method}; near copy = "
+               f"at least {found.threshold} shared features)")
+    click.echo(f"  {'id':>7}  {'why':<22} {'shared':>6} {'resemblance':>11} {'edit dist':>9}  path")
+    for reason in found.reasons:
+        why = "representative" if reason.representative else ("exact copy" if reason.exact else "near copy")
+        if found.method == "transitive" and not (reason.representative or reason.exact):
+            why = "linked (transitive)"
+        mark = ">" if reason.item.id == item.id else " "
+        click.echo(f"{mark} {reason.item.id:>7}  {why:<22} {reason.shared_features:>4}/6 "
+                   f"{_fraction(reason.resemblance):>11} {_fraction(reason.word_edit_distance):>9}  "
+                   f"{_name(reason.item.path, reason.item.part)}")
+
+
+@main.command("check")
+@db_option
+def check_command(db: str | None) -> None:
+    """Verify the store: SQLite's integrity check, the search index, and the
+    cluster invariants (one fingerprint and one cluster per item with text;
+    every member an exact or near copy of its representative).
+
+    Exits with status 1 and says what is wrong if anything is; `lifededup
+    recluster` rebuilds the clusters.
+
+    \b
+    Example:
+      lifededup check --db ~/archive.db
+    """
+    with opened_store(db) as store:
+        problems = check_store(store)
+        _, [(items,)] = store.execute("SELECT count(*) FROM items")
+        _, [(groups,)] = store.execute("SELECT count(*) FROM cluster_sizes")
+    if problems:
+        for problem in problems:
+            click.echo(f"problem: {problem}", err=True)
+        raise click.ClickException(f"{len(problems)} problem(s) in {store.location}")
+    click.echo(f"ok: {items} items, {groups} clusters, all invariants hold ({store.location})")
+
+
+@main.command("recluster")
+@click.option("--method", type=click.Choice(METHODS), default="conservative", show_default=True,
+              help="conservative: members must be near their representative (the paper's choice); "
+              "transitive: any chain of near copies links (for comparison).")
+@db_option
+def recluster_command(method: Method, db: str | None) -> None:
+    """Rebuild every cluster from the stored fingerprints.
+
+    Conservative clustering is the default and what lifededup keeps up to
+    date as you index. Transitive clustering links every pair of near copies
+    and can chain documents that are far apart (seeds/000 Figure 2); it is
+    here to compare the two. Later indexing keeps using the method chosen.
+
+    \b
+    Example:
+      lifededup recluster --method transitive && lifededup dups --limit 5
+      lifededup recluster            # back to conservative
+    """
+    with opened_store(db) as store:
+        store.recluster(method)
+        _, [(groups,)] = store.execute("SELECT count(*) FROM cluster_sizes WHERE members > 1")
+    click.echo(f"reclustered ({method}): {groups} clusters with copies")

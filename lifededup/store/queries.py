@@ -1,0 +1,190 @@
+"""Reading the store: the paper's collapse of a result set (seeds/000 section
+2.2 step 9), the clusters largest first, and why each member is where it is."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, text
+
+from lifededup.config import FingerprintParams
+from lifededup.fingerprint.compare import compare
+from lifededup.model import shared_features
+from lifededup.store.clustering import Member, load_member
+from lifededup.store.errors import ItemNotFound
+from lifededup.store.store import Store
+
+
+def collapse_sql(results: str) -> str:
+    """Wrap a SELECT that returns ``id`` (an item id) and ``rank`` (lower is
+    better, as FTS5's bm25) into the paper's step 9: left-join the result set
+    with ``clusters`` and keep one row per cluster -- its best-ranked item --
+    with ``hidden``, how many other results of the same cluster it stands for.
+    Items without a cluster (no text) are their own group.  Bind the inner
+    query's parameters when running the result."""
+    # MATERIALIZED: FTS5's bm25() may only run in the query over items_fts
+    # itself, so the result set is computed first, never flattened into the
+    # grouping (SQLite >= 3.35).
+    return f"""WITH results AS MATERIALIZED ({results}),
+shown AS (
+    SELECT r.id AS id, min(r.rank) AS rank,
+           coalesce(c.cluster_id, r.id) AS cluster_id, count(*) - 1 AS hidden
+    FROM results r LEFT JOIN clusters c ON c.item_id = r.id
+    GROUP BY coalesce(c.cluster_id, r.id)
+)
+SELECT i.id, i.path, i.part, i.kind, i.title, s.rank, s.cluster_id, s.hidden
+FROM shown s JOIN items i ON i.id = s.id
+ORDER BY s.rank, i.id"""
+
+
+@dataclass(frozen=True)
+class ItemSummary:
+    id: int
+    path: str
+    part: str
+    kind: str
+    title: str | None
+    status: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+_SUMMARY = "SELECT i.id, i.path, i.part, i.kind, i.title, i.status FROM items i"
+
+
+def _summary(row: Any) -> ItemSummary:
+    return ItemSummary(int(row[0]), str(row[1]), str(row[2]), str(row[3]), row[4], str(row[5]))
+
+
+@dataclass(frozen=True)
+class Cluster:
+    cluster_id: int
+    members: list[ItemSummary]  # the representative first, then by id
+
+    @property
+    def representative(self) -> ItemSummary:
+        return self.members[0]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "cluster_id": self.cluster_id,
+            "size": len(self.members),
+            "representative": self.representative.to_dict(),
+            "members": [m.to_dict() for m in self.members[1:]],
+        }
+
+
+def clusters(store: Store, *, min_size: int = 2, limit: int | None = None) -> list[Cluster]:
+    """Clusters with at least ``min_size`` items, largest first (then oldest)."""
+    with store.transaction() as conn:
+        sizes = conn.execute(
+            text(
+                "SELECT cluster_id FROM cluster_sizes WHERE members >= :min"
+                " ORDER BY members DESC, cluster_id LIMIT :limit"
+            ),
+            {"min": min_size, "limit": -1 if limit is None else limit},
+        ).all()
+        return [_cluster(conn, int(r[0])) for r in sizes]
+
+
+def _cluster(conn: Connection, cluster_id: int) -> Cluster:
+    rows = conn.execute(
+        text(
+            _SUMMARY + " JOIN clusters c ON c.item_id = i.id WHERE c.cluster_id = :c"
+            " ORDER BY i.id != :c, i.id"
+        ),
+        {"c": cluster_id},
+    )
+    return Cluster(cluster_id, [_summary(r) for r in rows])
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why ``item`` is in its cluster: how it compares with the representative."""
+
+    item: ItemSummary
+    representative: bool
+    exact: bool
+    shared_features: int
+    resemblance: float | None  # exact Jaccard of the shingle sets (None without text)
+    word_edit_distance: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "item": self.item.to_dict()}
+
+
+@dataclass(frozen=True)
+class Explanation:
+    item: ItemSummary
+    cluster_id: int | None
+    method: str
+    threshold: int
+    reasons: list[Reason]  # the representative first
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "item": self.item.to_dict(),
+            "cluster_id": self.cluster_id,
+            "method": self.method,
+            "threshold": self.threshold,
+            "members": [r.to_dict() for r in self.reasons],
+        }
+
+
+def find_item(store: Store, item: int | str) -> ItemSummary:
+    """An item by id, or by path (its whole-file item)."""
+    with store.transaction() as conn:
+        if isinstance(item, int) or item.isdigit():
+            row = conn.execute(text(_SUMMARY + " WHERE i.id = :v"), {"v": int(item)}).first()
+        else:
+            row = None
+            # as stored, then as the absolute path an indexer stores
+            for path in dict.fromkeys([item, str(Path(item).expanduser().resolve())]):
+                row = row or conn.execute(
+                    text(_SUMMARY + " WHERE i.path = :v ORDER BY i.part = '' DESC, i.id"), {"v": path}
+                ).first()
+        if row is None:
+            raise ItemNotFound(f"no item {item!r} in {store.location} (give an item id or an indexed path)")
+        return _summary(row)
+
+
+def _text(conn: Connection, item_id: int) -> str | None:
+    value = conn.execute(text("SELECT text FROM items WHERE id = :i"), {"i": item_id}).scalar()
+    return None if value is None else str(value)
+
+
+def _reason(conn: Connection, member: ItemSummary, rep: Member, rep_text: str | None,
+            params: FingerprintParams) -> Reason:
+    this = load_member(conn, member.id)
+    assert this is not None  # a clusters row implies a fingerprints row (check_store)
+    member_text = _text(conn, member.id)
+    if member_text is None or rep_text is None:
+        resemblance = distance = None
+    else:
+        measured = compare(rep_text, member_text, params)
+        resemblance, distance = measured.resemblance, measured.word_edit_distance
+    return Reason(member, member.id == rep.item_id, this.sha1 == rep.sha1,
+                  shared_features(this.features, rep.features), resemblance, distance)
+
+
+def explain(store: Store, item: int | str) -> Explanation:
+    """An item, its cluster, and for every member the features it shares with
+    the representative and its exact resemblance to it."""
+    found = find_item(store, item)
+    params = store.params or FingerprintParams()
+    method = store.cluster_method
+    with store.transaction() as conn:
+        cluster_id = conn.execute(
+            text("SELECT cluster_id FROM clusters WHERE item_id = :i"), {"i": found.id}
+        ).scalar()
+        if cluster_id is None:
+            return Explanation(found, None, method, params.threshold, [])
+        rep = load_member(conn, int(cluster_id))
+        assert rep is not None
+        rep_text = _text(conn, rep.item_id)
+        members = _cluster(conn, int(cluster_id)).members
+        reasons = [_reason(conn, m, rep, rep_text, params) for m in members]
+        return Explanation(found, int(cluster_id), method, params.threshold, reasons)
