@@ -20,38 +20,46 @@ A shingle's fingerprint is the Rabin fingerprint of the string
 terms, then 64 zero bits so that every term, the last included, goes through
 the reduction mod ``P``.  Because multiplying by ``x^64`` is linear, each
 term's contribution at each position is computed once per *distinct* term and
-each shingle costs ``w`` table lookups and xors -- no per-word Python loop.
+each shingle costs ``w`` table lookups and xors.
+
+Documents are fingerprinted in batches (:func:`fingerprint_many`): the words
+of a whole batch go through one vectorised pass, so that a mailbox of small
+messages costs no more numpy calls than one long report.  There is no
+per-word Python loop anywhere.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from lifededup.config import FingerprintParams
-from lifededup.fingerprint.rabin import (
-    U64,
-    apply_tables,
-    polynomials,
-    rabin_strings,
-    times_x_tables,
-)
+from lifededup.fingerprint.rabin import U64, apply_tables, polynomials, rabin_strings, times_x_tables
 from lifededup.model import Fingerprint, shared_features
 from lifededup.normalize import DocFrequencies, Terms, split_words, stream_array, terms
 
 __all__ = [
+    "DEFAULT_PARAMS",
     "Fingerprint",
     "Shingled",
+    "features_of",
     "fingerprint",
+    "fingerprint_many",
     "is_near_duplicate",
     "shared_features",
     "shingle",
+    "shingle_values",
 ]
 
 DEFAULT_PARAMS = FingerprintParams()
+
+# Text per vectorised pass: large enough to amortise numpy's per-call cost
+# over many small documents, small enough to stay in cache and bound memory.
+_BATCH_BYTES = 1 << 21
 
 
 @dataclass(frozen=True)
@@ -65,88 +73,184 @@ class Shingled:
     values: npt.NDArray[np.uint64]
 
 
-def shingle_values(found: Terms, params: FingerprintParams) -> npt.NDArray[np.uint64]:
-    """Rabin fingerprints of every shingle of ``found``: shape
-    ``(positions, features)``, one column per polynomial."""
-    w = params.shingle_words
-    positions = len(found) - w + 1
-    k = params.features
-    if positions <= 0:
+@dataclass(frozen=True)
+class _Batch:
+    """Several documents cut into shingles at once; document ``d`` owns rows
+    ``bounds[d]:bounds[d+1]`` of ``values``."""
+
+    streams: list[bytes]
+    words: npt.NDArray[np.intp]
+    values: npt.NDArray[np.uint64]
+    bounds: npt.NDArray[np.intp]
+
+    def shingles(self, doc: int) -> npt.NDArray[np.uint64]:
+        return self.values[self.bounds[doc] : self.bounds[doc + 1]]
+
+
+def shingle_values(
+    found: Terms, params: FingerprintParams, starts: npt.NDArray[np.intp] | None = None
+) -> npt.NDArray[np.uint64]:
+    """Rabin fingerprints of the shingles of ``found`` that begin at term
+    ``starts`` (default: every shingle); one column per polynomial."""
+    w, k = params.shingle_words, params.features
+    if starts is None:
+        starts = np.arange(max(len(found) - w + 1, 0), dtype=np.intp)
+    if starts.size == 0:
         return np.zeros((0, k), dtype=U64)
     polys = polynomials(params.seed, k)
     term_value = rabin_strings(found.buffer, found.starts, found.lengths, polys)
     # by_offset[m][t] = r(t) * x^(64 (m + 1)) mod P_k for every k: a term's
     # contribution when m terms follow it in the shingle.  Computed once per
     # distinct term, in rows of 6 values so that one lookup fetches all six.
-    by_offset = apply_tables(term_value, times_x_tables(polys, 64, w))
-    ids = found.ids
-    values = np.take(by_offset[w - 1], ids[:positions], axis=0)
+    by_offset = np.ascontiguousarray(apply_tables(term_value, times_x_tables(polys, 64, w)))
+    values = by_offset[w - 1].take(found.ids[starts], axis=0)
     for i in range(1, w):
-        values ^= np.take(by_offset[w - 1 - i], ids[i : i + positions], axis=0)
+        values ^= by_offset[w - 1 - i].take(found.ids[starts + i], axis=0)
     return values
 
 
-def shingle(
-    text: str, params: FingerprintParams = DEFAULT_PARAMS, doc_freq: DocFrequencies | None = None
-) -> Shingled:
-    stream = stream_array(text)
-    cut = split_words(stream)
-    found = terms(stream, params.filters, params.max_term_bytes, doc_freq, cut)
-    return Shingled(stream=stream.tobytes(), words=len(cut), values=shingle_values(found, params))
+def _shingle_batch(
+    texts: Sequence[str], params: FingerprintParams, doc_freq: DocFrequencies | None
+) -> _Batch:
+    arrays = [stream_array(text) for text in texts]
+    streams = [a.tobytes() for a in arrays]
+    sizes = np.fromiter(map(len, streams), dtype=np.intp, count=len(streams))
+    # One buffer, documents separated by one space; empty ones add nothing.
+    present = np.flatnonzero(sizes)
+    buffer = np.frombuffer(b" ".join(streams[d] for d in present.tolist()), dtype=np.uint8)
+    cut = split_words(buffer)
+    begins = np.cumsum(sizes[present] + 1) - (sizes[present] + 1)
+    word_doc = present[np.searchsorted(begins, cut.starts, side="right") - 1]
+    found = terms(buffer, params.filters, params.max_term_bytes, doc_freq, cut)
+    term_doc = word_doc[found.positions]
+    w = params.shingle_words
+    # A shingle belongs to one document: its first and last terms agree.
+    heads = np.flatnonzero(term_doc[: max(len(found) - w + 1, 0)] == term_doc[w - 1 :])
+    values = shingle_values(found, params, heads)
+    counts = np.bincount(term_doc[heads], minlength=len(texts))
+    return _Batch(
+        streams=streams,
+        words=np.bincount(word_doc, minlength=len(texts)),
+        values=values,
+        bounds=np.concatenate(([0], np.cumsum(counts))),
+    )
 
 
 # Keep values below this multiple of the expected m-th smallest as candidates
 # for the m smallest: Rabin fingerprints are spread evenly over 64 bits, so the
 # m-th smallest of n lies near m/n of the range, and 4x that is almost always
-# enough (else we fall back to a full selection).
+# enough (a document where it is not is done again exactly).
 _CANDIDATE_MARGIN = 4
+_ALL = np.uint64((1 << 64) - 1)
 
 
-def _smallest_distinct(row: npt.NDArray[np.uint64], m: int) -> npt.NDArray[np.uint64]:
-    """The ``m`` smallest distinct values of ``row`` (fewer if there are not ``m``)."""
-    n = row.size
-    if n > 8 * m:
-        bound = np.uint64(min((1 << 64) - 1, (_CANDIDATE_MARGIN * m << 64) // n))
-        head = np.unique(row[row < bound])
-        if head.size >= m:
-            return head[:m]
-        head = np.unique(np.partition(row, 2 * m)[: 2 * m + 1])
-        if head.size >= m:
-            return head[:m]
-    return np.unique(row)[:m]
+def _bounds(counts: npt.NDArray[np.intp], m: int) -> npt.NDArray[np.uint64]:
+    return np.array(
+        [(_CANDIDATE_MARGIN * m << 64) // n if n > 8 * m else (1 << 64) - 1 for n in counts.tolist()],
+        dtype=U64,
+    )
 
 
-def features_of(values: npt.NDArray[np.uint64], params: FingerprintParams) -> tuple[int, ...] | None:
-    """Six features from the shingle fingerprints, or ``None`` for a text with
-    fewer than ``minima`` distinct shingles.
+def _batch_minima(batch: _Batch, m: int) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.bool_]]:
+    """The ``m`` smallest distinct values of each document under each
+    polynomial, shape ``(docs, features, m)``, and which documents have them."""
+    docs, k = len(batch.streams), batch.values.shape[1]
+    counts = np.diff(batch.bounds)
+    doc_of = np.repeat(np.arange(docs), counts)
+    limit = _bounds(counts, m)
+    candidate = batch.values <= limit[doc_of][:, None]
+    minima = np.zeros((docs, k, m), dtype=U64)
+    found = np.zeros((docs, k), dtype=np.intp)
+    for col in range(k):
+        rows = np.flatnonzero(candidate[:, col])
+        doc, value = doc_of[rows], batch.values[rows, col]
+        order = np.lexsort((value, doc))
+        doc, value = doc[order], value[order]
+        distinct = np.ones(doc.size, dtype=bool)
+        distinct[1:] = (doc[1:] != doc[:-1]) | (value[1:] != value[:-1])
+        doc, value = doc[distinct], value[distinct]
+        rank = np.arange(doc.size) - np.searchsorted(doc, doc)
+        take = rank < m
+        minima[doc[take], col, rank[take]] = value[take]
+        found[:, col] = np.bincount(doc[take], minlength=docs)
+    complete = (found == m).all(axis=1)
+    # Where the cut-off was too tight, select exactly (rare).
+    for doc in np.flatnonzero(~complete & (limit != _ALL)).tolist():
+        for col in range(k):
+            exact = np.unique(batch.shingles(doc)[:, col])[:m]
+            minima[doc, col, : exact.size] = exact
+            found[doc, col] = exact.size
+        complete[doc] = (found[doc] == m).all()
+    return minima, complete
 
-    Short texts are exact-only, by design: with fewer than 14 distinct
-    shingles every sample would be the whole shingle set, so a feature could
-    only match a text with the very same shingles -- the SHA-1 already finds
-    those, and DSC-SS is known to misfire on such texts (seeds/002).
+
+def _features(minima: npt.NDArray[np.uint64]) -> tuple[int, ...]:
+    raw = minima.astype(">u8")
+    return tuple(
+        int.from_bytes(hashlib.sha1(row.tobytes()).digest()[:8], "big", signed=True) for row in raw
+    )
+
+
+def _batches(texts: Sequence[str]) -> Iterator[Sequence[str]]:
+    start, size = 0, 0
+    for i, text in enumerate(texts):
+        size += len(text)
+        if size >= _BATCH_BYTES:
+            yield texts[start : i + 1]
+            start, size = i + 1, 0
+    if start < len(texts):
+        yield texts[start:]
+
+
+def fingerprint_many(
+    texts: Sequence[str], params: FingerprintParams = DEFAULT_PARAMS, doc_freq: DocFrequencies | None = None
+) -> list[Fingerprint]:
+    """The SHA-1 and features of each text, computed a batch at a time.
+
+    A text with fewer than ``minima`` distinct shingles gets ``features=None``
+    and is matched by SHA-1 only, by design: every sample would then be its
+    whole shingle set, so a feature could only match a text with the very same
+    shingles -- the SHA-1 already finds those, and DSC-SS is known to misfire
+    on such texts (seeds/002).
     """
-    features = []
-    for column in values.T:
-        minima = _smallest_distinct(column, params.minima)
-        if minima.size < params.minima:
-            return None
-        digest = hashlib.sha1(minima.astype(">u8").tobytes()).digest()
-        features.append(int.from_bytes(digest[:8], "big", signed=True))
-    return tuple(features)
+    out: list[Fingerprint] = []
+    for chunk in _batches(texts):
+        batch = _shingle_batch(chunk, params, doc_freq)
+        minima, complete = _batch_minima(batch, params.minima)
+        for doc, stream in enumerate(batch.streams):
+            out.append(
+                Fingerprint(
+                    sha1=hashlib.sha1(stream).hexdigest(),
+                    features=_features(minima[doc]) if complete[doc] else None,
+                    words=int(batch.words[doc]),
+                    shingles=int(batch.bounds[doc + 1] - batch.bounds[doc]),
+                    params=params,
+                )
+            )
+    return out
 
 
 def fingerprint(
     text: str, params: FingerprintParams = DEFAULT_PARAMS, doc_freq: DocFrequencies | None = None
 ) -> Fingerprint:
     """The SHA-1 and features of one text."""
-    cut = shingle(text, params, doc_freq)
-    return Fingerprint(
-        sha1=hashlib.sha1(cut.stream).hexdigest(),
-        features=features_of(cut.values, params),
-        words=cut.words,
-        shingles=int(cut.values.shape[0]),
-        params=params,
-    )
+    return fingerprint_many([text], params, doc_freq)[0]
+
+
+def shingle(
+    text: str, params: FingerprintParams = DEFAULT_PARAMS, doc_freq: DocFrequencies | None = None
+) -> Shingled:
+    """One text cut into shingles, for comparing it in detail."""
+    batch = _shingle_batch([text], params, doc_freq)
+    return Shingled(stream=batch.streams[0], words=int(batch.words[0]), values=batch.values)
+
+
+def features_of(values: npt.NDArray[np.uint64], params: FingerprintParams) -> tuple[int, ...] | None:
+    """The features of one document's shingle fingerprints (``None`` when it
+    has fewer than ``minima`` distinct shingles)."""
+    batch = _Batch([b""], np.zeros(1, dtype=np.intp), values, np.array([0, values.shape[0]]))
+    minima, complete = _batch_minima(batch, params.minima)
+    return _features(minima[0]) if complete[0] else None
 
 
 def is_near_duplicate(a: Fingerprint, b: Fingerprint) -> bool:

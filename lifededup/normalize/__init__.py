@@ -226,13 +226,14 @@ class DocFrequencies:
 @dataclass(frozen=True)
 class Terms:
     """A filtered word stream: ``ids`` index a vocabulary of distinct terms,
-    each given by its UTF-8 bytes in ``buffer``.  Every vocabulary entry
-    occurs in ``ids``."""
+    each given by its UTF-8 bytes in ``buffer``; ``positions`` says which word
+    of the stream each term was.  Every vocabulary entry occurs in ``ids``."""
 
     buffer: npt.NDArray[np.uint8]
     starts: npt.NDArray[np.intp]
     lengths: npt.NDArray[np.intp]
     ids: npt.NDArray[np.intp]
+    positions: npt.NDArray[np.intp]
 
     def __len__(self) -> int:
         return int(self.ids.size)
@@ -308,7 +309,8 @@ def _stemmed(found: Words, vocab: npt.NDArray[np.intp], language: str) -> tuple[
     lengths = np.fromiter(map(len, encoded), dtype=np.intp, count=len(encoded))
     starts = np.cumsum(lengths) - lengths
     buffer = np.frombuffer(b"".join(encoded), dtype=np.uint8)
-    return Terms(buffer, starts, lengths, np.zeros(0, dtype=np.intp)), remap
+    empty = np.zeros(0, dtype=np.intp)
+    return Terms(buffer, starts, lengths, empty, empty), remap
 
 
 def terms(
@@ -329,8 +331,10 @@ def terms(
     if filters.stem:
         stemmed, remap = _stemmed(found, kept, filters.language)
         new_id[kept] = remap
-        ids = new_id[rep]
-        return Terms(stemmed.buffer, stemmed.starts, stemmed.lengths, ids[ids >= 0])
-    new_id[kept] = np.arange(kept.size, dtype=np.intp)
+        buffer, starts, lengths = stemmed.buffer, stemmed.starts, stemmed.lengths
+    else:
+        new_id[kept] = np.arange(kept.size, dtype=np.intp)
+        buffer, starts, lengths = stream, found.starts[kept], found.lengths[kept]
     ids = new_id[rep]
-    return Terms(stream, found.starts[kept], found.lengths[kept], ids[ids >= 0])
+    positions = np.flatnonzero(ids >= 0)
+    return Terms(buffer, starts, lengths, ids[positions], positions)
