@@ -133,6 +133,45 @@ def build_documents(corpus: Corpus) -> None:
         corpus.member("garden-club-report", f"Documents/Other formats/garden-club-report-v3.{ext}")
 
 
+def _flat_odt(title: str, author: str, paragraphs: list[str]) -> str:
+    from xml.sax.saxutils import escape
+
+    def paragraph(text: str) -> str:
+        parts = text.split("[[")
+        out = escape(parts[0])
+        for number, part in enumerate(parts[1:], start=1):
+            note, rest = part.split("]]", 1)
+            out += (f'<text:note text:id="n{number}" text:note-class="footnote"><text:note-citation>{number}'
+                    f'</text:note-citation><text:note-body><text:p>{escape(note)}</text:p></text:note-body>'
+                    f'</text:note>{escape(rest)}')
+        return f"<text:p>{out}</text:p>"
+
+    body = "".join(paragraph(p) for p in paragraphs)
+    return f"""<?xml version="1.0" encoding="UTF-8"?>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+ xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:dc="http://purl.org/dc/elements/1.1/"
+ xmlns:meta="urn:oasis:names:tc:opendocument:xmlns:meta:1.0" office:version="1.2"
+ office:mimetype="application/vnd.oasis.opendocument.text">
+<office:meta><dc:title>{escape(title)}</dc:title><meta:initial-creator>{escape(author)}</meta:initial-creator></office:meta>
+<office:body><office:text><text:h text:outline-level="1">{escape(title)}</text:h>{body}</office:text></office:body>
+</office:document>"""
+
+
+def build_essay(corpus: Corpus) -> None:
+    """An essay with footnotes, written as flat ODF and saved by LibreOffice as .docx, .odt and .pdf."""
+    essay = T.ESSAY
+    folder = corpus.root / "Documents/mill-history"
+    source = corpus.path("Documents/mill-history/mill-history.fodt")
+    source.write_text(_flat_odt(str(essay["title"]), str(essay["author"]), list(essay["paragraphs"])),
+                      encoding="utf-8")
+    soffice("docx:MS Word 2007 XML", folder, [source])
+    soffice("odt", folder, [source])
+    soffice("pdf", folder / "PDF", [folder / "mill-history.docx"])
+    source.unlink()  # the flat ODF is this script's, not part of the archive
+    for rel in ("mill-history.docx", "mill-history.odt", "PDF/mill-history.pdf"):
+        corpus.member("mill-history", f"Documents/mill-history/{rel}")
+
+
 def build_epub(corpus: Corpus) -> None:
     from ebooklib import epub
 
@@ -410,6 +449,7 @@ def main() -> None:
         shutil.rmtree(args.out)
     corpus = Corpus(args.out)
     build_documents(corpus)
+    build_essay(corpus)
     build_epub(corpus)
     build_spreadsheets_and_slides(corpus)
     build_letters_and_projects(corpus)

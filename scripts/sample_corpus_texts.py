@@ -521,3 +521,35 @@ JOURNAL_SENTENCES = [
 SHOPPING = ["milk", "eggs", "rye flour", "caraway seeds", "lemons", "onions", "carrots", "washing-up liquid",
             "bin bags", "coffee", "oats", "butter", "tomatoes", "lentils", "smoked paprika", "rice", "apples",
             "bread", "cheese", "yoghurt", "light bulbs", "batteries", "toothpaste", "plums", "sugar"]
+
+# An essay whose footnotes sit at the foot of a page in the PDF and after the body in the DOCX:
+# seeds/000 section 2.2, note 1.  "[[...]]" marks a footnote at the point it is cited.
+ESSAY = {
+    "title": "The mill at Low Bentham: notes towards a history",
+    "author": "Ruth Ashworth",
+    "paragraphs": [
+        "The mill at Low Bentham stands where the river narrows between two outcrops of grit, a place "
+        "chosen because a short weir could raise enough head of water to turn a wheel through the driest "
+        "summers. The first record of a mill on the site is a lease of 1783, which mentions a corn mill "
+        "and a kiln for drying oats.[[Lease in the county record office, reference DDX 114/7; the "
+        "handwriting is difficult and the date may be 1788.]]",
+        "In the early nineteenth century the building was enlarged and converted to spin flax, and later "
+        "silk. The conversion brought workers from the surrounding farms and from as far away as "
+        "Lancaster, and the row of cottages along the lane was built to house them. The census of 1851 "
+        "lists eighty three people employed at the mill, of whom more than half were children under "
+        "sixteen, some of them as young as nine.[[Census enumerators' books for the township, 1851; the "
+        "ages given are not always consistent with the baptism registers.]]",
+        "The silk trade declined after the commercial treaty with France in 1860 removed the duties that "
+        "had protected English producers. The mill changed hands three times in twenty years, and each "
+        "owner tried a different trade: cotton waste, then bobbins, then the dressing of silk waste for "
+        "other mills. None of these lasted, and by the end of the century most of the building was empty.",
+        "In the twentieth century the mill found a new use as a store and workshop for a firm making "
+        "agricultural machinery, and the wheel was replaced by a turbine that generated electricity for "
+        "the works and, for a time, for the village street lamps. Older residents still remember the "
+        "lamps dimming whenever the river was low in summer.[[Conversations with three residents in the "
+        "spring of 2023; their memories agree on the dimming lamps but not on the years.]]",
+        "The building is now divided into flats, but the weir, the head race and the turbine house can "
+        "still be seen from the footpath on the far bank. Much remains to be found: the account books of "
+        "the flax period have not been traced, and the fate of the original wheel is unknown.",
+    ],
+}

@@ -68,3 +68,20 @@ def test_zip_bomb_is_refused(tmp_path: Path) -> None:
         extract(path, Limits(max_unpacked_bytes=32 * 2**20))
     with pytest.raises(TooLarge, match="zip bomb"):  # the ratio catches it under the default limit too
         extract(path)
+
+
+CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
+
+
+def test_footnotes_follow_the_body_in_docx_and_odt() -> None:
+    """seeds/000 section 2.2 note 1: a footnote has no 'correct' place; both put it last, the PDF at the foot."""
+    from lifededup.fingerprint.compare import compare
+
+    folder = CORPUS / "Documents/mill-history"
+    docx_text = extract(folder / "mill-history.docx").text
+    note = "Lease in the county record office, reference DDX 114/7"
+    assert note in docx_text.split("\n\n")[-3], f"first footnote should follow the body: {docx_text[-400:]!r}"
+    odt = compare(docx_text, extract(folder / "mill-history.odt").text)
+    assert odt.exact, f".odt and .docx (both LibreOffice saves of one essay) differ: {odt}"
+    pdf = compare(docx_text, extract(folder / "PDF/mill-history.pdf").text)
+    assert pdf.near_duplicate and pdf.resemblance >= 0.9, f"the PDF puts notes at the page foot: {pdf}"

@@ -3,6 +3,8 @@
 Headers and footers are layout: a PDF exported from the same file repeats them
 on every page and the PDF extractor removes them there, so here they go into
 ``metadata`` ("header", "footer") rather than the text, and the two formats agree.
+Footnotes and endnotes are content and come last: "there is no 'correct'
+place for an iFilter to put" a footnote (seeds/000 section 2.2, note 1).
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator
 from datetime import timezone
+from xml.etree import ElementTree
 
 import docx
 from docx.document import Document
+from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.table import Table
 from docx.text.paragraph import Paragraph
 
@@ -40,6 +44,24 @@ def _body(document: Document) -> Iterator[str]:
             yield "\n".join(_table_lines(block))
 
 
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+
+
+def _notes(document: Document) -> Iterator[str]:
+    """Footnote and endnote texts (python-docx has no API for them: read their XML parts)."""
+    for rel in document.part.rels.values():
+        if rel.is_external or rel.reltype not in (RT.FOOTNOTES, RT.ENDNOTES):
+            continue
+        root = ElementTree.fromstring(rel.target_part.blob)
+        for note in [*root.iter(f"{_W}footnote"), *root.iter(f"{_W}endnote")]:
+            if note.get(f"{_W}type") in ("separator", "continuationSeparator", "continuationNotice"):
+                continue
+            paragraphs = ("".join(t.text or "" for t in p.iter(f"{_W}t")) for p in note.iter(f"{_W}p"))
+            text = "\n".join(p for p in paragraphs if p.strip())
+            if text:
+                yield text
+
+
 def _edges(document: Document) -> tuple[str, str]:
     headers: list[str] = []
     footers: list[str] = []
@@ -53,7 +75,7 @@ def _edges(document: Document) -> tuple[str, str]:
 
 def extract_docx(source: Source) -> Extracted:
     document = docx.Document(io.BytesIO(source.read_bytes()))
-    text = clean_text("\n\n".join(_body(document)))
+    text = clean_text("\n\n".join([*_body(document), *_notes(document)]))
     header, footer = _edges(document)
     props = document.core_properties
     date = props.created or props.modified

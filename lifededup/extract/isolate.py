@@ -135,7 +135,10 @@ def _assign(worker: _Worker, pending: Iterator[tuple[int, Path]]) -> None:
     worker.task, worker.held, worker.sent = task, None, 0
     worker.last_seen = time.monotonic()
     if task is not None:
-        worker.conn.send((task[0], str(task[1])))
+        try:
+            worker.conn.send((task[0], str(task[1])))
+        except OSError:
+            pass  # the worker died while idle: its sentinel fires next and _drain reports the file
 
 
 def _step(pool: list[_Worker], ctx: Any, limits: Limits, extractor: SourceExtractor,
