@@ -48,3 +48,11 @@ def test_charset_from_meta(tmp_path: Path) -> None:
                      '<body><p>Crème brûlée — “done”</p></body></html>'.encode("cp1252"))
     got = extract(path)
     assert got.title == "Café" and "Crème brûlée — “done”" in got.text, got
+
+
+def test_a_wrapper_with_a_furniture_class_keeps_the_article(tmp_path: Path) -> None:
+    path = tmp_path / "wrapped.html"
+    path.write_text(f'<html><body><div class="page has-sidebar nav-collapsed">{ARTICLE}'
+                    '<div class="sidebar">Popular posts</div></div></body></html>', encoding="utf-8")
+    got = extract(path).text
+    assert "Rossaveal" in got and "Popular posts" not in got, got

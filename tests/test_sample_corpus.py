@@ -141,3 +141,19 @@ def test_fingerprint_command_reads_every_format() -> None:
     lines = [json.loads(line) for line in result.output.splitlines()]
     mbox = [line for line in lines if line["path"].startswith(str(CORPUS / "Mail/archive-2024.mbox"))]
     assert len(mbox) == 9, f"one line per message and attachment of the mbox: {[m['path'] for m in mbox]}"
+
+
+def test_fingerprint_command_reports_bad_files_with_their_status() -> None:
+    good = CORPUS / "Documents/river-survey/river-survey-v1.docx"
+    result = CliRunner().invoke(main, ["fingerprint", str(good), str(CORPUS / "Bad files/minutes (password protected).pdf"),
+                                       str(CORPUS / "Bad files/notes.txt")])
+    assert result.exit_code == 1, result.output
+    assert "[encrypted]" in result.output and "[unsupported]" in result.output, result.output
+    assert str(good) in result.output, "the good file is still fingerprinted"
+
+
+def test_compare_command_across_formats() -> None:
+    folder = CORPUS / "Documents/kitchen-quotes"
+    result = CliRunner().invoke(main, ["compare", str(folder / "kitchen-quotes-v2.docx"),
+                                       str(folder / "PDF/kitchen-quotes-v2.pdf")])
+    assert result.exit_code == 0 and result.output.startswith("exact copy"), result.output

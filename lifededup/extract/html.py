@@ -26,6 +26,9 @@ _BOILERPLATE = re.compile(
     r"masthead|site-header|site-footer|popup|modal|comments?|timestamp|saved-by)(?:$|[-_\s])",
     re.IGNORECASE,
 )
+_NEVER_FURNITURE = ("html", "body", "main", "article")
+# Above this share of the page's text, an element marked like furniture is a wrapper, not furniture.
+FURNITURE_SHARE = 0.5
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _BLOCKS = ("p", "div", "section", "article", "main", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6",
            "blockquote", "pre", "table", "ul", "ol", "dl", "dt", "dd", "br", "hr", "figcaption")
@@ -81,8 +84,13 @@ def parse_html(markup: bytes | str) -> Page:
     title, date = _title(soup), _date(soup)
     for tag in soup.find_all(_DROP_TAGS):
         tag.decompose()
+    whole = len(soup.get_text())
     for tag in soup.find_all(True):
-        if not tag.decomposed and _is_furniture(tag):
+        if tag.decomposed or tag.name in _NEVER_FURNITURE or not _is_furniture(tag):
+            continue
+        # A class word on a wrapper ("page has-sidebar") must not take the article with it:
+        # furniture is a minor part of the page.
+        if len(tag.get_text()) <= FURNITURE_SHARE * whole:
             tag.decompose()
     root = soup.find("article") or soup.find("main") or soup.body or soup
     for block in root.find_all(_BLOCKS):
