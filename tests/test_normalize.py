@@ -34,6 +34,11 @@ def test_words_keep_the_letters_of_every_script() -> None:
     assert got == want
 
 
+def test_indic_words_keep_their_vowel_signs_and_astral_characters_are_classified() -> None:
+    assert words("नमस्ते दुनिया") == ["नमस्ते", "दुनिया"], "combining marks are part of a word"
+    assert words("hello 😀 world 𠀀𠀁 \ud800 end") == ["hello", "world", "𠀀", "𠀁", "end"]
+
+
 def test_stream_collapses_all_whitespace_and_punctuation() -> None:
     assert word_stream("  Hello,\t\tWORLD!\r\n\n -- again...  ") == "hello world again"
     assert word_stream("") == "" and words(" \n\t ") == []

@@ -60,6 +60,8 @@ DEFAULT_PARAMS = FingerprintParams()
 # Text per vectorised pass: large enough to amortise numpy's per-call cost
 # over many small documents, small enough to stay in cache and bound memory.
 _BATCH_BYTES = 1 << 21
+# Documents per batch: their numbers must fit 16 bits (see _batch_minima).
+_BATCH_DOCS = 1 << 14
 
 
 @dataclass(frozen=True)
@@ -164,7 +166,10 @@ def _batch_minima(batch: _Batch, m: int) -> tuple[npt.NDArray[np.uint64], npt.ND
     for col in range(k):
         rows = np.flatnonzero(candidate[:, col])
         doc, value = doc_of[rows], batch.values[rows, col]
-        order = np.lexsort((value, doc))
+        # by document, then by value: sort values, then a stable sort by
+        # document (a radix sort, since batches hold fewer than 2^16 documents)
+        order = np.argsort(value)
+        order = order[np.argsort(doc[order].astype(np.uint16), kind="stable")]
         doc, value = doc[order], value[order]
         distinct = np.ones(doc.size, dtype=bool)
         distinct[1:] = (doc[1:] != doc[:-1]) | (value[1:] != value[:-1])
@@ -195,7 +200,7 @@ def _batches(texts: Sequence[str]) -> Iterator[Sequence[str]]:
     start, size = 0, 0
     for i, text in enumerate(texts):
         size += len(text)
-        if size >= _BATCH_BYTES:
+        if size >= _BATCH_BYTES or i + 1 - start >= _BATCH_DOCS:
             yield texts[start : i + 1]
             start, size = i + 1, 0
     if start < len(texts):

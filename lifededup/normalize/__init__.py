@@ -19,7 +19,6 @@ term, never once per word.
 from __future__ import annotations
 
 import math
-import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -47,26 +46,57 @@ SPACE = 0x20
 
 # Scripts written without spaces between words: each ideograph or kana is a
 # word of its own, so that Chinese and Japanese text shingles at all.
-_UNSPACED = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])")
-# Anything that is not a letter or digit of some script separates words.
-_SEPARATORS = re.compile(r"[\W_]+")
-# The same rule for ASCII, as a byte translation table (letters folded to
-# lower case); it gives exactly what the regex path gives on ASCII text.
+_UNSPACED = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x3FFFF))
+# ASCII words are letters and digits, folded to lower case by a byte table;
+# everything else separates words.
 _ASCII_FOLD = bytes(
     (c | 0x20 if chr(c).isalpha() else c) if chr(c).isalnum() else SPACE for c in range(128)
 ) + bytes([SPACE] * 128)
 # Text is folded in blocks so that one curly quote does not send a whole
-# document down the slow Unicode path.
+# document down the slower Unicode path.
 _BLOCK = 1 << 14
 
 
+def _is_word_char(char: str) -> bool:
+    # Letters and digits of every script, and the combining marks that
+    # Indic and other scripts write inside words (str.isalnum alone would cut
+    # Hindi words at every vowel sign).
+    return char.isalnum() or unicodedata.category(char)[0] == "M"
+
+
+@lru_cache(maxsize=1)
+def _basic_plane_words() -> npt.NDArray[np.bool_]:
+    return np.fromiter((_is_word_char(chr(c)) for c in range(0x10000)), dtype=bool, count=0x10000)
+
+
+def _word_chars(points: npt.NDArray[np.uint32]) -> npt.NDArray[np.bool_]:
+    table = _basic_plane_words()
+    word = table[np.minimum(points, 0xFFFF)]
+    astral = np.flatnonzero(points > 0xFFFF)
+    if astral.size:  # rare: emoji, historic scripts, CJK extensions
+        word[astral] = [_is_word_char(chr(c)) for c in points[astral].tolist()]
+    return word
+
+
 def _fold_unicode(block: str) -> bytes:
+    """NFKC, case folding, and every character that is not part of a word
+    replaced by a space, as UTF-8 bytes; done on an array of code points."""
     # NFKC_Casefold: case folding can undo NFKC's composition (Greek "ΰ"
     # folds to three code points), so normalise again after folding.
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", block).casefold())
-    if not folded.isascii():
-        folded = _UNSPACED.sub(r" \1 ", folded)
-    return _SEPARATORS.sub(" ", folded).encode("utf-8")
+    points = np.frombuffer(folded.encode("utf-32-le", "surrogatepass"), dtype="<u4").astype(np.uint32)
+    word = _word_chars(points)
+    points = np.where(word, points, np.uint32(SPACE))
+    unspaced = np.zeros(points.size, dtype=bool)
+    for low, high in _UNSPACED:
+        unspaced |= (points >= low) & (points <= high)
+    if unspaced.any():
+        # each unspaced character c becomes " c "
+        width = 1 + 2 * unspaced.astype(np.intp)
+        spread = np.full(int(width.sum()), SPACE, dtype=np.uint32)
+        spread[np.cumsum(width) - width + unspaced] = points
+        points = spread
+    return points.astype("<u4").tobytes().decode("utf-32-le").encode("utf-8")
 
 
 def _fold(block: str) -> bytes:
@@ -266,6 +296,23 @@ _DIGIT = np.zeros(256, dtype=bool)
 _DIGIT[ord("0") : ord("9") + 1] = True
 
 
+def _is_number(found: Words, vocab: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
+    """Terms made only of ASCII digits (NFKC has already folded full-width and
+    other compatibility digits to ASCII).  A word of up to 8 bytes is its own
+    key, so its bytes are read from the key; longer ones from the stream."""
+    lengths = found.lengths[vocab]
+    key_bytes = found.keys[vocab].view(np.uint8).reshape(-1, 8)  # little-endian: byte i is character i
+    within = np.arange(8) < lengths[:, None]
+    number = (_DIGIT[key_bytes] | ~within).all(axis=1)
+    long_terms = np.flatnonzero(lengths > 8)
+    if long_terms.size:
+        spans = lengths[long_terms]
+        first = np.cumsum(spans) - spans
+        offsets = np.repeat(found.starts[vocab[long_terms]] - first, spans) + np.arange(int(spans.sum()))
+        number[long_terms] = np.logical_and.reduceat(_DIGIT[found.stream[offsets]], first)
+    return number
+
+
 def _keep_mask(
     found: Words,
     vocab: npt.NDArray[np.intp],
@@ -276,13 +323,11 @@ def _keep_mask(
     lengths = found.lengths[vocab]
     keep = lengths <= max_bytes
     if filters.numbers:
-        # NFKC has already folded full-width and other compatibility digits to
-        # ASCII; a term made only of digits is a number.
-        digits = np.concatenate(([0], np.cumsum(_DIGIT[found.stream])))
-        starts = found.starts[vocab]
-        keep &= digits[starts + lengths] - digits[starts] != lengths
+        keep &= ~_is_number(found, vocab)
     if filters.stopwords:
-        keep &= ~np.isin(found.keys[vocab], _keys_of(stopwords_for(filters.language)))
+        stop = _keys_of(stopwords_for(filters.language))  # sorted
+        keys = found.keys[vocab]
+        keep &= stop[np.minimum(np.searchsorted(stop, keys), stop.size - 1)] != keys
     if filters.idf is not None:
         if doc_freq is None:
             raise ValueError("the low-IDF filter needs document frequencies (doc_freq)")
