@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from lifededup.model import shared_features
 from lifededup.store.models import FEATURE_COLUMNS
@@ -41,20 +41,25 @@ def _feature_union(only_representatives: bool) -> str:
 # One index seek per feature column, then count matches per item: shared
 # features are positional (feature i against feature i), so a match in column
 # fi is exactly one shared feature.
-_BEST_REPRESENTATIVE = text(
+# Plain SQL run with exec_driver_sql: no statement is compiled per call, and
+# these run for every insert.
+_BEST_REPRESENTATIVE = (
     f"SELECT item_id, count(*) AS shared FROM ({_feature_union(True)}) "
     "GROUP BY item_id HAVING count(*) >= :threshold "
     "ORDER BY shared DESC, item_id LIMIT 1"
 )
-_NEIGHBOURS = text(
+_NEIGHBOURS = (
     f"SELECT item_id FROM ({_feature_union(False)}) "
     "GROUP BY item_id HAVING count(*) >= :threshold"
 )
-_SAME_SHA1 = text("SELECT cluster_id FROM clusters WHERE sha1 = :sha1 LIMIT 1")
-_ADD = text("INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (:item_id, :sha1, :cluster_id)")
-_FLAG = text("UPDATE fingerprints SET is_representative = :flag WHERE item_id = :item_id")
-_FINGERPRINT = text(
-    "SELECT item_id, sha1, " + ", ".join(FEATURE_COLUMNS) + " FROM fingerprints WHERE item_id = :item_id"
+_SAME_SHA1 = "SELECT cluster_id FROM clusters WHERE sha1 = :sha1 LIMIT 1"
+_ADD = "INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (:item_id, :sha1, :cluster_id)"
+_FLAG = "UPDATE fingerprints SET is_representative = :flag WHERE item_id = :item_id"
+_FINGERPRINT = "SELECT item_id, sha1, " + ", ".join(FEATURE_COLUMNS) + " FROM fingerprints WHERE item_id = :item_id"
+_MEMBERS = (
+    "SELECT f.item_id, f.sha1, " + ", ".join(f"f.{f}" for f in FEATURE_COLUMNS)
+    + " FROM clusters c JOIN fingerprints f ON f.item_id = c.item_id"
+    " WHERE c.cluster_id = :cluster_id ORDER BY f.item_id"
 )
 
 
@@ -85,19 +90,19 @@ def _feature_params(features: tuple[int, ...]) -> dict[str, int]:
 
 
 def _join(conn: Connection, item: Member, cluster_id: int) -> None:
-    conn.execute(_ADD, {"item_id": item.item_id, "sha1": item.sha1, "cluster_id": cluster_id})
+    conn.exec_driver_sql(_ADD, {"item_id": item.item_id, "sha1": item.sha1, "cluster_id": cluster_id})
     if cluster_id == item.item_id:
-        conn.execute(_FLAG, {"flag": 1, "item_id": item.item_id})
+        conn.exec_driver_sql(_FLAG, {"flag": 1, "item_id": item.item_id})
 
 
 def place_conservative(conn: Connection, item: Member, threshold: int) -> int:
     """Give a fingerprinted item without a clusters row its cluster; return it."""
-    exact = conn.execute(_SAME_SHA1, {"sha1": item.sha1}).scalar()
+    exact = conn.exec_driver_sql(_SAME_SHA1, {"sha1": item.sha1}).scalar()
     if exact is not None:
         _join(conn, item, int(exact))
         return int(exact)
     if item.features is not None:
-        best = conn.execute(
+        best = conn.exec_driver_sql(
             _BEST_REPRESENTATIVE, {**_feature_params(item.features), "threshold": threshold}
         ).first()
         if best is not None:
@@ -108,7 +113,7 @@ def place_conservative(conn: Connection, item: Member, threshold: int) -> int:
 
 
 def load_member(conn: Connection, item_id: int) -> Member | None:
-    row = conn.execute(_FINGERPRINT, {"item_id": item_id}).first()
+    row = conn.exec_driver_sql(_FINGERPRINT, {"item_id": item_id}).first()
     return None if row is None else Member.from_row(row)
 
 
@@ -133,14 +138,7 @@ def detach(conn: Connection, item_ids: Iterable[int]) -> set[int]:
 
 
 def _members_of(conn: Connection, cluster_id: int) -> list[Member]:
-    rows = conn.execute(
-        text(
-            "SELECT f.item_id, f.sha1, " + ", ".join(f"f.{f}" for f in FEATURE_COLUMNS)
-            + " FROM clusters c JOIN fingerprints f ON f.item_id = c.item_id"
-            " WHERE c.cluster_id = :cluster_id ORDER BY f.item_id"
-        ),
-        {"cluster_id": cluster_id},
-    )
+    rows = conn.exec_driver_sql(_MEMBERS, {"cluster_id": cluster_id})
     return [Member.from_row(r) for r in rows]
 
 
@@ -149,8 +147,8 @@ def repair_conservative(conn: Connection, cluster_ids: Iterable[int], threshold:
     remaining member is elected, and members that are not exact or near
     copies of it are clustered again, in the order they were first indexed."""
     for cluster_id in sorted(set(cluster_ids)):
-        still_there = conn.execute(
-            text("SELECT 1 FROM clusters WHERE item_id = :c AND cluster_id = :c"), {"c": cluster_id}
+        still_there = conn.exec_driver_sql(
+            "SELECT 1 FROM clusters WHERE item_id = :c AND cluster_id = :c", {"c": cluster_id}
         ).first()
         if still_there is not None:
             continue
@@ -202,11 +200,11 @@ class UnionFind:
 def neighbours(conn: Connection, item: Member, threshold: int) -> list[int]:
     """Every other item that is an exact or near copy of ``item`` (indexed lookups)."""
     found = {
-        int(r[0]) for r in conn.execute(text("SELECT item_id FROM fingerprints WHERE sha1 = :s"), {"s": item.sha1})
+        int(r[0]) for r in conn.exec_driver_sql("SELECT item_id FROM fingerprints WHERE sha1 = :s", {"s": item.sha1})
     }
     if item.features is not None:
         params = {**_feature_params(item.features), "threshold": threshold}
-        found.update(int(r[0]) for r in conn.execute(_NEIGHBOURS, params))
+        found.update(int(r[0]) for r in conn.exec_driver_sql(_NEIGHBOURS, params))
     found.discard(item.item_id)
     return sorted(found)
 
@@ -238,7 +236,7 @@ def place_transitive(conn: Connection, item: Member, threshold: int) -> int:
     """Link a new item to every near copy, merging their clusters."""
     clusters = {item.item_id}
     for other in neighbours(conn, item, threshold):
-        row = conn.execute(text("SELECT cluster_id FROM clusters WHERE item_id = :i"), {"i": other}).first()
+        row = conn.exec_driver_sql("SELECT cluster_id FROM clusters WHERE item_id = :i", {"i": other}).first()
         if row is not None:
             clusters.add(int(row[0]))
     target = min(clusters)

@@ -46,7 +46,8 @@ class ItemRecord:
             "raw_sha1": self.raw_sha1,
             "status": status,
             "error": error,
-            "indexed_at": indexed_at,
+            # the text form SQLAlchemy's DateTime uses on SQLite
+            "indexed_at": indexed_at.strftime("%Y-%m-%d %H:%M:%S.%f"),
             "text": self.text if status == "ok" else None,
         }
 

@@ -17,13 +17,22 @@ from lifededup.model import Fingerprint
 from lifededup.store import clustering
 from lifededup.store.clustering import METHODS, Member, Method
 from lifededup.store.errors import ParamsMismatch
-from lifededup.store.models import FEATURE_COLUMNS, FingerprintRow, Item, Param
+from lifededup.store.models import FEATURE_COLUMNS, Item, Param
 from lifededup.store.opening import Location
 from lifededup.store.records import ItemRecord, utc_now
 
 ITEMS = Item.__table__
-FINGERPRINTS = FingerprintRow.__table__
 PARAMS = Param.__table__
+
+_ITEM_COLUMNS = ("path", "part", "parent_id", "kind", "mime_type", "size", "mtime", "doc_date",
+                 "title", "raw_sha1", "status", "error", "indexed_at", "text")
+_ITEM_ID = "SELECT id FROM items WHERE path = :path AND part = :part"
+_INSERT_ITEM = (f"INSERT INTO items ({', '.join(_ITEM_COLUMNS)}) "
+                f"VALUES ({', '.join(':' + c for c in _ITEM_COLUMNS)})")
+_UPDATE_ITEM = f"UPDATE items SET {', '.join(f'{c} = :{c}' for c in _ITEM_COLUMNS)} WHERE id = :id"
+_FINGERPRINT_COLUMNS = ("item_id", "sha1", *FEATURE_COLUMNS, "words", "shingles", "is_representative")
+_INSERT_FINGERPRINT = (f"INSERT INTO fingerprints ({', '.join(_FINGERPRINT_COLUMNS)}) "
+                       f"VALUES ({', '.join(':' + c for c in _FINGERPRINT_COLUMNS)})")
 
 _FINGERPRINT_PARAMS = "fingerprint"
 _CLUSTER_METHOD = "cluster_method"
@@ -43,6 +52,9 @@ class Store:
         self.location = location
         self.readonly = readonly
         self._conn: Connection | None = None
+        # (params, method) read once per outermost transaction: they are
+        # consulted on every insert
+        self._settings: tuple[FingerprintParams | None, Method] | None = None
 
     @property
     def path(self) -> Path:
@@ -64,21 +76,30 @@ class Store:
             yield self._conn
             return
         with self.engine.connect() as conn, conn.begin():
-            self._conn = conn
+            self._conn, self._settings = conn, None
             try:
                 yield conn
             finally:
-                self._conn = None
+                self._conn, self._settings = None, None
 
     # -- params -------------------------------------------------------------
 
     def _param(self, conn: Connection, name: str) -> object | None:
-        raw = conn.execute(select(PARAMS.c.value).where(PARAMS.c.name == name)).scalar()
+        raw = conn.exec_driver_sql("SELECT value FROM params WHERE name = :name", {"name": name}).scalar()
         return None if raw is None else json.loads(raw)
 
     def _set_param(self, conn: Connection, name: str, value: object) -> None:
+        self._settings = None
         conn.execute(delete(PARAMS).where(PARAMS.c.name == name))
         conn.execute(insert(PARAMS).values(name=name, value=json.dumps(value, sort_keys=True)))
+
+    def _read_settings(self, conn: Connection) -> tuple[FingerprintParams | None, Method]:
+        if self._settings is None:
+            raw = self._param(conn, _FINGERPRINT_PARAMS)
+            params = None if raw is None else FingerprintParams.from_dict(raw["params"])  # type: ignore[index]
+            method = self._param(conn, _CLUSTER_METHOD)
+            self._settings = (params, method if method in METHODS else "conservative")  # type: ignore[assignment]
+        return self._settings  # type: ignore[return-value]
 
     @property
     def params(self) -> FingerprintParams | None:
@@ -87,8 +108,7 @@ class Store:
             return self._params(conn)
 
     def _params(self, conn: Connection) -> FingerprintParams | None:
-        raw = self._param(conn, _FINGERPRINT_PARAMS)
-        return None if raw is None else FingerprintParams.from_dict(raw["params"])  # type: ignore[index]
+        return self._read_settings(conn)[0]
 
     def set_params(self, params: FingerprintParams) -> None:
         """Fix the params before the first fingerprint; later, only the
@@ -115,7 +135,7 @@ class Store:
         if current is None:
             self._store_params(conn, made_with)
             return made_with
-        if current.key() != made_with.key():
+        if made_with is not current and made_with != current and current.key() != made_with.key():
             raise ParamsMismatch(_mismatch(self.location, current, made_with))
         return current
 
@@ -125,8 +145,7 @@ class Store:
             return self._method(conn)
 
     def _method(self, conn: Connection) -> Method:
-        raw = self._param(conn, _CLUSTER_METHOD)
-        return raw if raw in METHODS else "conservative"  # type: ignore[return-value]
+        return self._read_settings(conn)[1]
 
     def _threshold(self, conn: Connection) -> int:
         params = self._params(conn)
@@ -139,15 +158,15 @@ class Store:
             return self._item_id(conn, path, part)
 
     def _item_id(self, conn: Connection, path: str, part: str) -> int | None:
-        found = conn.execute(select(ITEMS.c.id).where(ITEMS.c.path == path, ITEMS.c.part == part)).scalar()
+        found = conn.exec_driver_sql(_ITEM_ID, {"path": path, "part": part}).scalar()
         return None if found is None else int(found)
 
     def _write_item(self, conn: Connection, record: ItemRecord, *, status: str, error: str | None) -> int:
         values = record.row(status=status, error=error, indexed_at=utc_now())
         existing = self._item_id(conn, record.path, record.part)
         if existing is None:
-            return int(conn.execute(insert(ITEMS).values(**values)).inserted_primary_key[0])
-        conn.execute(update(ITEMS).where(ITEMS.c.id == existing).values(**values))
+            return int(conn.exec_driver_sql(_INSERT_ITEM, values).lastrowid)
+        conn.exec_driver_sql(_UPDATE_ITEM, {**values, "id": existing})
         return existing
 
     def upsert_item(self, record: ItemRecord, fingerprint: Fingerprint | None) -> int:
@@ -169,7 +188,7 @@ class Store:
             if old is not None:
                 clustering.repair(conn, clustering.detach(conn, [item_id]), threshold, method)
             if new is not None and fingerprint is not None:
-                conn.execute(insert(FINGERPRINTS).values(_fingerprint_row(item_id, fingerprint)))
+                conn.exec_driver_sql(_INSERT_FINGERPRINT, _fingerprint_row(item_id, fingerprint))
                 clustering.place(conn, new, threshold, method)
             return item_id
 
@@ -274,7 +293,7 @@ def _fingerprint_row(item_id: int, fingerprint: Fingerprint) -> dict[str, object
         **dict(zip(FEATURE_COLUMNS, features)),
         "words": fingerprint.words,
         "shingles": fingerprint.shingles,
-        "is_representative": False,
+        "is_representative": 0,
     }
 
 
