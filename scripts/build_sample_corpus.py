@@ -460,8 +460,12 @@ def main() -> None:
     build_bad(corpus)
     truth = {
         "about": "Expected clusters of sample_corpus/ (paths relative to it; 'file [part]' names a message or "
-                 "attachment inside a file, as `lifededup fingerprint` prints it). Every item not listed in a "
-                 "cluster is a singleton. 'bad' lists the files that must fail with the given status.",
+                 "attachment inside a file, as `lifededup fingerprint` prints it). A cluster is connected by "
+                 "the near-duplicate relation (same SHA-1 or >= 2 of 6 shared features); its members are "
+                 "drafts and copies of one document, though the first and last drafts need not be "
+                 "near-duplicates of each other directly. Every item not listed in a cluster is a "
+                 "singleton. 'bad' lists the files that must fail with the given status ('ok': read "
+                 "despite the damage).",
         "clusters": [{"name": name, "members": sorted(members)} for name, members in sorted(corpus.clusters.items())],
         "bad": corpus.bad,
     }
