@@ -10,23 +10,22 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, delete, insert, select, text, update
+from sqlalchemy import Connection, Engine
 
 from lifededup.config import FingerprintParams
 from lifededup.model import Fingerprint
 from lifededup.store import clustering
 from lifededup.store.clustering import METHODS, Member, Method
 from lifededup.store.errors import ParamsMismatch
-from lifededup.store.models import FEATURE_COLUMNS, Item, Param
+from lifededup.store.models import FEATURE_COLUMNS
 from lifededup.store.opening import Location
 from lifededup.store.records import ItemRecord, utc_now
 
-ITEMS = Item.__table__
-PARAMS = Param.__table__
 
 _ITEM_COLUMNS = ("path", "part", "parent_id", "kind", "mime_type", "size", "mtime", "doc_date",
                  "title", "raw_sha1", "status", "error", "indexed_at", "text")
 _ITEM_ID = "SELECT id FROM items WHERE path = :path AND part = :part"
+_IDS_OF_PATH = "SELECT id FROM items WHERE path = :path"
 _INSERT_ITEM = (f"INSERT INTO items ({', '.join(_ITEM_COLUMNS)}) "
                 f"VALUES ({', '.join(':' + c for c in _ITEM_COLUMNS)})")
 _UPDATE_ITEM = f"UPDATE items SET {', '.join(f'{c} = :{c}' for c in _ITEM_COLUMNS)} WHERE id = :id"
@@ -90,16 +89,19 @@ class Store:
 
     def _set_param(self, conn: Connection, name: str, value: object) -> None:
         self._settings = None
-        conn.execute(delete(PARAMS).where(PARAMS.c.name == name))
-        conn.execute(insert(PARAMS).values(name=name, value=json.dumps(value, sort_keys=True)))
+        conn.exec_driver_sql(
+            "INSERT OR REPLACE INTO params (name, value) VALUES (:name, :value)",
+            {"name": name, "value": json.dumps(value, sort_keys=True)},
+        )
 
     def _read_settings(self, conn: Connection) -> tuple[FingerprintParams | None, Method]:
         if self._settings is None:
             raw = self._param(conn, _FINGERPRINT_PARAMS)
             params = None if raw is None else FingerprintParams.from_dict(raw["params"])  # type: ignore[index]
-            method = self._param(conn, _CLUSTER_METHOD)
-            self._settings = (params, method if method in METHODS else "conservative")  # type: ignore[assignment]
-        return self._settings  # type: ignore[return-value]
+            stored = self._param(conn, _CLUSTER_METHOD)
+            method: Method = "transitive" if stored == "transitive" else "conservative"
+            self._settings = (params, method)
+        return self._settings
 
     @property
     def params(self) -> FingerprintParams | None:
@@ -228,8 +230,8 @@ class Store:
             ids = self._with_descendants(conn, sorted(set(item_ids)))
             self._detach(conn, ids)
             for start in range(0, len(ids), clustering.CHUNK):
-                chunk = ids[start : start + clustering.CHUNK]
-                conn.execute(delete(ITEMS).where(ITEMS.c.id.in_(chunk)))
+                marks = ", ".join(str(int(i)) for i in ids[start : start + clustering.CHUNK])
+                conn.exec_driver_sql(f"DELETE FROM items WHERE id IN ({marks})")
             return len(ids)
 
     def remove_items(self, paths: Iterable[str]) -> int:
@@ -237,7 +239,7 @@ class Store:
         with self.transaction() as conn:
             ids: list[int] = []
             for path in set(paths):
-                ids.extend(int(r[0]) for r in conn.execute(select(ITEMS.c.id).where(ITEMS.c.path == path)))
+                ids.extend(int(r[0]) for r in conn.exec_driver_sql(_IDS_OF_PATH, {"path": path}))
             return self.remove_ids(ids)
 
     def move_item(self, old: str, new: str) -> int:
@@ -248,7 +250,7 @@ class Store:
             if old == new:
                 return 0
             self.remove_items([new])
-            moved = conn.execute(update(ITEMS).where(ITEMS.c.path == old).values(path=new))
+            moved = conn.exec_driver_sql("UPDATE items SET path = :new WHERE path = :old", {"old": old, "new": new})
             return int(moved.rowcount)
 
     def recluster(self, method: Method = "conservative") -> None:
