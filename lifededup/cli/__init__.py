@@ -28,6 +28,7 @@ def _register() -> None:
     from lifededup.cli import fingerprint  # noqa: F401
     from lifededup.cli import store  # noqa: F401
     from lifededup.cli import eval  # noqa: F401
+    from lifededup.cli import index  # noqa: F401
 
 
 _register()

@@ -1,0 +1,120 @@
+"""``lifededup index`` and ``lifededup failures``: one-shot indexing of folders."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+
+import click
+
+from lifededup.cli import main
+from lifededup.cli.options import db_option, opened_store
+from lifededup.extract import Limits
+from lifededup.index import Bar, IndexConfig, LogLines, Progress, Summary, default_workers, failures, run
+
+
+def progress_for_output() -> Progress:
+    """A bar on a terminal, log lines (to stderr) when output goes to a file or pipe."""
+    if sys.stderr.isatty():
+        return Bar()
+    return LogLines(lambda line: click.echo(line, err=True))
+
+
+@contextmanager
+def stop_on_signals(stop: threading.Event, signals: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)
+                    ) -> Iterator[None]:
+    """The first SIGINT/SIGTERM sets ``stop`` (the batch in flight is committed,
+    then the run ends); a second one interrupts at once (the open transaction
+    is rolled back)."""
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        click.echo(f"\n{signal.Signals(signum).name}: finishing the current batch "
+                   "(press Ctrl-C again to stop at once)", err=True)
+
+    previous = {s: signal.signal(s, handle) for s in signals}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def summary_lines(summary: Summary) -> list[str]:
+    rate = summary.read / summary.seconds if summary.seconds else 0.0
+    lines = [
+        f"new {summary.new}, updated {summary.updated}, unchanged {summary.unchanged}, "
+        f"moved {summary.moved}, removed {summary.removed}, failed {summary.failed} "
+        f"({summary.seconds:.1f} s, {rate:.1f} files/s)",
+        f"store: {summary.exact_duplicates} exact duplicate(s), {summary.near_duplicates} near-duplicate(s), "
+        f"{summary.failed_in_store} failed item(s)",
+    ]
+    if summary.failed_in_store:
+        lines.append("why they failed: lifededup failures")
+    if summary.interrupted:
+        lines.append("interrupted: the store is consistent; run the same command again to finish")
+    return lines
+
+
+@main.command("index")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--workers", "-j", type=click.IntRange(min=1), default=default_workers, show_default="one per core",
+              help="Extraction worker processes.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=Limits.timeout_s, show_default=True,
+              help="Seconds a file's parser may run without progress before it is stopped.")
+@click.option("--memory-mb", type=click.IntRange(min=64), default=Limits.memory_mb, show_default=True,
+              help="Memory limit of each worker process, in MiB.")
+@db_option
+def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_mb: int, db: str | None) -> None:
+    """Index the files in PATHS (folders or files) into the store.
+
+    New and changed files are read and fingerprinted; unchanged ones are
+    skipped (same size and mtime, or same bytes); moved or renamed files keep
+    their item and cluster; files gone from the folders are removed from the
+    store.  Files that cannot be read are recorded with their reason (see
+    `lifededup failures`) and do not stop the run.  Ctrl-C commits the batch
+    in flight and stops; run the command again to finish.  Your files are
+    only read, never changed.
+
+    \b
+    Example:
+      lifededup index ~/Documents ~/Mail
+      lifededup dups
+    """
+    config = IndexConfig(workers=workers, limits=Limits(timeout_s=timeout, memory_mb=memory_mb))
+    stop = threading.Event()
+    with opened_store(db) as store, stop_on_signals(stop):
+        try:
+            summary = run(store, paths, config, progress=progress_for_output(), stop=stop)
+        except KeyboardInterrupt:
+            raise click.ClickException(
+                "interrupted: the batch in flight was rolled back and the store is consistent; "
+                "run the same command again to finish") from None
+    for line in summary_lines(summary):
+        click.echo(line)
+
+
+@main.command("failures")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Show at most this many.")
+@db_option
+def failures_command(limit: int | None, db: str | None) -> None:
+    """List the files and parts that could not be read, and why.
+
+    \b
+    Example:
+      lifededup failures --limit 20
+    """
+    with opened_store(db, readonly=True) as store:
+        found = failures(store, limit)
+    for item in found:
+        name = f"{item.path} [{item.part}]" if item.part else item.path
+        click.echo(f"{item.status}\t{name}\t{item.reason}")
+    if not found:
+        click.echo("no failures")

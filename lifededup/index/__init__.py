@@ -1,0 +1,37 @@
+"""The indexer: keeps the store true to the files in some folders.
+
+Public API
+----------
+``run(store, paths, config=IndexConfig(), *, base=None, progress=Quiet(), stop=None) -> Summary``
+    One pass over the files at or under ``paths`` (folders or single files):
+    new and changed files are read (``extract_many``, one worker process per
+    core), fingerprinted a batch at a time (``fingerprint_many``) and written a
+    batch per transaction; unchanged files cost one ``stat`` (then, if the
+    stat differs, a raw SHA-1); a file that vanished while a file with the
+    same bytes appeared is a move (``Store.move_item``: item and cluster
+    kept); files gone are removed with cluster repair; files that fail are
+    recorded with their reason and the run goes on.  Interrupted (``stop``
+    set, Ctrl-C, kill -9), the store is left consistent and the next run
+    finishes the work.  The user's files are only read, never written.
+
+``IndexConfig(workers, limits, rules, params, batch_items, batch_seconds)``
+``FolderRules(include, exclude, hidden)``, ``is_junk(name)``: which files are indexed
+``Summary``: new, updated, unchanged, moved, removed, failed, exact/near duplicates
+``Progress`` (protocol), ``Quiet``, ``LogLines(write)``, ``Bar()``: progress reporting
+``scan(root, rules, base=None) -> Iterator[Seen]``, ``absolute(path)``
+``failures(store, limit=None) -> list[FailedItem]``: what could not be read, and why
+"""
+
+from __future__ import annotations
+
+from lifededup.index.config import IndexConfig, default_workers
+from lifededup.index.failures import FailedItem, failures
+from lifededup.index.progress import Bar, LogLines, Progress, Quiet
+from lifededup.index.rules import FolderRules, is_junk
+from lifededup.index.run import Summary, run
+from lifededup.index.scan import Seen, absolute, scan
+
+__all__ = [
+    "Bar", "FailedItem", "FolderRules", "IndexConfig", "LogLines", "Progress", "Quiet", "Seen", "Summary",
+    "absolute", "default_workers", "failures", "is_junk", "run", "scan",
+]

@@ -1,0 +1,23 @@
+"""The items the store holds as failed, with their reasons."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lifededup.store import Store
+
+_FAILED = ("SELECT path, part, status, error FROM items WHERE status != 'ok' "
+           "ORDER BY path, part LIMIT :limit")
+
+
+@dataclass(frozen=True)
+class FailedItem:
+    path: str
+    part: str
+    status: str
+    reason: str
+
+
+def failures(store: Store, limit: int | None = None) -> list[FailedItem]:
+    _, rows = store.execute(_FAILED, {"limit": -1 if limit is None else limit})
+    return [FailedItem(str(p), str(part), str(s), str(e or "")) for p, part, s, e in rows]

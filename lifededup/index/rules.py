@@ -1,0 +1,64 @@
+"""Which files of a folder are indexed: junk and hidden files never, then the
+folder's include and exclude patterns (shell globs, as in ``.gitignore``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import PurePath
+
+# Files that are never documents: Finder/Explorer droppings, editors' swap
+# and lock files, downloads in progress (paperless-ngx's consumer ignores the same).
+JUNK_NAMES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini", "Icon\r", ".directory"})
+JUNK_PATTERNS = (
+    "~$*",           # Office's owner/lock file beside an open document
+    ".~lock.*#",     # LibreOffice's lock file
+    "*.swp", "*.swo", "*.swx", ".*.sw?",  # vim
+    "*~", "#*#", ".#*",                   # emacs and others' backups and locks
+    "*.part", "*.crdownload", "*.download", "*.partial", "*.tmp", "*.temp",
+)
+
+
+def is_junk(name: str) -> bool:
+    """A file no person saved on purpose (a lock, a swap file, a partial download)."""
+    return name in JUNK_NAMES or any(fnmatchcase(name, p) for p in JUNK_PATTERNS)
+
+
+def is_hidden(name: str) -> bool:
+    return name.startswith(".")
+
+
+@dataclass(frozen=True)
+class FolderRules:
+    """``include``: if given, only files matching one of these; ``exclude``:
+    never files or folders matching one of these.  A pattern without ``/``
+    matches a name at any depth; one with ``/`` matches the path relative to
+    the watched folder."""
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    hidden: bool = False
+
+    def admits_folder(self, relative: PurePath) -> bool:
+        name = relative.name
+        if not self.hidden and is_hidden(name):
+            return False
+        return not _matches(relative, self.exclude)
+
+    def admits_file(self, relative: PurePath) -> bool:
+        name = relative.name
+        if is_junk(name) or (not self.hidden and is_hidden(name)):
+            return False
+        if _matches(relative, self.exclude):
+            return False
+        return not self.include or _matches(relative, self.include)
+
+    def admits(self, relative: PurePath) -> bool:
+        """A file at this path, checking every folder on the way too."""
+        parents = list(relative.parents)[:-1]  # without "."
+        return all(self.admits_folder(p) for p in parents) and self.admits_file(relative)
+
+
+def _matches(relative: PurePath, patterns: tuple[str, ...]) -> bool:
+    posix = relative.as_posix()
+    return any(fnmatchcase(posix if "/" in p else relative.name, p.rstrip("/")) for p in patterns)

@@ -1,0 +1,133 @@
+"""``run()``: the indexing pipeline assembled from its stages --
+scan -> skip unchanged (plan) -> extract (worker processes) -> fingerprint
+(batches) -> store (batched transactions)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Generator, Iterable
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from lifededup.extract import Outcome, extract_many
+from lifededup.fingerprint import DEFAULT_PARAMS
+from lifededup.index.config import IndexConfig
+from lifededup.index.plan import Plan, known_under, plan
+from lifededup.index.progress import Progress, Quiet
+from lifededup.index.scan import absolute, scan
+from lifededup.index.write import BatchWriter, Tally
+from lifededup.store import Store
+
+_EXACT = "SELECT count(*) - count(DISTINCT sha1) FROM fingerprints"
+_NEAR = ("SELECT count(*) FROM clusters c JOIN clusters r ON r.item_id = c.cluster_id "
+         "WHERE c.item_id != c.cluster_id AND c.sha1 != r.sha1")
+_FAILURES = "SELECT count(*) FROM items WHERE status != 'ok'"
+_TOUCH = ("UPDATE items SET size = :size, mtime = :mtime, raw_sha1 = :sha1 "
+          "WHERE path = :path AND part = ''")
+
+
+@dataclass
+class Summary:
+    """A run's counts (files unless said otherwise) and the store's duplicates after it.
+
+    ``failed`` counts items (files or parts) that could not be read in this
+    run; ``failed_in_store`` every item the store holds as failed, whose
+    reasons ``lifededup failures`` lists.  ``exact_duplicates``: stored
+    documents whose text is an exact copy of an earlier one;
+    ``near_duplicates``: members of a cluster that differ from its representative.
+    """
+
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    moved: int = 0
+    removed: int = 0
+    failed: int = 0
+    items: int = 0
+    bytes: int = 0
+    exact_duplicates: int = 0
+    near_duplicates: int = 0
+    failed_in_store: int = 0
+    seconds: float = 0.0
+    interrupted: bool = False
+
+    @property
+    def read(self) -> int:
+        return self.new + self.updated
+
+    def as_dict(self) -> dict[str, object]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def run(store: Store, paths: Iterable[Path | str], config: IndexConfig = IndexConfig(), *,
+        base: Path | None = None, progress: Progress = Quiet(),
+        stop: threading.Event | None = None) -> Summary:
+    """Bring the store in line with the files at or under ``paths``: read new
+    and changed files, follow moves, forget files that are gone.
+
+    ``base``: the watched folder the paths lie in (its rules match paths
+    relative to it).  ``stop``: set it (from a signal handler, another thread)
+    to end the run after the batch in flight is committed; the summary then
+    says ``interrupted`` and the next run finishes the work.  The user's files
+    are only ever read.
+    """
+    started = time.monotonic()
+    roots = [absolute(p) for p in paths]
+    tally = Tally()
+    # a dict: overlapping paths (a folder and a file in it) find a file once
+    found = {seen.path: seen for root in roots for seen in scan(root, config.rules, base)}
+    todo = plan(found.values(), known_under(store, [str(r) for r in roots]))
+    _follow(store, todo, tally)
+    interrupted = _read(store, todo, config, tally, progress, stop)
+    return _summary(store, tally, started, interrupted)
+
+
+def _follow(store: Store, todo: Plan, tally: Tally) -> None:
+    """Moves, removals and refreshed stats: one transaction, before any reading."""
+    with store.transaction():
+        for old, new in todo.moves:
+            store.move_item(old, new)
+        if todo.removals:
+            store.remove_items(todo.removals)
+        for seen, sha1 in todo.touched:
+            store.execute(_TOUCH, {"size": seen.size, "mtime": seen.mtime, "sha1": sha1, "path": seen.path})
+    tally.moved, tally.removed = len(todo.moves), len(todo.removals)
+    tally.unchanged = todo.unchanged
+
+
+def _read(store: Store, todo: Plan, config: IndexConfig, tally: Tally, progress: Progress,
+          stop: threading.Event | None) -> bool:
+    """Extract, fingerprint and store the files to read; True if stopped early."""
+    if not todo.to_read:
+        return False
+    params = config.params or store.params or DEFAULT_PARAMS
+    to_read = {t.seen.path: t for t in todo.to_read}
+    writer = BatchWriter(store, params, to_read, tally, progress, config.batch_items, config.batch_seconds)
+    workers = max(1, min(config.workers, len(to_read)))
+    outcomes: Generator[Outcome, None, None] = extract_many(list(to_read), config.limits, workers=workers)  # type: ignore[assignment]
+    progress.start(len(to_read))
+    stopped = False
+    try:
+        for outcome in outcomes:
+            writer.add(outcome)
+            if stop is not None and stop.is_set():
+                stopped = True
+                break
+        writer.flush()
+    finally:
+        outcomes.close()
+        progress.finish()
+    return stopped
+
+
+def _summary(store: Store, tally: Tally, started: float, interrupted: bool) -> Summary:
+    counts = {f.name: getattr(tally, f.name) for f in fields(tally)}
+    return Summary(**counts, exact_duplicates=_count(store, _EXACT), near_duplicates=_count(store, _NEAR),
+                   failed_in_store=_count(store, _FAILURES), seconds=time.monotonic() - started,
+                   interrupted=interrupted)
+
+
+def _count(store: Store, sql: str) -> int:
+    value = store.execute(sql)[1][0][0]
+    return int(value) if isinstance(value, int) else 0

@@ -1,0 +1,139 @@
+"""Fingerprint and store stages: outcomes of extraction, a batch at a time,
+fingerprinted in one ``fingerprint_many`` call and written in one transaction
+(a kill -9 loses at most the batch in flight; the next run reads it again)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from lifededup.config import FingerprintParams
+from lifededup.extract import Extracted, Failure, Outcome
+from lifededup.fingerprint import fingerprint_many
+from lifededup.index.plan import ToRead
+from lifededup.index.progress import Progress
+from lifededup.model import Fingerprint
+from lifededup.store import ItemRecord, Store
+
+_ROOT_STAT = "UPDATE items SET size = :size, mtime = :mtime WHERE path = :path AND part = ''"
+_PARTS_OF = "SELECT id, part FROM items WHERE path = :path"
+
+
+@dataclass
+class Tally:
+    """What a run did, counted as it goes."""
+
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    moved: int = 0
+    removed: int = 0
+    failed: int = 0
+    items: int = 0
+    bytes: int = 0
+
+
+def parent_part(part: str) -> str:
+    """The part that holds this one: ``"message 3 / attachment 1: a.pdf"`` is
+    inside ``"message 3"``, which is inside the file (``""``)."""
+    return part.rsplit(" / ", 1)[0] if " / " in part else ""
+
+
+def text_of(outcome: Outcome) -> str | None:
+    """The text worth fingerprinting: None for failures and items with no words."""
+    result = outcome.result
+    if isinstance(result, Extracted) and result.text.strip():
+        return result.text
+    return None
+
+
+@dataclass
+class BatchWriter:
+    """Collects outcomes and writes them a batch at a time."""
+
+    store: Store
+    params: FingerprintParams
+    to_read: dict[str, ToRead]
+    tally: Tally
+    progress: Progress
+    batch_items: int
+    batch_seconds: float
+    clock: Callable[[], float] = time.monotonic
+    _buffer: list[Outcome] = field(default_factory=list)
+    _since: float = 0.0
+    # ids of the parts written so far of files still being read (a mailbox
+    # spans batches; its attachments need their message's id)
+    _open: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def add(self, outcome: Outcome) -> None:
+        if not self._buffer:
+            self._since = self.clock()
+        self._buffer.append(outcome)
+        if len(self._buffer) >= self.batch_items or self.clock() - self._since >= self.batch_seconds:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._buffer:
+            return
+        batch, self._buffer = self._buffer, []
+        texts = [t for t in map(text_of, batch) if t is not None]
+        prints = iter(fingerprint_many(texts, self.params))
+        done: list[tuple[str, int]] = []
+        with self.store.transaction():
+            for outcome in batch:
+                fingerprint = next(prints) if text_of(outcome) is not None else None
+                if self._write(outcome, fingerprint):
+                    done.append((str(outcome.path), self.to_read[str(outcome.path)].seen.size))
+        # counted once committed: an interrupted batch is not reported as done
+        for path, size in done:
+            self.tally.bytes += size
+            self.progress.file_done(path, size)
+
+    def _write(self, outcome: Outcome, fingerprint: Fingerprint | None) -> bool:
+        """Write one outcome; True when it completed its file."""
+        path, part = str(outcome.path), outcome.part
+        info = self.to_read[path]
+        parts = self._open.setdefault(path, {})
+        record = self._record(outcome, info, parts)
+        result = outcome.result
+        if isinstance(result, Failure):
+            parts[part] = self.store.record_failure(record, result.reason, status=result.status)
+            self.tally.failed += 1
+        else:
+            parts[part] = self.store.upsert_item(record, fingerprint)
+            self.tally.items += 1
+        if not outcome.final:
+            return False
+        self._complete(path, info, parts, failed=isinstance(result, Failure) and part == "")
+        return True
+
+    def _record(self, outcome: Outcome, info: ToRead, parts: dict[str, int]) -> ItemRecord:
+        part, result = outcome.part, outcome.result
+        whole = part == ""
+        # A file's own item gets its mtime only once all its parts are stored:
+        # NULL marks it half-written, so the next run reads it again.
+        stat = {"size": info.seen.size, "mtime": info.seen.mtime if outcome.final else None,
+                "raw_sha1": info.raw_sha1} if whole else {}
+        parent = None if whole else parts.get(parent_part(part), parts.get(""))
+        if isinstance(result, Failure):
+            return ItemRecord(path=str(outcome.path), part=part, parent_id=parent, **stat)  # type: ignore[arg-type]
+        return ItemRecord(
+            path=str(outcome.path), part=part, parent_id=parent, kind=result.kind, mime_type=result.mime,
+            doc_date=result.doc_date, title=result.title or None, text=text_of(outcome), **stat,  # type: ignore[arg-type]
+        )
+
+    def _complete(self, path: str, info: ToRead, parts: dict[str, int], *, failed: bool) -> None:
+        del self._open[path]
+        if "" in parts:
+            self.store.execute(_ROOT_STAT, {"size": info.seen.size, "mtime": info.seen.mtime, "path": path})
+        if not info.is_new:
+            _, rows = self.store.execute(_PARTS_OF, {"path": path})
+            stale = [int(r[0]) for r in rows if r[1] not in parts]  # type: ignore[call-overload]
+            if stale:
+                self.store.remove_ids(stale)
+        if not failed:
+            if info.is_new:
+                self.tally.new += 1
+            else:
+                self.tally.updated += 1

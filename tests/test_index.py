@@ -1,0 +1,166 @@
+"""The indexer on real folders: new, unchanged, changed, moved, removed and
+failed files, junk and patterns, an interrupted run, and the CLI."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from index_samples import assert_matches, item_ids, stored_files, write_html, write_text
+from store_samples import prose
+
+from lifededup.cli import main
+from lifededup.index import FolderRules, IndexConfig, failures, is_junk, run
+from lifededup.store import Store, open_store
+
+CONFIG = IndexConfig(workers=2, batch_items=8)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    opened = open_store(tmp_path / "store.db")
+    yield opened  # type: ignore[misc]
+    opened.close()
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "archive"
+    for i in range(6):
+        write_text(root / "notes" / f"note{i}.txt", seed=i)
+    write_html(root / "web" / "page.html", seed=1)  # the same words as note1: an exact copy
+    (root / "web" / "copy.txt").write_text((root / "notes" / "note2.txt").read_text())
+    return root
+
+
+def test_first_run_reads_everything_and_second_run_nothing(store: Store, folder: Path) -> None:
+    first = run(store, [folder], CONFIG)
+    assert (first.new, first.updated, first.unchanged, first.failed) == (8, 0, 0, 0), first
+    assert first.exact_duplicates == 2, f"note1/page.html and note2/copy.txt are exact copies: {first}"
+    assert_matches(store, folder)
+    second = run(store, [folder], CONFIG)
+    assert (second.new, second.updated, second.unchanged, second.read) == (0, 0, 8, 0), second
+
+
+def test_changed_file_is_read_again_and_touched_one_is_not(store: Store, folder: Path) -> None:
+    run(store, [folder], CONFIG)
+    ids = item_ids(store)
+    changed = folder / "notes" / "note3.txt"
+    changed.write_text(prose(99) + "\n")
+    touched = folder / "notes" / "note4.txt"
+    os.utime(touched, (1_000_000, 1_000_000))
+    summary = run(store, [folder], CONFIG)
+    assert (summary.updated, summary.unchanged, summary.new) == (1, 7, 0), summary
+    assert item_ids(store) == ids, "an update must keep the item's id"
+    _, rows = store.execute("SELECT text FROM items WHERE path = ?", (str(changed.resolve()),))  # type: ignore[arg-type]
+    assert rows[0][0].strip() == prose(99), "the changed file's new text is stored"
+    _, rows = store.execute("SELECT mtime FROM items WHERE path = ?", (str(touched.resolve()),))  # type: ignore[arg-type]
+    assert rows[0][0] == 1_000_000, "a touched file's new mtime is remembered, so it is not hashed again"
+    assert_matches(store, folder)
+
+
+def test_rename_and_folder_move_keep_items_and_clusters(store: Store, folder: Path) -> None:
+    run(store, [folder], CONFIG)
+    before = item_ids(store)
+    _, clusters_before = store.execute("SELECT count(DISTINCT cluster_id) FROM clusters")
+    (folder / "notes" / "note0.txt").rename(folder / "notes" / "renamed.txt")
+    (folder / "web").rename(folder / "moved web")
+    summary = run(store, [folder], CONFIG)
+    assert (summary.moved, summary.new, summary.removed) == (3, 0, 0), summary
+    after = item_ids(store)
+    assert after[str((folder / "notes" / "renamed.txt").resolve())] == before[str((folder / "notes" / "note0.txt").resolve())]
+    assert after[str((folder / "moved web" / "page.html").resolve())] == before[str((folder / "web" / "page.html").resolve())]
+    _, clusters_after = store.execute("SELECT count(DISTINCT cluster_id) FROM clusters")
+    assert clusters_after == clusters_before, "moves must not change the clusters"
+    assert_matches(store, folder)
+
+
+def test_deleted_files_are_removed_with_cluster_repair(store: Store, folder: Path) -> None:
+    run(store, [folder], CONFIG)
+    (folder / "notes" / "note1.txt").unlink()  # the representative of page.html's cluster
+    (folder / "notes" / "note5.txt").unlink()
+    summary = run(store, [folder], CONFIG)
+    assert summary.removed == 2, summary
+    assert summary.exact_duplicates == 1, summary
+    assert_matches(store, folder)
+
+
+def test_paths_of_single_files_and_a_vanished_file(store: Store, folder: Path) -> None:
+    run(store, [folder], CONFIG)
+    gone = folder / "notes" / "note2.txt"
+    gone.unlink()
+    summary = run(store, [gone, folder / "notes" / "note3.txt"], CONFIG)
+    assert (summary.removed, summary.unchanged) == (1, 1), summary
+    assert_matches(store, folder)
+
+
+def test_failures_are_recorded_and_do_not_stop_the_run(store: Store, folder: Path) -> None:
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4\n1 0 obj << /Type /Catalog")
+    (folder / "empty.txt").write_bytes(b"")
+    summary = run(store, [folder], CONFIG)
+    assert (summary.new, summary.failed) == (8, 2), summary
+    got = {Path(f.path).name: f.status for f in failures(store)}
+    assert got == {"broken.pdf": "corrupt", "empty.txt": "empty"}, got
+    assert all(f.reason for f in failures(store)), "every failure says why"
+    assert run(store, [folder], CONFIG).read == 0, "a failed file that did not change is not read again"
+
+
+def test_junk_hidden_and_patterns(store: Store, folder: Path) -> None:
+    for junk in (".DS_Store", "~$report.docx", ".report.txt.swp", "film.part", "setup.crdownload", ".hidden.txt"):
+        (folder / junk).write_text(prose(7))
+        assert junk == ".hidden.txt" or is_junk(junk), junk
+    write_text(folder / ".git" / "notes.txt", seed=3)
+    run(store, [folder], CONFIG)
+    assert_matches(store, folder)  # assert_matches ignores dot files; junk must not be stored either
+    assert not any("~$" in p or p.endswith((".part", ".crdownload")) for p in stored_files(store))
+    rules = FolderRules(include=("*.txt",), exclude=("web/*",))
+    run(store, [folder], IndexConfig(workers=2, rules=rules))
+    names = sorted(Path(p).name for p in stored_files(store))
+    assert names == [f"note{i}.txt" for i in range(6)], f"rules not applied: {names}"
+
+
+def test_stopped_run_is_finished_by_the_next(store: Store, folder: Path) -> None:
+    stop = threading.Event()
+    stop.set()  # as a signal handler would, while the first outcomes arrive
+    first = run(store, [folder], IndexConfig(workers=1, batch_items=1), stop=stop)
+    assert first.interrupted and first.read < 8, first
+    second = run(store, [folder], CONFIG)
+    assert first.read + second.read == 8, (first, second)
+    assert_matches(store, folder)
+
+
+def test_mailbox_parts_are_stored_and_refreshed(store: Store, tmp_path: Path) -> None:
+    root = tmp_path / "mail"
+    root.mkdir()
+    box = root / "box.mbox"
+
+    def message(n: int) -> str:
+        return (f"From a@b Mon Jan  1 00:00:00 2024\nFrom: a@b\nSubject: s{n}\n"
+                f"Message-ID: <{n}@b>\n\n{prose(n)}\n\n")
+
+    box.write_text("".join(message(n) for n in range(3)))
+    run(store, [root], CONFIG)
+    _, rows = store.execute("SELECT part FROM items WHERE path = ? ORDER BY part", (str(box.resolve()),))  # type: ignore[arg-type]
+    assert [r[0] for r in rows] == ["", "message 1", "message 2", "message 3"], rows
+    box.write_text(message(0))
+    run(store, [root], CONFIG)
+    _, rows = store.execute("SELECT part FROM items WHERE path = ? ORDER BY part", (str(box.resolve()),))  # type: ignore[arg-type]
+    assert [r[0] for r in rows] == ["", "message 1"], f"messages gone from the mailbox stay stored: {rows}"
+    assert_matches(store, root)
+
+
+def test_cli_index_summary_and_failures(tmp_path: Path, folder: Path) -> None:
+    db = str(tmp_path / "cli.db")
+    runner = CliRunner()
+    (folder / "empty.txt").write_bytes(b"")
+    result = runner.invoke(main, ["index", "--db", db, "-j", "2", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert "new 8, updated 0, unchanged 0, moved 0, removed 0, failed 1" in result.output, result.output
+    assert "lifededup failures" in result.output, result.output
+    listed = runner.invoke(main, ["failures", "--db", db])
+    assert listed.exit_code == 0 and "empty\t" in listed.output and "empty.txt" in listed.output, listed.output
+    missing = runner.invoke(main, ["index", "--db", db, str(tmp_path / "nowhere")])
+    assert missing.exit_code != 0 and "does not exist" in missing.output, missing.output
