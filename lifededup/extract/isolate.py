@@ -15,7 +15,7 @@ import os
 import resource
 import signal
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -108,12 +108,13 @@ def _death_reason(worker: _Worker, limits: Limits) -> str:
 
 
 def extract_many(paths: Iterable[Path | str], limits: Limits = Limits(), workers: int | None = None,
-                 extractor: SourceExtractor = extract_source) -> Iterator[Outcome]:
+                 extractor: SourceExtractor = extract_source) -> Generator[Outcome, None, None]:
     """Read many files in ``workers`` processes; yield an :class:`Outcome` per file and per part.
 
     Outcomes of different files interleave in completion order; those of one
     file come in order, the file's own item first, the last marked ``final``.
     ``extractor`` is the function the workers run (the registry's by default).
+    Closing the generator early stops the workers.
     """
     ctx = multiprocessing.get_context("forkserver")
     count = max(1, workers or min(4, os.cpu_count() or 1))
