@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lifededup.config import FingerprintParams
-from lifededup.fingerprint import fingerprint, is_near_duplicate, shingle, shingle_values
+from lifededup.fingerprint import fingerprint, fingerprint_many, is_near_duplicate, shingle, shingle_values
 from lifededup.fingerprint.compare import compare, resemblance
 from lifededup.fingerprint.rabin import polynomials, rabin_reference
 from lifededup.model import shared_features
@@ -196,3 +196,22 @@ def test_bad_params_are_refused() -> None:
         FingerprintParams(threshold=7)
     with pytest.raises(ValueError, match="shingle_words"):
         FingerprintParams(shingle_words=0)
+
+
+def test_a_text_that_repeats_itself_gets_the_features_of_its_distinct_shingles() -> None:
+    """Minima are of the shingle *set*: repeating a text many times (a log
+    file, a quoted mail thread) changes no feature."""
+    once = " ".join(random_words(np.random.default_rng(21), 300))
+    many = " ".join([once] * 40)
+    a, b = fingerprint(once), fingerprint(many)
+    assert a.features is not None
+    # the repeated text adds the shingles that straddle two copies: a few new
+    # ones among ~300, so most features survive
+    assert shared_features(a.features, b.features) >= 2
+
+
+def test_batch_and_one_by_one_agree() -> None:
+    rng = np.random.default_rng(17)
+    texts = [" ".join(random_words(rng, int(n))) for n in rng.integers(0, 400, size=50)]
+    texts += ["", "   ", "short note", texts[3].upper()]
+    assert fingerprint_many(texts) == [fingerprint(t) for t in texts]

@@ -179,10 +179,16 @@ def _batch_minima(batch: _Batch, m: int) -> tuple[npt.NDArray[np.uint64], npt.ND
         minima[doc[take], col, rank[take]] = value[take]
         found[:, col] = np.bincount(doc[take], minlength=docs)
     complete = (found == m).all(axis=1)
-    # Where the cut-off was too tight, select exactly (rare).
+    # Where the cut-off was too tight (a text that repeats itself has fewer
+    # distinct shingles than positions), widen it until it is not.
     for doc in np.flatnonzero(~complete & (limit != _ALL)).tolist():
         for col in range(k):
-            exact = np.unique(batch.shingles(doc)[:, col])[:m]
+            column, cut = batch.shingles(doc)[:, col], int(limit[doc])
+            while True:
+                cut = min(cut * 16, (1 << 64) - 1)
+                exact = np.unique(column[column <= np.uint64(cut)])[:m]
+                if exact.size == m or cut == (1 << 64) - 1:
+                    break
             minima[doc, col, : exact.size] = exact
             found[doc, col] = exact.size
         complete[doc] = (found[doc] == m).all()

@@ -216,27 +216,40 @@ def split_words(stream: npt.NDArray[np.uint8]) -> Words:
     return Words(stream, starts, lengths, _word_keys(stream, starts, lengths))
 
 
+# Odd multipliers for Fibonacci/multiplicative hashing (2^64/phi, then
+# splitmix64's): the top bits of key * M spread any keys evenly.
+_HASH_MULTIPLIERS = tuple(
+    np.uint64(m) for m in (0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xD6E8FEB86659FD93)
+)
+
+
 def first_occurrence(keys: npt.NDArray[np.uint64]) -> npt.NDArray[np.intp]:
     """For each position, a position holding the same key (the same one for
-    all equal keys): open addressing with linear probing, vectorised over all
-    positions still looking for their slot."""
+    all equal keys).
+
+    A hash table without probing, vectorised: every pending position writes
+    itself into its slot (one of them wins), then reads the winner back; those
+    whose key equals the winner's are done.  The rest -- keys that lost their
+    slot to another key -- go again into a fresh table with another
+    multiplier.  Each round settles at least the winners' keys, so it ends;
+    in practice in two or three rounds, the later ones tiny.
+    """
     n = keys.size
-    bits = max(4, (2 * n).bit_length())
-    mask = (1 << bits) - 1
-    owner = np.full(1 << bits, -1, dtype=np.intp)
-    # Fibonacci hashing: the top bits of key * 2^64/phi spread any keys evenly.
-    slot = ((keys * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)).astype(np.intp)
     rep = np.empty(n, dtype=np.intp)
     pending = np.arange(n, dtype=np.intp)
+    pending_keys = keys
+    rounds = 0
     while pending.size:
-        tried = slot[pending]
-        free = owner[tried] == -1
-        owner[tried[free]] = pending[free]
-        holder = owner[tried]
-        found = keys[holder] == keys[pending]
-        rep[pending[found]] = holder[found]
-        pending = pending[~found]
-        slot[pending] = (slot[pending] + 1) & mask
+        bits = max(4, pending.size.bit_length())
+        multiplier = _HASH_MULTIPLIERS[rounds % len(_HASH_MULTIPLIERS)]
+        slot = ((pending_keys * multiplier) >> np.uint64(64 - bits)).astype(np.intp)
+        owner = np.empty(1 << bits, dtype=np.int32)
+        owner[slot] = np.arange(pending.size, dtype=np.int32)
+        holder = owner[slot]
+        settled = pending_keys[holder] == pending_keys
+        rep[pending[settled]] = pending[holder[settled]]
+        pending, pending_keys = pending[~settled], pending_keys[~settled]
+        rounds += 1
     return rep
 
 
