@@ -105,7 +105,7 @@ def shingle_values(
     # contribution when m terms follow it in the shingle.  Computed once per
     # distinct term, in rows of 6 values so that one lookup fetches all six.
     by_offset = np.ascontiguousarray(apply_tables(term_value, times_x_tables(polys, 64, w)))
-    values = by_offset[w - 1].take(found.ids[starts], axis=0)
+    values: npt.NDArray[np.uint64] = by_offset[w - 1].take(found.ids[starts], axis=0)
     for i in range(1, w):
         values ^= by_offset[w - 1 - i].take(found.ids[starts + i], axis=0)
     return values
@@ -181,17 +181,17 @@ def _batch_minima(batch: _Batch, m: int) -> tuple[npt.NDArray[np.uint64], npt.ND
     complete = (found == m).all(axis=1)
     # Where the cut-off was too tight (a text that repeats itself has fewer
     # distinct shingles than positions), widen it until it is not.
-    for doc in np.flatnonzero(~complete & (limit != _ALL)).tolist():
+    for tight in np.flatnonzero(~complete & (limit != _ALL)).tolist():
         for col in range(k):
-            column, cut = batch.shingles(doc)[:, col], int(limit[doc])
+            column, cut = batch.shingles(tight)[:, col], int(limit[tight])
             while True:
                 cut = min(cut * 16, (1 << 64) - 1)
                 exact = np.unique(column[column <= np.uint64(cut)])[:m]
                 if exact.size == m or cut == (1 << 64) - 1:
                     break
-            minima[doc, col, : exact.size] = exact
-            found[doc, col] = exact.size
-        complete[doc] = (found[doc] == m).all()
+            minima[tight, col, : exact.size] = exact
+            found[tight, col] = exact.size
+        complete[tight] = (found[tight] == m).all()
     return minima, complete
 
 

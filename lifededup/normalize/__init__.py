@@ -26,7 +26,7 @@ from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
-import snowballstemmer
+import snowballstemmer  # type: ignore[import-untyped]
 
 from lifededup.config import FilterParams
 from lifededup.normalize.stopwords import stopwords_for
@@ -129,7 +129,7 @@ def _collapse(raw: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     space = raw == SPACE
     keep = ~space
     keep[1:] |= ~space[:-1]
-    out = raw[keep]
+    out: npt.NDArray[np.uint8] = raw[keep]
     if out.size and out[-1] == SPACE:
         out = out[:-1]
     return out
@@ -316,7 +316,7 @@ def _is_number(found: Words, vocab: npt.NDArray[np.intp]) -> npt.NDArray[np.bool
     lengths = found.lengths[vocab]
     key_bytes = found.keys[vocab].view(np.uint8).reshape(-1, 8)  # little-endian: byte i is character i
     within = np.arange(8) < lengths[:, None]
-    number = (_DIGIT[key_bytes] | ~within).all(axis=1)
+    number: npt.NDArray[np.bool_] = np.asarray((_DIGIT[key_bytes] | ~within).all(axis=1))
     long_terms = np.flatnonzero(lengths > 8)
     if long_terms.size:
         spans = lengths[long_terms]
