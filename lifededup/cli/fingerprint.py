@@ -103,7 +103,17 @@ def _echo_fingerprint(label: str, item: Extracted, params: FingerprintParams, as
 def compare_command(a: Path, b: Path, as_json: bool, **options: object) -> None:
     """Say how alike two files are: shared features, near-duplicate or not,
     exact shingle resemblance (Jaccard) and word edit distance (the fraction of
-    words to insert, delete or change to turn one into the other)."""
+    words to insert, delete or change to turn one into the other).
+
+    Two files are near-duplicates when they share at least --threshold of the
+    6 features; the resemblance is what the features estimate, and the edit
+    distance is the paper's check that the verdict is not a false positive.
+
+    \b
+    Example:
+      lifededup compare report.docx report.pdf
+      lifededup compare --json draft-v1.txt draft-v2.txt
+    """
     params = _params(**options)  # type: ignore[arg-type]
     result = compare_texts(_read(a), _read(b), params)
     if as_json:
