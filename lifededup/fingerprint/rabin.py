@@ -163,13 +163,13 @@ def apply_tables(
     # byte j of every value, contiguous: shape (K, 8, n); little-endian, so
     # byte j holds the coefficients of x^(8j) .. x^(8j+7)
     by_byte = np.ascontiguousarray(
-        np.ascontiguousarray(values).view(np.uint8).reshape(k, n, 8).transpose(0, 2, 1)
+        np.ascontiguousarray(values, dtype="<u8").view(np.uint8).reshape(k, n, 8).transpose(0, 2, 1)
     )
     out = np.empty((count, n, k), dtype=U64)
     for row in range(k):
-        acc = np.take(tables[row, 0], by_byte[row, 0], axis=0)  # (n, count)
+        acc = tables[row, 0].take(by_byte[row, 0], axis=0)  # (n, count)
         for j in range(1, 8):
-            acc ^= np.take(tables[row, j], by_byte[row, j], axis=0)
+            acc ^= tables[row, j].take(by_byte[row, j], axis=0)
         out[:, :, row] = acc.T
     return out
 

@@ -314,7 +314,8 @@ def _is_number(found: Words, vocab: npt.NDArray[np.intp]) -> npt.NDArray[np.bool
     other compatibility digits to ASCII).  A word of up to 8 bytes is its own
     key, so its bytes are read from the key; longer ones from the stream."""
     lengths = found.lengths[vocab]
-    key_bytes = found.keys[vocab].view(np.uint8).reshape(-1, 8)  # little-endian: byte i is character i
+    # as little-endian bytes (on any machine): byte i is character i
+    key_bytes = found.keys[vocab].astype("<u8").view(np.uint8).reshape(-1, 8)
     within = np.arange(8) < lengths[:, None]
     number: npt.NDArray[np.bool_] = np.asarray((_DIGIT[key_bytes] | ~within).all(axis=1))
     long_terms = np.flatnonzero(lengths > 8)
