@@ -29,6 +29,7 @@ def _register() -> None:
     from lifededup.cli import store  # noqa: F401
     from lifededup.cli import eval  # noqa: F401
     from lifededup.cli import index  # noqa: F401
+    from lifededup.cli import watch  # noqa: F401
 
 
 _register()

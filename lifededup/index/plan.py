@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 from lifededup.index.scan import Seen, raw_sha1
 from lifededup.store import Store
 
+# Two seeks in the (path, part) index: the path itself, and the range of
+# paths that start with "root/" ('0' is the character after '/').
 _KNOWN_UNDER = (
-    "SELECT path, size, mtime, raw_sha1 FROM items WHERE part = '' "
-    "AND (path = :root OR substr(path, 1, length(:prefix)) = :prefix)"
+    "SELECT path, size, mtime, raw_sha1 FROM items WHERE path = :root AND part = '' UNION ALL "
+    "SELECT path, size, mtime, raw_sha1 FROM items WHERE path >= :low AND path < :high AND part = ''"
 )
 
 
@@ -57,8 +59,8 @@ def known_under(store: Store, roots: Iterable[str]) -> dict[str, Known]:
     """The file items stored at or under these paths."""
     found: dict[str, Known] = {}
     for root in roots:
-        prefix = root.rstrip("/") + "/"
-        _, rows = store.execute(_KNOWN_UNDER, {"root": root, "prefix": prefix})
+        stem = root.rstrip("/")
+        _, rows = store.execute(_KNOWN_UNDER, {"root": root, "low": stem + "/", "high": stem + "0"})
         for path, size, mtime, sha1 in rows:
             found[str(path)] = Known(str(path), size, mtime, sha1)  # type: ignore[arg-type]
     return found

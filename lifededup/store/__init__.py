@@ -32,6 +32,11 @@ features and exact resemblance of each member with the representative),
 ``find_item(store, id_or_path) -> ItemSummary``.
 ``check_store(store) -> list[Problem]``: the invariants and SQLite's own checks.
 
+Watched folders (``folders.py``): ``list_folders(store)``,
+``add_folder(store, path, include, exclude)``, ``remove_folder(store, path)``,
+``mark_scanned(store, path)`` -> :class:`WatchedFolder` (path, include,
+exclude, added_at, last_scanned_at).
+
 Errors: ``StoreError`` and its subclasses ``StoreNotFound``, ``StoreTooNew``,
 ``UnsupportedStore``, ``ParamsMismatch``, ``ItemNotFound``: messages a person
 can act on.
@@ -51,6 +56,7 @@ from lifededup.store.errors import (
     StoreTooNew,
     UnsupportedStore,
 )
+from lifededup.store.folders import WatchedFolder, add_folder, list_folders, mark_scanned, remove_folder
 from lifededup.store.models import FEATURE_COLUMNS
 from lifededup.store.opening import ENV_VAR, default_path, open_engine, resolve
 from lifededup.store.queries import (
@@ -89,6 +95,11 @@ __all__ = [
     "StoreNotFound",
     "StoreTooNew",
     "UnsupportedStore",
+    "WatchedFolder",
+    "add_folder",
+    "list_folders",
+    "mark_scanned",
+    "remove_folder",
     "default_path",
     "open_store",
 ]

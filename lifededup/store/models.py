@@ -139,3 +139,6 @@ class WatchedFolder(Base):
     path: Mapped[str] = mapped_column(Text, nullable=False, unique=True)
     added_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
     last_scanned_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    # JSON lists of shell globs (revision 0004); see lifededup.store.folders
+    include: Mapped[str] = mapped_column(Text, nullable=False, server_default=text("'[]'"))
+    exclude: Mapped[str] = mapped_column(Text, nullable=False, server_default=text("'[]'"))

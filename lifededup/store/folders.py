@@ -1,0 +1,68 @@
+"""The watched folders: the roots the daemon keeps indexed, each with its
+include and exclude patterns (table ``watched_folders``)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+
+from lifededup.store.records import utc_now
+from lifededup.store.store import Store
+
+_COLUMNS = "path, include, exclude, added_at, last_scanned_at"
+_TIME = "%Y-%m-%d %H:%M:%S.%f"
+
+
+@dataclass(frozen=True)
+class WatchedFolder:
+    """A watched root (an absolute path) and its patterns."""
+
+    path: str
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    added_at: datetime | None = None
+    last_scanned_at: datetime | None = None
+
+
+def _time(value: object) -> datetime | None:
+    if value is None:
+        return None
+    text = str(value)
+    return datetime.strptime(text if "." in text else text + ".0", _TIME)
+
+
+def _folder(row: tuple[object, ...]) -> WatchedFolder:
+    path, include, exclude, added, scanned = row
+    return WatchedFolder(str(path), tuple(json.loads(str(include))), tuple(json.loads(str(exclude))),
+                         _time(added), _time(scanned))
+
+
+def list_folders(store: Store) -> list[WatchedFolder]:
+    _, rows = store.execute(f"SELECT {_COLUMNS} FROM watched_folders ORDER BY path")
+    return [_folder(r) for r in rows]
+
+
+def add_folder(store: Store, path: str, include: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> WatchedFolder:
+    """Watch ``path`` (absolute); adding it again replaces its patterns."""
+    with store.transaction():
+        store.execute(
+            "INSERT INTO watched_folders (path, include, exclude, added_at) VALUES (:path, :inc, :exc, :now) "
+            "ON CONFLICT (path) DO UPDATE SET include = excluded.include, exclude = excluded.exclude",
+            {"path": path, "inc": json.dumps(list(include)), "exc": json.dumps(list(exclude)),
+             "now": utc_now().strftime(_TIME)},
+        )
+        _, rows = store.execute(f"SELECT {_COLUMNS} FROM watched_folders WHERE path = :path", {"path": path})
+    return _folder(rows[0])
+
+
+def remove_folder(store: Store, path: str) -> bool:
+    """Stop watching ``path``; False if it was not watched.  Its items stay."""
+    with store.transaction():
+        _, rows = store.execute("DELETE FROM watched_folders WHERE path = :path RETURNING id", {"path": path})
+    return bool(rows)
+
+
+def mark_scanned(store: Store, path: str, when: datetime | None = None) -> None:
+    store.execute("UPDATE watched_folders SET last_scanned_at = :when WHERE path = :path",
+                  {"when": (when or utc_now()).strftime(_TIME), "path": path})

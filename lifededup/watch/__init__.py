@@ -1,0 +1,27 @@
+"""Watching folders: keep the store true to them as they change.
+
+Public API
+----------
+``Watcher(store, folders, config, stop, *, delay=2.0, rescan_every=3600.0,
+clock=time.monotonic, ignore=(), on_status=None).run()``
+    Follows watchdog events in ``folders`` (``WatchedFolder`` rows) until
+    ``stop`` is set: first a catch-up scan, then each changed path once it is
+    stable (``Debouncer``: no events for ``delay`` seconds and size and mtime
+    unchanged, on ``clock``), indexed through ``lifededup.index.run`` (so
+    moves keep their items, deletions repair clusters); a full rescan every
+    ``rescan_every`` seconds.  ``on_status(WatchStatus)`` hears what it does.
+
+``Debouncer(delay, clock)``: ``note(path, partner)``, ``settled()``, ``next_due()``.
+
+The daemon (``lifededup.watch.daemon``): ``start(argv, paths) -> int``,
+``stop(paths) -> bool``, ``read_status(paths) -> DaemonStatus``,
+``DaemonPaths.default()`` (pid, log and status files in the user's state
+folder), ``systemd_unit(executable) -> str``.
+"""
+
+from __future__ import annotations
+
+from lifededup.watch.debounce import Debouncer
+from lifededup.watch.watcher import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, Watcher, WatchStatus, rules_of
+
+__all__ = ["DEFAULT_DELAY_S", "DEFAULT_RESCAN_S", "Debouncer", "WatchStatus", "Watcher", "rules_of"]

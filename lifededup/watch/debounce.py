@@ -1,0 +1,74 @@
+"""A path is indexed once it is stable: no events for ``delay`` seconds and
+its size and mtime unchanged since the last event (paperless-ngx's consumer
+does the same), measured on an injected monotonic clock."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+Stat = tuple[int, float] | None  # (size, mtime); None: the path is gone
+
+
+def stat_of(path: str) -> Stat:
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime
+
+
+@dataclass
+class _Pending:
+    last_event: float
+    stat: Stat
+    partner: str | None = None
+
+
+class Debouncer:
+    """Paths with recent events, and which of them have settled.
+
+    ``note(path, partner)`` records an event (``partner``: the other end of a
+    move, settled together so the indexer sees both and keeps the item).
+    ``settled()`` returns the paths that are ready and forgets them.
+    """
+
+    def __init__(self, delay: float, clock: Callable[[], float] = time.monotonic,
+                 stat: Callable[[str], Stat] = stat_of) -> None:
+        self.delay, self.clock, self.stat = delay, clock, stat
+        self._pending: dict[str, _Pending] = {}
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+    def note(self, path: str, partner: str | None = None) -> None:
+        previous = self._pending.get(path)
+        keep = partner or (previous.partner if previous else None)
+        self._pending[path] = _Pending(self.clock(), self.stat(path), keep)
+
+    def next_due(self) -> float | None:
+        """Seconds until the earliest pending path may settle (None: nothing pending)."""
+        if not self._pending:
+            return None
+        earliest = min(p.last_event for p in self._pending.values())
+        return max(0.0, earliest + self.delay - self.clock())
+
+    def settled(self) -> list[str]:
+        now = self.clock()
+        ready: set[str] = set()
+        for path, pending in list(self._pending.items()):
+            if now - pending.last_event < self.delay:
+                continue
+            current = self.stat(path)
+            if current != pending.stat:
+                # still being written though its events have stopped: wait again
+                self._pending[path] = _Pending(now, current, pending.partner)
+                continue
+            ready.add(path)
+            if pending.partner is not None:
+                ready.add(pending.partner)
+        for path in ready:
+            self._pending.pop(path, None)
+        return sorted(ready)

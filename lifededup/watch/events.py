@@ -1,0 +1,51 @@
+"""watchdog events to paths: what changed, as the debouncer wants it.
+
+Modify events of folders are dropped (a folder "changes" whenever a file in
+it does, and the file's own event says which); creation, deletion and moves
+of folders are kept, so that a folder moved or deleted with its files in it
+is handled as a whole.  Events on the store's own files are ignored, in case
+the store lives inside a watched folder.
+"""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Iterable
+
+from watchdog.events import (
+    DirModifiedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+    FileSystemMovedEvent,
+)
+
+# (path, partner): partner is the other end of a move
+Change = tuple[str, str | None]
+
+
+def _text(path: str | bytes) -> str:
+    return path.decode() if isinstance(path, bytes) else path
+
+
+class Changes(FileSystemEventHandler):
+    """Puts each relevant event's paths on ``changes`` (thread-safe)."""
+
+    def __init__(self, changes: queue.Queue[Change], ignore: Iterable[str] = ()) -> None:
+        super().__init__()
+        self.changes = changes
+        self.ignore = tuple(ignore)
+
+    def _put(self, path: str, partner: str | None = None) -> None:
+        if not (self.ignore and path.startswith(self.ignore)):
+            self.changes.put((path, partner))
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if isinstance(event, DirModifiedEvent) or event.event_type in ("opened", "closed_no_write"):
+            return
+        src = _text(event.src_path)
+        if isinstance(event, FileSystemMovedEvent):
+            dest = _text(event.dest_path)
+            self._put(src, dest)
+            self._put(dest, src)
+        else:
+            self._put(src)

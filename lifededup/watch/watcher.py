@@ -1,0 +1,155 @@
+"""The watcher: watchdog events -> debouncer -> indexer batches, with a
+catch-up scan first and a periodic rescan for events the system dropped.
+
+It runs in the calling thread until ``stop`` is set; the CLI sets it from
+SIGINT/SIGTERM (signal handling lives there, not here).  The store is used
+from this thread only; watchdog's thread only fills a queue.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from watchdog.observers import Observer
+
+from lifededup.index import FolderRules, IndexConfig, Summary, run
+from lifededup.store import Store, WatchedFolder, mark_scanned
+from lifededup.watch.debounce import Debouncer
+from lifededup.watch.events import Change, Changes
+
+log = logging.getLogger("lifededup.watch")
+
+# Quiet time before a file is read: long enough for an editor's atomic save
+# or a copy to finish, short enough to feel live (paperless-ngx waits about as long).
+DEFAULT_DELAY_S = 2.0
+# The full rescan that catches what the system's event queue dropped (inotify
+# overflows under bursts); a rescan of unchanged files costs one stat each.
+DEFAULT_RESCAN_S = 3600.0
+# How often the loop wakes with nothing to do, to notice ``stop``.
+_TICK_S = 0.2
+
+
+@dataclass
+class WatchStatus:
+    """What the watcher is doing (written by the daemon for ``daemon status``)."""
+
+    watching: list[str]
+    pending: int = 0
+    batches: int = 0
+    indexed: int = 0
+    failed: int = 0
+    last_indexed_at: float | None = None  # wall-clock time.time()
+    last_rescan_at: float | None = None
+    state: str = "starting"
+
+
+def rules_of(folder: WatchedFolder) -> FolderRules:
+    return FolderRules(include=folder.include, exclude=folder.exclude)
+
+
+@dataclass
+class Watcher:
+    """Keeps ``store`` true to ``folders`` until ``stop`` is set."""
+
+    store: Store
+    folders: Sequence[WatchedFolder]
+    config: IndexConfig
+    stop: threading.Event
+    delay: float = DEFAULT_DELAY_S
+    rescan_every: float = DEFAULT_RESCAN_S
+    clock: Callable[[], float] = time.monotonic
+    # paths never to react to (the store's own files)
+    ignore: tuple[str, ...] = ()
+    on_status: Callable[[WatchStatus], None] | None = None
+    _changes: queue.Queue[Change] = field(default_factory=queue.Queue)
+    _status: WatchStatus = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.debouncer = Debouncer(self.delay, self.clock)
+        self._status = WatchStatus(watching=[f.path for f in self.folders])
+
+    def run(self) -> None:
+        observer = Observer()
+        handler = Changes(self._changes, self.ignore)
+        for folder in self.folders:
+            observer.schedule(handler, folder.path, recursive=True)
+        # observe first, then catch up: a change made during the scan is
+        # seen by one or the other, never by neither
+        observer.start()
+        try:
+            self.rescan()
+            next_rescan = self.clock() + self.rescan_every
+            while not self.stop.is_set():
+                self._wait_for_changes(next_rescan)
+                ready = self.debouncer.settled()
+                if ready:
+                    self._index(ready)
+                if self.clock() >= next_rescan and not self.stop.is_set():
+                    self.rescan()
+                    next_rescan = self.clock() + self.rescan_every
+                self._report("watching")
+        finally:
+            observer.stop()
+            observer.join()
+            self._report("stopped")
+
+    def status(self) -> WatchStatus:
+        self._status.pending = len(self.debouncer) + self._changes.qsize()
+        return self._status
+
+    def _report(self, state: str) -> None:
+        self._status.state = state
+        if self.on_status is not None:
+            self.on_status(self.status())
+
+    def _wait_for_changes(self, next_rescan: float) -> None:
+        due = self.debouncer.next_due()
+        timeout = min(_TICK_S, max(0.0, next_rescan - self.clock()), _TICK_S if due is None else max(due, 0.01))
+        try:
+            self.debouncer.note(*self._changes.get(timeout=timeout))
+        except queue.Empty:
+            return
+        while True:  # a burst: take everything queued at once
+            try:
+                self.debouncer.note(*self._changes.get_nowait())
+            except queue.Empty:
+                return
+
+    def rescan(self) -> None:
+        """Index every watched folder in full (the catch-up and the periodic rescan)."""
+        self._report("scanning")
+        for folder in self.folders:
+            if self.stop.is_set():
+                return
+            if not Path(folder.path).is_dir():
+                # unmounted or gone: keep its items rather than forget a whole archive
+                log.warning("%s is not there; its items are kept until it returns", folder.path)
+                continue
+            self._run(folder, [folder.path])
+            mark_scanned(self.store, folder.path)
+        self._status.last_rescan_at = time.time()
+
+    def _index(self, paths: list[str]) -> None:
+        for folder in self.folders:
+            mine = [p for p in paths if p.startswith(folder.path.rstrip("/") + "/")]
+            if mine and Path(folder.path).is_dir():
+                self._run(folder, mine)
+
+    def _run(self, folder: WatchedFolder, paths: list[str]) -> Summary:
+        self._report("indexing")
+        config = replace(self.config, rules=rules_of(folder))
+        summary = run(self.store, paths, config, base=Path(folder.path), stop=self.stop)
+        self._status.batches += 1
+        self._status.indexed += summary.read
+        self._status.failed = summary.failed_in_store
+        if summary.read or summary.removed or summary.moved:
+            self._status.last_indexed_at = time.time()
+            log.info("%s: new %d, updated %d, moved %d, removed %d, failed %d", folder.path, summary.new,
+                     summary.updated, summary.moved, summary.removed, summary.failed)
+        return summary

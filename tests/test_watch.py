@@ -1,0 +1,183 @@
+"""The watcher with real watchdog events in temporary folders: after each
+change the store comes to match the folder exactly (polled with a generous
+timeout, never a fixed sleep)."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from index_samples import assert_matches, files_on_disk, item_ids, stored_files, write_html, write_text
+from store_samples import prose
+
+from lifededup.index import IndexConfig
+from lifededup.store import Store, WatchedFolder, open_store
+from lifededup.watch import Debouncer, Watcher, WatchStatus
+
+TIMEOUT_S = 60.0
+
+
+def eventually(check: Callable[[], bool], what: str, timeout: float = TIMEOUT_S) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"not within {timeout:g} s: {what}")
+
+
+@contextmanager
+def watching(tmp_path: Path, root: Path, *, rescan_every: float = 3600.0,
+             ignore: tuple[str, ...] = ()) -> Iterator[Store]:
+    """A watcher on ``root`` in a thread with a store of its own; yields a
+    second connection to read the store, once the catch-up scan is done."""
+    db = tmp_path / "watch.db"
+    reader = open_store(db)
+    stop, caught_up = threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+
+    def report(status: WatchStatus) -> None:
+        if status.state == "watching":
+            caught_up.set()
+
+    def target() -> None:
+        try:
+            with open_store(db) as store:
+                Watcher(store, [WatchedFolder(str(root.resolve()))], IndexConfig(workers=2), stop, delay=0.3,
+                        rescan_every=rescan_every, ignore=ignore, on_status=report).run()
+        except BaseException as exc:  # reported in the test's thread
+            errors.append(exc)
+            caught_up.set()
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    try:
+        assert caught_up.wait(TIMEOUT_S), "the catch-up scan did not finish"
+        assert not errors, errors
+        yield reader
+    finally:
+        stop.set()
+        thread.join(TIMEOUT_S)
+        reader.close()
+    assert not thread.is_alive(), "the watcher did not stop when asked"
+    assert not errors, errors
+
+
+def matches(store: Store, root: Path) -> bool:
+    return set(stored_files(store)) == files_on_disk(root)
+
+
+def settle(store: Store, root: Path, what: str) -> None:
+    eventually(lambda: matches(store, root), what)
+    assert_matches(store, root)
+
+
+def text_of(store: Store, path: Path) -> str | None:
+    _, rows = store.execute("SELECT text FROM items WHERE path = :p AND part = ''", {"p": str(path.resolve())})
+    return str(rows[0][0]).strip() if rows and rows[0][0] else None
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    folder = tmp_path / "archive"
+    for i in range(3):
+        write_text(folder / "notes" / f"note{i}.txt", seed=i)
+    write_html(folder / "web" / "page.html", seed=10)
+    return folder
+
+
+def test_catch_up_then_create(tmp_path: Path, root: Path) -> None:
+    with watching(tmp_path, root) as store:
+        assert_matches(store, root)  # the catch-up scan
+        write_text(root / "new.txt", seed=20)
+        write_text(root / "deep" / "er" / "made.txt", seed=21)
+        settle(store, root, "created files are indexed")
+
+
+def test_modify_and_atomic_save_keep_the_item(tmp_path: Path, root: Path) -> None:
+    with watching(tmp_path, root) as store:
+        note = root / "notes" / "note0.txt"
+        before = item_ids(store)[str(note.resolve())]
+        note.write_text(prose(30) + "\n")
+        eventually(lambda: text_of(store, note) == prose(30), "a modified file is read again")
+        # an editor's atomic save: write a temporary file, rename it over
+        temporary = root / "notes" / ".note0.txt.swp"
+        temporary.write_text(prose(31) + "\n")
+        os.replace(temporary, note)
+        eventually(lambda: text_of(store, note) == prose(31), "an atomic save is read")
+        settle(store, root, "after an atomic save")
+        assert item_ids(store)[str(note.resolve())] == before, "an edited file keeps its item"
+
+
+def test_rename_and_folder_move_keep_items(tmp_path: Path, root: Path) -> None:
+    with watching(tmp_path, root) as store:
+        ids = item_ids(store)
+        (root / "notes" / "note1.txt").rename(root / "notes" / "renamed.txt")
+        settle(store, root, "a renamed file is followed")
+        (root / "notes").rename(root / "moved notes")
+        settle(store, root, "a moved folder is followed")
+        after = item_ids(store)
+        assert after[str((root / "moved notes" / "renamed.txt").resolve())] == ids[str((root / "notes" / "note1.txt").resolve())]
+        assert after[str((root / "moved notes" / "note2.txt").resolve())] == ids[str((root / "notes" / "note2.txt").resolve())]
+
+
+def test_delete_files_and_folders(tmp_path: Path, root: Path) -> None:
+    with watching(tmp_path, root) as store:
+        (root / "notes" / "note0.txt").unlink()
+        settle(store, root, "a deleted file is removed")
+        for file in (root / "web").iterdir():
+            file.unlink()
+        (root / "web").rmdir()
+        (root / "notes").rename(tmp_path / "outside")  # moved out of the watched folder: gone from it
+        settle(store, root, "deleted and moved-out folders are removed")
+        assert stored_files(store) == {}, stored_files(store)
+
+
+def test_burst_of_a_thousand_files(tmp_path: Path, root: Path) -> None:
+    with watching(tmp_path, root) as store:
+        burst = root / "burst"
+        burst.mkdir()
+        for i in range(1000):
+            (burst / f"f{i:04d}.txt").write_text(f"tiny file number {i} alpha beta\n")
+        eventually(lambda: matches(store, root), "a burst of 1,000 files is indexed", timeout=240)
+        assert_matches(store, root)
+
+
+def test_rescan_catches_what_no_event_reported(tmp_path: Path, root: Path) -> None:
+    unseen = root / "quiet"
+    unseen.mkdir()
+    # events under quiet/ are ignored, as a dropped inotify queue would lose them
+    with watching(tmp_path, root, rescan_every=1.0, ignore=(str(unseen.resolve()),)) as store:
+        write_text(unseen / "missed.txt", seed=40)
+        settle(store, root, "the periodic rescan indexes a file no event reported")
+
+
+def test_debouncer_waits_for_quiet_and_a_stable_size() -> None:
+    now = [0.0]
+    sizes: dict[str, tuple[int, float] | None] = {"a": (1, 1.0), "b": (5, 1.0), "old": None, "new": (3, 1.0)}
+    debouncer = Debouncer(2.0, clock=lambda: now[0], stat=lambda p: sizes[p])
+    debouncer.note("a")
+    debouncer.note("b")
+    now[0] = 1.0
+    debouncer.note("a")  # another event: a's quiet time starts again
+    now[0] = 2.5
+    assert debouncer.settled() == ["b"], "b was quiet for 2.5 s"
+    sizes["a"] = (2, 2.0)  # still growing though quiet
+    now[0] = 3.5
+    assert debouncer.settled() == [], "a changed size without an event: wait again"
+    now[0] = 5.4
+    assert debouncer.settled() == [] and debouncer.next_due() == pytest.approx(0.1)
+    now[0] = 5.5
+    assert debouncer.settled() == ["a"]
+    debouncer.note("old", partner="new")
+    debouncer.note("new", partner="old")
+    now[0] = 6.0
+    debouncer.note("new", partner="old")  # the move's destination got written to
+    now[0] = 7.6
+    assert debouncer.settled() == ["new", "old"], "both ends of a move settle together"
+    assert len(debouncer) == 0

@@ -1,0 +1,74 @@
+"""Watched folders in the store: the API, revision 0004 on a populated store,
+and ``lifededup folders``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+from test_migrations import head, upgrade_to
+
+from lifededup.cli import main
+from lifededup.store import add_folder, list_folders, mark_scanned, open_store, remove_folder
+from lifededup.store.opening import Location, make_engine
+
+
+def test_revision_0004_keeps_folders_and_gives_them_no_patterns(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    upgrade_to(path, "0003")
+    engine = make_engine(Location(path), readonly=False)
+    with engine.begin() as conn:
+        conn.exec_driver_sql(
+            "INSERT INTO watched_folders (path, added_at, last_scanned_at) VALUES"
+            " ('/home/zoë/Mail', '2026-01-01 00:00:00', NULL),"
+            " ('/home/zoë/Documents', '2026-01-02 10:00:00.500000', '2026-01-03 00:00:00')"
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO items (path, part, kind, status, indexed_at) VALUES ('/home/zoë/Mail/a.txt', '', "
+            "'document', 'ok', '2026-01-01 00:00:00')"
+        )
+    engine.dispose()
+    with open_store(path) as store:
+        _, [(revision,)] = store.execute("SELECT version_num FROM alembic_version")
+        assert revision == head() == "0004"
+        folders = list_folders(store)
+        got = [(f.path, f.include, f.exclude, str(f.added_at), str(f.last_scanned_at)) for f in folders]
+        assert got == [
+            ("/home/zoë/Documents", (), (), "2026-01-02 10:00:00.500000", "2026-01-03 00:00:00"),
+            ("/home/zoë/Mail", (), (), "2026-01-01 00:00:00", "None"),
+        ], got
+        _, items = store.execute("SELECT path FROM items")
+        assert items == [("/home/zoë/Mail/a.txt",)], items
+        add_folder(store, "/home/zoë/Mail", include=("*.mbox",))
+        assert list_folders(store)[1].include == ("*.mbox",)
+
+
+def test_folder_api_round_trip(tmp_path: Path) -> None:
+    with open_store(tmp_path / "s.db") as store:
+        added = add_folder(store, "/a", include=("*.txt", "docs/*.pdf"), exclude=("tmp",))
+        assert (added.path, added.include, added.exclude) == ("/a", ("*.txt", "docs/*.pdf"), ("tmp",)), added
+        assert added.added_at is not None and added.last_scanned_at is None
+        again = add_folder(store, "/a", exclude=("cache",))
+        assert (again.include, again.exclude, again.added_at) == ((), ("cache",), added.added_at), again
+        mark_scanned(store, "/a")
+        assert list_folders(store)[0].last_scanned_at is not None
+        assert remove_folder(store, "/a") and not remove_folder(store, "/a")
+        assert list_folders(store) == []
+
+
+def test_cli_folders_add_list_remove(tmp_path: Path) -> None:
+    db = str(tmp_path / "s.db")
+    docs = tmp_path / "Documents"
+    docs.mkdir()
+    runner = CliRunner()
+    added = runner.invoke(main, ["folders", "add", "--db", db, str(docs), "--exclude", "*.log", "--include", "*.txt"])
+    assert added.exit_code == 0, added.output
+    listed = runner.invoke(main, ["folders", "list", "--db", db])
+    assert listed.exit_code == 0 and str(docs.resolve()) in listed.output, listed.output
+    assert "include *.txt" in listed.output and "exclude *.log" in listed.output, listed.output
+    missing = runner.invoke(main, ["folders", "add", "--db", db, str(tmp_path / "nowhere")])
+    assert missing.exit_code != 0 and "does not exist" in missing.output, missing.output
+    removed = runner.invoke(main, ["folders", "remove", "--db", db, str(docs)])
+    assert removed.exit_code == 0, removed.output
+    not_watched = runner.invoke(main, ["folders", "remove", "--db", db, str(docs)])
+    assert not_watched.exit_code != 0 and "not watched" in not_watched.output, not_watched.output
