@@ -1,0 +1,81 @@
+"""``lifededup daemon start|status|stop`` as a user runs them: real processes,
+a real store and folder, the state folder under tmp_path (XDG_STATE_HOME)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from index_samples import files_on_disk, stored_files, write_text
+
+from lifededup.store import open_store
+from lifededup.watch.daemon import alive
+
+
+def lifededup(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "lifededup", *args], env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_daemon_start_status_stop(tmp_path: Path) -> None:
+    root = tmp_path / "archive"
+    write_text(root / "a.txt", seed=1)
+    state = tmp_path / "state"
+    db = tmp_path / "store.db"
+    env = {**os.environ, "XDG_STATE_HOME": str(state), "LIFEDEDUP_DB": str(db)}
+
+    added = lifededup(env, "folders", "add", str(root))
+    assert added.returncode == 0, added.stderr
+    before = lifededup(env, "daemon", "status")
+    assert before.returncode == 3 and "not running" in before.stdout, (before.stdout, before.stderr)
+
+    started = lifededup(env, "daemon", "start", "--delay", "0.3")
+    assert started.returncode == 0, started.stdout + started.stderr
+    pid = int((state / "lifededup" / "watch.pid").read_text())
+    try:
+        assert alive(pid) and f"pid {pid}" in started.stdout, started.stdout
+        twin = lifededup(env, "daemon", "start")
+        assert twin.returncode != 0 and "already runs" in twin.stderr, twin.stderr
+
+        write_text(root / "b.txt", seed=2)
+        with open_store(db, readonly=True) as store:
+            deadline = time.monotonic() + 60
+            while set(stored_files(store)) != files_on_disk(root) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert set(stored_files(store)) == files_on_disk(root), "the daemon indexes a new file"
+
+        status = lifededup(env, "daemon", "status")
+        assert status.returncode == 0, status.stdout + status.stderr
+        for want in (f"running (pid {pid})", f"watching: {root.resolve()}", "waiting: ", "last indexed: 20",
+                     "failed items in store: 0", str(state / "lifededup" / "watch.log")):
+            assert want in status.stdout, f"{want!r} missing from:\n{status.stdout}"
+    finally:
+        stopped = lifededup(env, "daemon", "stop")
+    assert stopped.returncode == 0 and f"stopped (pid {pid})" in stopped.stdout, stopped.stdout + stopped.stderr
+    assert not alive(pid), "the daemon's process is gone"
+    assert not (state / "lifededup" / "watch.pid").exists(), "the pid file is removed"
+    after = lifededup(env, "daemon", "status")
+    assert after.returncode == 3 and "not running" in after.stdout, after.stdout
+    log = (state / "lifededup" / "watch.log").read_text()
+    assert "watching" in log and "stopped" in log, log
+    again = lifededup(env, "daemon", "stop")
+    assert again.returncode == 0 and "not running" in again.stdout, again.stdout
+
+
+def test_daemon_start_without_folders_says_what_to_do(tmp_path: Path) -> None:
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "LIFEDEDUP_DB": str(tmp_path / "s.db")}
+    result = lifededup(env, "daemon", "start")
+    assert result.returncode != 0 and "lifededup folders add PATH" in result.stderr, result.stderr
+
+
+def test_systemd_unit_runs_the_watcher() -> None:
+    result = subprocess.run([sys.executable, "-m", "lifededup", "daemon", "unit"], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    exec_start = [line for line in lines if line.startswith("ExecStart=")]
+    assert len(exec_start) == 1 and exec_start[0].endswith(" watch") and "%h" not in exec_start[0], exec_start
+    assert "[Install]" in lines and "WantedBy=default.target" in lines, result.stdout
