@@ -71,8 +71,11 @@ def summary_lines(summary: Summary) -> list[str]:
               help="Seconds a file's parser may run without progress before it is stopped.")
 @click.option("--memory-mb", type=click.IntRange(min=64), default=Limits.memory_mb, show_default=True,
               help="Memory limit of each worker process, in MiB.")
+@click.option("--batch", type=click.IntRange(min=1), default=IndexConfig.batch_items, show_default=True,
+              help="Items per transaction: what an interruption may lose (it is read again next run).")
 @db_option
-def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_mb: int, db: str | None) -> None:
+def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_mb: int, batch: int,
+                  db: str | None) -> None:
     """Index the files in PATHS (folders or files) into the store.
 
     New and changed files are read and fingerprinted; unchanged ones are
@@ -88,7 +91,7 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
       lifededup index ~/Documents ~/Mail
       lifededup dups
     """
-    config = IndexConfig(workers=workers, limits=Limits(timeout_s=timeout, memory_mb=memory_mb))
+    config = IndexConfig(workers=workers, limits=Limits(timeout_s=timeout, memory_mb=memory_mb), batch_items=batch)
     stop = threading.Event()
     with opened_store(db) as store, stop_on_signals(stop):
         try:
