@@ -283,11 +283,7 @@ class Terms:
 
     @property
     def vocab(self) -> list[str]:
-        raw = self.buffer.tobytes()
-        return [
-            raw[s : s + n].decode("utf-8")
-            for s, n in zip(self.starts.tolist(), self.lengths.tolist())
-        ]
+        return _decode(self.buffer, self.starts, self.lengths)
 
     def as_words(self) -> list[str]:
         vocab = self.vocab
@@ -345,22 +341,23 @@ def _keep_mask(
     if filters.idf is not None:
         if doc_freq is None:
             raise ValueError("the low-IDF filter needs document frequencies (doc_freq)")
-        texts = _decode(found, vocab)
+        texts = _decode(found.stream, found.starts[vocab], lengths)
         keep &= np.fromiter((doc_freq.idf(w) >= filters.idf for w in texts), dtype=bool, count=len(texts))
     return keep
 
 
-def _decode(found: Words, vocab: npt.NDArray[np.intp]) -> list[str]:
-    raw = found.stream.tobytes()
-    return [
-        raw[s : s + n].decode("utf-8")
-        for s, n in zip(found.starts[vocab].tolist(), found.lengths[vocab].tolist())
-    ]
+def _decode(
+    buffer: npt.NDArray[np.uint8], starts: npt.NDArray[np.intp], lengths: npt.NDArray[np.intp]
+) -> list[str]:
+    """The strings at ``buffer[start:start+length]`` (one per distinct term:
+    only the filters that need Python strings -- stemming, IDF -- call it)."""
+    raw = buffer.tobytes()
+    return [raw[s : s + n].decode("utf-8") for s, n in zip(starts.tolist(), lengths.tolist())]
 
 
 def _stemmed(found: Words, vocab: npt.NDArray[np.intp], language: str) -> tuple[Terms, npt.NDArray[np.intp]]:
     """Stems of the vocabulary as a new vocabulary, and the map old id -> new id."""
-    stems = _stemmer(language).stemWords(_decode(found, vocab))
+    stems = _stemmer(language).stemWords(_decode(found.stream, found.starts[vocab], found.lengths[vocab]))
     distinct = list(dict.fromkeys(stems))
     index = dict(zip(distinct, range(len(distinct))))
     remap = np.fromiter(map(index.__getitem__, stems), dtype=np.intp, count=len(stems))
