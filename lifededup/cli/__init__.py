@@ -20,6 +20,7 @@ def main() -> None:
       lifededup fingerprint FILE...     SHA-1 and super-shingle features of files
       lifededup compare A B             how alike two files are, and why
       lifededup eval                    every near-duplicate detector measured on sample_corpus/
+      lifededup search WORDS            search, each document shown once (copies collapsed)
     """
 
 
@@ -28,6 +29,7 @@ def _register() -> None:
     from lifededup.cli import fingerprint  # noqa: F401
     from lifededup.cli import store  # noqa: F401
     from lifededup.cli import eval  # noqa: F401
+    from lifededup.cli import search  # noqa: F401
     from lifededup.cli import index  # noqa: F401
     from lifededup.cli import watch  # noqa: F401
 

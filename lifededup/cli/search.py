@@ -1,0 +1,140 @@
+"""``lifededup search``: full-text search with each document shown once."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import date, datetime
+
+import click
+
+from lifededup.cli import main
+from lifededup.cli.options import db_option, opened_store
+from lifededup.search import SYNTAX, Filters, Hit, QuerySyntaxError, SearchResult, Snippet, search
+
+# Copies named under a collapsed row on a terminal; --json lists them all.
+COPIES_SHOWN = 3
+
+
+def _day(ctx: click.Context, param: click.Parameter, value: str | None) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value) if len(value) == 10 else datetime.fromisoformat(value).date()
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a date; write it as YYYY-MM-DD, e.g. 2024-03-01") from None
+
+
+@main.command("search", epilog="\b\n" + SYNTAX)
+@click.argument("query", required=False)
+@click.option("--kind", "kinds", multiple=True, metavar="KIND",
+              help="Only items of this kind: document, email, web page, text, spreadsheet, presentation "
+              "(repeat for several).")
+@click.option("--since", callback=_day, metavar="YYYY-MM-DD",
+              help="Only items dated on or after this day (the document's own date, else its mtime).")
+@click.option("--until", callback=_day, metavar="YYYY-MM-DD", help="Only items dated on or before this day.")
+@click.option("--path", "path_glob", metavar="GLOB",
+              help="Only items whose path matches, e.g. '~/Documents/*' or 'Mail/*' (anywhere in the path).")
+@click.option("--limit", type=click.IntRange(1), default=20, show_default=True, help="Rows to show.")
+@click.option("--all", "show_all", is_flag=True, help="Show every matching item: copies are not collapsed.")
+@click.option("--cluster", type=click.IntRange(1), metavar="ID",
+              help="Show the items of one cluster (the ID a collapsed row gives); QUERY is optional.")
+@click.option("--dedup", metavar="DETECTOR",
+              help="Ignore the stored clusters and de-duplicate the best-ranked results among themselves "
+              "with this detector, e.g. simhash:3 (see `lifededup eval`).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object: the rows, with snippets and copies.")
+@db_option
+def search_command(query: str | None, kinds: tuple[str, ...], since: date | None, until: date | None,
+                   path_glob: str | None, limit: int, show_all: bool, cluster: int | None, dedup: str | None,
+                   as_json: bool, db: str | None) -> None:
+    """Search the text and titles of everything indexed, best match first,
+    each document shown once.
+
+    Copies and near-copies are collapsed (seeds/000 section 2.2 step 9): a row
+    stands for its cluster, shown by its best-matching member, with "+N
+    copies" and where they live. --all shows every item; --cluster ID lists
+    one cluster. Without QUERY, the filters alone select, newest first.
+
+    --dedup simhash:K is the per-query alternative (seeds/004): the stored
+    clusters are ignored and the best-ranked results (10 per row shown) are
+    de-duplicated among themselves with SimHash, K bits apart at most;
+    larger K hides more.
+
+    \b
+    Examples:
+      lifededup search "river survey"
+      lifededup search 'kitchen NOT joiner' --kind document --since 2024-01-01
+      lifededup search sourdough --all --path 'Web/*'
+      lifededup search --cluster 42
+      lifededup search report --dedup simhash:6 --json | jq '.hits[].path'
+    """
+    if dedup is not None and (show_all or cluster is not None):
+        raise click.UsageError("--dedup replaces the stored clusters; it cannot go with --all or --cluster")
+    try:
+        filters = Filters(kinds=kinds, since=since, until=until, path=path_glob)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from exc
+    with opened_store(db, readonly=True) as store:
+        try:
+            found = search(store, query, filters, limit=limit, collapse=not show_all, cluster=cluster, dedup=dedup)
+        except QuerySyntaxError as exc:
+            raise click.ClickException(str(exc)) from exc
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from exc
+    if as_json:
+        click.echo(json.dumps(found.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        _print(found)
+
+
+def _home(path: str) -> str:
+    home = os.path.expanduser("~")
+    return "~" + path[len(home):] if home != "/" and path.startswith(home + os.sep) else path
+
+
+def _name(path: str, part: str) -> str:
+    return f"{_home(path)} [{part}]" if part else _home(path)
+
+
+def _highlighted(snippet: Snippet) -> str:
+    # click.echo drops the styling when the output is not a terminal
+    return "".join(click.style(text, bold=True, fg="yellow") if hit else text for text, hit in snippet.parts())
+
+
+def _print(found: SearchResult) -> None:
+    if not found.hits:
+        click.echo("no matches")
+        return
+    for number, hit in enumerate(found.hits, 1):
+        _print_hit(number, hit, found)
+    click.echo(_footer(found))
+
+
+def _print_hit(number: int, hit: Hit, found: SearchResult) -> None:
+    when = (hit.date or "")[:10]
+    head = f"{number:>3}. {click.style(_name(hit.path, hit.part), bold=True)}  ({hit.kind}{', ' + when if when else ''})"
+    if hit.hidden:
+        head += click.style(f"  +{hit.hidden} {'copy' if hit.hidden == 1 else 'copies'}", fg="cyan")
+    elif found.mode != "collapsed" and hit.cluster_size > 1:
+        head += click.style(f"  [cluster {hit.cluster_id}, {hit.cluster_size} items]", fg="cyan")
+    click.echo(head)
+    if hit.title and hit.title not in hit.snippet.text:
+        click.echo(f"     {hit.title}")
+    if hit.snippet.text:
+        click.echo(f"     {_highlighted(hit.snippet)}")
+    if hit.copies:
+        names = [_name(c.path, c.part) for c in hit.copies[:COPIES_SHOWN]]
+        more = hit.hidden - len(names)
+        click.echo(f"     copies: {'; '.join(names)}{f'; and {more} more' if more > 0 else ''}")
+        if found.mode == "collapsed" and more > 0:
+            click.echo(f"     (lifededup search --cluster {hit.cluster_id} lists them all)")
+
+
+def _footer(found: SearchResult) -> str:
+    shown = len(found.hits)
+    if found.mode == "collapsed":
+        return (f"{shown} of {found.rows} results ({found.matches} matching items, copies collapsed; "
+                "--all shows every item)")
+    if found.mode == "dedup":
+        return f"{shown} of {found.rows} results after de-duplicating the {found.matches} best-ranked items"
+    return f"{shown} of {found.rows} matching items"

@@ -1,0 +1,236 @@
+"""Running a search: the result set, collapsed through the clusters table (or
+not), one page of it, and for each row its snippet and the copies it hides."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal
+
+from sqlalchemy import Connection
+from sqlalchemy.exc import DBAPIError
+
+from lifededup.detect import dedup_results
+from lifededup.search.query import ITEM_DATE, Filters, results_sql
+from lifededup.search.snippet import SNIPPET_SQL, Snippet
+from lifededup.search.syntax import is_query_error, syntax_error
+from lifededup.store import Store, collapse_sql
+
+Mode = Literal["collapsed", "all", "cluster", "dedup"]
+
+# Copies listed under a collapsed row; the count is always exact.
+COPIES_LISTED = 50
+# --dedup de-duplicates this many best-ranked results per result shown: the
+# detector reads their texts, so the window is bounded (seeds/004 likewise
+# de-duplicates the top of a ranked list, not the whole result set).
+DEDUP_WINDOW_PER_ROW = 10
+
+
+@dataclass(frozen=True)
+class Copy:
+    """A result hidden under a row: where it lives."""
+
+    id: int
+    path: str
+    part: str
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One row of a search: an item, and (collapsed) the results of its
+    cluster it stands for."""
+
+    id: int
+    path: str
+    part: str
+    kind: str
+    title: str | None
+    date: str | None
+    rank: float
+    cluster_id: int | None
+    cluster_size: int
+    hidden: int
+    copies: tuple[Copy, ...] = ()
+    snippet: Snippet = field(default_factory=lambda: Snippet(""))
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["copies"] = [asdict(c) for c in self.copies]
+        data["snippet"] = self.snippet.text
+        data["highlights"] = [list(s) for s in self.snippet.spans]
+        return data
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """A page of ``hits``; ``rows`` is how many rows the whole result has
+    (clusters when collapsed) and ``matches`` how many items matched."""
+
+    query: str | None
+    mode: Mode
+    hits: list[Hit]
+    rows: int
+    matches: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"query": self.query, "mode": self.mode, "rows": self.rows, "matches": self.matches,
+                "hits": [h.to_dict() for h in self.hits]}
+
+
+def search(
+    store: Store,
+    query: str | None,
+    filters: Filters = Filters(),
+    *,
+    limit: int = 20,
+    collapse: bool = True,
+    cluster: int | None = None,
+    dedup: str | None = None,
+) -> SearchResult:
+    """Search the store, best match first.
+
+    Collapsed (the default), each cluster shows once -- its best-ranked
+    matching member -- with the other matching members as its ``copies``
+    (seeds/000 section 2.2 step 9).  ``collapse=False`` shows every item;
+    ``cluster`` shows the matching members of one cluster; ``dedup`` (a
+    detector spec such as ``"simhash:3"``) ignores the stored clusters and
+    de-duplicates the best-ranked results themselves (seeds/004).
+
+    Raises :class:`QuerySyntaxError` for a query FTS5 cannot parse,
+    ``ValueError`` for a bad detector spec or an empty search.
+    """
+    if query is not None and not query.strip():
+        query = None
+    if query is None and cluster is None and not filters.active:
+        raise ValueError("give a query, a filter (--kind, --since, --until, --path) or --cluster")
+    with store.transaction() as conn:
+        try:
+            if dedup is not None:
+                return _deduplicated(conn, query, filters, limit, dedup)
+            collapse = collapse and cluster is None
+            mode: Mode = "cluster" if cluster is not None else ("collapsed" if collapse else "all")
+            return _page(conn, query, filters, limit, cluster, mode)
+        except DBAPIError as exc:
+            reason = str(exc.orig)
+            if query is not None and is_query_error(reason):
+                raise syntax_error(query, reason) from exc
+            raise
+
+
+_ROW = "id, path, part, kind, title, rank, cluster_id, hidden"
+
+
+def _page_sql(results: str, mode: Mode) -> str:
+    if mode == "collapsed":
+        rows = f"SELECT {_ROW} FROM ({collapse_sql(results)})"
+    else:
+        rows = (f"WITH results AS MATERIALIZED ({results}) "
+                "SELECT r.id AS id, i.path, i.part, i.kind, i.title, r.rank, c.cluster_id, 0 AS hidden "
+                "FROM results r JOIN items i ON i.id = r.id LEFT JOIN clusters c ON c.item_id = r.id")
+    # window totals are computed over every row, before the LIMIT
+    return (f"SELECT {_ROW}, count(*) OVER () AS total_rows, sum(hidden + 1) OVER () AS total_matches "
+            f"FROM ({rows}) ORDER BY rank, id LIMIT :limit")
+
+
+def _page(conn: Connection, query: str | None, filters: Filters, limit: int, cluster: int | None,
+          mode: Mode) -> SearchResult:
+    results, params = results_sql(query, filters, cluster=cluster)
+    rows = conn.exec_driver_sql(_page_sql(results, mode), {**params, "limit": limit}).all()
+    hits = [_hit(r) for r in rows]
+    total_rows, total_matches = (int(rows[0][8]), int(rows[0][9])) if rows else (0, 0)
+    if not hits:
+        _check_kinds(conn, filters)
+    hits = _with_details(conn, hits, query)
+    if mode == "collapsed":
+        hits = _with_copies(conn, hits, query, filters)
+    return SearchResult(query, mode, hits, total_rows, total_matches)
+
+
+def _hit(row: Sequence[Any]) -> Hit:
+    return Hit(id=int(row[0]), path=str(row[1]), part=str(row[2]), kind=str(row[3]), title=row[4], date=None,
+               rank=float(row[5]), cluster_id=None if row[6] is None else int(row[6]), cluster_size=1,
+               hidden=int(row[7]))
+
+
+def _ids(ids: Sequence[int]) -> str:
+    return ", ".join(str(int(i)) for i in ids)
+
+
+def _with_details(conn: Connection, hits: list[Hit], query: str | None) -> list[Hit]:
+    """Date, cluster size and snippet of each hit of the page."""
+    if not hits:
+        return hits
+    ids = _ids([h.id for h in hits])
+    details = {
+        int(r[0]): (r[1], int(r[2]))
+        for r in conn.exec_driver_sql(
+            f"SELECT i.id, {ITEM_DATE}, (SELECT count(*) FROM clusters c2 WHERE c2.cluster_id = c.cluster_id) "
+            f"FROM items i LEFT JOIN clusters c ON c.item_id = i.id WHERE i.id IN ({ids})"
+        )
+    }
+    snippets = _snippets(conn, ids, query)
+    return [
+        replace(h, date=details[h.id][0], cluster_size=max(details[h.id][1], 1),
+                snippet=snippets.get(h.id, Snippet("")))
+        for h in hits
+    ]
+
+
+def _snippets(conn: Connection, ids: str, query: str | None) -> dict[int, Snippet]:
+    if query is None:
+        rows = conn.exec_driver_sql(f"SELECT id, substr(text, 1, 400) FROM items WHERE id IN ({ids})")
+        return {int(r[0]): Snippet.preview(r[1]) for r in rows}
+    rows = conn.exec_driver_sql(
+        f"SELECT rowid, {SNIPPET_SQL} FROM items_fts WHERE items_fts MATCH :query AND rowid IN ({ids})",
+        {"query": query},
+    )
+    return {int(r[0]): Snippet.from_marked(r[1] or "") for r in rows}
+
+
+def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: Filters) -> list[Hit]:
+    """Where the results each collapsed row hides live."""
+    collapsed = [h for h in hits if h.hidden]
+    if not collapsed:
+        return hits
+    matching, params = results_sql(query, filters, ranked=False)
+    rows = conn.exec_driver_sql(
+        "SELECT c.cluster_id, i.id, i.path, i.part FROM clusters c JOIN items i ON i.id = c.item_id "
+        f"WHERE c.cluster_id IN ({_ids([h.cluster_id or h.id for h in collapsed])}) "
+        f"AND i.id NOT IN ({_ids([h.id for h in collapsed])}) AND i.id IN ({matching}) "
+        "ORDER BY c.cluster_id, i.path, i.part",
+        params,
+    )
+    copies: dict[int, list[Copy]] = {}
+    for cluster_id, item_id, path, part in rows:
+        copies.setdefault(int(cluster_id), []).append(Copy(int(item_id), str(path), str(part)))
+    return [replace(h, copies=tuple(copies.get(h.cluster_id or h.id, [])[:COPIES_LISTED])) for h in hits]
+
+
+def _check_kinds(conn: Connection, filters: Filters) -> None:
+    """An empty result because of a kind no item has is a typo: say so."""
+    if not filters.kinds:
+        return
+    known = sorted(str(r[0]) for r in conn.exec_driver_sql("SELECT DISTINCT kind FROM items"))
+    unknown = [k for k in filters.kinds if k not in known]
+    if unknown:
+        raise ValueError(f"no item of kind {', '.join(map(repr, unknown))} in the store; "
+                         f"its kinds are: {', '.join(known) or '(none: the store is empty)'}")
+
+
+def _deduplicated(conn: Connection, query: str | None, filters: Filters, limit: int, spec: str) -> SearchResult:
+    """seeds/004's query-biased de-duplication: the stored clusters are not
+    used; the best-ranked results are de-duplicated among themselves."""
+    window = _page(conn, query, filters, limit * DEDUP_WINDOW_PER_ROW, None, "all")
+    texts = {
+        int(r[0]): str(r[1] or "")
+        for r in conn.exec_driver_sql(f"SELECT id, text FROM items WHERE id IN ({_ids([h.id for h in window.hits])})")
+    } if window.hits else {}
+    found = dedup_results([(h.id, texts[h.id]) for h in window.hits], spec)
+    by_id = {h.id: h for h in window.hits}
+    copies: dict[int, list[Copy]] = {}
+    for item, kept in found.hidden.items():
+        hidden = by_id[item]
+        copies.setdefault(kept, []).append(Copy(hidden.id, hidden.path, hidden.part))
+    hits = [replace(by_id[i], cluster_id=None, cluster_size=1, hidden=len(copies.get(i, [])),
+                    copies=tuple(copies.get(i, [])[:COPIES_LISTED])) for i in found.kept[:limit]]
+    return SearchResult(query, "dedup", hits, len(found.kept), len(window.hits))

@@ -1,0 +1,49 @@
+"""The query language people type (SQLite FTS5's), and what to say when a
+query does not parse."""
+
+from __future__ import annotations
+
+import re
+
+# Shown by ``lifededup search --help``, the README, and every syntax error.
+SYNTAX = """\
+Query syntax (SQLite FTS5; case and accents do not matter):
+  river survey          both words, anywhere (AND is implied)
+  "river survey"        the words next to each other, in this order
+  survey OR census      either word
+  river NOT bank        river, but not bank (NOT needs a word on its left)
+  (river OR brook) AND survey
+  surv*                 any word starting with surv
+  title:report          the word in the title only (columns: title, text)
+  NEAR(river survey, 5) both words within 5 words of each other
+Quote a word with punctuation in it: "e-mail", "o'brien", "c++"."""
+
+
+class QuerySyntaxError(ValueError):
+    """A query FTS5 cannot parse; the message says why and shows the syntax."""
+
+
+# The messages SQLite gives for a MATCH expression it cannot use.
+_FTS_ERRORS = re.compile(r"fts5|no such column|unterminated string|malformed MATCH|unknown special query")
+
+
+def is_query_error(message: str) -> bool:
+    """Whether an SQLite error message is about the MATCH expression."""
+    return _FTS_ERRORS.search(message) is not None
+
+
+def quoted(query: str) -> str:
+    """The query with each run of non-space characters quoted (its own double
+    quotes and NULs dropped): a query that always parses, for the error message to
+    suggest."""
+    # a NUL would end the query early inside SQLite
+    words = (word.replace('"', "").replace("\0", "") for word in query.split())
+    return " ".join(f'"{word}"' for word in words if word)
+
+
+def syntax_error(query: str, reason: str) -> QuerySyntaxError:
+    suggestion = quoted(query)
+    return QuerySyntaxError(
+        f"cannot understand the query {query!r} ({reason}).\n"
+        f"To search for the words as typed, quote them: {suggestion}\n\n{SYNTAX}"
+    )
