@@ -21,6 +21,7 @@ def main() -> None:
       lifededup compare A B             how alike two files are, and why
       lifededup eval                    every near-duplicate detector measured on sample_corpus/
       lifededup search WORDS            search, each document shown once (copies collapsed)
+      lifededup stats / verify          how much of the archive is copies; are the clusters sound
     """
 
 
@@ -30,6 +31,7 @@ def _register() -> None:
     from lifededup.cli import store  # noqa: F401
     from lifededup.cli import eval  # noqa: F401
     from lifededup.cli import search  # noqa: F401
+    from lifededup.cli import report  # noqa: F401
     from lifededup.cli import index  # noqa: F401
     from lifededup.cli import watch  # noqa: F401
 

@@ -1,0 +1,43 @@
+"""Reports: the paper's tables and its check for false positives, on the
+user's own store (seeds/000 sections 3 and 4).  The store is only read.
+
+Public API:
+
+``stats(store, idf=()) -> StatsReport``
+    Table 2 -- per kind (document, email, web page) and in total: the share
+    of exact duplicates, of near-duplicates among the rest, and the total
+    reduction in what a user must look at -- and Table 1 -- objects, unique
+    objects, clusters under transitive and under conservative clustering.
+    Each ``idf`` threshold adds a column: the texts fingerprinted again
+    through the low-IDF filter and clustered in a scratch store.
+``verify(store, threshold=0.30, clustering="store") -> VerifyReport``
+    Word edit distance of every member to its representative and of each
+    cluster's farthest pair (exact up to ``ALL_PAIRS_MAX`` distinct texts,
+    bounded above it), its histogram, maximum, and the clusters over the
+    threshold; ``clustering="transitive"`` measures the fully transitive
+    clusters of the same fingerprints (seeds/000 Figure 2).
+``plot_stats(report, path)``, ``plot_verify(report, path)``: PNG pictures
+    (matplotlib, the ``plot`` extra); ``PlotUnavailable`` when it is missing.
+``Counts``, ``Table1``, ``table1``, ``table2``, ``Member``: the counting
+    itself, over any clustering; ``cluster_apart(prints, params, methods)``
+    clusters fingerprints in a scratch store with the store's own code.
+"""
+
+from lifededup.report.counts import PAPER_KINDS, TOTAL, Counts, Member, Table1, table1, table2
+from lifededup.report.plot import PlotUnavailable, plot_stats, plot_verify
+from lifededup.report.scratch import Fingerprinted, cluster_apart
+from lifededup.report.stats import Column, StatsReport, document_frequencies, stats
+from lifededup.report.verify import (
+    ALL_PAIRS_MAX,
+    DEFAULT_THRESHOLD,
+    ClusterCheck,
+    Clustering,
+    VerifyReport,
+    verify,
+)
+
+__all__ = [
+    "ALL_PAIRS_MAX", "Clustering", "ClusterCheck", "Column", "Counts", "DEFAULT_THRESHOLD", "Fingerprinted",
+    "Member", "PAPER_KINDS", "PlotUnavailable", "StatsReport", "TOTAL", "Table1", "VerifyReport", "cluster_apart",
+    "document_frequencies", "plot_stats", "plot_verify", "stats", "table1", "table2", "verify",
+]

@@ -1,0 +1,108 @@
+"""``stats``: seeds/000 Table 2 and Table 1 for the user's own store, and the
+paper's IDF experiment re-run on its texts without changing the store."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lifededup.config import FingerprintParams
+from lifededup.fingerprint import fingerprint_many
+from lifededup.normalize import DocFrequencies, words
+from lifededup.report.counts import Counts, Member, Table1, table1, table2
+from lifededup.report.scratch import Fingerprinted, cluster_apart
+from lifededup.store import FEATURE_COLUMNS, METHODS, Method, Store
+
+_FINGERPRINTED = (
+    "SELECT f.item_id, i.kind, f.sha1, c.cluster_id, " + ", ".join(f"f.{f}" for f in FEATURE_COLUMNS)
+    + " FROM fingerprints f JOIN items i ON i.id = f.item_id JOIN clusters c ON c.item_id = f.item_id"
+    " ORDER BY f.item_id"
+)
+
+
+@dataclass(frozen=True)
+class Column:
+    """One way of fingerprinting the store's texts, and what it finds."""
+
+    label: str
+    idf: float | None
+    table2: dict[str, Counts]  # paper kind (and "total") -> counts, under the store's method
+    table1: Table1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "idf": self.idf, "table1": self.table1.to_dict(),
+                "table2": {kind: c.to_dict() for kind, c in self.table2.items()}}
+
+
+@dataclass(frozen=True)
+class StatsReport:
+    """The store's own fingerprints first, then one column per IDF filter."""
+
+    location: str
+    method: Method
+    params: FingerprintParams
+    columns: list[Column]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"store": self.location, "method": self.method, "params": self.params.to_dict(),
+                "columns": [c.to_dict() for c in self.columns]}
+
+
+def _read(store: Store) -> tuple[list[Member], list[Fingerprinted], dict[int, int]]:
+    with store.transaction() as conn:
+        rows = conn.exec_driver_sql(_FINGERPRINTED).all()
+    members = [Member(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+    prints = [Fingerprinted(int(r[0]), str(r[2]), None if r[4] is None else tuple(int(v) for v in r[4:10]))
+              for r in rows]
+    return members, prints, {int(r[0]): int(r[3]) for r in rows}
+
+
+def _label(idf: float | None) -> str:
+    return "no IDF" if idf is None else f"IDF {idf:g}"
+
+
+def _column(label: str, idf: float | None, members: list[Member], method: Method,
+            clusters: dict[Method, dict[int, int]]) -> Column:
+    return Column(label, idf, table2(members, clusters[method]),
+                  table1(members, clusters["transitive"], clusters["conservative"]))
+
+
+def _texts(store: Store, ids: Sequence[int]) -> list[str]:
+    with store.transaction() as conn:
+        found = {int(r[0]): str(r[1] or "") for r in conn.exec_driver_sql(
+            "SELECT f.item_id, i.text FROM fingerprints f JOIN items i ON i.id = f.item_id")}
+    return [found[i] for i in ids]
+
+
+def document_frequencies(texts: Sequence[str]) -> DocFrequencies:
+    """In how many texts each word occurs: the collection statistics of the
+    low-IDF filter (seeds/000 section 2.2 step 3)."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(set(words(text)))
+    return DocFrequencies(documents=len(texts), counts=counts)
+
+
+def stats(store: Store, idf: Sequence[float] = ()) -> StatsReport:
+    """Table 2 and Table 1 of the store; with ``idf`` thresholds, the same
+    columns again for the texts fingerprinted through each low-IDF filter
+    (seeds/000 section 4 tried 4.0 and 5.0) and clustered in a scratch store:
+    the user's store is only read."""
+    params = store.params or FingerprintParams()
+    method = store.cluster_method
+    members, prints, stored = _read(store)
+    other: Method = "transitive" if method == "conservative" else "conservative"
+    clusters: dict[Method, dict[int, int]] = {method: stored, **cluster_apart(prints, params, [other])}
+    columns = [_column(_label(params.filters.idf), params.filters.idf, members, method, clusters)]
+    if idf:
+        texts = _texts(store, [m.item_id for m in members])
+        frequencies = document_frequencies(texts)
+        for threshold in idf:
+            filtered = params.with_filters(idf=threshold)
+            again = fingerprint_many(texts, filtered, frequencies)
+            prints = [Fingerprinted(m.item_id, f.sha1, f.features) for m, f in zip(members, again)]
+            columns.append(_column(_label(threshold), threshold, members, method,
+                                   cluster_apart(prints, filtered, METHODS)))
+    return StatsReport(str(store.location), method, params, columns)
