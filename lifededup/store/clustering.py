@@ -56,6 +56,9 @@ _SAME_SHA1 = "SELECT cluster_id FROM clusters WHERE sha1 = :sha1 LIMIT 1"
 _ADD = "INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (:item_id, :sha1, :cluster_id)"
 _FLAG = "UPDATE fingerprints SET is_representative = :flag WHERE item_id = :item_id"
 _FINGERPRINT = "SELECT item_id, sha1, " + ", ".join(FEATURE_COLUMNS) + " FROM fingerprints WHERE item_id = :item_id"
+_FINGERPRINT_COLUMNS = ("item_id", "sha1", *FEATURE_COLUMNS, "words", "shingles", "is_representative")
+INSERT_FINGERPRINT = (f"INSERT INTO fingerprints ({', '.join(_FINGERPRINT_COLUMNS)}) "
+                      f"VALUES ({', '.join(':' + c for c in _FINGERPRINT_COLUMNS)})")
 _MEMBERS = (
     "SELECT f.item_id, f.sha1, " + ", ".join(f"f.{f}" for f in FEATURE_COLUMNS)
     + " FROM clusters c JOIN fingerprints f ON f.item_id = c.item_id"
@@ -95,21 +98,41 @@ def _join(conn: Connection, item: Member, cluster_id: int) -> None:
         conn.exec_driver_sql(_FLAG, {"flag": 1, "item_id": item.item_id})
 
 
-def place_conservative(conn: Connection, item: Member, threshold: int) -> int:
-    """Give a fingerprinted item without a clusters row its cluster; return it."""
+def choose_conservative(conn: Connection, item: Member, threshold: int) -> int:
+    """The cluster a fingerprinted item without a clusters row belongs in
+    (reads only: the item's own rows are not needed to find it)."""
     exact = conn.exec_driver_sql(_SAME_SHA1, {"sha1": item.sha1}).scalar()
     if exact is not None:
-        _join(conn, item, int(exact))
         return int(exact)
     if item.features is not None:
         best = conn.exec_driver_sql(
             _BEST_REPRESENTATIVE, {**_feature_params(item.features), "threshold": threshold}
         ).first()
         if best is not None:
-            _join(conn, item, int(best[0]))
             return int(best[0])
-    _join(conn, item, item.item_id)
     return item.item_id
+
+
+def place_conservative(conn: Connection, item: Member, threshold: int) -> int:
+    """Give a fingerprinted item without a clusters row its cluster; return it."""
+    cluster_id = choose_conservative(conn, item, threshold)
+    _join(conn, item, cluster_id)
+    return cluster_id
+
+
+def add_new(conn: Connection, item: Member, fingerprint_row: dict[str, object], threshold: int,
+            method: Method) -> int:
+    """Store a new fingerprints row and place the item; return its cluster.
+    Conservatively the cluster is chosen first, so the row is written once
+    with its representative flag (the flag is in all six feature indexes)."""
+    if method == "transitive":
+        conn.exec_driver_sql(INSERT_FINGERPRINT, {**fingerprint_row, "is_representative": 0})
+        return place_transitive(conn, item, threshold)
+    cluster_id = choose_conservative(conn, item, threshold)
+    flag = int(cluster_id == item.item_id)
+    conn.exec_driver_sql(INSERT_FINGERPRINT, {**fingerprint_row, "is_representative": flag})
+    conn.exec_driver_sql(_ADD, {"item_id": item.item_id, "sha1": item.sha1, "cluster_id": cluster_id})
+    return cluster_id
 
 
 def load_member(conn: Connection, item_id: int) -> Member | None:
@@ -247,12 +270,6 @@ def place_transitive(conn: Connection, item: Member, threshold: int) -> int:
         conn.exec_driver_sql(f"UPDATE clusters SET cluster_id = {int(target)} WHERE cluster_id IN ({marks})")
     _join(conn, item, target)
     return target
-
-
-def place(conn: Connection, item: Member, threshold: int, method: Method) -> int:
-    if method == "transitive":
-        return place_transitive(conn, item, threshold)
-    return place_conservative(conn, item, threshold)
 
 
 def repair(conn: Connection, cluster_ids: Iterable[int], threshold: int, method: Method) -> None:

@@ -29,9 +29,6 @@ _IDS_OF_PATH = "SELECT id FROM items WHERE path = :path"
 _INSERT_ITEM = (f"INSERT INTO items ({', '.join(_ITEM_COLUMNS)}) "
                 f"VALUES ({', '.join(':' + c for c in _ITEM_COLUMNS)})")
 _UPDATE_ITEM = f"UPDATE items SET {', '.join(f'{c} = :{c}' for c in _ITEM_COLUMNS)} WHERE id = :id"
-_FINGERPRINT_COLUMNS = ("item_id", "sha1", *FEATURE_COLUMNS, "words", "shingles", "is_representative")
-_INSERT_FINGERPRINT = (f"INSERT INTO fingerprints ({', '.join(_FINGERPRINT_COLUMNS)}) "
-                       f"VALUES ({', '.join(':' + c for c in _FINGERPRINT_COLUMNS)})")
 
 _FINGERPRINT_PARAMS = "fingerprint"
 _CLUSTER_METHOD = "cluster_method"
@@ -163,13 +160,16 @@ class Store:
         found = conn.exec_driver_sql(_ITEM_ID, {"path": path, "part": part}).scalar()
         return None if found is None else int(found)
 
-    def _write_item(self, conn: Connection, record: ItemRecord, *, status: str, error: str | None) -> int:
+    def _write_item(
+        self, conn: Connection, record: ItemRecord, *, status: str, error: str | None
+    ) -> tuple[int, bool]:
+        """The item's id, and whether it is new."""
         values = record.row(status=status, error=error, indexed_at=utc_now())
         existing = self._item_id(conn, record.path, record.part)
         if existing is None:
-            return int(conn.exec_driver_sql(_INSERT_ITEM, values).lastrowid)
+            return int(conn.exec_driver_sql(_INSERT_ITEM, values).lastrowid), True
         conn.exec_driver_sql(_UPDATE_ITEM, {**values, "id": existing})
-        return existing
+        return existing, False
 
     def upsert_item(self, record: ItemRecord, fingerprint: Fingerprint | None) -> int:
         """Add or refresh one item and return its id.  Give the fingerprint of
@@ -180,9 +180,9 @@ class Store:
             raise ValueError("give a fingerprint exactly when the record has text")
         with self.transaction() as conn:
             params = self._params_for(conn, fingerprint.params) if fingerprint is not None else None
-            item_id = self._write_item(conn, record, status="ok", error=None)
+            item_id, created = self._write_item(conn, record, status="ok", error=None)
             new = None if fingerprint is None else Member(item_id, fingerprint.sha1, fingerprint.features)
-            old = clustering.load_member(conn, item_id)
+            old = None if created else clustering.load_member(conn, item_id)
             if old == new:
                 return item_id
             threshold = params.threshold if params is not None else self._threshold(conn)
@@ -190,8 +190,7 @@ class Store:
             if old is not None:
                 clustering.repair(conn, clustering.detach(conn, [item_id]), threshold, method)
             if new is not None and fingerprint is not None:
-                conn.exec_driver_sql(_INSERT_FINGERPRINT, _fingerprint_row(item_id, fingerprint))
-                clustering.place(conn, new, threshold, method)
+                clustering.add_new(conn, new, _fingerprint_row(item_id, fingerprint), threshold, method)
             return item_id
 
     def record_failure(self, record: ItemRecord | str, error: str, *, status: str = "failed") -> int:
@@ -203,8 +202,9 @@ class Store:
         if status == "ok":
             raise ValueError("a failure's status cannot be 'ok'")
         with self.transaction() as conn:
-            item_id = self._write_item(conn, record, status=status, error=error)
-            self._detach(conn, [item_id])
+            item_id, created = self._write_item(conn, record, status=status, error=error)
+            if not created:
+                self._detach(conn, [item_id])
             return item_id
 
     def _detach(self, conn: Connection, item_ids: Iterable[int]) -> None:
@@ -295,7 +295,6 @@ def _fingerprint_row(item_id: int, fingerprint: Fingerprint) -> dict[str, object
         **dict(zip(FEATURE_COLUMNS, features)),
         "words": fingerprint.words,
         "shingles": fingerprint.shingles,
-        "is_representative": 0,
     }
 
 
