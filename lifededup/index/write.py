@@ -105,7 +105,7 @@ class BatchWriter:
             self.tally.items += 1
         if not outcome.final:
             return False
-        self._complete(path, info, parts, failed=isinstance(result, Failure) and part == "")
+        self._complete(path, info, parts, last=part, failed=isinstance(result, Failure) and part == "")
         return True
 
     def _record(self, outcome: Outcome, info: ToRead, parts: dict[str, int]) -> ItemRecord:
@@ -123,9 +123,9 @@ class BatchWriter:
             doc_date=result.doc_date, title=result.title or None, text=text_of(outcome), **stat,  # type: ignore[arg-type]
         )
 
-    def _complete(self, path: str, info: ToRead, parts: dict[str, int], *, failed: bool) -> None:
+    def _complete(self, path: str, info: ToRead, parts: dict[str, int], *, last: str, failed: bool) -> None:
         del self._open[path]
-        if "" in parts:
+        if last != "" and "" in parts:  # the file's own item was written before its parts: now complete
             self.store.execute(_ROOT_STAT, {"size": info.seen.size, "mtime": info.seen.mtime, "path": path})
         if not info.is_new:
             _, rows = self.store.execute(_PARTS_OF, {"path": path})
