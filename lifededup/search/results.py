@@ -121,15 +121,22 @@ _ROW = "id, path, part, kind, title, rank, cluster_id, hidden"
 
 
 def _page_sql(results: str, mode: Mode) -> str:
+    """One page of rows, best first."""
     if mode == "collapsed":
-        rows = f"SELECT {_ROW} FROM ({collapse_sql(results)})"
-    else:
-        rows = (f"WITH results AS MATERIALIZED ({results}) "
-                "SELECT r.id AS id, i.path, i.part, i.kind, i.title, r.rank, c.cluster_id, 0 AS hidden "
-                "FROM results r JOIN items i ON i.id = r.id LEFT JOIN clusters c ON c.item_id = r.id")
-    # window totals are computed over every row, before the LIMIT
-    return (f"SELECT {_ROW}, count(*) OVER () AS total_rows, sum(hidden + 1) OVER () AS total_matches "
-            f"FROM ({rows}) ORDER BY rank, id LIMIT :limit")
+        return f"SELECT {_ROW} FROM ({collapse_sql(results)}) ORDER BY rank, id LIMIT :limit"
+    # the page first, then its items: no item is read that is not shown
+    return (f"WITH page AS MATERIALIZED (SELECT id, rank FROM ({results}) ORDER BY rank, id LIMIT :limit) "
+            "SELECT p.id, i.path, i.part, i.kind, i.title, p.rank, c.cluster_id, 0 AS hidden "
+            "FROM page p JOIN items i ON i.id = p.id LEFT JOIN clusters c ON c.item_id = p.id ORDER BY p.rank, p.id")
+
+
+def _totals(conn: Connection, query: str | None, filters: Filters, cluster: int | None) -> tuple[int, int]:
+    """How many items match, and how many clusters they are in."""
+    matching, params = results_sql(query, filters, cluster=cluster, ranked=False)
+    row = conn.exec_driver_sql(
+        f"SELECT count(*), count(DISTINCT coalesce(c.cluster_id, r.id)) FROM ({matching}) r "
+        "LEFT JOIN clusters c ON c.item_id = r.id", params).one()
+    return int(row[0]), int(row[1])
 
 
 def _page(conn: Connection, query: str | None, filters: Filters, limit: int, cluster: int | None,
@@ -137,13 +144,13 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
     results, params = results_sql(query, filters, cluster=cluster)
     rows = conn.exec_driver_sql(_page_sql(results, mode), {**params, "limit": limit}).all()
     hits = [_hit(r) for r in rows]
-    total_rows, total_matches = (int(rows[0][8]), int(rows[0][9])) if rows else (0, 0)
+    matches, clusters = _totals(conn, query, filters, cluster)
     if not hits:
         _check_kinds(conn, filters)
     hits = _with_details(conn, hits, query)
     if mode == "collapsed":
         hits = _with_copies(conn, hits, query, filters)
-    return SearchResult(query, mode, hits, total_rows, total_matches)
+    return SearchResult(query, mode, hits, clusters if mode == "collapsed" else matches, matches)
 
 
 def _hit(row: Sequence[Any]) -> Hit:
@@ -192,11 +199,15 @@ def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: 
     collapsed = [h for h in hits if h.hidden]
     if not collapsed:
         return hits
-    matching, params = results_sql(query, filters, ranked=False)
+    conditions, params = filters.where()
+    if query is not None:
+        # one index seek per member, rather than the whole result set again
+        conditions.append("EXISTS (SELECT 1 FROM items_fts WHERE items_fts MATCH :query AND rowid = i.id)")
+        params["query"] = query
     rows = conn.exec_driver_sql(
         "SELECT c.cluster_id, i.id, i.path, i.part FROM clusters c JOIN items i ON i.id = c.item_id "
         f"WHERE c.cluster_id IN ({_ids([h.cluster_id or h.id for h in collapsed])}) "
-        f"AND i.id NOT IN ({_ids([h.id for h in collapsed])}) AND i.id IN ({matching}) "
+        f"AND i.id NOT IN ({_ids([h.id for h in collapsed])}) {''.join(' AND ' + c for c in conditions)} "
         "ORDER BY c.cluster_id, i.path, i.part",
         params,
     )
