@@ -177,7 +177,7 @@ def _names(store: Store, report: VerifyReport) -> dict[int, str]:
 
 
 def _print_verify(report: VerifyReport, names: dict[int, str]) -> None:
-    click.echo(f"Word edit distance within clusters ({report.clustering} clustering)")
+    click.echo(f"Word edit distance within clusters ({report.clustering})")
     members = len(report.to_representative)
     click.echo(f"{report.clusters:,} clusters of two or more items, {members:,} members besides their "
                f"representatives; {report.exact_copies:,} of them repeat a text of their cluster "

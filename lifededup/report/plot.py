@@ -40,8 +40,8 @@ def plot_verify(report: VerifyReport, path: Path) -> None:
     ax.set_xlim(0, 100)
     ax.set_xlabel("word edit distance to the representative (% of the longer document)")
     ax.set_ylabel("cluster members")
-    ax.set_title(f"Word edit distance within {report.clustering} clusters "
-                 f"(max {report.max_to_representative:.0%}; farthest pair {report.max_farthest:.0%})")
+    ax.set_title(f"Word edit distance: max {report.max_to_representative:.0%} to a representative, "
+                 f"{report.max_farthest:.0%} farthest pair\n({report.clustering})", fontsize="medium")
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)

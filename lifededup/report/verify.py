@@ -210,7 +210,8 @@ def verify(store: Store, *, threshold: float = DEFAULT_THRESHOLD, clustering: Cl
         raise ValueError(f"the threshold is a fraction of the longer document, 0..1, not {threshold}")
     groups = _groups(_cluster_of(store, clustering), _sha1s(store))
     repeats = sum(len(items) - 1 for by_text in groups.values() for items in by_text.values())
-    label = f"{store.cluster_method}, as stored" if clustering == "store" else f"{clustering}, formed afresh"
+    label = (f"{store.cluster_method} clusters, as stored" if clustering == "store"
+             else f"{clustering} clusters, formed afresh from the stored fingerprints")
     report = VerifyReport(label, threshold, len(groups), repeats)
     for by_text in groups.values():
         if len(by_text) == 1:  # exact copies only: all at distance 0
