@@ -117,6 +117,8 @@ def test_kind_filter(corpus: CorpusStore) -> None:
     assert {h.kind for h in both.hits} == {"email", "presentation"}
     with pytest.raises(ValueError, match="no item of kind 'emial'.*email"):
         run(corpus, "kitchen", Filters(kinds=("emial",)))
+    result = CliRunner().invoke(main, ["search", "kitchen", "--kind", "emial", "--db", str(corpus.db)])
+    assert result.exit_code == 1 and "its kinds are: document, email" in result.output, result.output
 
 
 def test_date_filters_use_the_documents_own_date_inclusively(corpus: CorpusStore) -> None:

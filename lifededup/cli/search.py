@@ -74,13 +74,15 @@ def search_command(query: str | None, kinds: tuple[str, ...], since: date | None
         filters = Filters(kinds=kinds, since=since, until=until, path=path_glob)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
+    if not (query or "").strip() and cluster is None and not filters.active:
+        raise click.UsageError("give a query, a filter (--kind, --since, --until, --path) or --cluster")
     with opened_store(db, readonly=True) as store:
         try:
             found = search(store, query, filters, limit=limit, collapse=not show_all, cluster=cluster, dedup=dedup)
         except QuerySyntaxError as exc:
             raise click.ClickException(str(exc)) from exc
-        except ValueError as exc:
-            raise click.UsageError(str(exc)) from exc
+        except ValueError as exc:  # a kind no item has, a bad --dedup detector
+            raise click.ClickException(str(exc)) from exc
     if as_json:
         click.echo(json.dumps(found.to_dict(), indent=2, ensure_ascii=False))
     else:
