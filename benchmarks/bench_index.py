@@ -241,7 +241,6 @@ def run_lifededup(folder: Path, workers: int) -> Measured:
 def run_recoll(folder: Path) -> tuple[Measured, dict[str, str], str] | None:
     recollindex = shutil.which("recollindex")
     if recollindex is None:
-        print("\nrecollindex is not installed: the peer is skipped (sudo apt-get install recollcmd poppler-utils)")
         return None
     with tempfile.TemporaryDirectory(prefix="recoll-bench-") as conf:
         Path(conf, "recoll.conf").write_text(f"topdirs = {folder}\nloglevel = 1\n")
@@ -276,12 +275,21 @@ def main() -> None:
     print(f"folder: {n_all} files, {bytes_all / 2**20:.0f} MB ({top}); {os.cpu_count()} cores, "
           f"lifededup with {args.workers} workers")
 
-    small = min((run_lifededup(half, args.workers) for _ in range(args.repeat)), key=lambda m: m.seconds)
-    full = min((run_lifededup(args.corpus, args.workers) for _ in range(args.repeat)), key=lambda m: m.seconds)
+    print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())} "
+          "(other work on the machine slows both indexers; runs are interleaved and the fastest counts)")
+    smalls, fulls, recolls = [], [], []
+    for _ in range(args.repeat):
+        smalls.append(run_lifededup(half, args.workers))
+        fulls.append(run_lifededup(args.corpus, args.workers))
+        peer = run_recoll(args.corpus)
+        if peer is not None:
+            recolls.append(peer)
+    small, full = min(smalls, key=lambda m: m.seconds), min(fulls, key=lambda m: m.seconds)
     rows = [("lifededup (half)", n_half, bytes_half, small), ("lifededup", n_all, bytes_all, full)]
     print(f"lifededup: new {summary_count(full.output, 'new')}, failed {summary_count(full.output, 'failed')}")
-    recolls = [run_recoll(args.corpus) for _ in range(args.repeat)]
-    recoll = min(recolls, key=lambda r: r[0].seconds) if recolls[0] is not None else None  # type: ignore[index]
+    recoll = min(recolls, key=lambda r: r[0].seconds) if recolls else None
+    if recoll is None:
+        print("recollindex is not installed: the peer is skipped (sudo apt-get install recollcmd poppler-utils)")
     if recoll is not None:
         measured, status, missing = recoll
         rows.append(("recollindex", n_all, bytes_all, measured))
@@ -296,6 +304,7 @@ def main() -> None:
     print(f"\nmemory, whole folder / half: {full.peak_rss_mb / small.peak_rss_mb:.2f}x in all, "
           f"{full.main_rss_mb / small.main_rss_mb:.2f}x for the main process, "
           f"for {n_all / n_half:.1f}x the files (flat is 1.0x)")
+    print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     if recoll is not None:
         ratio = (n_all / full.seconds) / (n_all / recoll[0].seconds)
         print(f"throughput, lifededup / recollindex: {ratio:.2f}x (target: at least 1.0x)")

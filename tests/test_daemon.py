@@ -44,6 +44,8 @@ def test_daemon_start_status_stop(tmp_path: Path) -> None:
         with open_store(db, readonly=True) as store:
             deadline = time.monotonic() + 60
             while set(stored_files(store)) != files_on_disk(root) and time.monotonic() < deadline:
+                query = lifededup(env, "sql", "SELECT count(*) FROM items")  # reads while the daemon writes
+                assert query.returncode == 0, query.stderr
                 time.sleep(0.1)
             assert set(stored_files(store)) == files_on_disk(root), "the daemon indexes a new file"
 

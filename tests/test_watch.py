@@ -37,7 +37,10 @@ def watching(tmp_path: Path, root: Path, *, rescan_every: float = 3600.0,
     """A watcher on ``root`` in a thread with a store of its own; yields a
     second connection to read the store, once the catch-up scan is done."""
     db = tmp_path / "watch.db"
-    reader = open_store(db)
+    open_store(db).close()
+    # read-only, as `lifededup sql` and a search read while the watcher writes:
+    # a "database is locked" would fail the test
+    reader = open_store(db, readonly=True)
     stop, caught_up = threading.Event(), threading.Event()
     errors: list[BaseException] = []
 
@@ -69,6 +72,7 @@ def watching(tmp_path: Path, root: Path, *, rescan_every: float = 3600.0,
 
 
 def matches(store: Store, root: Path) -> bool:
+    store.execute("SELECT count(*) FROM items_fts WHERE items_fts MATCH 'tiny OR alpha'")  # a search meanwhile
     return set(stored_files(store)) == files_on_disk(root)
 
 

@@ -76,7 +76,7 @@ class Bar:
         self._bar = tqdm(total=total, unit="file", dynamic_ncols=True, smoothing=0.1)
 
     def file_done(self, path: str, size: int) -> None:
-        from tqdm import tqdm  # type: ignore[import-untyped]
+        from tqdm import tqdm
 
         bar = self._bar
         if isinstance(bar, tqdm):
@@ -86,7 +86,7 @@ class Bar:
             bar.update(1)
 
     def finish(self) -> None:
-        from tqdm import tqdm  # type: ignore[import-untyped]
+        from tqdm import tqdm
 
         if isinstance(self._bar, tqdm):
             self._bar.close()

@@ -105,7 +105,7 @@ def _read(store: Store, todo: Plan, config: IndexConfig, tally: Tally, progress:
     to_read = {t.seen.path: t for t in todo.to_read}
     writer = BatchWriter(store, params, to_read, tally, progress, config.batch_items, config.batch_seconds)
     workers = max(1, min(config.workers, len(to_read)))
-    outcomes: Generator[Outcome, None, None] = extract_many(list(to_read), config.limits, workers=workers)  # type: ignore[assignment]
+    outcomes: Generator[Outcome, None, None] = extract_many(list(to_read), config.limits, workers=workers)
     progress.start(len(to_read))
     stopped = False
     try:
