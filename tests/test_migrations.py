@@ -139,3 +139,31 @@ def _open_and_count(path: str) -> int:
     with open_store(path) as store:
         _, [(count,)] = store.execute("SELECT count(*) FROM items")
         return int(count)  # type: ignore[call-overload]
+
+
+def test_0005_drops_the_redundant_sha1_index_and_keeps_the_clusters(tmp_path: Path) -> None:
+    path = tmp_path / "at0004.db"
+    upgrade_to(path, "0004")
+    engine = make_engine(Location(path), readonly=False)
+    with engine.begin() as conn:
+        conn.exec_driver_sql(
+            "INSERT INTO items (id, path, part, kind, status, indexed_at, text) VALUES"
+            " (1, '/a', '', 'document', 'ok', '2026-01-01 00:00:00', 'same words'),"
+            " (2, '/b', '', 'document', 'ok', '2026-01-01 00:00:00', 'SAME  words')"
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO fingerprints (item_id, sha1, words, shingles, is_representative) VALUES"
+            " (1, 'bb', 2, 0, 1), (2, 'bb', 2, 0, 0)"
+        )
+        conn.exec_driver_sql("INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (1, 'bb', 1), (2, 'bb', 1)")
+    engine.dispose()
+    with open_store(path) as store:
+        _, indexes = store.execute("SELECT name FROM pragma_index_list('fingerprints')")
+        assert "ix_fingerprints_sha1" not in {i[0] for i in indexes}, indexes
+        assert store.execute("SELECT item_id, cluster_id FROM clusters ORDER BY item_id")[1] == [(1, 1), (2, 1)]
+        sound(store)
+        # exact copies are still found (through clusters.sha1), by both methods
+        store.recluster("transitive")
+        assert store.execute("SELECT item_id, cluster_id FROM clusters ORDER BY item_id")[1] == [(1, 1), (2, 1)]
+        store.recluster("conservative")
+        assert store.execute("SELECT item_id, cluster_id FROM clusters ORDER BY item_id")[1] == [(1, 1), (2, 1)]

@@ -220,16 +220,25 @@ class UnionFind:
             self.parent[max(ra, rb)] = min(ra, rb)
 
 
-def neighbours(conn: Connection, item: Member, threshold: int) -> list[int]:
-    """Every other item that is an exact or near copy of ``item`` (indexed lookups)."""
-    found = {
-        int(r[0]) for r in conn.exec_driver_sql("SELECT item_id FROM fingerprints WHERE sha1 = :s", {"s": item.sha1})
-    }
-    if item.features is not None:
-        params = {**_feature_params(item.features), "threshold": threshold}
-        found.update(int(r[0]) for r in conn.exec_driver_sql(_NEIGHBOURS, params))
-    found.discard(item.item_id)
-    return sorted(found)
+def near_by_features(conn: Connection, item: Member, threshold: int) -> list[int]:
+    """Every other item sharing at least ``threshold`` features (index seeks)."""
+    if item.features is None:
+        return []
+    params = {**_feature_params(item.features), "threshold": threshold}
+    return [int(r[0]) for r in conn.exec_driver_sql(_NEIGHBOURS, params) if int(r[0]) != item.item_id]
+
+
+def _components(conn: Connection, members: list[Member], threshold: int, inside: set[int] | None) -> UnionFind:
+    """Union-find over exact copies (equal SHA-1) and near copies among
+    ``members`` (all items when ``inside`` is None)."""
+    sets = UnionFind()
+    first_of_sha1: dict[str, int] = {}
+    for member in members:
+        sets.union(member.item_id, first_of_sha1.setdefault(member.sha1, member.item_id))
+        for other in near_by_features(conn, member, threshold):
+            if inside is None or other in inside:
+                sets.union(member.item_id, other)
+    return sets
 
 
 def _write_components(conn: Connection, members: Iterable[Member], sets: UnionFind) -> None:
@@ -245,20 +254,17 @@ def repair_transitive(conn: Connection, cluster_ids: Iterable[int], threshold: i
         if not members:
             continue
         detach_clusters_only(conn, [m.item_id for m in members])
-        inside = {m.item_id for m in members}
-        sets = UnionFind()
-        for member in members:
-            sets.find(member.item_id)
-            for other in neighbours(conn, member, threshold):
-                if other in inside:
-                    sets.union(member.item_id, other)
+        sets = _components(conn, members, threshold, {m.item_id for m in members})
         _write_components(conn, members, sets)
 
 
 def place_transitive(conn: Connection, item: Member, threshold: int) -> int:
     """Link a new item to every near copy, merging their clusters."""
     clusters = {item.item_id}
-    for other in neighbours(conn, item, threshold):
+    exact = conn.exec_driver_sql(_SAME_SHA1, {"sha1": item.sha1}).scalar()
+    if exact is not None:
+        clusters.add(int(exact))
+    for other in near_by_features(conn, item, threshold):
         row = conn.exec_driver_sql("SELECT cluster_id FROM clusters WHERE item_id = :i", {"i": other}).first()
         if row is not None:
             clusters.add(int(row[0]))
@@ -291,9 +297,4 @@ def recluster(conn: Connection, threshold: int, method: Method) -> None:
         for member in members:
             place_conservative(conn, member, threshold)
         return
-    sets = UnionFind()
-    for member in members:
-        sets.find(member.item_id)
-        for other in neighbours(conn, member, threshold):
-            sets.union(member.item_id, other)
-    _write_components(conn, members, sets)
+    _write_components(conn, members, _components(conn, members, threshold, None))

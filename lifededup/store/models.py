@@ -77,7 +77,7 @@ class FingerprintRow(Base):
 
     __tablename__ = "fingerprints"
     __table_args__ = (
-        Index("ix_fingerprints_sha1", "sha1"),
+        # no index on sha1: lookups by SHA-1 use clusters.sha1 (revision 0005)
         # (feature, is_representative): a candidate lookup seeks straight to
         # the representatives holding a feature value, however many members
         # share it; a lookup by feature alone uses the same index's prefix.
