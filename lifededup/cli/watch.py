@@ -97,15 +97,15 @@ def _describe(folder: WatchedFolder) -> str:
 
 
 class _StatusFile:
-    """Writes the watcher's status for ``daemon status``, at most once a second."""
+    """Writes the watcher's status for ``daemon status``: when its state changes, else at most once a second."""
 
     def __init__(self, paths: daemons.DaemonPaths, store: str) -> None:
-        self.paths, self.store, self.last = paths, store, 0.0
+        self.paths, self.store, self.last, self.state = paths, store, 0.0, ""
 
     def __call__(self, status: WatchStatus) -> None:
         now = time.monotonic()
-        if now - self.last >= 1.0 or status.state in ("stopped", "watching") and status.batches <= 1:
-            self.last = now
+        if now - self.last >= 1.0 or status.state != self.state:
+            self.last, self.state = now, status.state
             daemons.write_status(self.paths, status, self.store)
 
 
