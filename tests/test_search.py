@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lifededup.cli import main
-from lifededup.search import SYNTAX, Filters, QuerySyntaxError, SearchResult, path_pattern, search
+from lifededup.search import SYNTAX, Filters, QuerySyntaxError, SearchResult, Snippet, path_pattern, search
 from lifededup.search.syntax import quoted
 from lifededup.store import open_store
 
@@ -245,3 +245,18 @@ def test_cli_rows_copies_and_json(corpus: CorpusStore) -> None:
     for start, end in hit["highlights"]:
         assert hit["snippet"][start:end].casefold() == "sourdough"
     assert all(Path(c["path"]).is_file() for c in hit["copies"]), "copies say where the files live"
+
+
+@given(st.lists(st.tuples(st.text(alphabet=st.characters(blacklist_characters="\x02\x03"), max_size=12),
+                          st.booleans()), max_size=8))
+def test_a_marked_snippet_reads_back_as_its_pieces(pieces: list[tuple[str, bool]]) -> None:
+    """Law: the spans of a snippet are exactly its marked words, and its
+    parts put together are its text."""
+    from lifededup.search.snippet import CLOSE, OPEN
+
+    words = [(" ".join(text.split()), hit) for text, hit in pieces]
+    words = [(text, hit) for text, hit in words if text]
+    marked = " ".join(f"{OPEN}{text}{CLOSE}" if hit else text for text, hit in words)
+    snippet = Snippet.from_marked(marked)
+    assert "".join(text for text, _ in snippet.parts()) == snippet.text
+    assert snippet.matched == [text for text, hit in words if hit], (marked, snippet)
