@@ -265,3 +265,21 @@ def test_feature_lookup_uses_the_indexes(store: Store) -> None:
     assert "SCAN fingerprints" not in plan, f"candidate lookup scans:\n{plan}"
     for f in ("f1", "f2", "f3", "f4", "f5", "f6"):
         assert f"ix_fingerprints_{f}" in plan, f"no index seek on {f}:\n{plan}"
+
+
+def test_datasette_and_sqlite_utils_find_the_search_table(store: Store) -> None:
+    add(store, "/a", prose(1), title="Quarterly budget")
+    # the query Datasette (utils.detect_fts) and sqlite-utils (Table.detect_fts)
+    # use to decide that `items` has full-text search
+    detect = """
+        SELECT name FROM sqlite_master
+        WHERE rootpage = 0 AND (
+            sql LIKE '%VIRTUAL TABLE%USING FTS%content="items"%'
+            OR sql LIKE '%VIRTUAL TABLE%USING FTS%content=[items]%'
+            OR (tbl_name = 'items' AND sql LIKE '%VIRTUAL TABLE%USING FTS%')
+        )"""
+    assert store.execute(detect)[1] == [("items_fts",)]
+    _, triggers = store.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'items'")
+    assert {t[0] for t in triggers} >= {"items_ai", "items_ad", "items_au"}, triggers
+    _, rows = store.execute("SELECT rowid FROM items_fts WHERE items_fts MATCH 'quarterly'")
+    assert rows == [(store.item_id("/a"),)], rows
