@@ -30,7 +30,7 @@ def test_revision_0004_keeps_folders_and_gives_them_no_patterns(tmp_path: Path) 
     engine.dispose()
     with open_store(path) as store:
         _, [(revision,)] = store.execute("SELECT version_num FROM alembic_version")
-        assert revision == head() == "0004"
+        assert revision == head(), revision
         folders = list_folders(store)
         got = [(f.path, f.include, f.exclude, str(f.added_at), str(f.last_scanned_at)) for f in folders]
         assert got == [
