@@ -28,7 +28,7 @@ _TOUCH = ("UPDATE items SET size = :size, mtime = :mtime, raw_sha1 = :sha1 "
 
 
 @dataclass
-class Summary:
+class Summary(Tally):
     """A run's counts (files unless said otherwise) and the store's duplicates after it.
 
     ``failed`` counts items (files or parts) that could not be read in this
@@ -38,14 +38,6 @@ class Summary:
     ``near_duplicates``: members of a cluster that differ from its representative.
     """
 
-    new: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    moved: int = 0
-    removed: int = 0
-    failed: int = 0
-    items: int = 0
-    bytes: int = 0
     exact_duplicates: int = 0
     near_duplicates: int = 0
     failed_in_store: int = 0

@@ -22,7 +22,8 @@ _PARTS_OF = "SELECT id, part FROM items WHERE path = :path"
 
 @dataclass
 class Tally:
-    """What a run did, counted as it goes."""
+    """What a run did, counted as it goes (files; ``failed`` and ``items``:
+    items, a mailbox's messages included; ``bytes``: of the files read)."""
 
     new: int = 0
     updated: int = 0
