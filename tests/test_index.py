@@ -164,3 +164,17 @@ def test_cli_index_summary_and_failures(tmp_path: Path, folder: Path) -> None:
     assert listed.exit_code == 0 and "empty\t" in listed.output and "empty.txt" in listed.output, listed.output
     missing = runner.invoke(main, ["index", "--db", db, str(tmp_path / "nowhere")])
     assert missing.exit_code != 0 and "does not exist" in missing.output, missing.output
+
+
+def test_a_store_error_in_the_writer_stops_the_run_and_surfaces(store: Store, folder: Path) -> None:
+    from lifededup.config import FingerprintParams
+    from lifededup.store import ParamsMismatch
+
+    run(store, [folder], CONFIG)
+    write_text(folder / "later.txt", seed=50)
+    other = IndexConfig(workers=2, params=FingerprintParams(shingle_words=5))
+    with pytest.raises(ParamsMismatch, match="cannot be\\s+compared"):
+        run(store, [folder], other)
+    assert str((folder / "later.txt").resolve()) not in stored_files(store), "the failed batch was rolled back"
+    assert run(store, [folder], CONFIG).new == 1, "the next run with the store's params finishes the work"
+    assert_matches(store, folder)

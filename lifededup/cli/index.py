@@ -29,8 +29,8 @@ def progress_for_output() -> Progress:
 def stop_on_signals(stop: threading.Event, signals: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)
                     ) -> Iterator[None]:
     """The first SIGINT/SIGTERM sets ``stop`` (the batch in flight is committed,
-    then the run ends); a second one interrupts at once (the open transaction
-    is rolled back)."""
+    then the run ends); a second one interrupts at once (reading stops; the
+    transaction open then is committed or rolled back, never left half-done)."""
 
     def handle(signum: int, frame: FrameType | None) -> None:
         if stop.is_set():
@@ -98,7 +98,7 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
             summary = run(store, paths, config, progress=progress_for_output(), stop=stop)
         except KeyboardInterrupt:
             raise click.ClickException(
-                "interrupted: the batch in flight was rolled back and the store is consistent; "
+                "interrupted: the store is consistent (the batch in flight was committed or rolled back); "
                 "run the same command again to finish") from None
     for line in summary_lines(summary):
         click.echo(line)

@@ -152,8 +152,8 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
         try:
             watcher.run()
         except KeyboardInterrupt:
-            raise click.ClickException("interrupted: the batch in flight was rolled back and the store is "
-                                       "consistent; the next scan finishes the work") from None
+            raise click.ClickException("interrupted: the store is consistent (the batch in flight was committed "
+                                       "or rolled back); the next scan finishes the work") from None
         finally:
             daemons.release(daemon_paths)
     click.echo("stopped", err=True)

@@ -101,12 +101,13 @@ def _read(store: Store, todo: Plan, config: IndexConfig, tally: Tally, progress:
     progress.start(len(to_read))
     stopped = False
     try:
-        for outcome in outcomes:
-            writer.add(outcome)
-            if stop is not None and stop.is_set():
-                stopped = True
-                break
-        writer.flush()
+        with writer.in_background():
+            for outcome in outcomes:
+                writer.add(outcome)
+                if stop is not None and stop.is_set():
+                    stopped = True
+                    break
+            writer.flush()
     finally:
         outcomes.close()
         progress.finish()

@@ -4,8 +4,11 @@ fingerprinted in one ``fingerprint_many`` call and written in one transaction
 
 from __future__ import annotations
 
+import queue
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from lifededup.config import FingerprintParams
@@ -66,6 +69,11 @@ class BatchWriter:
     # ids of the parts written so far of files still being read (a mailbox
     # spans batches; its attachments need their message's id)
     _open: dict[str, dict[str, int]] = field(default_factory=dict)
+    # batches waiting for the writer thread: two at most, so memory stays
+    # bounded when the store is slower than extraction
+    _batches: queue.Queue[list[Outcome] | None] = field(default_factory=lambda: queue.Queue(maxsize=2))
+    _thread: threading.Thread | None = None
+    _failure: BaseException | None = None
 
     def add(self, outcome: Outcome) -> None:
         if not self._buffer:
@@ -75,9 +83,44 @@ class BatchWriter:
             self.flush()
 
     def flush(self) -> None:
+        """Hand the buffered outcomes on to be written."""
+        if self._failure is not None:
+            raise self._failure
         if not self._buffer:
             return
         batch, self._buffer = self._buffer, []
+        if self._thread is None:
+            self._write_batch(batch)
+        else:
+            self._batches.put(batch)
+
+    @contextmanager
+    def in_background(self) -> Iterator[BatchWriter]:
+        """Write batches in a thread of their own while the caller keeps the
+        extraction workers fed (they would otherwise idle during each
+        commit).  The store is used by that thread alone until the block
+        ends; on leaving, the batches handed on are written (or, after an
+        error, dropped) before the thread ends."""
+        self._thread = threading.Thread(target=self._drain, name="lifededup-writer", daemon=True)
+        self._thread.start()
+        try:
+            yield self
+        finally:
+            self._batches.put(None)
+            self._thread.join()
+            self._thread = None
+        if self._failure is not None:
+            raise self._failure
+
+    def _drain(self) -> None:
+        while (batch := self._batches.get()) is not None:
+            if self._failure is None:
+                try:
+                    self._write_batch(batch)
+                except BaseException as exc:  # re-raised in the caller's thread
+                    self._failure = exc
+
+    def _write_batch(self, batch: list[Outcome]) -> None:
         texts = [t for t in map(text_of, batch) if t is not None]
         prints = iter(fingerprint_many(texts, self.params))
         done: list[tuple[str, int]] = []
