@@ -20,8 +20,11 @@ Public API (everything else in this package is internal):
     ``item_id(path, part="") -> int | None``
     ``params`` / ``set_params(FingerprintParams)``  the params the store was built with
     ``recluster(method="conservative" | "transitive")``, ``cluster_method``
-    ``execute(sql, params) -> (columns, rows)``
+    ``execute(sql, params) -> (columns, rows)``  one statement, named
+        ``:params``; joins an open ``transaction()``, else runs on its own
+        (SQL errors: ``sqlite3.Error`` alone, ``sqlalchemy.exc.DBAPIError`` inside)
     Every write keeps the cluster invariants (``check_store`` verifies them).
+    One Store per thread; processes share the file (WAL, ``BEGIN IMMEDIATE``).
 
 Queries (``queries.py``): ``collapse_sql(results_sql)`` wraps a SELECT of
 ``id, rank`` (lower rank better, like bm25) into the paper's step 9: one row
