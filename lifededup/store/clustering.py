@@ -140,9 +140,11 @@ def load_member(conn: Connection, item_id: int) -> Member | None:
     return None if row is None else Member.from_row(row)
 
 
-def _chunks(ids: Sequence[int]) -> Iterable[Sequence[int]]:
+def id_lists(ids: Sequence[int]) -> Iterable[str]:
+    """``ids`` as SQL lists of at most CHUNK integers, for ``IN (...)``
+    (integers only, so nothing a caller passes can be read as SQL)."""
     for start in range(0, len(ids), CHUNK):
-        yield ids[start : start + CHUNK]
+        yield ", ".join(str(int(i)) for i in ids[start : start + CHUNK])
 
 
 def detach(conn: Connection, item_ids: Iterable[int]) -> set[int]:
@@ -150,8 +152,7 @@ def detach(conn: Connection, item_ids: Iterable[int]) -> set[int]:
     clusters they were in (which need :func:`repair`)."""
     ids = sorted(set(item_ids))
     affected: set[int] = set()
-    for chunk in _chunks(ids):
-        marks = ", ".join(str(int(i)) for i in chunk)
+    for marks in id_lists(ids):
         affected.update(
             int(r[0]) for r in conn.exec_driver_sql(f"SELECT cluster_id FROM clusters WHERE item_id IN ({marks})")
         )
@@ -191,8 +192,7 @@ def repair_conservative(conn: Connection, cluster_ids: Iterable[int], threshold:
 
 
 def detach_clusters_only(conn: Connection, item_ids: Sequence[int]) -> None:
-    for chunk in _chunks(list(item_ids)):
-        marks = ", ".join(str(int(i)) for i in chunk)
+    for marks in id_lists(list(item_ids)):
         conn.exec_driver_sql(f"DELETE FROM clusters WHERE item_id IN ({marks})")
         conn.exec_driver_sql(f"UPDATE fingerprints SET is_representative = 0 WHERE item_id IN ({marks})")
 
@@ -270,8 +270,7 @@ def place_transitive(conn: Connection, item: Member, threshold: int) -> int:
             clusters.add(int(row[0]))
     target = min(clusters)
     merged = sorted(clusters - {item.item_id, target})
-    for chunk in _chunks(merged):
-        marks = ", ".join(str(int(i)) for i in chunk)
+    for marks in id_lists(merged):
         conn.exec_driver_sql(f"UPDATE fingerprints SET is_representative = 0 WHERE item_id IN ({marks})")
         conn.exec_driver_sql(f"UPDATE clusters SET cluster_id = {int(target)} WHERE cluster_id IN ({marks})")
     _join(conn, item, target)

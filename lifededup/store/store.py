@@ -216,7 +216,7 @@ class Store:
         found: set[int] = set(item_ids)
         frontier = list(item_ids)
         while frontier:
-            marks = ", ".join(str(int(i)) for i in frontier[: clustering.CHUNK])
+            marks = next(iter(clustering.id_lists(frontier)))
             frontier = frontier[clustering.CHUNK :]
             children = [int(r[0]) for r in conn.exec_driver_sql(f"SELECT id FROM items WHERE parent_id IN ({marks})")]
             fresh = [c for c in children if c not in found]
@@ -229,8 +229,7 @@ class Store:
         with self.transaction() as conn:
             ids = self._with_descendants(conn, sorted(set(item_ids)))
             self._detach(conn, ids)
-            for start in range(0, len(ids), clustering.CHUNK):
-                marks = ", ".join(str(int(i)) for i in ids[start : start + clustering.CHUNK])
+            for marks in clustering.id_lists(ids):
                 conn.exec_driver_sql(f"DELETE FROM items WHERE id IN ({marks})")
             return len(ids)
 
