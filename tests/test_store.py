@@ -102,13 +102,18 @@ def test_exact_copy_joins_the_cluster_of_its_original(store: Store) -> None:
 
 def test_near_copy_joins_representative_and_members_never_represent(store: Store) -> None:
     a = prose(1)
-    b = revised(a, 2, changes=1)
-    ids = [add(store, "/a", a), add(store, "/b", b)]
-    # c is near b but we pick one far from a: members never act as representatives
+    ids = [add(store, "/a", a), add(store, "/b", revised(a, 2, changes=1))]
     got = clusters(store)
     assert got[ids[1]] == ids[0], f"near copy not clustered with its original: {got}"
-    _, rows = store.execute("SELECT item_id FROM fingerprints WHERE is_representative = 1")
-    assert [r[0] for r in rows] == [ids[0]]
+    # c is a near copy of the member m (2 shared features) but not of the
+    # representative r (0 shared): it must not join through m (seeds/000 3.2)
+    r = store.upsert_item(ItemRecord("/r", text="r"), synthetic("r", (1, 2, 3, 4, 5, 6)))
+    m = store.upsert_item(ItemRecord("/m", text="m"), synthetic("m", (1, 2, 30, 40, 50, 60)))
+    c = store.upsert_item(ItemRecord("/c", text="c"), synthetic("c", (10, 20, 30, 40, 500, 600)))
+    got = clusters(store)
+    assert got[m] == r and got[c] == c, f"a member acted as a representative: {got}"
+    _, rows = store.execute("SELECT item_id FROM fingerprints WHERE is_representative = 1 ORDER BY item_id")
+    assert [row[0] for row in rows] == [ids[0], r, c], rows
     sound(store)
 
 
