@@ -21,6 +21,8 @@ def main() -> None:
       lifededup compare A B             how alike two files are, and why
       lifededup eval                    every near-duplicate detector measured on sample_corpus/
       lifededup search WORDS            search, each document shown once (copies collapsed)
+      lifededup dups / show ITEM        the clusters of copies, and why an item is in its cluster
+      lifededup sql "SELECT ..."        read-only SQL on the store (tables: README, "The store")
       lifededup stats / verify          how much of the archive is copies; are the clusters sound
     """
 
