@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -22,7 +23,7 @@ def _params(shingle_words: int, threshold: int, stem: bool, no_stopwords: bool, 
         raise click.BadParameter(str(exc)) from exc
 
 
-def param_options(func):  # type: ignore[no-untyped-def]
+def param_options(func: Callable[..., None]) -> Callable[..., None]:
     """The fingerprint parameters a person may change from the command line."""
     defaults = FingerprintParams()
     for option in reversed([
