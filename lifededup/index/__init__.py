@@ -13,6 +13,8 @@ Public API
     recorded with their reason and the run goes on.  Interrupted (``stop``
     set, Ctrl-C, kill -9), the store is left consistent and the next run
     finishes the work.  The user's files are only read, never written.
+    While it runs, batches are written from a thread of its own: use
+    ``store`` for nothing else until it returns.
 
 ``IndexConfig(workers, limits, rules, params, batch_items, batch_seconds)``
 ``FolderRules(include, exclude, hidden)``, ``is_junk(name)``: which files are indexed
