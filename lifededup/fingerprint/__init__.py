@@ -101,14 +101,22 @@ def shingle_values(
         return np.zeros((0, k), dtype=U64)
     polys = polynomials(params.seed, k)
     term_value = rabin_strings(found.buffer, found.starts, found.lengths, polys)
-    # by_offset[m][t] = r(t) * x^(64 (m + 1)) mod P_k for every k: a term's
-    # contribution when m terms follow it in the shingle.  Computed once per
-    # distinct term, in rows of 6 values so that one lookup fetches all six.
-    by_offset = np.ascontiguousarray(apply_tables(term_value, times_x_tables(polys, 64, w)))
-    values: npt.NDArray[np.uint64] = by_offset[w - 1].take(found.ids[starts], axis=0)
-    for i in range(1, w):
-        values ^= by_offset[w - 1 - i].take(found.ids[starts + i], axis=0)
-    return values
+    # by_offset[m, k, t] = r(t) * x^(64 (m + 1)) mod P_k: a term's contribution
+    # when m terms follow it in the shingle.  Computed once per distinct term.
+    by_offset = np.ascontiguousarray(
+        apply_tables(term_value, times_x_tables(polys, 64, w)).transpose(0, 2, 1)
+    )
+    # One polynomial at a time: a gather of 8-byte values is numpy's fast path.
+    values = np.empty((k, starts.size), dtype=U64)
+    contribution = np.empty(starts.size, dtype=U64)
+    first = found.ids[starts]
+    for row in range(k):
+        acc = values[row]
+        by_offset[w - 1, row].take(first, out=acc)
+        for i in range(1, w):
+            by_offset[w - 1 - i, row].take(found.ids[starts + i], out=contribution)
+            acc ^= contribution
+    return values.T
 
 
 def _shingle_batch(
