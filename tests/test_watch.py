@@ -4,7 +4,9 @@ timeout, never a fixed sleep)."""
 
 from __future__ import annotations
 
+import logging
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -159,6 +161,24 @@ def test_rescan_catches_what_no_event_reported(tmp_path: Path, root: Path) -> No
     with watching(tmp_path, root, rescan_every=1.0, ignore=(str(unseen.resolve()),)) as store:
         write_text(unseen / "missed.txt", seed=40)
         settle(store, root, "the periodic rescan indexes a file no event reported")
+
+
+def test_a_store_locked_past_its_timeout_is_tried_again(tmp_path: Path, root: Path,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="lifededup.watch")
+    with watching(tmp_path, root) as store:
+        # another writer holds the lock longer than the store's busy timeout
+        # (a long `lifededup sql --write`): the watcher must wait it out, not die
+        locker = sqlite3.connect(tmp_path / "watch.db", isolation_level=None)
+        locker.execute("BEGIN IMMEDIATE")
+        try:
+            write_text(root / "while locked.txt", seed=60)
+            eventually(lambda: any("could not write to the store" in r.getMessage() for r in caplog.records),
+                       "the watcher reports the locked store")
+        finally:
+            locker.execute("ROLLBACK")
+            locker.close()
+        settle(store, root, "the file is indexed once the lock is released")
 
 
 def test_debouncer_waits_for_quiet_and_a_stable_size() -> None:

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import logging
 import queue
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from sqlalchemy.exc import OperationalError
 from watchdog.observers import Observer
 
-from lifededup.index import FolderRules, IndexConfig, Summary, run
-from lifededup.store import Store, WatchedFolder, mark_scanned
+from lifededup.index import FolderRules, IndexConfig, run
+from lifededup.store import Store, StoreError, WatchedFolder, mark_scanned
 from lifededup.watch.debounce import Debouncer
 from lifededup.watch.events import Change, Changes
 
@@ -31,6 +33,8 @@ DEFAULT_DELAY_S = 2.0
 # The full rescan that catches what the system's event queue dropped (inotify
 # overflows under bursts); a rescan of unchanged files costs one stat each.
 DEFAULT_RESCAN_S = 3600.0
+# A rescan the store refused (locked, disk full) is tried again this soon.
+RETRY_S = 30.0
 # How often the loop wakes with nothing to do, to notice ``stop``.
 _TICK_S = 0.2
 
@@ -83,21 +87,22 @@ class Watcher:
         # seen by one or the other, never by neither
         observer.start()
         try:
-            self.rescan()
-            next_rescan = self.clock() + self.rescan_every
+            next_rescan = self._next_rescan(self.rescan())
             while not self.stop.is_set():
                 self._wait_for_changes(next_rescan)
                 ready = self.debouncer.settled()
                 if ready:
                     self._index(ready)
                 if self.clock() >= next_rescan and not self.stop.is_set():
-                    self.rescan()
-                    next_rescan = self.clock() + self.rescan_every
+                    next_rescan = self._next_rescan(self.rescan())
                 self._report("watching")
         finally:
             observer.stop()
             observer.join()
             self._report("stopped")
+
+    def _next_rescan(self, done: bool) -> float:
+        return self.clock() + (self.rescan_every if done else min(self.rescan_every, RETRY_S))
 
     def status(self) -> WatchStatus:
         self._status.pending = len(self.debouncer) + self._changes.qsize()
@@ -121,30 +126,42 @@ class Watcher:
             except queue.Empty:
                 return
 
-    def rescan(self) -> None:
-        """Index every watched folder in full (the catch-up and the periodic rescan)."""
+    def rescan(self) -> bool:
+        """Index every watched folder in full (the catch-up and the periodic
+        rescan); False if the store refused a write (tried again soon)."""
         self._report("scanning")
+        done = True
         for folder in self.folders:
             if self.stop.is_set():
-                return
+                return done
             if not Path(folder.path).is_dir():
                 # unmounted or gone: keep its items rather than forget a whole archive
                 log.warning("%s is not there; its items are kept until it returns", folder.path)
                 continue
-            self._run(folder, [folder.path])
-            mark_scanned(self.store, folder.path)
+            done = self._run(folder, [folder.path], scanned=True) and done
         self._status.last_rescan_at = time.time()
+        return done
 
     def _index(self, paths: list[str]) -> None:
         for folder in self.folders:
             mine = [p for p in paths if p.startswith(folder.path.rstrip("/") + "/")]
-            if mine and Path(folder.path).is_dir():
-                self._run(folder, mine)
+            if mine and Path(folder.path).is_dir() and not self._run(folder, mine):
+                for path in mine:  # try them again once the store lets us
+                    self.debouncer.note(path)
 
-    def _run(self, folder: WatchedFolder, paths: list[str]) -> Summary:
+    def _run(self, folder: WatchedFolder, paths: list[str], *, scanned: bool = False) -> bool:
+        """Index ``paths`` of ``folder``; False if the store could not be
+        written (locked past its busy timeout by a long ``sql --write``, a
+        full disk): the daemon logs it and carries on rather than die."""
         self._report("indexing")
         config = replace(self.config, rules=rules_of(folder))
-        summary = run(self.store, paths, config, base=Path(folder.path), stop=self.stop)
+        try:
+            summary = run(self.store, paths, config, base=Path(folder.path), stop=self.stop)
+            if scanned:
+                mark_scanned(self.store, folder.path)
+        except (StoreError, sqlite3.OperationalError, OperationalError) as exc:
+            log.warning("%s: could not write to the store, will try again: %s", folder.path, exc)
+            return False
         self._status.batches += 1
         self._status.indexed += summary.read
         self._status.failed = summary.failed_in_store
@@ -152,4 +169,4 @@ class Watcher:
             self._status.last_indexed_at = time.time()
             log.info("%s: new %d, updated %d, moved %d, removed %d, failed %d", folder.path, summary.new,
                      summary.updated, summary.moved, summary.removed, summary.failed)
-        return summary
+        return True
