@@ -109,12 +109,12 @@ def shingle_values(
     # One polynomial at a time: a gather of 8-byte values is numpy's fast path.
     values = np.empty((k, starts.size), dtype=U64)
     contribution = np.empty(starts.size, dtype=U64)
-    first = found.ids[starts]
+    term_at = [found.ids[starts + i] for i in range(w)]  # the i-th term of every shingle
     for row in range(k):
         acc = values[row]
-        by_offset[w - 1, row].take(first, out=acc)
+        by_offset[w - 1, row].take(term_at[0], out=acc)
         for i in range(1, w):
-            by_offset[w - 1 - i, row].take(found.ids[starts + i], out=contribution)
+            by_offset[w - 1 - i, row].take(term_at[i], out=contribution)
             acc ^= contribution
     return values.T
 
