@@ -178,3 +178,18 @@ def test_a_store_error_in_the_writer_stops_the_run_and_surfaces(store: Store, fo
     assert str((folder / "later.txt").resolve()) not in stored_files(store), "the failed batch was rolled back"
     assert run(store, [folder], CONFIG).new == 1, "the next run with the store's params finishes the work"
     assert_matches(store, folder)
+
+
+def test_index_follows_the_patterns_of_the_watched_folder_a_path_is_in(tmp_path: Path, folder: Path) -> None:
+    db = str(tmp_path / "cli.db")
+    runner = CliRunner()
+    elsewhere = write_html(tmp_path / "elsewhere" / "page.html", seed=70)
+    added = runner.invoke(main, ["folders", "add", "--db", db, str(folder), "--exclude", "notes"])
+    assert added.exit_code == 0, added.output
+    result = runner.invoke(main, ["index", "--db", db, "-j", "2", str(folder / "web"), str(folder / "notes"),
+                                  str(elsewhere.parent)])
+    assert result.exit_code == 0, result.output
+    with open_store(db) as store:
+        names = sorted(Path(p).name for p in stored_files(store))
+    assert names == ["copy.txt", "page.html", "page.html"], f"notes/ is excluded by its folder's patterns: {names}"
+    assert "new 3, " in result.output, result.output

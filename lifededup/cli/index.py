@@ -15,7 +15,8 @@ import click
 from lifededup.cli import main
 from lifededup.cli.options import db_option, opened_store
 from lifededup.extract import Limits
-from lifededup.index import Bar, IndexConfig, LogLines, Progress, Summary, default_workers, failures, run
+from lifededup.index import Bar, IndexConfig, LogLines, Progress, Summary, default_workers, failures, run_in_folders
+from lifededup.store import list_folders
 
 
 def progress_for_output() -> Progress:
@@ -82,7 +83,8 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
     skipped (same size and mtime, or same bytes); moved or renamed files keep
     their item and cluster; files gone from the folders are removed from the
     store.  Files that cannot be read are recorded with their reason (see
-    `lifededup failures`) and do not stop the run.  Ctrl-C commits the batch
+    `lifededup failures`) and do not stop the run.  Files in a watched
+    folder (`lifededup folders`) follow its patterns.  Ctrl-C commits the batch
     in flight and stops; run the command again to finish.  Your files are
     only read, never changed.
 
@@ -95,7 +97,8 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
     stop = threading.Event()
     with opened_store(db) as store, stop_on_signals(stop):
         try:
-            summary = run(store, paths, config, progress=progress_for_output(), stop=stop)
+            summary = run_in_folders(store, paths, list_folders(store), config, progress=progress_for_output(),
+                                     stop=stop)
         except KeyboardInterrupt:
             raise click.ClickException(
                 "interrupted: the store is consistent (the batch in flight was committed or rolled back); "

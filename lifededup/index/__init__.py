@@ -16,6 +16,10 @@ Public API
     While it runs, batches are written from a thread of its own: use
     ``store`` for nothing else until it returns.
 
+``run_in_folders(store, paths, folders, config, *, progress, stop) -> Summary``
+    :func:`run` with each path under the patterns of the watched folder it
+    lies in (what ``lifededup index`` calls, so it agrees with the watcher).
+
 ``IndexConfig(workers, limits, rules, params, batch_items, batch_seconds)``
 ``FolderRules(include, exclude, hidden)``, ``is_junk(name)``: which files are indexed
 ``Summary``: new, updated, unchanged, moved, removed, failed, exact/near duplicates
@@ -30,10 +34,10 @@ from lifededup.index.config import IndexConfig, default_workers
 from lifededup.index.failures import FailedItem, failures
 from lifededup.index.progress import Bar, LogLines, Progress, Quiet
 from lifededup.index.rules import FolderRules, is_junk
-from lifededup.index.run import Summary, run
+from lifededup.index.run import Summary, run, run_in_folders
 from lifededup.index.scan import Seen, absolute, scan
 
 __all__ = [
     "Bar", "FailedItem", "FolderRules", "IndexConfig", "LogLines", "Progress", "Quiet", "Seen", "Summary",
-    "absolute", "default_workers", "failures", "is_junk", "run", "scan",
+    "absolute", "default_workers", "failures", "is_junk", "run", "run_in_folders", "scan",
 ]

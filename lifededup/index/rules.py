@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import PurePath
 
+from lifededup.store import WatchedFolder
+
 # Files that are never documents: Finder/Explorer droppings, editors' swap
 # and lock files, downloads in progress (paperless-ngx's consumer ignores the same).
 JUNK_NAMES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini", "Icon\r", ".directory"})
@@ -38,6 +40,11 @@ class FolderRules:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     hidden: bool = False
+
+    @classmethod
+    def of(cls, folder: WatchedFolder) -> FolderRules:
+        """A watched folder's patterns."""
+        return cls(include=folder.include, exclude=folder.exclude)
 
     def admits_folder(self, relative: PurePath) -> bool:
         name = relative.name

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Generator, Iterable
-from dataclasses import dataclass, fields
+from collections.abc import Generator, Iterable, Sequence
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from lifededup.extract import Outcome, extract_many
@@ -17,7 +17,8 @@ from lifededup.index.plan import Plan, known_under, plan
 from lifededup.index.progress import Progress, Quiet
 from lifededup.index.scan import absolute, scan
 from lifededup.index.write import BatchWriter, Tally
-from lifededup.store import Store
+from lifededup.index.rules import FolderRules
+from lifededup.store import Store, WatchedFolder
 
 _EXACT = "SELECT count(*) - count(DISTINCT sha1) FROM fingerprints"
 _NEAR = ("SELECT count(*) FROM clusters c JOIN clusters r ON r.item_id = c.cluster_id "
@@ -48,6 +49,12 @@ class Summary(Tally):
     def read(self) -> int:
         return self.new + self.updated
 
+    def then(self, later: Summary) -> Summary:
+        """This run's counts plus a later one's; the store's state as after the later."""
+        added = {f.name: getattr(self, f.name) + getattr(later, f.name) for f in fields(Tally)}
+        return replace(later, **added, seconds=self.seconds + later.seconds,
+                       interrupted=self.interrupted or later.interrupted)
+
     def as_dict(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
@@ -73,6 +80,33 @@ def run(store: Store, paths: Iterable[Path | str], config: IndexConfig = IndexCo
     _follow(store, todo, tally)
     interrupted = _read(store, todo, config, tally, progress, stop)
     return _summary(store, tally, started, interrupted)
+
+
+def run_in_folders(store: Store, paths: Iterable[Path | str], folders: Sequence[WatchedFolder],
+                   config: IndexConfig = IndexConfig(), *, progress: Progress = Quiet(),
+                   stop: threading.Event | None = None) -> Summary:
+    """:func:`run` for paths that may lie in watched folders: each path in a
+    watched folder is indexed under that folder's patterns (as the watcher
+    does), the others under ``config.rules``."""
+    groups: dict[str, list[Path]] = {}
+    for path in map(absolute, paths):
+        home = max((f.path for f in folders if _inside(path, f.path)), key=len, default="")
+        groups.setdefault(home, []).append(path)
+    by_path = {f.path: f for f in folders}
+    total: Summary | None = None
+    for home, group in groups.items():
+        folder = by_path.get(home)
+        rules = FolderRules.of(folder) if folder is not None else config.rules
+        summary = run(store, group, replace(config, rules=rules), base=Path(home) if home else None,
+                      progress=progress, stop=stop)
+        total = summary if total is None else total.then(summary)
+        if summary.interrupted:
+            break
+    return total if total is not None else run(store, [], config)
+
+
+def _inside(path: Path, folder: str) -> bool:
+    return str(path) == folder or str(path).startswith(folder.rstrip("/") + "/")
 
 
 def _follow(store: Store, todo: Plan, tally: Tally) -> None:

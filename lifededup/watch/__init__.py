@@ -22,6 +22,6 @@ folder), ``systemd_unit(executable) -> str``.
 from __future__ import annotations
 
 from lifededup.watch.debounce import Debouncer
-from lifededup.watch.watcher import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, Watcher, WatchStatus, rules_of
+from lifededup.watch.watcher import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, Watcher, WatchStatus
 
-__all__ = ["DEFAULT_DELAY_S", "DEFAULT_RESCAN_S", "Debouncer", "WatchStatus", "Watcher", "rules_of"]
+__all__ = ["DEFAULT_DELAY_S", "DEFAULT_RESCAN_S", "Debouncer", "WatchStatus", "Watcher"]

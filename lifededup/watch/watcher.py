@@ -53,10 +53,6 @@ class WatchStatus:
     state: str = "starting"
 
 
-def rules_of(folder: WatchedFolder) -> FolderRules:
-    return FolderRules(include=folder.include, exclude=folder.exclude)
-
-
 @dataclass
 class Watcher:
     """Keeps ``store`` true to ``folders`` until ``stop`` is set."""
@@ -154,7 +150,7 @@ class Watcher:
         written (locked past its busy timeout by a long ``sql --write``, a
         full disk): the daemon logs it and carries on rather than die."""
         self._report("indexing")
-        config = replace(self.config, rules=rules_of(folder))
+        config = replace(self.config, rules=FolderRules.of(folder))
         try:
             summary = run(self.store, paths, config, base=Path(folder.path), stop=self.stop)
             if scanned:
