@@ -17,13 +17,21 @@ def main() -> None:
 
     \b
     Start here:
+      lifededup index FOLDER...         read, fingerprint and cluster everything in them
+      lifededup search WORDS            search, each document shown once (copies collapsed)
+      lifededup dups / show ITEM        the clusters of copies, and why an item is in its cluster
+      lifededup stats / verify          how much of the archive is copies; are the clusters sound
+      lifededup failures                what could not be read, and why
+      lifededup folders add PATH        keep a folder indexed: `lifededup watch` or `daemon start`
+      lifededup sql "SELECT ..."        read-only SQL on the store (tables: README, "The store")
+    \b
+    Looking closer:
       lifededup fingerprint FILE...     SHA-1 and super-shingle features of files
       lifededup compare A B             how alike two files are, and why
       lifededup eval                    every near-duplicate detector measured on sample_corpus/
-      lifededup search WORDS            search, each document shown once (copies collapsed)
-      lifededup dups / show ITEM        the clusters of copies, and why an item is in its cluster
-      lifededup sql "SELECT ..."        read-only SQL on the store (tables: README, "The store")
-      lifededup stats / verify          how much of the archive is copies; are the clusters sound
+    \b
+    The store is one SQLite file in your data folder; --db PATH or
+    LIFEDEDUP_DB picks another.
     """
 
 
