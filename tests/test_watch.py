@@ -35,7 +35,7 @@ def eventually(check: Callable[[], bool], what: str, timeout: float = TIMEOUT_S)
 
 @contextmanager
 def watching(tmp_path: Path, root: Path, *, rescan_every: float = 3600.0,
-             ignore: tuple[str, ...] = ()) -> Iterator[Store]:
+             ignore: tuple[str, ...] = (), also: tuple[Path, ...] = ()) -> Iterator[Store]:
     """A watcher on ``root`` in a thread with a store of its own; yields a
     second connection to read the store, once the catch-up scan is done."""
     db = tmp_path / "watch.db"
@@ -53,7 +53,8 @@ def watching(tmp_path: Path, root: Path, *, rescan_every: float = 3600.0,
     def target() -> None:
         try:
             with open_store(db) as store:
-                Watcher(store, [WatchedFolder(str(root.resolve()))], IndexConfig(workers=2), stop, delay=0.3,
+                folders = [WatchedFolder(str(p.resolve())) for p in (root, *also)]
+                Watcher(store, folders, IndexConfig(workers=2), stop, delay=0.3,
                         rescan_every=rescan_every, ignore=ignore, on_status=report).run()
         except BaseException as exc:  # reported in the test's thread
             errors.append(exc)
@@ -161,6 +162,18 @@ def test_rescan_catches_what_no_event_reported(tmp_path: Path, root: Path) -> No
     with watching(tmp_path, root, rescan_every=1.0, ignore=(str(unseen.resolve()),)) as store:
         write_text(unseen / "missed.txt", seed=40)
         settle(store, root, "the periodic rescan indexes a file no event reported")
+
+
+def test_a_folder_missing_at_start_is_watched_once_it_appears(tmp_path: Path, root: Path) -> None:
+    disk = tmp_path / "usb stick"  # not plugged in when the watcher starts
+    with watching(tmp_path, root, rescan_every=1.0, also=(disk,)) as store:
+        assert_matches(store, root)
+        write_text(disk / "plugged.txt", seed=80)
+        eventually(lambda: str((disk / "plugged.txt").resolve()) in stored_files(store),
+                   "the folder is scanned once it is there")
+        write_text(disk / "later.txt", seed=81)
+        eventually(lambda: str((disk / "later.txt").resolve()) in stored_files(store),
+                   "and followed from then on")
 
 
 def test_a_store_locked_past_its_timeout_is_tried_again(tmp_path: Path, root: Path,

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from sqlalchemy.exc import OperationalError
 from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from lifededup.index import FolderRules, IndexConfig, run
 from lifededup.store import Store, StoreError, WatchedFolder, mark_scanned
@@ -69,6 +70,8 @@ class Watcher:
     on_status: Callable[[WatchStatus], None] | None = None
     _changes: queue.Queue[Change] = field(default_factory=queue.Queue)
     _status: WatchStatus = field(init=False)
+    _observer: BaseObserver = field(init=False)
+    _watches: dict[str, ObservedWatch] = field(init=False)
 
     def __post_init__(self) -> None:
         self.debouncer = Debouncer(self.delay, self.clock)
@@ -76,12 +79,8 @@ class Watcher:
 
     def run(self) -> None:
         observer = Observer()
-        handler = Changes(self._changes, self.ignore)
-        for folder in self.folders:
-            observer.schedule(handler, folder.path, recursive=True)
-        # observe first, then catch up: a change made during the scan is
-        # seen by one or the other, never by neither
         observer.start()
+        self._observer, self._watches = observer, {}
         try:
             next_rescan = self._next_rescan(self.rescan())
             while not self.stop.is_set():
@@ -126,6 +125,9 @@ class Watcher:
         """Index every watched folder in full (the catch-up and the periodic
         rescan); False if the store refused a write (tried again soon)."""
         self._report("scanning")
+        # observe first, then catch up: a change made during the scan is
+        # seen by one or the other, never by neither
+        self._observe()
         done = True
         for folder in self.folders:
             if self.stop.is_set():
@@ -137,6 +139,28 @@ class Watcher:
             done = self._run(folder, [folder.path], scanned=True) and done
         self._status.last_rescan_at = time.time()
         return done
+
+    def _observe(self) -> None:
+        """Watch for events in every folder that is there; a folder that is
+        not (an unplugged disk) is watched again once a rescan finds it back."""
+        handler = Changes(self._changes, self.ignore)
+        for folder in self.folders:
+            watch = self._watches.get(folder.path)
+            there = Path(folder.path).is_dir()
+            if there and watch is None:
+                try:
+                    self._watches[folder.path] = self._observer.schedule(handler, folder.path, recursive=True)
+                except OSError as exc:
+                    log.error("cannot follow events in %s (%s); only rescans every %g s keep it indexed. "
+                              "If the system's limit of watches is reached, raise it: "
+                              "sudo sysctl fs.inotify.max_user_watches=524288",
+                              folder.path, exc, self.rescan_every)
+            elif not there and watch is not None:
+                del self._watches[folder.path]
+                try:
+                    self._observer.unschedule(watch)
+                except (KeyError, OSError):
+                    pass  # its emitter already stopped when the folder went
 
     def _index(self, paths: list[str]) -> None:
         for folder in self.folders:
