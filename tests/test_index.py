@@ -193,3 +193,28 @@ def test_index_follows_the_patterns_of_the_watched_folder_a_path_is_in(tmp_path:
         names = sorted(Path(p).name for p in stored_files(store))
     assert names == ["copy.txt", "page.html", "page.html"], f"notes/ is excluded by its folder's patterns: {names}"
     assert "new 3, " in result.output, result.output
+
+
+def test_progress_log_lines_and_bar(capsys: pytest.CaptureFixture[str]) -> None:
+    from lifededup.index import Bar, LogLines
+
+    now = [0.0]
+    lines: list[str] = []
+    log = LogLines(lines.append, every_s=5.0, clock=lambda: now[0])
+    log.start(3)
+    for second, name in ((1.0, "/a/one.txt"), (6.0, "/a/two.pdf"), (7.0, "/a/three.eml")):
+        now[0] = second
+        log.file_done(name, 2**20)
+    log.finish()
+    assert lines == [
+        "reading 3 file(s)",
+        "2/3 files, 0.3 files/s, 0.33 MB/s  /a/two.pdf",
+        "3/3 files, 0.4 files/s, 0.43 MB/s",
+    ], lines
+    bar = Bar()
+    bar.start(2)
+    bar.file_done("/a/one.txt", 2**20)
+    bar.file_done("/a/a very long name of a report that goes on.docx", 2**20)
+    bar.finish()
+    shown = capsys.readouterr().err
+    assert "2/2" in shown and "2.0 MB" in shown and "that goes on.docx" in shown, shown
