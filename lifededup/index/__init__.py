@@ -2,7 +2,7 @@
 
 Public API
 ----------
-``run(store, paths, config=IndexConfig(), *, base=None, progress=Quiet(), stop=None) -> Summary``
+``run(store, paths, config=IndexConfig(), *, base=None, progress=Quiet(), stop=None, duplicates=True) -> Summary``
     One pass over the files at or under ``paths`` (folders or single files):
     new and changed files are read (``extract_many``, one worker process per
     core), fingerprinted a batch at a time (``fingerprint_many``) and written a
@@ -13,6 +13,8 @@ Public API
     recorded with their reason and the run goes on.  Interrupted (``stop``
     set, Ctrl-C, kill -9), the store is left consistent and the next run
     finishes the work.  The user's files are only read, never written.
+    ``duplicates=False`` skips counting the store's duplicates (a read of the
+    whole store) for callers that do not show them, such as the watcher.
     While it runs, batches are written from a thread of its own: use
     ``store`` for nothing else until it returns.
 

@@ -20,7 +20,8 @@ from lifededup.index.write import BatchWriter, Tally
 from lifededup.index.rules import FolderRules
 from lifededup.store import Store, WatchedFolder
 
-_EXACT = "SELECT count(*) - count(DISTINCT sha1) FROM fingerprints"
+# over clusters, whose sha1 column is indexed (an index-only scan)
+_EXACT = "SELECT count(*) - count(DISTINCT sha1) FROM clusters"
 _NEAR = ("SELECT count(*) FROM clusters c JOIN clusters r ON r.item_id = c.cluster_id "
          "WHERE c.item_id != c.cluster_id AND c.sha1 != r.sha1")
 _FAILURES = "SELECT count(*) FROM items WHERE status != 'ok'"
@@ -36,11 +37,13 @@ class Summary(Tally):
     run; ``failed_in_store`` every item the store holds as failed, whose
     reasons ``lifededup failures`` lists.  ``exact_duplicates``: stored
     documents whose text is an exact copy of an earlier one;
-    ``near_duplicates``: members of a cluster that differ from its representative.
+    ``near_duplicates``: members of a cluster that differ from its
+    representative (both None when the run was asked not to count them:
+    they read the whole store).
     """
 
-    exact_duplicates: int = 0
-    near_duplicates: int = 0
+    exact_duplicates: int | None = None
+    near_duplicates: int | None = None
     failed_in_store: int = 0
     seconds: float = 0.0
     interrupted: bool = False
@@ -61,7 +64,7 @@ class Summary(Tally):
 
 def run(store: Store, paths: Iterable[Path | str], config: IndexConfig = IndexConfig(), *,
         base: Path | None = None, progress: Progress = Quiet(),
-        stop: threading.Event | None = None) -> Summary:
+        stop: threading.Event | None = None, duplicates: bool = True) -> Summary:
     """Bring the store in line with the files at or under ``paths``: read new
     and changed files, follow moves, forget files that are gone.
 
@@ -79,7 +82,7 @@ def run(store: Store, paths: Iterable[Path | str], config: IndexConfig = IndexCo
     todo = plan(found.values(), known_under(store, [str(r) for r in roots]))
     _follow(store, todo, tally)
     interrupted = _read(store, todo, config, tally, progress, stop)
-    return _summary(store, tally, started, interrupted)
+    return _summary(store, tally, started, interrupted, duplicates)
 
 
 def run_in_folders(store: Store, paths: Iterable[Path | str], folders: Sequence[WatchedFolder],
@@ -148,9 +151,10 @@ def _read(store: Store, todo: Plan, config: IndexConfig, tally: Tally, progress:
     return stopped
 
 
-def _summary(store: Store, tally: Tally, started: float, interrupted: bool) -> Summary:
+def _summary(store: Store, tally: Tally, started: float, interrupted: bool, duplicates: bool) -> Summary:
     counts = {f.name: getattr(tally, f.name) for f in fields(tally)}
-    return Summary(**counts, exact_duplicates=_count(store, _EXACT), near_duplicates=_count(store, _NEAR),
+    exact, near = (_count(store, _EXACT), _count(store, _NEAR)) if duplicates else (None, None)
+    return Summary(**counts, exact_duplicates=exact, near_duplicates=near,
                    failed_in_store=_count(store, _FAILURES), seconds=time.monotonic() - started,
                    interrupted=interrupted)
 

@@ -176,7 +176,7 @@ class Watcher:
         self._report("indexing")
         config = replace(self.config, rules=FolderRules.of(folder))
         try:
-            summary = run(self.store, paths, config, base=Path(folder.path), stop=self.stop)
+            summary = run(self.store, paths, config, base=Path(folder.path), stop=self.stop, duplicates=False)
             if scanned:
                 mark_scanned(self.store, folder.path)
         except (StoreError, sqlite3.OperationalError, OperationalError) as exc:
