@@ -187,15 +187,18 @@ def extract_msg(source: Source) -> Extracted:
 
     message: Any = extract_msg.openMsg(source.read_bytes())
     try:
-        body = message.body or ""
+        # MAPI strings are often padded with NULs (Outlook, PST exports)
+        body = (message.body or "").replace("\x00", "")
         if not body.strip() and message.htmlBody:
             body = parse_html(message.htmlBody).text
-        metadata = {k: " ".join(str(v).split()) for k, v in (("from", message.sender), ("to", message.to),
-                                                             ("cc", message.cc)) if v}
-        attachments = [(a.getFilename() or f"attachment-{i}", a.data) for i, a in
-                       enumerate(message.attachments, start=1) if isinstance(getattr(a, "data", None), bytes)]
+        metadata = {k: " ".join(str(v).replace("\x00", "").split())
+                    for k, v in (("from", message.sender), ("to", message.to), ("cc", message.cc)) if v}
+        # a signed message's parts are SignedAttachments, which have a name but no getFilename()
+        attachments = [(getattr(a, "longFilename", None) or getattr(a, "name", None) or f"attachment-{i}", a.data)
+                       for i, a in enumerate(message.attachments, start=1)
+                       if isinstance(getattr(a, "data", None), bytes)]
         date = message.date if isinstance(message.date, datetime) else None
-        subject = " ".join((message.subject or "").split())
+        subject = " ".join((message.subject or "").replace("\x00", "").split())
     finally:
         message.close()
     if not body.strip() and not subject and not attachments:
