@@ -130,8 +130,16 @@ def extract_pptx(source: Source) -> Extracted:
                      doc_date=props.created, metadata={"slides": str(len(slides))})
 
 
+def _cell_text(value: object) -> str:
+    # .xls stores every number as a float; show 59.0 as Excel does (59), so a
+    # workbook saved as .xls and as .xlsx gives the same text
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _rows_text(rows: Iterator[tuple[object, ...]]) -> str:
-    lines = (" ".join(str(v) for v in row if v is not None and str(v).strip()) for row in rows)
+    lines = (" ".join(_cell_text(v) for v in row if v is not None and str(v).strip()) for row in rows)
     return "\n".join(ln for ln in lines if ln)
 
 
