@@ -65,6 +65,15 @@ def test_compare_text_output_names_the_verdict(tmp_path: Path) -> None:
     assert result.exit_code == 0 and result.output.startswith("exact copy"), result.output
 
 
+def test_compare_says_when_a_text_is_too_short_to_sample(tmp_path: Path) -> None:
+    a = write(tmp_path / "a.txt", ["call", "mum", "sunday", "party", "40th"])
+    b = write(tmp_path / "b.txt", ["call", "mum", "sunday", "party"])
+    result = CliRunner().invoke(main, ["compare", str(a), str(b)])
+    assert result.output.startswith("different") and "too short to sample" in result.output, result.output
+    data = json.loads(CliRunner().invoke(main, ["compare", "--json", str(a), str(b)]).output)
+    assert data["sampled"] is False and data["near_duplicate"] is False
+
+
 def test_unreadable_input_is_a_clear_error_and_the_rest_goes_on(tmp_path: Path) -> None:
     binary = tmp_path / "photo.txt"
     binary.write_bytes(bytes(range(256)) * 40)

@@ -121,9 +121,10 @@ def compare_command(a: Path, b: Path, as_json: bool, **options: object) -> None:
         click.echo(json.dumps({"a": str(a), "b": str(b), **result.to_dict()}))
         return
     verdict = "exact copy" if result.exact else ("near-duplicate" if result.near_duplicate else "different")
+    sampled = "" if result.sampled else " (a text too short to sample: only an exact copy counts)"
     click.echo(
         f"{verdict}\n"
-        f"  shared features     {result.shared_features} of {params.features} (threshold {params.threshold})\n"
+        f"  shared features     {result.shared_features} of {params.features} (threshold {params.threshold}){sampled}\n"
         f"  resemblance         {result.resemblance:.3f}\n"
         f"  word edit distance  {result.word_edit_distance:.1%}"
     )

@@ -23,6 +23,9 @@ class Comparison:
     near_duplicate: bool
     resemblance: float
     word_edit_distance: float
+    # False when either text is too short to sample (no features): then only
+    # an exact copy counts, whatever the resemblance
+    sampled: bool
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -48,7 +51,8 @@ def word_edit_distance(a: str | bytes, b: str | bytes) -> float:
 
 def compare(a: str, b: str, params: FingerprintParams = DEFAULT_PARAMS) -> Comparison:
     cut_a, cut_b = shingle(a, params), shingle(b, params)
-    shared = shared_features(features_of(cut_a.values, params), features_of(cut_b.values, params))
+    features_a, features_b = features_of(cut_a.values, params), features_of(cut_b.values, params)
+    shared = shared_features(features_a, features_b)
     exact = cut_a.stream == cut_b.stream
     return Comparison(
         exact=exact,
@@ -56,4 +60,5 @@ def compare(a: str, b: str, params: FingerprintParams = DEFAULT_PARAMS) -> Compa
         near_duplicate=exact or shared >= params.threshold,
         resemblance=resemblance(cut_a, cut_b),
         word_edit_distance=word_edit_distance(cut_a.stream, cut_b.stream),
+        sampled=features_a is not None and features_b is not None,
     )
