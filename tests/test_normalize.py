@@ -66,6 +66,18 @@ def test_any_text_gives_a_clean_stream(text: str) -> None:
     assert word_stream(stream) == stream, "normalising twice changes nothing"
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "Z", "9", " ", "\n", "\t", "-", "=", "\x00", "é", "e\u0301", "\u0301", "\u0338",
+                                 "½", "İ", "ß", "ﬁ", "東", "ΰ", "’", "😀", "\ud800", "Ａ", "ﷺ", "ᄀ", "ᅡ"]), max_size=60))
+def test_text_folded_token_by_token_equals_one_pass(pieces: list[str]) -> None:
+    """Only the tokens holding non-ASCII characters take the Unicode path,
+    folded tokens are spliced back (padded, or the text rebuilt when one
+    grows): the stream must be what folding the whole text gives."""
+    text = "".join(pieces)
+    want = " ".join(w.decode("utf-8", "surrogatepass") for w in _fold_unicode(text).split())
+    assert word_stream(text) == want, f"token-wise folding of {text!r} differs from folding it whole"
+
+
 def test_number_filter() -> None:
     text = "invoice 2005 total 1234567890123 mp3 q3 ２００５ 10h30"
     assert kept(text, FilterParams(stopwords=False)) == ["invoice", "total", "mp3", "q3", "10h30"]

@@ -43,6 +43,7 @@ __all__ = [
 ]
 
 SPACE = 0x20
+NEWLINE = 0x0A
 
 # Scripts written without spaces between words: each ideograph or kana is a
 # word of its own, so that Chinese and Japanese text shingles at all.
@@ -52,9 +53,6 @@ _UNSPACED = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFA
 _ASCII_FOLD = bytes(
     (c | 0x20 if chr(c).isalpha() else c) if chr(c).isalnum() else SPACE for c in range(128)
 ) + bytes([SPACE] * 128)
-# Text is folded in blocks so that one curly quote does not send a whole
-# document down the slower Unicode path.
-_BLOCK = 1 << 14
 
 
 def _is_word_char(char: str) -> bool:
@@ -78,14 +76,18 @@ def _word_chars(points: npt.NDArray[np.uint32]) -> npt.NDArray[np.bool_]:
     return word
 
 
-def _fold_unicode(block: str) -> bytes:
+def _fold_unicode(block: str, separator: bool = False) -> bytes:
     """NFKC, case folding, and every character that is not part of a word
-    replaced by a space, as UTF-8 bytes; done on an array of code points."""
+    replaced by a space, as UTF-8 bytes; done on an array of code points.
+    With ``separator``, NUL characters are kept (they mark where one piece of
+    text ends, see :func:`_fold_tokens`)."""
     # NFKC_Casefold: case folding can undo NFKC's composition (Greek "ΰ"
     # folds to three code points), so normalise again after folding.
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", block).casefold())
     points = np.frombuffer(folded.encode("utf-32-le", "surrogatepass"), dtype="<u4").astype(np.uint32)
     word = _word_chars(points)
+    if separator:
+        word |= points == 0
     points = np.where(word, points, np.uint32(SPACE))
     unspaced = np.zeros(points.size, dtype=bool)
     for low, high in _UNSPACED:
@@ -99,29 +101,64 @@ def _fold_unicode(block: str) -> bytes:
     return points.astype("<u4").tobytes().decode("utf-32-le").encode("utf-8")
 
 
-def _fold(block: str) -> bytes:
-    if block.isascii():
-        return block.encode("ascii").translate(_ASCII_FOLD)
-    return _fold_unicode(block)
+def _ranges(starts: npt.NDArray[np.intp], lengths: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
+    """The indices ``start .. start+length-1`` of every range, in order."""
+    offsets = np.cumsum(lengths) - lengths
+    return np.repeat(starts - offsets, lengths) + np.arange(int(lengths.sum()), dtype=np.intp)
 
 
-def _blocks(text: str) -> list[str]:
-    """Cut ``text`` at whitespace into blocks of about ``_BLOCK`` characters.
+def _fold_tokens(text: str) -> bytes:
+    """:func:`_fold` of a text holding some non-ASCII characters.
 
-    Cutting only at whitespace keeps every word, and every combining sequence
-    NFKC might compose, inside one block."""
-    out: list[str] = []
-    start = 0
-    while len(text) - start > _BLOCK:
-        cut = text.find("\n", start + _BLOCK)
-        if cut < 0 or cut - start > 4 * _BLOCK:
-            cut = text.find(" ", start + _BLOCK)
-        if cut < 0:
-            break
-        out.append(text[start:cut])
-        start = cut
-    out.append(text[start:])
-    return out
+    The folding never reaches across an ASCII space or newline: case folding
+    maps each character on its own, and NFKC composes nothing with a space or
+    a newline (they are starters that start no composition), so it cannot
+    join what lies on their two sides.  So only the tokens between spaces and
+    newlines that hold a non-ASCII byte take the Unicode path -- all of them
+    in one call, NUL-separated -- and the rest goes through the byte table.
+    A folded token is written back in the place of the original, padded with
+    spaces; in a text where one grows (CJK spacing, "½" -> "1⁄2") the pieces
+    are put together again.
+    """
+    raw = text.encode("utf-8", "surrogatepass")
+    if b"\x00" in raw:  # NUL separates tokens below; as a non-word it is a space anyway
+        raw = raw.replace(b"\x00", b"\x01")
+    data = np.frombuffer(raw, dtype=np.uint8)
+    cuts = np.flatnonzero((data == SPACE) | (data == NEWLINE))
+    token = np.searchsorted(cuts, np.flatnonzero(data >= 0x80))
+    token = token[np.concatenate(([True], token[1:] != token[:-1]))]
+    edges = np.concatenate(([-1], cuts, [data.size]))
+    starts, ends = edges[token] + 1, edges[token + 1]
+    lengths = ends - starts
+    joined = np.zeros(int(lengths.sum()) + lengths.size, dtype=np.uint8)
+    joined[_ranges(np.cumsum(lengths + 1) - (lengths + 1), lengths)] = data[_ranges(starts, lengths)]
+    folded = np.frombuffer(
+        _fold_unicode(joined.tobytes().decode("utf-8", "surrogatepass"), separator=True), dtype=np.uint8
+    )
+    folded_ends = np.flatnonzero(folded == 0)
+    folded_starts = np.concatenate(([0], folded_ends[:-1] + 1))
+    folded_lengths = folded_ends - folded_starts
+    out = np.frombuffer(bytearray(raw.translate(_ASCII_FOLD)), dtype=np.uint8)
+    if (folded_lengths > lengths).any():
+        # rebuild the text: the byte-table pieces between the tokens, and the
+        # folded tokens, one after the other
+        pieces = np.concatenate((out, folded))
+        piece_starts = np.empty(2 * starts.size + 1, dtype=np.intp)
+        piece_lengths = np.empty_like(piece_starts)
+        piece_starts[0::2] = np.concatenate(([0], ends))
+        piece_lengths[0::2] = np.concatenate((starts, [data.size])) - piece_starts[0::2]
+        piece_starts[1::2] = data.size + folded_starts
+        piece_lengths[1::2] = folded_lengths
+        return pieces[_ranges(piece_starts, piece_lengths)].tobytes()
+    out[_ranges(starts, lengths)] = SPACE
+    out[_ranges(starts, folded_lengths)] = folded[_ranges(folded_starts, folded_lengths)]
+    return out.tobytes()
+
+
+def _fold(text: str) -> bytes:
+    if text.isascii():
+        return text.encode("ascii").translate(_ASCII_FOLD)
+    return _fold_tokens(text)
 
 
 def _collapse(raw: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
@@ -137,11 +174,7 @@ def _collapse(raw: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
 
 def stream_array(text: str) -> npt.NDArray[np.uint8]:
     """The standard word stream as a numpy array of UTF-8 bytes."""
-    if len(text) <= _BLOCK:
-        folded = _fold(text)
-    else:
-        folded = b" ".join(_fold(block) for block in _blocks(text))
-    return _collapse(np.frombuffer(folded, dtype=np.uint8))
+    return _collapse(np.frombuffer(_fold(text), dtype=np.uint8))
 
 
 def stream_bytes(text: str) -> bytes:
