@@ -256,6 +256,12 @@ _HASH_MULTIPLIERS = tuple(
 )
 
 
+# Slots of the hash table in first_occurrence, at most: 2^17 int32 is 512 kB,
+# which stays in a core's L2 cache; a text has far fewer distinct words than
+# words, so a table sized for every word would be mostly empty and slow.
+_MAX_TABLE_BITS = 17
+
+
 def first_occurrence(keys: npt.NDArray[np.uint64]) -> npt.NDArray[np.intp]:
     """For each position, a position holding the same key (the same one for
     all equal keys).
@@ -273,15 +279,22 @@ def first_occurrence(keys: npt.NDArray[np.uint64]) -> npt.NDArray[np.intp]:
     pending_keys = keys
     rounds = 0
     while pending.size:
-        bits = max(4, pending.size.bit_length())
+        bits = max(4, min(pending.size.bit_length(), _MAX_TABLE_BITS))
         multiplier = _HASH_MULTIPLIERS[rounds % len(_HASH_MULTIPLIERS)]
-        slot = ((pending_keys * multiplier) >> np.uint64(64 - bits)).astype(np.intp)
-        owner = np.empty(1 << bits, dtype=np.int32)
-        owner[slot] = np.arange(pending.size, dtype=np.int32)
-        holder = owner[slot]
-        settled = pending_keys[holder] == pending_keys
-        rep[pending[settled]] = pending[holder[settled]]
-        pending, pending_keys = pending[~settled], pending_keys[~settled]
+        slot = pending_keys * multiplier
+        slot >>= np.uint64(64 - bits)
+        slot_index = slot.view(np.int64)  # < 2^bits: the same numbers
+        owner = np.empty(1 << bits, dtype=np.intp)
+        owner[slot_index] = pending
+        holder = owner[slot_index]
+        settled = keys[holder] == pending_keys
+        if rounds == 0:  # pending is every position
+            rep[:] = holder
+            unsettled = np.flatnonzero(~settled)
+            pending, pending_keys = unsettled, keys[unsettled]
+        else:
+            rep[pending[settled]] = holder[settled]
+            pending, pending_keys = pending[~settled], pending_keys[~settled]
         rounds += 1
     return rep
 
