@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from lifededup.extract import extract
+from lifededup.extract.html import _like_soup, _lxml_tree, _parse_tree, parse_html, parse_html_with_soup
 from lifededup.fingerprint.compare import compare
+from test_extract_fuzz import CORPUS, mutate  # tests/ is on sys.path (pytest rootdir-relative imports)
 
 ARTICLE = """<p>The ferry to Inishmore leaves Rossaveal three times a day in summer, and the crossing
 takes about forty minutes when the sea is calm.</p><p>Bicycles can be hired at the pier; the road
@@ -56,3 +62,66 @@ def test_a_wrapper_with_a_furniture_class_keeps_the_article(tmp_path: Path) -> N
                     '<div class="sidebar">Popular posts</div></div></body></html>', encoding="utf-8")
     got = extract(path).text
     assert "Rossaveal" in got and "Popular posts" not in got, got
+
+
+# The fast reading (lxml alone) must give what BeautifulSoup gives; pages it cannot match go to
+# BeautifulSoup.  The law is checked on generated tag soup and on damaged real pages.
+SOUP_TAGS = ("html", "head", "body", "title", "meta", "time", "div", "p", "span", "b", "em", "a", "pre",
+             "textarea", "br", "hr", "li", "ul", "h1", "table", "tr", "td", "article", "main", "section",
+             "nav", "header", "footer", "aside", "script", "style", "template", "noscript", "form", "svg",
+             "button", "rt", "ruby")
+SOUP_ATTRS = ('class="ad"', 'class="page has-sidebar"', 'class="sidebar"', 'id="nav"', 'role="banner"',
+              "hidden", 'aria-hidden="true"', 'style="display:none"', 'class=" "', 'id="cookie-notice"',
+              'property="og:title" content="OG"', 'property="og:title" content=""',
+              'name="date" content="2024-01-02"', 'datetime="2023-05-06T01:02:03Z"')
+SOUP_TEXT = ("hello", "word word", "  ", "\n", "\n\n  \n", " \t ", "\r\n", "\f", "exam-\nple", "&amp;", "&nbsp;",
+             "é", "\u00a0", "x\n\ny", "<!-- c -->", "<!---->", "<?pi x?>", "<![CDATA[z]]>", "</p>", "</div>",
+             "</html>", "<li>", "<p>")
+
+
+def tag_soup() -> st.SearchStrategy[str]:
+    def element(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        return st.builds(lambda tag, attrs, body, closed: f"<{tag} {' '.join(attrs)}>{body}"
+                         + (f"</{tag}>" if closed else ""),
+                         st.sampled_from(SOUP_TAGS), st.lists(st.sampled_from(SOUP_ATTRS), max_size=2),
+                         st.lists(inner, max_size=4).map("".join), st.booleans())
+    return st.recursive(st.sampled_from(SOUP_TEXT), element, max_leaves=40)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body=tag_soup(), doctype=st.booleans(), encoding=st.sampled_from([None, "utf-8", "cp1252", "utf-16"]))
+def test_fast_reading_is_beautifulsoups(body: str, doctype: bool, encoding: str | None) -> None:
+    markup: str | bytes = ("<!DOCTYPE html>" if doctype else "") + body
+    if encoding:
+        markup = markup.encode(encoding, "replace")
+    assert parse_html(markup) == parse_html_with_soup(markup), f"readings differ for {markup!r}"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_fast_reading_is_beautifulsoups_on_damaged_pages(seed: int) -> None:
+    rng = random.Random(seed)
+    pages = sorted((CORPUS / "Web").rglob("*.htm*"))
+    markup = mutate(rng.choice(pages).read_bytes(), rng)
+    assert parse_html(markup) == parse_html_with_soup(markup), f"readings differ for seed {seed}"
+
+
+def test_real_pages_take_the_fast_reading() -> None:
+    for path in sorted((CORPUS / "Web").rglob("*.htm*")):
+        root = _lxml_tree(path.read_bytes())
+        assert root is not None and _like_soup(root), f"{path} went to BeautifulSoup"
+        assert _parse_tree(root) == parse_html_with_soup(path.read_bytes()), f"readings differ for {path}"
+
+
+def test_whitespace_between_tags_is_one_newline_outside_pre() -> None:
+    # BeautifulSoup's fold, which the fast reading keeps: blank lines between inline tags do not
+    # split a paragraph, except inside <pre>.
+    got = parse_html("<html><body><b>one</b>\n\n\n<b>two</b><pre><i>three</i>\n\n<i>four</i></pre></body></html>")
+    assert got.text == "one two\n\nthree\n\nfour", repr(got.text)
+
+
+def test_ruby_text_and_a_second_document_read_as_before() -> None:
+    ruby = "<html><body><p><ruby>漢<rp>(</rp><rt>kan</rt><rp>)</rp></ruby>字 characters</p></body></html>"
+    assert parse_html(ruby).text == "漢字 characters", parse_html(ruby)
+    twice = b"<html><body><p>first</p></body></html><html><body><article>second</article></body></html>"
+    assert parse_html(twice) == parse_html_with_soup(twice), (parse_html(twice), parse_html_with_soup(twice))
