@@ -77,16 +77,44 @@ class Shingled:
 
 @dataclass(frozen=True)
 class _Batch:
-    """Several documents cut into shingles at once; document ``d`` owns rows
-    ``bounds[d]:bounds[d+1]`` of ``values``."""
+    """Several documents cut into shingles at once.  ``values`` has a row for
+    every run of ``w`` consecutive terms of the batch; document ``d`` owns rows
+    ``first[d] : first[d] + counts[d]`` (the rows between straddle two
+    documents and belong to none)."""
 
     streams: list[bytes]
     words: npt.NDArray[np.intp]
     values: npt.NDArray[np.uint64]
-    bounds: npt.NDArray[np.intp]
+    first: npt.NDArray[np.intp]
+    counts: npt.NDArray[np.intp]
 
     def shingles(self, doc: int) -> npt.NDArray[np.uint64]:
-        return self.values[self.bounds[doc] : self.bounds[doc + 1]]
+        return self.values[self.first[doc] : self.first[doc] + self.counts[doc]]
+
+
+def _run_values(found: Terms, params: FingerprintParams) -> npt.NDArray[np.uint64]:
+    """Rabin fingerprints of every run of ``w`` consecutive terms, shape
+    ``(runs, features)``."""
+    w, k = params.shingle_words, params.features
+    runs = max(len(found) - w + 1, 0)
+    if runs == 0:
+        return np.zeros((0, k), dtype=U64)
+    polys = polynomials(params.seed, k)
+    term_value = rabin_strings(found.buffer, found.starts, found.lengths, polys)
+    # by_offset[m, t] = r(t) * x^(64 (m + 1)) mod P_k for every k, as one
+    # 8k-byte item: a term's contributions when m terms follow it in the
+    # shingle.  Computed once per distinct term.
+    by_offset = apply_tables(term_value, times_x_tables(polys, 64, w)).view(f"V{8 * k}")[:, :, 0]
+    # One gather of all k values per term and offset (numpy copies a whole
+    # item at a time), then xors of the gathered rows shifted by one term.
+    ids = found.ids
+    values = by_offset[w - 1].take(ids[:runs])
+    contribution = np.empty_like(values)
+    out: npt.NDArray[np.uint64] = values.view(U64).reshape(runs, k)
+    for i in range(1, w):
+        by_offset[w - 1 - i].take(ids[i : i + runs], out=contribution)
+        out ^= contribution.view(U64).reshape(runs, k)
+    return out
 
 
 def shingle_values(
@@ -94,29 +122,8 @@ def shingle_values(
 ) -> npt.NDArray[np.uint64]:
     """Rabin fingerprints of the shingles of ``found`` that begin at term
     ``starts`` (default: every shingle); one column per polynomial."""
-    w, k = params.shingle_words, params.features
-    if starts is None:
-        starts = np.arange(max(len(found) - w + 1, 0), dtype=np.intp)
-    if starts.size == 0:
-        return np.zeros((0, k), dtype=U64)
-    polys = polynomials(params.seed, k)
-    term_value = rabin_strings(found.buffer, found.starts, found.lengths, polys)
-    # by_offset[m, k, t] = r(t) * x^(64 (m + 1)) mod P_k: a term's contribution
-    # when m terms follow it in the shingle.  Computed once per distinct term.
-    by_offset = np.ascontiguousarray(
-        apply_tables(term_value, times_x_tables(polys, 64, w)).transpose(0, 2, 1)
-    )
-    # One polynomial at a time: a gather of 8-byte values is numpy's fast path.
-    values = np.empty((k, starts.size), dtype=U64)
-    contribution = np.empty(starts.size, dtype=U64)
-    term_at = [found.ids[starts + i] for i in range(w)]  # the i-th term of every shingle
-    for row in range(k):
-        acc = values[row]
-        by_offset[w - 1, row].take(term_at[0], out=acc)
-        for i in range(1, w):
-            by_offset[w - 1 - i, row].take(term_at[i], out=contribution)
-            acc ^= contribution
-    return values.T
+    values = _run_values(found, params)
+    return values if starts is None else values[starts]
 
 
 def _shingle_batch(
@@ -132,17 +139,15 @@ def _shingle_batch(
     begins = np.cumsum(sizes[present] + 1) - (sizes[present] + 1)
     word_doc = present[np.searchsorted(begins, cut.starts, side="right") - 1]
     found = terms(buffer, params.filters, params.max_term_bytes, doc_freq, cut)
-    term_doc = word_doc[found.positions]
-    w = params.shingle_words
-    # A shingle belongs to one document: its first and last terms agree.
-    heads = np.flatnonzero(term_doc[: max(len(found) - w + 1, 0)] == term_doc[w - 1 :])
-    values = shingle_values(found, params, heads)
-    counts = np.bincount(term_doc[heads], minlength=len(texts))
+    # A document's terms are consecutive: its shingles are the runs that
+    # start among its first (terms - w + 1).
+    term_counts = np.bincount(word_doc[found.positions], minlength=len(texts))
     return _Batch(
         streams=streams,
         words=np.bincount(word_doc, minlength=len(texts)),
-        values=values,
-        bounds=np.concatenate(([0], np.cumsum(counts))),
+        values=_run_values(found, params),
+        first=np.cumsum(term_counts) - term_counts,
+        counts=np.maximum(term_counts - params.shingle_words + 1, 0),
     )
 
 
@@ -165,27 +170,39 @@ def _batch_minima(batch: _Batch, m: int) -> tuple[npt.NDArray[np.uint64], npt.ND
     """The ``m`` smallest distinct values of each document under each
     polynomial, shape ``(docs, features, m)``, and which documents have them."""
     docs, k = len(batch.streams), batch.values.shape[1]
-    counts = np.diff(batch.bounds)
-    doc_of = np.repeat(np.arange(docs), counts)
-    limit = _bounds(counts, m)
-    candidate = batch.values <= limit[doc_of][:, None]
-    minima = np.zeros((docs, k, m), dtype=U64)
-    found = np.zeros((docs, k), dtype=np.intp)
-    for col in range(k):
-        rows = np.flatnonzero(candidate[:, col])
-        doc, value = doc_of[rows], batch.values[rows, col]
-        # by document, then by value: sort values, then a stable sort by
-        # document (a radix sort, since batches hold fewer than 2^16 documents)
-        order = np.argsort(value)
-        order = order[np.argsort(doc[order].astype(np.uint16), kind="stable")]
-        doc, value = doc[order], value[order]
-        distinct = np.ones(doc.size, dtype=bool)
-        distinct[1:] = (doc[1:] != doc[:-1]) | (value[1:] != value[:-1])
-        doc, value = doc[distinct], value[distinct]
-        rank = np.arange(doc.size) - np.searchsorted(doc, doc)
-        take = rank < m
-        minima[doc[take], col, rank[take]] = value[take]
-        found[:, col] = np.bincount(doc[take], minlength=docs)
+    limit = _bounds(batch.counts, m)
+    # Each row's cut-off: its document's, and 0 for rows that straddle two
+    # documents (a value of 0 there is dropped below, by its row).
+    owners = np.flatnonzero(batch.counts)
+    begin = batch.first[owners]
+    end = begin + batch.counts[owners]
+    spans = np.empty(2 * owners.size + 1, dtype=np.intp)
+    spans[0::2] = np.diff(end, prepend=0, append=batch.values.shape[0]) - np.append(batch.counts[owners], 0)
+    spans[1::2] = batch.counts[owners]
+    cut_offs = np.zeros(spans.size, dtype=U64)
+    cut_offs[1::2] = limit[owners]
+    # every candidate at once: its row, column (polynomial) and document
+    flat = np.flatnonzero(batch.values <= np.repeat(cut_offs, spans)[:, None])
+    rows, poly = np.divmod(flat, k)
+    owner = np.searchsorted(begin, rows, side="right") - 1
+    mine = rows < np.append(end, 0)[owner]  # owner -1: a row before every document
+    doc, poly, value = owners[owner[mine]], poly[mine], batch.values.ravel()[flat[mine]]
+    # by polynomial, document, then value: sort values, then stable radix
+    # sorts by document (batches hold fewer than 2^16) and by polynomial
+    order = np.argsort(value)
+    order = order[np.argsort(doc[order].astype(np.uint16), kind="stable")]
+    order = order[np.argsort(poly[order].astype(np.uint16), kind="stable")]
+    group, value = poly[order] * docs + doc[order], value[order]
+    distinct = np.ones(group.size, dtype=bool)
+    distinct[1:] = (group[1:] != group[:-1]) | (value[1:] != value[:-1])
+    group, value = group[distinct], value[distinct]
+    rank = np.arange(group.size) - np.searchsorted(group, group)
+    take = rank < m
+    group = group[take]
+    minima = np.zeros((k, docs, m), dtype=U64)
+    minima.reshape(k * docs, m)[group, rank[take]] = value[take]
+    minima = minima.transpose(1, 0, 2)
+    found = np.bincount(group, minlength=k * docs).reshape(k, docs).T
     complete = (found == m).all(axis=1)
     # Where the cut-off was too tight (a text that repeats itself has fewer
     # distinct shingles than positions), widen it until it is not.
@@ -242,7 +259,7 @@ def fingerprint_many(
                     sha1=hashlib.sha1(stream).hexdigest(),
                     features=_features(minima[doc]) if complete[doc] else None,
                     words=int(batch.words[doc]),
-                    shingles=int(batch.bounds[doc + 1] - batch.bounds[doc]),
+                    shingles=int(batch.counts[doc]),
                     params=params,
                 )
             )
@@ -267,7 +284,9 @@ def shingle(
 def features_of(values: npt.NDArray[np.uint64], params: FingerprintParams) -> tuple[int, ...] | None:
     """The features of one document's shingle fingerprints (``None`` when it
     has fewer than ``minima`` distinct shingles)."""
-    batch = _Batch([b""], np.zeros(1, dtype=np.intp), values, np.array([0, values.shape[0]]))
+    batch = _Batch(
+        [b""], np.zeros(1, dtype=np.intp), values, np.zeros(1, dtype=np.intp), np.array([values.shape[0]])
+    )
     minima, complete = _batch_minima(batch, params.minima)
     return _features(minima[0]) if complete[0] else None
 
