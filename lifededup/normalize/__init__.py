@@ -163,9 +163,10 @@ def _fold(text: str) -> bytes:
 
 def _collapse(raw: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     """Runs of spaces to one space, none at either end."""
-    space = raw == SPACE
-    keep = ~space
-    keep[1:] |= ~space[:-1]
+    word = raw != SPACE
+    keep = np.empty_like(word)
+    keep[:1] = word[:1]
+    np.logical_or(word[1:], word[:-1], out=keep[1:])
     out: npt.NDArray[np.uint8] = raw[keep]
     if out.size and out[-1] == SPACE:
         out = out[:-1]
@@ -238,14 +239,12 @@ def split_words(stream: npt.NDArray[np.uint8]) -> Words:
     if stream.size == 0:
         empty = np.zeros(0, dtype=np.intp)
         return Words(stream, empty, empty, np.zeros(0, dtype=np.uint64))
-    spaces = np.flatnonzero(stream == SPACE)
-    starts = np.empty(spaces.size + 1, dtype=np.intp)
+    edges = np.flatnonzero(stream == SPACE)
+    starts = np.empty(edges.size + 1, dtype=np.intp)
     starts[0] = 0
-    starts[1:] = spaces + 1
-    ends = np.empty_like(starts)
-    ends[:-1] = spaces
-    ends[-1] = stream.size
-    lengths = ends - starts
+    np.add(edges, 1, out=starts[1:])
+    lengths = np.diff(starts, append=stream.size + 1)
+    lengths -= 1
     return Words(stream, starts, lengths, _word_keys(stream, starts, lengths))
 
 
