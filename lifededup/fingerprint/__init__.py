@@ -63,6 +63,9 @@ DEFAULT_PARAMS = FingerprintParams()
 # allocator to reuse them: with 2 MB, each batch page-faulted ~40 MB of fresh
 # memory (benchmarks/bench_fingerprint.py: 42 -> 48-51 MB/s).
 _BATCH_BYTES = 1 << 19
+# Shingles whose values are summed at a time in _run_values (8192 x 6 x 8
+# bytes: 384 kB, in cache).
+_SLICE_ROWS = 1 << 13
 # Documents per batch: their numbers must fit 16 bits (see _batch_minima).
 _BATCH_DOCS = 1 << 14
 
@@ -112,11 +115,16 @@ def _run_values(found: Terms, params: FingerprintParams) -> npt.NDArray[np.uint6
     # item at a time), then xors of the gathered rows shifted by one term.
     ids = found.ids
     values = by_offset[w - 1].take(ids[:runs])
-    contribution = np.empty_like(values)
     out: npt.NDArray[np.uint64] = values.view(U64).reshape(runs, k)
-    for i in range(1, w):
-        by_offset[w - 1 - i].take(ids[i : i + runs], out=contribution)
-        out ^= contribution.view(U64).reshape(runs, k)
+    # the other offsets' contributions a slice at a time, through one small
+    # buffer: a second batch-sized array would be page-faulted in per batch
+    contribution = np.empty(min(runs, _SLICE_ROWS), dtype=values.dtype)
+    for start in range(0, runs, _SLICE_ROWS):
+        stop = min(start + _SLICE_ROWS, runs)
+        here, gathered = out[start:stop], contribution[: stop - start]
+        for i in range(1, w):
+            by_offset[w - 1 - i].take(ids[start + i : stop + i], out=gathered)
+            here ^= gathered.view(U64).reshape(stop - start, k)
     return out
 
 
