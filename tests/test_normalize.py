@@ -84,6 +84,14 @@ def test_number_filter() -> None:
     assert "2005" in kept(text, NO_FILTERS)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="0123456789:/aé٣", min_size=1, max_size=12), max_size=40))
+def test_number_filter_drops_exactly_the_all_digit_terms(tokens: list[str]) -> None:
+    text = " ".join(tokens)
+    want = [w for w in words(text) if not (w.isascii() and w.isdigit())]
+    assert kept(text, FilterParams(stopwords=False)) == want, f"number filter on {text!r}"
+
+
 def test_stopword_filter() -> None:
     assert kept("The cat and the hat, isn't it?", FilterParams()) == ["cat", "hat"]
 

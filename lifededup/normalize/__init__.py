@@ -348,6 +348,10 @@ def _stemmer(language: str) -> snowballstemmer.stemmer:
 
 _DIGIT = np.zeros(256, dtype=bool)
 _DIGIT[ord("0") : ord("9") + 1] = True
+_ZEROS = np.uint64(0x3030303030303030)
+_HIGH_NIBBLES = np.uint64(0xF0F0F0F0F0F0F0F0)
+_LOW_NIBBLES = np.uint64(0x0F0F0F0F0F0F0F0F)
+_SIXES = np.uint64(0x0606060606060606)
 
 
 def _is_number(found: Words, vocab: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
@@ -355,10 +359,17 @@ def _is_number(found: Words, vocab: npt.NDArray[np.intp]) -> npt.NDArray[np.bool
     other compatibility digits to ASCII).  A word of up to 8 bytes is its own
     key, so its bytes are read from the key; longer ones from the stream."""
     lengths = found.lengths[vocab]
-    # as little-endian bytes (on any machine): byte i is character i
-    key_bytes = found.keys[vocab].astype("<u8").view(np.uint8).reshape(-1, 8)
-    within = np.arange(8) < lengths[:, None]
-    number: npt.NDArray[np.bool_] = np.asarray((_DIGIT[key_bytes] | ~within).all(axis=1))
+    # All eight bytes of the key at once (byte i is character i): xor with
+    # "0" leaves a digit as 0-9, which has a zero high nibble and a low
+    # nibble that 6 does not carry out of; bytes past the word do not count.
+    shifted = found.keys[vocab] ^ _ZEROS
+    not_digit = shifted & _HIGH_NIBBLES
+    shifted &= _LOW_NIBBLES
+    shifted += _SIXES
+    shifted &= _HIGH_NIBBLES
+    not_digit |= shifted
+    not_digit &= _LOW_BYTES[np.minimum(lengths, 8)]
+    number: npt.NDArray[np.bool_] = not_digit == 0
     long_terms = np.flatnonzero(lengths > 8)
     if long_terms.size:
         spans = lengths[long_terms]
