@@ -86,16 +86,21 @@ def _title(soup: BeautifulSoup) -> str:
     return " ".join(h1.get_text(" ").split()) if h1 else ""
 
 
-def _date(soup: BeautifulSoup) -> datetime | None:
-    candidates = [str(m.get("content", "")) for m in soup.find_all("meta")
-                  if str(m.get("property", m.get("name", ""))).lower() in _DATE_META]
-    candidates += [str(t.get("datetime", "")) for t in soup.find_all("time")[:1]]
+def _first_date(candidates: list[str]) -> datetime | None:
+    """The first candidate that reads as an ISO date (a page's published date)."""
     for value in candidates:
         try:
             return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError:
             continue
     return None
+
+
+def _date(soup: BeautifulSoup) -> datetime | None:
+    candidates = [str(m.get("content", "")) for m in soup.find_all("meta")
+                  if str(m.get("property", m.get("name", ""))).lower() in _DATE_META]
+    candidates += [str(t.get("datetime", "")) for t in soup.find_all("time")[:1]]
+    return _first_date(candidates)
 
 
 def parse_html(markup: bytes | str) -> Page:
@@ -182,12 +187,7 @@ def _tree_date(root: etree._Element) -> datetime | None:
     candidates = [str(m.get("content", "")) for m in root.iter("meta")
                   if str(m.get("property", m.get("name", ""))).lower() in _DATE_META]
     candidates += [str(t.get("datetime", "")) for t in root.iter("time")][:1]
-    for value in candidates:
-        try:
-            return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            continue
-    return None
+    return _first_date(candidates)
 
 
 def _is_furniture_element(element: etree._Element) -> bool:
