@@ -125,3 +125,13 @@ def test_ruby_text_and_a_second_document_read_as_before() -> None:
     assert parse_html(ruby).text == "漢字 characters", parse_html(ruby)
     twice = b"<html><body><p>first</p></body></html><html><body><article>second</article></body></html>"
     assert parse_html(twice) == parse_html_with_soup(twice), (parse_html(twice), parse_html_with_soup(twice))
+
+
+def test_a_damaged_charset_declaration_is_skipped_not_fatal() -> None:
+    """A control character in <meta charset> made lxml (and BeautifulSoup,
+    which asks lxml for that encoding) raise ValueError; the guess is skipped
+    like an unknown encoding (found by the damaged-pages property, seed 4599)."""
+    page = b'<html><head><meta charset="ut\x01f-8"><title>Walk</title></head><body><p>caf\xc3\xa9 open</p></body></html>'
+    got = parse_html(page)
+    assert got == parse_html_with_soup(page)
+    assert got.title == "Walk" and got.text == "café open", got

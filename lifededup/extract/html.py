@@ -131,7 +131,7 @@ def _lxml_tree(markup: bytes | str) -> etree._Element | None:
         markup = markup[1:] if markup[:1] == "\N{BYTE ORDER MARK}" else markup
         attempts = [(markup, None), (markup.encode("utf8"), "utf8")]
     else:
-        detector = EncodingDetector(markup, is_html=True)
+        detector = EncodingDetector(markup, is_html=True, exclude_encodings=_unusable_encodings(markup))
         attempts = ((detector.markup, encoding) for encoding in detector.encodings)
     for data, encoding in attempts:
         try:
@@ -266,12 +266,21 @@ def _parse_tree(root: etree._Element) -> Page | None:
     return Page(title=title, text=clean_text("".join(body.itertext())), date=date)
 
 
+def _unusable_encodings(markup: bytes | str) -> list[str]:
+    """Encodings a page declares that lxml cannot even be asked for (a damaged
+    ``<meta charset>`` with control characters in it): skipped like unknown ones."""
+    if isinstance(markup, str):
+        return []
+    declared = EncodingDetector(markup, is_html=True).encodings
+    return [name for name in declared if name and not (name.isascii() and name.isprintable())]
+
+
 def parse_html_with_soup(markup: bytes | str) -> Page:
     """:func:`parse_html` through BeautifulSoup: the reference, and the reading of pages lxml alone cannot match."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
         warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)  # XHTML (EPUB chapters) reads fine as HTML
-        soup = BeautifulSoup(markup, "lxml")
+        soup = BeautifulSoup(markup, "lxml", exclude_encodings=_unusable_encodings(markup))
     title, date = _title(soup), _date(soup)
     for tag in soup.find_all(_DROP_TAGS):
         tag.decompose()
