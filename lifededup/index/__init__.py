@@ -18,9 +18,12 @@ Public API
     While it runs, batches are written from a thread of its own: use
     ``store`` for nothing else until it returns.
 
-``run_in_folders(store, paths, folders, config, *, progress, stop) -> Summary``
+``run_in_folders(store, paths, folders, config, *, progress, stop, duplicates) -> Summary``
     :func:`run` with each path under the patterns of the watched folder it
-    lies in (what ``lifededup index`` calls, so it agrees with the watcher).
+    lies in (what ``lifededup index`` and the watcher call, so they agree),
+    all in one plan: a file moved from one watched folder to another keeps
+    its item.
+``run_scopes(store, scopes, config, ...)``, ``Scope(path, rules, base)``: the same over paths with rules of their own
 
 ``IndexConfig(workers, limits, rules, params, batch_items, batch_seconds)``
 ``FolderRules(include, exclude, hidden)``, ``is_junk(name)``: which files are indexed
@@ -36,10 +39,10 @@ from lifededup.index.config import IndexConfig, default_workers
 from lifededup.index.failures import FailedItem, failures
 from lifededup.index.progress import Bar, LogLines, Progress, Quiet
 from lifededup.index.rules import FolderRules, is_junk
-from lifededup.index.run import Summary, run, run_in_folders
+from lifededup.index.run import Scope, Summary, run, run_in_folders, run_scopes
 from lifededup.index.scan import Seen, absolute, scan
 
 __all__ = [
-    "Bar", "FailedItem", "FolderRules", "IndexConfig", "LogLines", "Progress", "Quiet", "Seen", "Summary",
-    "absolute", "default_workers", "failures", "is_junk", "run", "run_in_folders", "scan",
+    "Bar", "FailedItem", "FolderRules", "IndexConfig", "LogLines", "Progress", "Quiet", "Scope", "Seen", "Summary",
+    "absolute", "default_workers", "failures", "is_junk", "run", "run_in_folders", "run_scopes", "scan",
 ]

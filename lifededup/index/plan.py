@@ -3,17 +3,31 @@ decide per file -- unchanged, moved, removed, or to be read.
 
 A file whose size and mtime are those stored is unchanged without being read
 (a ``stat`` only).  Otherwise its raw SHA-1 decides: the same bytes as stored
-(a ``touch``, a copy that kept its content) is unchanged too; the same bytes
-as a file that vanished in this run is that file moved or renamed, and keeps
-its item and cluster.  A file item stored with a NULL mtime was left half
-written (a mailbox interrupted mid-way) and is read again.
+(a ``touch``, a copy that kept its content) is unchanged too.
+
+A file at a path the store does not know may be a file the store knows,
+moved (renamed, or dragged into another watched folder).  It is that file,
+and keeps its item, id and cluster, when a stored file that is no longer on
+disk has
+
+1. the same bytes (raw SHA-1): moved as it was; or
+2. the same device and inode and the same name: moved on one file system,
+   then changed before the indexer saw it (it is read again, under its item).
+
+The stored file is looked for first among the files that vanished from the
+paths of this run, then anywhere in the store (a file moved from a watched
+folder this run does not scan), as long as the folder it was in is still
+there -- an unplugged disk's files are not gone.  A file item stored with a
+NULL mtime was left half written (a mailbox interrupted mid-way) and is read
+again.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable
+import os
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from lifededup.index.scan import Seen, raw_sha1
 from lifededup.store import Store
@@ -21,9 +35,19 @@ from lifededup.store import Store
 # Two seeks in the (path, part) index: the path itself, and the range of
 # paths that start with "root/" ('0' is the character after '/').
 _KNOWN_UNDER = (
-    "SELECT path, size, mtime, raw_sha1 FROM items WHERE path = :root AND part = '' UNION ALL "
-    "SELECT path, size, mtime, raw_sha1 FROM items WHERE path >= :low AND path < :high AND part = ''"
+    "SELECT path, size, mtime, raw_sha1, device, inode FROM items WHERE path = :root AND part = '' UNION ALL "
+    "SELECT path, size, mtime, raw_sha1, device, inode FROM items "
+    "WHERE path >= :low AND path < :high AND part = ''"
 )
+# A seek in ix_items_raw_sha1 and one in ix_items_inode.
+_SAME_FILE = (
+    "SELECT path, size, mtime, raw_sha1, device, inode FROM items "
+    "WHERE raw_sha1 = :sha1 AND part = '' AND mtime IS NOT NULL UNION "
+    "SELECT path, size, mtime, raw_sha1, device, inode FROM items "
+    "WHERE inode = :inode AND device = :device AND part = '' AND mtime IS NOT NULL"
+)
+
+Identity = tuple[int, int]  # (st_dev, st_ino)
 
 
 @dataclass(frozen=True)
@@ -34,6 +58,13 @@ class Known:
     size: int | None
     mtime: float | None
     raw_sha1: str | None
+    device: int | None = None
+    inode: int | None = None
+
+    @property
+    def complete(self) -> bool:
+        """Fully written (a half-written item is not worth keeping as a move source)."""
+        return self.mtime is not None and self.raw_sha1 is not None
 
 
 @dataclass(frozen=True)
@@ -41,6 +72,7 @@ class ToRead:
     seen: Seen
     raw_sha1: str | None
     is_new: bool
+    identity: Identity | None = None
 
 
 @dataclass
@@ -48,11 +80,23 @@ class Plan:
     """What a run has to do, decided before anything is read."""
 
     unchanged: int = 0
-    # the same bytes under a new size/mtime: only the stat is refreshed
-    touched: list[tuple[Seen, str]] = field(default_factory=list)
+    # the same bytes under a new size/mtime (or a new place): stat and identity refreshed
+    touched: list[tuple[Seen, str, Identity | None]] = field(default_factory=list)
+    # unchanged files stored before their identity was kept (revision 0008)
+    identified: list[tuple[str, Identity]] = field(default_factory=list)
     moves: list[tuple[str, str]] = field(default_factory=list)
     removals: list[str] = field(default_factory=list)
     to_read: list[ToRead] = field(default_factory=list)
+
+
+def identity_of(path: str) -> Identity | None:
+    """The file's (device, inode), inode folded into SQLite's signed 64 bits."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    inode = st.st_ino - (1 << 64) if st.st_ino >= 1 << 63 else st.st_ino
+    return st.st_dev, inode
 
 
 def known_under(store: Store, roots: Iterable[str]) -> dict[str, Known]:
@@ -61,13 +105,41 @@ def known_under(store: Store, roots: Iterable[str]) -> dict[str, Known]:
     for root in roots:
         stem = root.rstrip("/")
         _, rows = store.execute(_KNOWN_UNDER, {"root": root, "low": stem + "/", "high": stem + "0"})
-        for path, size, mtime, sha1 in rows:
-            found[str(path)] = Known(str(path), size, mtime, sha1)  # type: ignore[arg-type]
+        for row in rows:
+            found[str(row[0])] = Known(*row)  # type: ignore[arg-type]
     return found
 
 
-def plan(seen: Iterable[Seen], known: dict[str, Known]) -> Plan:
-    """Decide what to do with every file found and every file that vanished."""
+def stored_elsewhere(store: Store, homes: Sequence[str]) -> Callable[[str | None, Identity | None], list[Known]]:
+    """A lookup of the stored files with these bytes or this identity that
+    are gone from disk from a folder still there (``homes``: the watched
+    folders; a file in none of them needs its own folder still there)."""
+
+    def lookup(sha1: str | None, identity: Identity | None) -> list[Known]:
+        if sha1 is None and identity is None:
+            return []
+        device, inode = identity or (None, None)
+        _, rows = store.execute(_SAME_FILE, {"sha1": sha1, "device": device, "inode": inode})
+        found = [Known(*row) for row in rows]  # type: ignore[arg-type]
+        return [k for k in sorted(found, key=lambda k: k.path) if _gone(k.path, homes)]
+
+    return lookup
+
+
+def _gone(path: str, homes: Sequence[str]) -> bool:
+    if os.path.lexists(path):
+        return False
+    home = max((h for h in homes if path.startswith(h.rstrip("/") + "/")), key=len, default=None)
+    return os.path.isdir(home if home is not None else str(PurePath(path).parent))
+
+
+def plan(seen: Iterable[Seen], known: dict[str, Known],
+         elsewhere: Callable[[str | None, Identity | None], list[Known]] | None = None) -> Plan:
+    """Decide what to do with every file found and every file that vanished.
+
+    ``known``: the stored files under the run's paths; ``elsewhere``: a
+    lookup of stored files gone from other places (:func:`stored_elsewhere`).
+    """
     result = Plan()
     changed: list[Seen] = []
     present: set[str] = set()
@@ -76,32 +148,74 @@ def plan(seen: Iterable[Seen], known: dict[str, Known]) -> Plan:
         stored = known.get(file.path)
         if stored is not None and stored.mtime is not None and (stored.size, stored.mtime) == (file.size, file.mtime):
             result.unchanged += 1
+            if stored.inode is None and (identity := identity_of(file.path)) is not None:
+                result.identified.append((file.path, identity))
         else:
             changed.append(file)
-    vanished: dict[str, list[str]] = defaultdict(list)
-    for path, stored in known.items():
-        if path not in present:
-            # a half-written item is not worth keeping as a move source
-            complete = stored.mtime is not None and stored.raw_sha1 is not None
-            vanished[stored.raw_sha1 or "" if complete else ""].append(path)
+    vanished = _Vanished([k for path, k in known.items() if path not in present], elsewhere)
     for file in changed:
         _decide(file, known.get(file.path), vanished, result)
-    result.removals = sorted(p for paths in vanished.values() for p in paths)
+    result.removals = sorted(vanished.left())
     return result
 
 
-def _decide(file: Seen, stored: Known | None, vanished: dict[str, list[str]], result: Plan) -> None:
+class _Vanished:
+    """Stored files no longer on disk, each claimed by one new file at most."""
+
+    def __init__(self, gone: list[Known], elsewhere: Callable[[str | None, Identity | None], list[Known]] | None
+                 ) -> None:
+        self.gone = {k.path: k for k in sorted(gone, key=lambda k: k.path)}
+        self.elsewhere = elsewhere
+        self.claimed: set[str] = set()
+
+    def claim(self, sha1: str | None, identity: Identity | None, name: str) -> tuple[str, bool] | None:
+        """The stored file a new file is, and whether its bytes are the same."""
+        candidates = [k for k in self.gone.values() if k.path not in self.claimed]
+        found = _match(candidates, sha1, identity, name)
+        if found is None and self.elsewhere is not None:
+            others = [k for k in self.elsewhere(sha1, identity) if k.path not in self.claimed and k.path not in self.gone]
+            found = _match(others, sha1, identity, name)
+        if found is None:
+            return None
+        self.claimed.add(found.path)
+        return found.path, found.raw_sha1 == sha1
+
+    def left(self) -> list[str]:
+        return [path for path in self.gone if path not in self.claimed]
+
+
+def _match(candidates: list[Known], sha1: str | None, identity: Identity | None, name: str) -> Known | None:
+    complete = [k for k in candidates if k.complete]
+    if sha1 is not None:
+        same_bytes = [k for k in complete if k.raw_sha1 == sha1]
+        if same_bytes:
+            # of several, the one with the same identity, then the same name
+            same_bytes.sort(key=lambda k: ((k.device, k.inode) != identity, PurePath(k.path).name != name))
+            return same_bytes[0]
+    if identity is not None:
+        for k in complete:
+            if (k.device, k.inode) == identity and PurePath(k.path).name == name:
+                return k
+    return None
+
+
+def _decide(file: Seen, stored: Known | None, vanished: _Vanished, result: Plan) -> None:
     sha1 = raw_sha1(file.path)
+    identity = identity_of(file.path)
     if stored is not None:
         if sha1 is not None and stored.mtime is not None and sha1 == stored.raw_sha1:
             result.unchanged += 1
-            result.touched.append((file, sha1))
+            result.touched.append((file, sha1, identity))
         else:
-            result.to_read.append(ToRead(file, sha1, is_new=False))
+            result.to_read.append(ToRead(file, sha1, is_new=False, identity=identity))
         return
-    if sha1 and vanished.get(sha1):
-        old = vanished[sha1].pop(0)
-        result.moves.append((old, file.path))
-        result.touched.append((file, sha1))  # its stat as found at its new place
+    found = vanished.claim(sha1, identity, PurePath(file.path).name)
+    if found is None:
+        result.to_read.append(ToRead(file, sha1, is_new=True, identity=identity))
         return
-    result.to_read.append(ToRead(file, sha1, is_new=True))
+    old, same_bytes = found
+    result.moves.append((old, file.path))
+    if same_bytes and sha1 is not None:
+        result.touched.append((file, sha1, identity))  # its stat as found at its new place
+    else:
+        result.to_read.append(ToRead(file, sha1, is_new=False, identity=identity))  # moved, then changed

@@ -13,10 +13,10 @@ from pathlib import Path
 from lifededup.extract import Outcome, extract_many
 from lifededup.fingerprint import DEFAULT_PARAMS
 from lifededup.index.config import IndexConfig
-from lifededup.index.plan import Plan, known_under, plan
+from lifededup.index.plan import Plan, known_under, plan, stored_elsewhere
 from lifededup.index.progress import Progress, Quiet
 from lifededup.index.scan import absolute, scan
-from lifededup.index.write import BatchWriter, Tally
+from lifededup.index.write import IDENTIFY, BatchWriter, Tally
 from lifededup.index.rules import FolderRules
 from lifededup.store import Store, WatchedFolder
 
@@ -62,6 +62,16 @@ class Summary(Tally):
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
+@dataclass(frozen=True)
+class Scope:
+    """A path to index, under the rules of the folder it lies in (``base``:
+    that watched folder, whose rules match paths relative to it)."""
+
+    path: Path
+    rules: FolderRules = FolderRules()
+    base: Path | None = None
+
+
 def run(store: Store, paths: Iterable[Path | str], config: IndexConfig = IndexConfig(), *,
         base: Path | None = None, progress: Progress = Quiet(),
         stop: threading.Event | None = None, duplicates: bool = True) -> Summary:
@@ -74,38 +84,41 @@ def run(store: Store, paths: Iterable[Path | str], config: IndexConfig = IndexCo
     says ``interrupted`` and the next run finishes the work.  The user's files
     are only ever read.
     """
-    started = time.monotonic()
-    roots = [absolute(p) for p in paths]
-    tally = Tally()
-    # a dict: overlapping paths (a folder and a file in it) find a file once
-    found = {seen.path: seen for root in roots for seen in scan(root, config.rules, base)}
-    todo = plan(found.values(), known_under(store, [str(r) for r in roots]))
-    _follow(store, todo, tally)
-    interrupted = _read(store, todo, config, tally, progress, stop)
-    return _summary(store, tally, started, interrupted, duplicates)
+    scopes = [Scope(absolute(p), config.rules, base) for p in paths]
+    return run_scopes(store, scopes, config, progress=progress, stop=stop, duplicates=duplicates)
 
 
 def run_in_folders(store: Store, paths: Iterable[Path | str], folders: Sequence[WatchedFolder],
                    config: IndexConfig = IndexConfig(), *, progress: Progress = Quiet(),
-                   stop: threading.Event | None = None) -> Summary:
+                   stop: threading.Event | None = None, duplicates: bool = True) -> Summary:
     """:func:`run` for paths that may lie in watched folders: each path in a
     watched folder is indexed under that folder's patterns (as the watcher
-    does), the others under ``config.rules``."""
-    groups: dict[str, list[Path]] = {}
+    does), the others under ``config.rules``.  One run for all of them, so a
+    file moved from one folder to another keeps its item."""
+    scopes = []
     for path in map(absolute, paths):
-        home = max((f.path for f in folders if _inside(path, f.path)), key=len, default="")
-        groups.setdefault(home, []).append(path)
-    by_path = {f.path: f for f in folders}
-    total: Summary | None = None
-    for home, group in groups.items():
-        folder = by_path.get(home)
-        rules = FolderRules.of(folder) if folder is not None else config.rules
-        summary = run(store, group, replace(config, rules=rules), base=Path(home) if home else None,
-                      progress=progress, stop=stop)
-        total = summary if total is None else total.then(summary)
-        if summary.interrupted:
-            break
-    return total if total is not None else run(store, [], config)
+        home = max((f for f in folders if _inside(path, f.path)), key=lambda f: len(f.path), default=None)
+        scopes.append(Scope(path, config.rules) if home is None
+                      else Scope(path, FolderRules.of(home), Path(home.path)))
+    return run_scopes(store, scopes, config, progress=progress, stop=stop, duplicates=duplicates,
+                      homes=[f.path for f in folders])
+
+
+def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = IndexConfig(), *,
+               progress: Progress = Quiet(), stop: threading.Event | None = None, duplicates: bool = True,
+               homes: Sequence[str] = ()) -> Summary:
+    """One run over several paths, each under its own rules: one plan, so a
+    file that vanished from one path and appeared under another is a move.
+    ``homes``: the watched folders, where a moved file may have come from."""
+    started = time.monotonic()
+    tally = Tally()
+    # a dict: overlapping paths (a folder and a file in it) find a file once
+    found = {seen.path: seen for s in scopes for seen in scan(s.path, s.rules, s.base)}
+    roots = [str(s.path) for s in scopes]
+    todo = plan(found.values(), known_under(store, roots), stored_elsewhere(store, [*homes, *roots]))
+    _follow(store, todo, tally)
+    interrupted = _read(store, todo, config, tally, progress, stop)
+    return _summary(store, tally, started, interrupted, duplicates)
 
 
 def _inside(path: Path, folder: str) -> bool:
@@ -119,8 +132,12 @@ def _follow(store: Store, todo: Plan, tally: Tally) -> None:
             store.move_item(old, new)
         if todo.removals:
             store.remove_items(todo.removals)
-        for seen, sha1 in todo.touched:
+        for seen, sha1, identity in todo.touched:
             store.execute(_TOUCH, {"size": seen.size, "mtime": seen.mtime, "sha1": sha1, "path": seen.path})
+            if identity is not None:
+                store.execute(IDENTIFY, {"path": seen.path, "device": identity[0], "inode": identity[1]})
+        for path, (device, inode) in todo.identified:
+            store.execute(IDENTIFY, {"path": path, "device": device, "inode": inode})
     tally.moved, tally.removed = len(todo.moves), len(todo.removals)
     tally.unchanged = todo.unchanged
 

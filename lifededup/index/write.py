@@ -21,6 +21,7 @@ from lifededup.store import ItemRecord, Store
 
 _ROOT_STAT = "UPDATE items SET size = :size, mtime = :mtime WHERE path = :path AND part = ''"
 _PARTS_OF = "SELECT id, part FROM items WHERE path = :path"
+IDENTIFY = "UPDATE items SET device = :device, inode = :inode WHERE path = :path AND part = ''"
 
 
 @dataclass
@@ -169,6 +170,8 @@ class BatchWriter:
 
     def _complete(self, path: str, info: ToRead, parts: dict[str, int], *, last: str, failed: bool) -> None:
         del self._open[path]
+        if info.identity is not None:
+            self.store.execute(IDENTIFY, {"path": path, "device": info.identity[0], "inode": info.identity[1]})
         if last != "" and "" in parts:  # the file's own item was written before its parts: now complete
             self.store.execute(_ROOT_STAT, {"size": info.seen.size, "mtime": info.seen.mtime, "path": path})
         if not info.is_new:

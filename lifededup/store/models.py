@@ -46,6 +46,7 @@ class Item(Base):
         Index("ix_items_parent_id", "parent_id"),
         Index("ix_items_raw_sha1", "raw_sha1"),
         Index("ix_items_status", "status"),
+        Index("ix_items_inode", "inode"),
         # AUTOINCREMENT: ids are never reused, so "earliest" (smallest id) is
         # the order of first indexing, which conservative clustering relies on.
         {"sqlite_autoincrement": True},
@@ -64,6 +65,9 @@ class Item(Base):
     doc_date: Mapped[str | None] = mapped_column(String, nullable=True)
     title: Mapped[str | None] = mapped_column(Text, nullable=True)
     raw_sha1: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    # the file's (st_dev, st_ino): how a file moved and changed is recognised (revision 0008)
+    device: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    inode: Mapped[int | None] = mapped_column(Integer, nullable=True)
     status: Mapped[str] = mapped_column(String, nullable=False, server_default=text("'ok'"))
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     indexed_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)

@@ -1,6 +1,12 @@
 """A path is indexed once it is stable: no events for ``delay`` seconds and
 its size and mtime unchanged since the last event (paperless-ngx's consumer
-does the same), measured on an injected monotonic clock."""
+does the same), measured on an injected monotonic clock.
+
+Paths whose events came close together settle together: a file moved from
+one watched folder to another arrives as a deletion in one and a creation in
+the other (two watches, no move event), and the indexer must see both in one
+run to keep the file's item.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 Stat = tuple[int, float] | None  # (size, mtime); None: the path is gone
+
+# Events this close to a settled path's last event settle with it (the two
+# halves of a move between watches arrive milliseconds apart).
+TOGETHER_S = 0.5
 
 
 def stat_of(path: str) -> Stat:
@@ -69,6 +79,12 @@ class Debouncer:
             ready.add(path)
             if pending.partner is not None:
                 ready.add(pending.partner)
+        latest = max((self._pending[p].last_event for p in ready if p in self._pending), default=None)
+        if latest is not None:
+            for path, pending in list(self._pending.items()):
+                if path not in ready and pending.last_event <= latest + TOGETHER_S \
+                        and self.stat(path) == pending.stat:
+                    ready.add(path)
         for path in ready:
             self._pending.pop(path, None)
         return sorted(ready)

@@ -14,14 +14,14 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy.exc import OperationalError
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
-from lifededup.index import FolderRules, IndexConfig, run
+from lifededup.index import IndexConfig, run_in_folders
 from lifededup.store import Store, StoreError, WatchedFolder, mark_scanned
 from lifededup.watch.debounce import Debouncer
 from lifededup.watch.events import Change, Changes
@@ -128,15 +128,15 @@ class Watcher:
         # observe first, then catch up: a change made during the scan is
         # seen by one or the other, never by neither
         self._observe()
-        done = True
+        present = []
         for folder in self.folders:
-            if self.stop.is_set():
-                return done
-            if not Path(folder.path).is_dir():
+            if Path(folder.path).is_dir():
+                present.append(folder)
+            else:
                 # unmounted or gone: keep its items rather than forget a whole archive
                 log.warning("%s is not there; its items are kept until it returns", folder.path)
-                continue
-            done = self._run(folder, [folder.path], scanned=True) and done
+        # one run over every folder: a file moved between two of them keeps its item
+        done = self._run(present, [f.path for f in present], scanned=True) if present else True
         self._status.last_rescan_at = time.time()
         return done
 
@@ -163,30 +163,32 @@ class Watcher:
                     pass  # its emitter already stopped when the folder went
 
     def _index(self, paths: list[str]) -> None:
-        for folder in self.folders:
-            mine = [p for p in paths if p.startswith(folder.path.rstrip("/") + "/")]
-            if mine and Path(folder.path).is_dir() and not self._run(folder, mine):
-                for path in mine:  # try them again once the store lets us
-                    self.debouncer.note(path)
+        present = [f for f in self.folders if Path(f.path).is_dir()]
+        mine = [p for p in paths if any(p.startswith(f.path.rstrip("/") + "/") for f in present)]
+        if mine and not self._run(present, mine):
+            for path in mine:  # try them again once the store lets us
+                self.debouncer.note(path)
 
-    def _run(self, folder: WatchedFolder, paths: list[str], *, scanned: bool = False) -> bool:
-        """Index ``paths`` of ``folder``; False if the store could not be
+    def _run(self, folders: list[WatchedFolder], paths: list[str], *, scanned: bool = False) -> bool:
+        """Index ``paths`` of ``folders`` in one run (a move from one folder to
+        another is followed); False if the store could not be
         written (locked past its busy timeout by a long ``sql --write``, a
         full disk): the daemon logs it and carries on rather than die."""
         self._report("indexing")
-        config = replace(self.config, rules=FolderRules.of(folder))
         try:
-            summary = run(self.store, paths, config, base=Path(folder.path), stop=self.stop, duplicates=False)
+            summary = run_in_folders(self.store, paths, folders, self.config, stop=self.stop, duplicates=False)
             if scanned:
-                mark_scanned(self.store, folder.path)
+                for folder in folders:
+                    mark_scanned(self.store, folder.path)
         except (StoreError, sqlite3.OperationalError, OperationalError) as exc:
-            log.warning("%s: could not write to the store, will try again: %s", folder.path, exc)
+            log.warning("%s: could not write to the store, will try again: %s",
+                        ", ".join(f.path for f in folders), exc)
             return False
         self._status.batches += 1
         self._status.indexed += summary.read
         self._status.failed = summary.failed_in_store
         if summary.read or summary.removed or summary.moved:
             self._status.last_indexed_at = time.time()
-            log.info("%s: new %d, updated %d, moved %d, removed %d, failed %d", folder.path, summary.new,
-                     summary.updated, summary.moved, summary.removed, summary.failed)
+            log.info("%s: new %d, updated %d, moved %d, removed %d, failed %d", ", ".join(f.path for f in folders),
+                     summary.new, summary.updated, summary.moved, summary.removed, summary.failed)
         return True
