@@ -71,13 +71,3 @@ def test_daemon_start_without_folders_says_what_to_do(tmp_path: Path) -> None:
     env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "LIFEDEDUP_DB": str(tmp_path / "s.db")}
     result = lifededup(env, "daemon", "start")
     assert result.returncode != 0 and "lifededup folders add PATH" in result.stderr, result.stderr
-
-
-def test_systemd_unit_runs_the_watcher() -> None:
-    result = subprocess.run([sys.executable, "-m", "lifededup", "daemon", "unit"], capture_output=True, text=True,
-                            timeout=60)
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
-    exec_start = [line for line in lines if line.startswith("ExecStart=")]
-    assert len(exec_start) == 1 and exec_start[0].endswith(" watch") and "%h" not in exec_start[0], exec_start
-    assert "[Install]" in lines and "WantedBy=default.target" in lines, result.stdout

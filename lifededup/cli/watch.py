@@ -3,9 +3,9 @@ the store true to folders as they change."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
-import shutil
 import sys
 import threading
 import time
@@ -18,7 +18,7 @@ from lifededup.cli import main
 from lifededup.cli.index import stop_on_signals
 from lifededup.cli.options import db_option, opened_store
 from lifededup.index import IndexConfig, absolute, default_workers
-from lifededup.store import WatchedFolder, add_folder, list_folders, remove_folder
+from lifededup.store import WatchedFolder, add_folder, items_under, list_folders, remove_folder
 from lifededup.watch import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, Watcher, WatchStatus
 from lifededup.watch import daemon as daemons
 
@@ -40,8 +40,10 @@ def folders_group() -> None:
               help="Index only files matching this (repeatable), e.g. '*.pdf' or 'Mail/*.mbox'.")
 @click.option("--exclude", multiple=True, metavar="GLOB",
               help="Never index files or folders matching this (repeatable), e.g. 'node_modules'.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per folder added.")
 @db_option
-def folders_add(paths: tuple[Path, ...], include: tuple[str, ...], exclude: tuple[str, ...], db: str | None) -> None:
+def folders_add(paths: tuple[Path, ...], include: tuple[str, ...], exclude: tuple[str, ...], as_json: bool,
+                db: str | None) -> None:
     """Watch PATHS (hidden and junk files are always skipped).  Adding a
     folder again replaces its patterns.
 
@@ -52,43 +54,80 @@ def folders_add(paths: tuple[Path, ...], include: tuple[str, ...], exclude: tupl
     with opened_store(db) as store:
         for path in paths:
             folder = add_folder(store, str(absolute(path)), include, exclude)
-            click.echo(f"watching {_describe(folder)}")
-    click.echo("index them now with `lifededup watch` (or `lifededup daemon start`)")
+            click.echo(json.dumps(_folder_dict(folder)) if as_json else f"watching {_describe(folder)}")
+    if not as_json:
+        click.echo("index them now with `lifededup watch` (or `lifededup daemon start`)")
 
 
 @folders_group.command("remove")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--forget/--keep", "forget", default=None,
+              help="Also forget the folders' items (not in another watched folder), or keep them in the store, "
+              "searchable.  Without either, a terminal asks; otherwise they are kept.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per folder: path and items forgotten.")
 @db_option
-def folders_remove(paths: tuple[Path, ...], db: str | None) -> None:
-    """Stop watching PATHS.  Their items stay in the store.
+def folders_remove(paths: tuple[Path, ...], forget: bool | None, as_json: bool, db: str | None) -> None:
+    """Stop watching PATHS, and keep or forget their items.
+
+    Kept items stay searchable and in their clusters, as the files were when
+    last indexed (`lifededup index PATH` brings them up to date again);
+    forgotten items are removed from the store and their clusters repaired.
+    Your files are never touched.
 
     \b
     Example:
-      lifededup folders remove ~/Downloads
+      lifededup folders remove ~/Downloads --forget
+      lifededup folders remove /media/old-disk --keep
     """
     with opened_store(db) as store:
-        for path in paths:
-            if not remove_folder(store, str(absolute(path))):
+        for path in map(absolute, paths):
+            choice = forget
+            if choice is None and sys.stdin.isatty() and not as_json:
+                count = items_under(store, str(path))
+                choice = count > 0 and click.confirm(
+                    f"forget the {count} item(s) of {path} too? (kept, they stay searchable)", default=False)
+            removed = remove_folder(store, str(path), forget=bool(choice))
+            if removed is None:
                 raise click.ClickException(f"{path} is not watched; see `lifededup folders list`")
-            click.echo(f"no longer watching {absolute(path)}")
+            if as_json:
+                click.echo(json.dumps({"path": str(path), "forgotten": removed}))
+            elif choice:
+                click.echo(f"no longer watching {path}; forgot its {removed} item(s)")
+            else:
+                click.echo(f"no longer watching {path}; its {items_under(store, str(path))} item(s) stay in the "
+                           "store (--forget removes them)")
 
 
 @folders_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="A JSON list of folders: path, include, exclude, "
+              "added_at, last_scanned_at.")
 @db_option
-def folders_list(db: str | None) -> None:
+def folders_list(as_json: bool, db: str | None) -> None:
     """List the watched folders, their patterns and when each was last scanned.
 
     \b
     Example:
       lifededup folders list
+      lifededup folders list --json
     """
     with opened_store(db) as store:
         folders = list_folders(store)
+    if as_json:
+        click.echo(json.dumps([_folder_dict(f) for f in folders], indent=2))
+        return
     for folder in folders:
         scanned = folder.last_scanned_at.strftime("%Y-%m-%d %H:%M UTC") if folder.last_scanned_at else "never"
         click.echo(f"{_describe(folder)}  (last scanned {scanned})")
     if not folders:
         click.echo("no watched folders: lifededup folders add PATH")
+
+
+def _folder_dict(folder: WatchedFolder) -> dict[str, object]:
+    def when(value: datetime | None) -> str | None:
+        return value.isoformat() + "Z" if value else None
+
+    return {"path": folder.path, "include": list(folder.include), "exclude": list(folder.exclude),
+            "added_at": when(folder.added_at), "last_scanned_at": when(folder.last_scanned_at)}
 
 
 def _describe(folder: WatchedFolder) -> str:
@@ -132,6 +171,8 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
       lifededup folders add ~/Documents && lifededup watch
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
+    # the store's schema upgrades say what they do at INFO; the log is for the watcher's own news
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     daemon_paths = daemons.DaemonPaths.default()
     stop = threading.Event()
     with opened_store(db) as store, stop_on_signals(stop):
@@ -161,7 +202,7 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
 
 @main.group("daemon")
 def daemon_group() -> None:
-    """The watcher in the background: start, stop, status, and a systemd unit.
+    """The watcher in the background: start, stop, status, or a systemd user service (unit, install, uninstall).
 
     \b
     Example:
@@ -195,8 +236,10 @@ def daemon_start(delay: float, db: str | None) -> None:
 
 
 @daemon_group.command("stop")
-def daemon_stop() -> None:
-    """Stop the daemon: it commits the batch in flight, then exits.
+@click.option("--json", "as_json", is_flag=True, help='One JSON object: {"stopped": pid or null}.')
+def daemon_stop(as_json: bool) -> None:
+    """Stop the daemon: it commits the batch in flight, then exits.  Returns
+    once it and its worker processes are gone.
 
     \b
     Example:
@@ -206,7 +249,10 @@ def daemon_stop() -> None:
         pid = daemons.stop(daemons.DaemonPaths.default())
     except daemons.DaemonError as exc:
         raise click.ClickException(str(exc)) from exc
-    click.echo("not running" if pid is None else f"stopped (pid {pid})")
+    if as_json:
+        click.echo(json.dumps({"stopped": pid}))
+    else:
+        click.echo("not running" if pid is None else f"stopped (pid {pid})")
 
 
 def _when(timestamp: float | None) -> str:
@@ -216,33 +262,59 @@ def _when(timestamp: float | None) -> str:
 
 
 @daemon_group.command("status")
-def daemon_status() -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="One JSON object: running, pid, log, and the watcher's last report (store, watching, state, "
+              "pending, indexed, failed, last_indexed_at, last_rescan_at as Unix times).")
+def daemon_status(as_json: bool) -> None:
     """Whether the daemon runs, what it watches, how many files wait, when it
     last indexed and how many items failed.  Exits 3 when it does not run.
 
     \b
     Example:
       lifededup daemon status
+      lifededup daemon status --json
     """
     paths = daemons.DaemonPaths.default()
     status = daemons.read_status(paths)
-    click.echo(f"running (pid {status.pid})" if status.running else "not running")
     report = status.report
-    if report is not None:
-        click.echo(f"store: {report.get('store')}")
-        click.echo(f"watching: {', '.join(report.get('watching', [])) or 'nothing'}")
-        click.echo(f"state: {report.get('state')}, waiting: {report.get('pending', 0)} path(s)")
-        click.echo(f"last indexed: {_when(report.get('last_indexed_at'))}, files read: {report.get('indexed', 0)}, "
-                   f"failed items in store: {report.get('failed', 0)}")
-        click.echo(f"last full scan: {_when(report.get('last_rescan_at'))}")
-    click.echo(f"log: {paths.log}")
+    if as_json:
+        click.echo(json.dumps({"running": status.running, "pid": status.pid, "log": str(paths.log),
+                               "report": report}, indent=2))
+    else:
+        click.echo(f"running (pid {status.pid})" if status.running else "not running")
+        if report is not None:
+            click.echo(f"store: {report.get('store')}")
+            click.echo(f"watching: {', '.join(report.get('watching', [])) or 'nothing'}")
+            click.echo(f"state: {report.get('state')}, waiting: {report.get('pending', 0)} path(s)")
+            click.echo(f"last indexed: {_when(report.get('last_indexed_at'))}, "
+                       f"files read: {report.get('indexed', 0)}, failed items in store: {report.get('failed', 0)}")
+            click.echo(f"last full scan: {_when(report.get('last_rescan_at'))}")
+        click.echo(f"log: {paths.log}")
     if not status.running:
         sys.exit(3)
 
 
+# What the service needs of this shell's environment: PATH (antiword and the
+# other format tools), the XDG folders (where `daemon status` looks).
+_UNIT_ENVIRONMENT = ("PATH", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
+
+
+def _unit(db: str | None) -> daemons.Unit:
+    with opened_store(db) as store:
+        folders = [f.path for f in list_folders(store)]
+        path = store.path
+    environment = {name: os.environ[name] for name in _UNIT_ENVIRONMENT if os.environ.get(name)}
+    # this Python with this lifededup, whatever shell or virtual environment it runs in
+    return daemons.Unit([sys.executable, "-m", "lifededup"], path.resolve(), folders, environment)
+
+
 @daemon_group.command("unit")
-def daemon_unit() -> None:
-    """Print a systemd user unit that runs the watcher with this lifededup.
+@db_option
+def daemon_unit(db: str | None) -> None:
+    """Print a systemd user unit that runs the watcher on this store, with
+    this lifededup and the environment it needs (`daemon install` installs
+    and starts it).  Refused when the unit could not work: a store with no
+    watched folders, a lifededup that does not run outside this shell.
 
     \b
     Example:
@@ -250,5 +322,47 @@ def daemon_unit() -> None:
       lifededup daemon unit > ~/.config/systemd/user/lifededup.service
       systemctl --user daemon-reload && systemctl --user enable --now lifededup
     """
-    executable = shutil.which("lifededup") or f"{sys.executable} -m lifededup"
-    click.echo(daemons.systemd_unit(executable), nl=False)
+    try:
+        click.echo(daemons.systemd_unit(_unit(db)), nl=False)
+    except daemons.DaemonError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@daemon_group.command("install")
+@click.option("--enable/--no-enable", default=True, show_default=True,
+              help="Have systemd start it now and at every login (systemctl --user enable --now).")
+@db_option
+def daemon_install(enable: bool, db: str | None) -> None:
+    """Install the watcher as a systemd user service (the unit of `daemon
+    unit`, in ~/.config/systemd/user/) and start it.
+
+    `loginctl enable-linger $USER` keeps it running while you are logged out.
+
+    \b
+    Example:
+      lifededup folders add ~/Documents && lifededup daemon install
+      journalctl --user -u lifededup -f
+    """
+    target = daemons.user_unit_path()
+    try:
+        daemons.install(_unit(db), target, daemons.DaemonPaths.default(), enable=enable)
+    except daemons.DaemonError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"installed {target}" + ("; started and enabled (systemctl --user status lifededup)" if enable
+                                        else f"; start it with: {daemons.SYSTEMCTL_ENABLE}"))
+
+
+@daemon_group.command("uninstall")
+def daemon_uninstall() -> None:
+    """Stop and disable the systemd user service and remove its unit file.
+
+    \b
+    Example:
+      lifededup daemon uninstall
+    """
+    target = daemons.user_unit_path()
+    try:
+        removed = daemons.uninstall(target)
+    except daemons.DaemonError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"removed {target}" if removed else f"not installed ({target} does not exist)")

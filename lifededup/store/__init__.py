@@ -36,7 +36,8 @@ features and exact resemblance of each member with the representative),
 ``check_store(store) -> list[Problem]``: the invariants and SQLite's own checks.
 
 Watched folders (``folders.py``): ``list_folders(store)``,
-``add_folder(store, path, include, exclude)``, ``remove_folder(store, path)``,
+``add_folder(store, path, include, exclude)``, ``remove_folder(store, path, forget=False)``,
+``items_under(store, path)``,
 ``mark_scanned(store, path)`` -> :class:`WatchedFolder` (path, include,
 exclude, added_at, last_scanned_at).
 
@@ -59,7 +60,7 @@ from lifededup.store.errors import (
     StoreTooNew,
     UnsupportedStore,
 )
-from lifededup.store.folders import WatchedFolder, add_folder, list_folders, mark_scanned, remove_folder
+from lifededup.store.folders import WatchedFolder, add_folder, items_under, list_folders, mark_scanned, remove_folder
 from lifededup.store.models import FEATURE_COLUMNS
 from lifededup.store.opening import ENV_VAR, default_path, open_engine, resolve
 from lifededup.store.queries import (
@@ -103,6 +104,7 @@ __all__ = [
     "list_folders",
     "mark_scanned",
     "remove_folder",
+    "items_under",
     "default_path",
     "open_store",
 ]

@@ -56,11 +56,29 @@ def add_folder(store: Store, path: str, include: tuple[str, ...] = (), exclude: 
     return _folder(rows[0])
 
 
-def remove_folder(store: Store, path: str) -> bool:
-    """Stop watching ``path``; False if it was not watched.  Its items stay."""
+def remove_folder(store: Store, path: str, *, forget: bool = False) -> int | None:
+    """Stop watching ``path``; None if it was not watched.  Its items stay
+    (searchable) unless ``forget``: then those not in another watched
+    folder are removed, clusters repaired.  Returns how many were removed."""
     with store.transaction():
         _, rows = store.execute("DELETE FROM watched_folders WHERE path = :path RETURNING id", {"path": path})
-    return bool(rows)
+        if not rows:
+            return None
+        return store.remove_ids(_ids_under(store, path)) if forget else 0
+
+
+def items_under(store: Store, path: str) -> int:
+    """How many items lie under ``path`` and no other watched folder."""
+    return len(_ids_under(store, path))
+
+
+def _ids_under(store: Store, path: str) -> list[int]:
+    stem = path.rstrip("/")
+    others = [f.path.rstrip("/") + "/" for f in list_folders(store) if f.path != path]
+    # the range of paths that start with "path/" ('0' is the character after '/')
+    _, rows = store.execute("SELECT id, path FROM items WHERE path >= :low AND path < :high",
+                            {"low": stem + "/", "high": stem + "0"})
+    return [int(str(i)) for i, p in rows if not str(p).startswith(tuple(others))]
 
 
 def mark_scanned(store: Store, path: str, when: datetime | None = None) -> None:

@@ -139,21 +139,42 @@ def start(argv: list[str], paths: DaemonPaths, wait_s: float = 30.0) -> int:
 
 
 def stop(paths: DaemonPaths, wait_s: float = 60.0) -> int | None:
-    """SIGTERM the daemon and wait for it to finish its batch and exit; return
-    its pid, or None if none ran."""
+    """SIGTERM the daemon and wait for it to finish its batch and exit -- it
+    and, when it leads its own process group (``start`` makes it so), its
+    extraction workers; return its pid, or None if none ran."""
     pid = running_pid(paths)
     if pid is None:
         paths.pid.unlink(missing_ok=True)
         return None
+    try:
+        group = os.getpgid(pid) == pid
+    except OSError:
+        group = False
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
-        if not alive(pid):
+        if not alive(pid) and not (group and group_alive(pid)):
             paths.pid.unlink(missing_ok=True)
             return pid
         time.sleep(0.05)
     raise DaemonError(f"the daemon (pid {pid}) is still finishing after {wait_s:g} s; "
                       f"see {paths.log}, or kill it (the store stays consistent): kill {pid}")
+
+
+def group_alive(pgid: int) -> bool:
+    """A live process (not a zombie) in this process group (read from /proc)."""
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return False
+    for entry in entries:
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[-1].split()
+        except OSError:
+            continue  # gone meanwhile
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
 
 
 def _tail(path: Path, lines: int = 15) -> str:
@@ -163,7 +184,115 @@ def _tail(path: Path, lines: int = 15) -> str:
         return "(no log)"
 
 
-def systemd_unit(executable: str) -> str:
-    """The shipped user unit, with ``ExecStart`` pointing at ``executable``."""
+@dataclass(frozen=True)
+class Unit:
+    """What the systemd unit runs: ``command`` (the lifededup program, as
+    argv), the store, its watched folders (shown in the unit) and the
+    environment the watcher needs (PATH for the format tools, the XDG
+    folders so that ``daemon status`` finds its status file)."""
+
+    command: list[str]
+    store: Path
+    folders: list[str]
+    environment: dict[str, str]
+
+    def check(self) -> None:
+        """Refuse a unit that cannot work, saying why."""
+        program = Path(self.command[0])
+        if not program.is_absolute() or not os.access(program, os.X_OK):
+            raise DaemonError(f"{program} is not an executable absolute path: the unit could not start it")
+        if not self.store.is_absolute() or not self.store.is_file():
+            raise DaemonError(f"the store {self.store} is not a file: index into it first "
+                              "(lifededup index PATH --db STORE)")
+        if not self.folders:
+            raise DaemonError(f"the store {self.store} has no watched folders, so the service would exit at "
+                              "once and be restarted every 10 s; add some first: "
+                              f"lifededup folders add PATH --db {self.store}")
+        env = {"HOME": os.environ.get("HOME", "/"), **self.environment}
+        try:
+            probe = subprocess.run([*self.command, "--version"], env=env, cwd=env["HOME"], capture_output=True,
+                                   text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise DaemonError(f"{' '.join(self.command)} --version did not run: {exc}") from exc
+        if probe.returncode != 0:
+            raise DaemonError(f"{' '.join(self.command)} does not run outside this shell (in the unit's "
+                              f"environment it said: {(probe.stderr or probe.stdout).strip()[-300:]})")
+
+
+def _quote(word: str, *, command: bool = True) -> str:
+    """A word of a unit file's command line (where ``$`` expands) or of an
+    ``Environment=`` (where it does not), quoted for systemd; ``%`` is a
+    specifier in both."""
+    escaped = word.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
+    escaped = escaped.replace("$", "$$") if command else escaped
+    return f'"{escaped}"' if any(c in escaped for c in ' "\'\\\t') or escaped != word else escaped
+
+
+def systemd_unit(unit: Unit) -> str:
+    """The shipped user unit for ``unit``, after :meth:`Unit.check`."""
+    unit.check()
     text = resources.files("lifededup.watch").joinpath(UNIT_NAME).read_text(encoding="utf-8")
-    return text.replace("%h/.local/bin/lifededup", executable)
+    exec_start = " ".join(_quote(w) for w in [*unit.command, "watch", "--db", str(unit.store)])
+    environment = "\n".join(f"Environment={_quote(f'{k}={v}', command=False)}"
+                            for k, v in sorted(unit.environment.items()))
+    folders = "\n".join(f"#   {f}" for f in unit.folders)
+    return (text.replace("@EXEC_START@", exec_start).replace("@ENVIRONMENT@", environment)
+            .replace("@FOLDERS@", f"# Watched when this unit was written:\n{folders}"))
+
+
+def user_unit_path() -> Path:
+    """Where systemd looks for the user's own units."""
+    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(config) / "systemd" / "user" / UNIT_NAME
+
+
+SYSTEMCTL_ENABLE = ("systemctl --user daemon-reload && systemctl --user enable --now lifededup")
+
+
+def install(unit: Unit, path: Path, paths: DaemonPaths, *, enable: bool = True) -> None:
+    """Write the unit to ``path`` and, with ``enable``, have the user's
+    systemd start it now and at every login.  Refused while another watcher
+    runs (the service would find it and exit); systemctl's failures are
+    raised with the commands to run by hand."""
+    text = systemd_unit(unit)
+    other = running_pid(paths)
+    if enable and other is not None:
+        raise DaemonError(f"a watcher already runs (pid {other}); stop it first (lifededup daemon stop), "
+                          "or install with --no-enable")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    if enable:
+        _systemctl(["daemon-reload"], f"the unit is written to {path}; enable it by hand: {SYSTEMCTL_ENABLE}")
+        _systemctl(["enable", "--now", UNIT_NAME],
+                   f"the unit is written to {path}; enable it by hand: {SYSTEMCTL_ENABLE}")
+
+
+def uninstall(path: Path) -> bool:
+    """Stop and disable the user unit and remove its file; False if it was
+    not installed.  The file goes even when systemctl fails (no user
+    session): the error then says what to check."""
+    if not path.exists():
+        return False
+    problems = []
+    for args in (["disable", "--now", UNIT_NAME], None, ["daemon-reload"]):
+        if args is None:
+            path.unlink()
+            continue
+        try:
+            _systemctl(args, "")
+        except DaemonError as exc:
+            problems.append(str(exc).rstrip("; "))
+    if problems:
+        raise DaemonError(f"removed {path}, but {problems[0]}; if the service still runs: "
+                          "systemctl --user disable --now lifededup")
+    return True
+
+
+def _systemctl(args: list[str], otherwise: str) -> None:
+    try:
+        done = subprocess.run(["systemctl", "--user", *args], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise DaemonError(f"systemctl --user {' '.join(args)} could not run ({exc}); {otherwise}") from exc
+    if done.returncode != 0:
+        raise DaemonError(f"systemctl --user {' '.join(args)} failed: {(done.stderr or done.stdout).strip()}; "
+                          f"{otherwise}")
