@@ -5,14 +5,16 @@ This script is the corpus's provenance.  The prose comes from
 scripts/sample_corpus_texts.py (written for lifededup); DOCX files are written
 with python-docx, and PDF, ODT, RTF, DOC and XLS files are exported from them
 by LibreOffice headless, so they are what real tools make.  Everything random
-is seeded.  It writes sample_corpus/truth.json: the clusters the files must
-form, and the status each bad file must get.
+is seeded.  It writes the corpus's ground truth beside it, not in it (it is
+not part of the archive, and would be indexed): lifededup/eval/sample_truth.json
+(shipped with the package for `lifededup eval`), the clusters the files must
+form and the status each bad file must get.
 
 Needs (this machine only; tests and CI use the committed corpus):
     apt-get install libreoffice-writer-nogui libreoffice-calc-nogui
     pip install python-docx python-pptx openpyxl EbookLib Pillow
 
-Usage: python scripts/build_sample_corpus.py [--out sample_corpus]
+Usage: python scripts/build_sample_corpus.py [--out sample_corpus] [--truth lifededup/eval/sample_truth.json]
 """
 
 from __future__ import annotations
@@ -445,6 +447,8 @@ def build_bad(corpus: Corpus) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "sample_corpus")
+    parser.add_argument("--truth", type=Path,
+                        default=Path(__file__).resolve().parent.parent / "lifededup" / "eval" / "sample_truth.json")
     args = parser.parse_args()
     if shutil.which("soffice") is None:
         sys.exit("needs LibreOffice: apt-get install libreoffice-writer-nogui libreoffice-calc-nogui")
@@ -472,7 +476,7 @@ def main() -> None:
         "clusters": [{"name": name, "members": sorted(members)} for name, members in sorted(corpus.clusters.items())],
         "bad": corpus.bad,
     }
-    (args.out / "truth.json").write_text(json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    args.truth.write_text(json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     files = [p for p in args.out.rglob("*") if p.is_file()]
     size = sum(p.stat().st_size for p in files)
     print(f"{len(files)} files, {size / 2**20:.1f} MiB, {len(corpus.clusters)} clusters, {len(corpus.bad)} bad files")

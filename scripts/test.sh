@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
 # Install everything the test suite needs on a fresh machine, then run it.
-# This is the README's test command, and what .ci/run calls.
+# This is the README's test command, and what .ci/run calls.  Python packages
+# go into a virtual environment (the active one, else .venv, made by
+# scripts/venv.sh), never into the system's Python (PEP 668 refuses that).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# System tools some formats need (textract's helpers for legacy office files).
+# System tools some formats need (Debian packages, apt-get when root).
 bash scripts/install-system-deps.sh
 
-python3 -m pip install --quiet --disable-pip-version-check ".[test]"
+if [ -z "${VIRTUAL_ENV:-}" ]; then
+    sh scripts/venv.sh .venv
+    # shellcheck disable=SC1091
+    . .venv/bin/activate
+fi
+python -m pip install --quiet --disable-pip-version-check ".[test]"
 
 set +e
-python3 -m pytest "$@"
+python -m pytest "$@"
 status=$?
 set -e
 # pytest exits 5 when it collected no tests: that is a failure of the suite,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from lifededup.eval import Truth, load_truth
-from lifededup.index import FolderRules, IndexConfig, run
+from lifededup.eval import SAMPLE_TRUTH, Truth, load_truth
+from lifededup.index import IndexConfig, Summary, run
 from lifededup.store import open_store
 
 CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
@@ -20,6 +20,7 @@ class CorpusStore:
     db: Path
     truth: Truth
     ids: dict[str, int]  # truth item name ("file [part]") -> item id, items with text
+    summary: Summary | None = None  # what indexing the corpus reported
 
     def name(self, item_id: int) -> str:
         return {v: k for k, v in self.ids.items()}[item_id]
@@ -32,18 +33,18 @@ class CorpusStore:
         return frozenset([name])
 
 
-def _populate(db: Path) -> dict[str, int]:
-    """Index the corpus with the indexer (``lifededup index``), its ground
-    truth file left out, and name each item with text as the truth does."""
-    config = IndexConfig(workers=2, rules=FolderRules(exclude=("truth.json",)))
+def _populate(db: Path) -> tuple[dict[str, int], Summary]:
+    """Index the corpus with the indexer (``lifededup index``), and name
+    each item with text as the truth does."""
+    config = IndexConfig(workers=2)
     with open_store(db) as store:
-        run(store, [CORPUS], config)
+        summary = run(store, [CORPUS], config)
         _, rows = store.execute("SELECT id, path, part FROM items WHERE text IS NOT NULL ORDER BY id")
     ids: dict[str, int] = {}
     for item_id, path, part in rows:
         name = Path(str(path)).relative_to(CORPUS).as_posix()
         ids[f"{name} [{part}]" if part else name] = int(str(item_id))
-    return ids
+    return ids, summary
 
 
 _BUILT: dict[str, CorpusStore] = {}
@@ -53,5 +54,5 @@ def corpus_store(factory: pytest.TempPathFactory) -> CorpusStore:
     """The sample corpus's store, built on first use in this test session."""
     if "store" not in _BUILT:
         db = factory.mktemp("corpus") / "corpus.db"
-        _BUILT["store"] = CorpusStore(db, load_truth(CORPUS / "truth.json"), _populate(db))
+        _BUILT["store"] = CorpusStore(db, load_truth(SAMPLE_TRUTH, CORPUS), *_populate(db))
     return _BUILT["store"]

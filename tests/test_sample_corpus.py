@@ -1,4 +1,5 @@
-"""sample_corpus/ against its ground truth (truth.json, written by scripts/build_sample_corpus.py).
+"""sample_corpus/ against its ground truth (lifededup/eval/sample_truth.json, written by
+scripts/build_sample_corpus.py beside the corpus, not in it).
 
 Every file is read through the isolated workers, as the indexer reads it; the
 bad files get their expected status; the near-duplicate relation (same SHA-1,
@@ -19,18 +20,19 @@ import pytest
 from click.testing import CliRunner
 
 from lifededup.cli import main
+from lifededup.eval import SAMPLE_TRUTH
 from lifededup.extract import SUPPORTED_SUFFIXES, Extracted, Failure, extract, extract_many
 from lifededup.fingerprint import fingerprint
 from lifededup.fingerprint.compare import compare
 from lifededup.model import Fingerprint, shared_features
 
 CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
-TRUTH = json.loads((CORPUS / "truth.json").read_text(encoding="utf-8"))
+TRUTH = json.loads(SAMPLE_TRUTH.read_text(encoding="utf-8"))
 THRESHOLD = 2  # shared features that make a near-duplicate: seeds/000 section 2.2 step 7
 
 
 def corpus_files() -> list[Path]:
-    return sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.name != "truth.json")
+    return sorted(p for p in CORPUS.rglob("*") if p.is_file())
 
 
 @pytest.fixture(scope="module")

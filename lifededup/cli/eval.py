@@ -13,6 +13,8 @@ from lifededup.eval import (
     TruthError,
     evaluate,
     format_table,
+    SAMPLE_TRUTH,
+    find_sample_corpus,
     load_truth,
     read_corpus,
     true_clusters,
@@ -21,16 +23,17 @@ from lifededup.eval import (
 
 
 @main.command("eval")
-@click.option("--truth", "truth_path", type=click.Path(dir_okay=False, path_type=Path),
-              default=Path("sample_corpus/truth.json"), show_default=True,
-              help="JSON file of known duplicate clusters and/or labelled pairs.")
+@click.option("--truth", "truth_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="JSON file of known duplicate clusters and/or labelled pairs "
+              "[default: the truth of a checkout's sample_corpus/, shipped with lifededup].")
 @click.option("--corpus", type=click.Path(file_okay=False, exists=True, path_type=Path),
-              help="Folder the truth's paths are relative to [default: the truth file's folder].")
+              help="Folder the truth's paths are relative to [default: the truth file's folder; for the "
+              "sample truth, ./sample_corpus or the checkout lifededup runs from].")
 @click.option("--detectors", "-d", "specs", multiple=True, metavar="SPEC[,SPEC...]",
               help=f"Detectors to compare (repeat or separate with commas) [default: all: {', '.join(DETECTOR_NAMES)}].")
 @click.option("--markdown", is_flag=True, help="Print the table in Markdown (as in the README).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per detector per line.")
-def eval_command(truth_path: Path, corpus: Path | None, specs: tuple[str, ...], markdown: bool, as_json: bool) -> None:
+def eval_command(truth_path: Path | None, corpus: Path | None, specs: tuple[str, ...], markdown: bool, as_json: bool) -> None:
     """Run each detector over a corpus with known duplicates and print one
     table: pairwise precision, recall and F1 of the pairs it puts in one
     cluster, clusters formed, signature bytes and milliseconds per document,
@@ -49,9 +52,17 @@ def eval_command(truth_path: Path, corpus: Path | None, specs: tuple[str, ...], 
     \b
     Examples:
       lifededup eval
-      lifededup eval --truth my_corpus/truth.json -d shingles,simhash:3,simhash:6
+      lifededup eval --corpus ~/src/lifededup/sample_corpus -d shingles,simhash:3
+      lifededup eval --truth my_truth.json --corpus my_corpus -d shingles,simhash:3,simhash:6
     """
     chosen = [s.strip() for spec in specs for s in spec.split(",") if s.strip()] or list(DETECTOR_NAMES)
+    if truth_path is None:
+        truth_path, corpus = SAMPLE_TRUTH, corpus or find_sample_corpus()
+        if corpus is None:
+            raise click.ClickException(
+                "the sample truth describes sample_corpus/ of a lifededup checkout, and none is here: run "
+                "from the checkout, or pass it: lifededup eval --corpus PATH/TO/lifededup/sample_corpus "
+                "(for your own corpus: --truth FILE, see README \"Ground truth files\")")
     try:
         truth = load_truth(truth_path, corpus)
         documents = read_corpus(truth)

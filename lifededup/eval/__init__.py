@@ -4,7 +4,7 @@ and time per document, word edit distance of the accepted pairs)."""
 
 from lifededup.eval.measure import Corpus, Score, evaluate, read_corpus, true_clusters, true_pairs
 from lifededup.eval.table import format_table
-from lifededup.eval.truth import Truth, TruthError, load_truth
+from lifededup.eval.truth import SAMPLE_TRUTH, Truth, TruthError, find_sample_corpus, load_truth
 
-__all__ = ["Corpus", "Score", "Truth", "TruthError", "evaluate", "format_table", "load_truth", "read_corpus",
-           "true_clusters", "true_pairs"]
+__all__ = ["SAMPLE_TRUTH", "Corpus", "Score", "Truth", "TruthError", "evaluate", "find_sample_corpus", "format_table",
+           "load_truth", "read_corpus", "true_clusters", "true_pairs"]

@@ -1,7 +1,8 @@
 """The ground truth an evaluation is scored against.
 
 A truth file is JSON, its paths relative to the corpus folder (by default the
-folder the truth file is in), as ``sample_corpus/truth.json`` is written::
+folder the truth file is in), as ``lifededup/eval/sample_truth.json`` (the
+truth of a checkout's ``sample_corpus/``, shipped with the package) is written::
 
     {"clusters": [{"name": "report", "members": ["report.docx", "report.pdf"]},
                   ["memo.txt", "Mail/memo.eml"], ...],
@@ -25,7 +26,20 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Truth", "TruthError", "item_file", "load_truth"]
+__all__ = ["SAMPLE_TRUTH", "Truth", "TruthError", "find_sample_corpus", "item_file", "load_truth"]
+
+# The ground truth of sample_corpus/ (kept out of the corpus, so that indexing
+# the sample does not index its answers), shipped inside the package.
+SAMPLE_TRUTH = Path(__file__).resolve().parent / "sample_truth.json"
+
+
+def find_sample_corpus(cwd: Path | None = None) -> Path | None:
+    """A checkout's sample_corpus/: under the current folder, or beside the
+    package when it runs from a checkout (an editable install)."""
+    for candidate in ((cwd or Path.cwd()) / "sample_corpus", SAMPLE_TRUTH.parents[2] / "sample_corpus"):
+        if candidate.is_dir():
+            return candidate
+    return None
 
 
 class TruthError(ValueError):
