@@ -13,6 +13,7 @@ from pathlib import Path
 from lifededup.extract import Outcome, extract_many
 from lifededup.fingerprint import DEFAULT_PARAMS
 from lifededup.index.config import IndexConfig
+from lifededup.index.order import in_scan_order
 from lifededup.index.plan import Plan, known_under, plan, stored_elsewhere
 from lifededup.index.progress import Progress, Quiet
 from lifededup.index.scan import absolute, scan
@@ -156,7 +157,7 @@ def _read(store: Store, todo: Plan, config: IndexConfig, tally: Tally, progress:
     stopped = False
     try:
         with writer.in_background():
-            for outcome in outcomes:
+            for outcome in in_scan_order(outcomes, list(to_read)):
                 writer.add(outcome)
                 if stop is not None and stop.is_set():
                     stopped = True

@@ -1,0 +1,57 @@
+"""Outcomes in the order the files were found, whatever order the workers
+finish them in, so that item ids -- and with them which item of a cluster is
+its earliest, its representative (conservative clustering) -- do not depend
+on which worker was quicker: indexing the same folder twice gives the same
+store.  A file that holds up many finished ones (a large mailbox) lets them
+go out of order past ``window`` files, so memory stays bounded."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+
+from lifededup.extract import Outcome
+
+# Finished files held back behind a slow one, at most.
+WINDOW = 512
+
+
+def in_scan_order(outcomes: Iterable[Outcome], paths: Sequence[str], window: int = WINDOW) -> Iterator[Outcome]:
+    rank = {path: i for i, path in enumerate(paths)}
+    head = 0                          # the earliest file not yet fully passed on
+    held: dict[int, list[Outcome]] = {}
+    finished: set[int] = set()        # held files whose last outcome came
+    passed: set[int] = set()          # files passed on out of order (the window overflowed)
+    for outcome in outcomes:
+        r = rank[str(outcome.path)]
+        if r == head or r in passed:
+            yield outcome
+            if r == head and outcome.final:
+                head += 1
+                head = yield from _release(head, held, finished, passed)
+            continue
+        held.setdefault(r, []).append(outcome)
+        if outcome.final:
+            finished.add(r)
+        if len(finished) > window:   # give up on order for these rather than hold more
+            for late in sorted(finished):
+                yield from held.pop(late)
+                passed.add(late)
+            finished.clear()
+    for r in sorted(held):           # the input ended early (stopped): what is left, in order
+        yield from held[r]
+
+
+def _release(head: int, held: dict[int, list[Outcome]], finished: set[int], passed: set[int]
+             ) -> Iterator[Outcome]:
+    """Pass on the held files from ``head`` on; return the new head."""
+    while True:
+        if head in passed:
+            head += 1
+            continue
+        if head not in held:
+            return head
+        yield from held.pop(head)
+        if head not in finished:
+            return head               # its remaining outcomes stream straight through
+        finished.discard(head)
+        head += 1
