@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
 from types import FrameType
 
@@ -74,9 +76,12 @@ def summary_lines(summary: Summary) -> list[str]:
               help="Memory limit of each worker process, in MiB.")
 @click.option("--batch", type=click.IntRange(min=1), default=IndexConfig.batch_items, show_default=True,
               help="Items per transaction: what an interruption may lose (it is read again next run).")
+@click.option("--json", "as_json", is_flag=True,
+              help="The summary as one JSON object (new, updated, unchanged, moved, removed, failed, items, bytes, "
+              "exact_duplicates, near_duplicates, failed_in_store, seconds, interrupted).")
 @db_option
 def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_mb: int, batch: int,
-                  db: str | None) -> None:
+                  as_json: bool, db: str | None) -> None:
     """Index the files in PATHS (folders or files) into the store.
 
     New and changed files are read and fingerprinted; unchanged ones are
@@ -103,14 +108,18 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
             raise click.ClickException(
                 "interrupted: the store is consistent (the batch in flight was committed or rolled back); "
                 "run the same command again to finish") from None
+    if as_json:
+        click.echo(json.dumps(summary.as_dict(), indent=2))
+        return
     for line in summary_lines(summary):
         click.echo(line)
 
 
 @main.command("failures")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Show at most this many.")
+@click.option("--json", "as_json", is_flag=True, help="A JSON list of {path, part, status, reason}.")
 @db_option
-def failures_command(limit: int | None, db: str | None) -> None:
+def failures_command(limit: int | None, as_json: bool, db: str | None) -> None:
     """List the files and parts that could not be read, and why.
 
     \b
@@ -119,6 +128,9 @@ def failures_command(limit: int | None, db: str | None) -> None:
     """
     with opened_store(db, readonly=True) as store:
         found = failures(store, limit)
+    if as_json:
+        click.echo(json.dumps([asdict(item) for item in found], indent=2))
+        return
     for item in found:
         name = f"{item.path} [{item.part}]" if item.part else item.path
         click.echo(f"{item.status}\t{name}\t{item.reason}")

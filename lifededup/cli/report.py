@@ -21,6 +21,7 @@ from lifededup.report import (
     VerifyReport,
     plot_stats,
     plot_verify,
+    require_matplotlib,
     stats,
     verify,
 )
@@ -51,6 +52,13 @@ def _table(rows: Sequence[Sequence[str]]) -> list[str]:
 
 def _pct(value: float) -> str:
     return f"{value:.1%}"
+
+
+def _can_plot() -> None:
+    try:
+        require_matplotlib()
+    except PlotUnavailable as exc:
+        raise click.ClickException(str(exc)) from exc
 
 
 def _plot(draw: Callable[[Any, Path], None], report: object, path: Path | None) -> None:
@@ -90,6 +98,8 @@ def stats_command(idf: tuple[float, ...], as_json: bool, plot_path: Path | None,
       lifededup stats --json | jq '.columns[0].table2.total.reduction'
       lifededup stats --plot duplicates.png
     """
+    if plot_path is not None:
+        _can_plot()  # before the work, not after it
     with opened_store(db, readonly=True) as store:
         report = stats(store, idf)
     if as_json:
@@ -156,6 +166,8 @@ def verify_command(threshold: float, clustering: str, as_json: bool, plot_path: 
       lifededup verify --clustering transitive --threshold 50
       lifededup verify --plot distances.png
     """
+    if plot_path is not None:
+        _can_plot()
     with opened_store(db, readonly=True) as store:
         report = verify(store, threshold=threshold / 100, clustering=clustering)  # type: ignore[arg-type]
         names = _names(store, report)

@@ -55,10 +55,12 @@ def sql_command(query: str, as_json: bool, as_csv: bool, write: bool, db: str | 
         raise click.UsageError("choose one of --json and --csv")
     with opened_store(db, readonly=not write) as store:
         try:
-            columns, rows = store.execute(query)
+            columns, rows, changed = store.execute_counted(query)
         except (sqlite3.Error, DBAPIError) as exc:
             raise click.ClickException(_sql_error(exc, write)) from exc
-    if as_json:
+    if not columns and changed >= 0:  # INSERT, UPDATE, DELETE: say what they did
+        click.echo(json.dumps({"changed": changed}) if as_json else f"{changed} row(s) changed")
+    elif as_json:
         click.echo(json.dumps([dict(zip(columns, r)) for r in rows], indent=2, default=str))
     elif as_csv:
         writer = csv.writer(sys.stdout)
@@ -109,7 +111,8 @@ def dups_command(as_json: bool, limit: int | None, min_size: int, db: str | None
 
 
 def _name(path: str, part: str) -> str:
-    return f"{path} #{part}" if part else path
+    """An item's name, the one way everywhere: ``path [part]`` for a part inside a file."""
+    return f"{path} [{part}]" if part else path
 
 
 @main.command("show")
@@ -162,8 +165,11 @@ def _print_explanation(found: Explanation) -> None:
 
 
 @main.command("check")
+@click.option("--json", "as_json", is_flag=True,
+              help='One JSON object: {"ok", "items", "clusters", "store", "problems": [{"check", "message", '
+              '"item_ids"}]}.')
 @db_option
-def check_command(db: str | None) -> None:
+def check_command(as_json: bool, db: str | None) -> None:
     """Verify the store: SQLite's integrity check, the search index, and the
     cluster invariants (one fingerprint and one cluster per item with text;
     every member an exact or near copy of its representative).
@@ -179,6 +185,13 @@ def check_command(db: str | None) -> None:
         problems = check_store(store)
         _, [(items,)] = store.execute("SELECT count(*) FROM items")
         _, [(groups,)] = store.execute("SELECT count(*) FROM cluster_sizes")
+    if as_json:
+        click.echo(json.dumps({"ok": not problems, "items": items, "clusters": groups, "store": str(store.location),
+                               "problems": [{"check": p.check, "message": p.message, "item_ids": p.item_ids}
+                                            for p in problems]}, indent=2))
+        if problems:
+            sys.exit(1)
+        return
     if problems:
         for problem in problems:
             click.echo(f"problem: {problem}", err=True)
@@ -190,8 +203,9 @@ def check_command(db: str | None) -> None:
 @click.option("--method", type=click.Choice(METHODS), default="conservative", show_default=True,
               help="conservative: members must be near their representative (the paper's choice); "
               "transitive: any chain of near copies links (for comparison).")
+@click.option("--json", "as_json", is_flag=True, help='One JSON object: {"method", "clusters"} (clusters with copies).')
 @db_option
-def recluster_command(method: Method, db: str | None) -> None:
+def recluster_command(method: Method, as_json: bool, db: str | None) -> None:
     """Rebuild every cluster from the stored fingerprints.
 
     Conservative clustering is the default and what lifededup keeps up to
@@ -207,4 +221,7 @@ def recluster_command(method: Method, db: str | None) -> None:
     with opened_store(db) as store:
         store.recluster(method)
         _, [(groups,)] = store.execute("SELECT count(*) FROM cluster_sizes WHERE members > 1")
-    click.echo(f"reclustered ({method}): {groups} clusters with copies")
+    if as_json:
+        click.echo(json.dumps({"method": method, "clusters": groups}))
+    else:
+        click.echo(f"reclustered ({method}): {groups} clusters with copies")

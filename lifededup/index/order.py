@@ -7,7 +7,7 @@ go out of order past ``window`` files, so memory stays bounded."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 
 from lifededup.extract import Outcome
 
@@ -42,7 +42,7 @@ def in_scan_order(outcomes: Iterable[Outcome], paths: Sequence[str], window: int
 
 
 def _release(head: int, held: dict[int, list[Outcome]], finished: set[int], passed: set[int]
-             ) -> Iterator[Outcome]:
+             ) -> Generator[Outcome, None, int]:
     """Pass on the held files from ``head`` on; return the new head."""
     while True:
         if head in passed:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from lifededup.config import FingerprintParams
 from lifededup.extract import Extracted, Failure, Outcome
 from lifededup.fingerprint import fingerprint_many
+from lifededup.index.dates import date_in_name
 from lifededup.index.plan import ToRead
 from lifededup.index.progress import Progress
 from lifededup.model import Fingerprint
@@ -163,9 +164,11 @@ class BatchWriter:
         parent = None if whole else parts.get(parent_part(part), parts.get(""))
         if isinstance(result, Failure):
             return ItemRecord(path=str(outcome.path), part=part, parent_id=parent, **stat)  # type: ignore[arg-type]
+        # a format with no date of its own: the date in the file's name, if any, beats the mtime
+        doc_date = result.doc_date or (date_in_name(outcome.path.name) if whole else None)
         return ItemRecord(
             path=str(outcome.path), part=part, parent_id=parent, kind=result.kind, mime_type=result.mime,
-            doc_date=result.doc_date, title=result.title or None, text=text_of(outcome), **stat,  # type: ignore[arg-type]
+            doc_date=doc_date, title=result.title or None, text=text_of(outcome), **stat,  # type: ignore[arg-type]
         )
 
     def _complete(self, path: str, info: ToRead, parts: dict[str, int], *, last: str, failed: bool) -> None:

@@ -17,14 +17,15 @@ Public API:
     threshold; ``clustering="transitive"`` measures the fully transitive
     clusters of the same fingerprints (seeds/000 Figure 2).
 ``plot_stats(report, path)``, ``plot_verify(report, path)``: PNG pictures
-    (matplotlib, the ``plot`` extra); ``PlotUnavailable`` when it is missing.
+    (matplotlib, the ``plot`` extra); ``PlotUnavailable`` when it is missing
+    (``require_matplotlib()`` says so before any work).
 ``Counts``, ``Table1``, ``table1``, ``table2``, ``Member``: the counting
     itself, over any clustering; ``cluster_apart(prints, params, methods)``
     clusters fingerprints in a scratch store with the store's own code.
 """
 
 from lifededup.report.counts import PAPER_KINDS, TOTAL, Counts, Member, Table1, table1, table2
-from lifededup.report.plot import PlotUnavailable, plot_stats, plot_verify
+from lifededup.report.plot import PlotUnavailable, plot_stats, plot_verify, require_matplotlib
 from lifededup.report.scratch import Fingerprinted, cluster_apart
 from lifededup.report.stats import Column, StatsReport, document_frequencies, stats
 from lifededup.report.verify import (
@@ -39,5 +40,5 @@ from lifededup.report.verify import (
 __all__ = [
     "ALL_PAIRS_MAX", "Clustering", "ClusterCheck", "Column", "Counts", "DEFAULT_THRESHOLD", "Fingerprinted",
     "Member", "PAPER_KINDS", "PlotUnavailable", "StatsReport", "TOTAL", "Table1", "VerifyReport", "cluster_apart",
-    "document_frequencies", "plot_stats", "plot_verify", "stats", "table1", "table2", "verify",
+    "document_frequencies", "plot_stats", "plot_verify", "require_matplotlib", "stats", "table1", "table2", "verify",
 ]

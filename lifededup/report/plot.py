@@ -28,6 +28,12 @@ def _pyplot() -> Any:
     return plt
 
 
+def require_matplotlib() -> None:
+    """Raise :class:`PlotUnavailable` now if plots cannot be drawn, so that a
+    report asked for a plot fails before its work, not after it."""
+    _pyplot()
+
+
 def plot_verify(report: VerifyReport, path: Path) -> None:
     """The distribution of member-to-representative distances (seeds/000
     Figures 2 and 4), with the threshold marked."""

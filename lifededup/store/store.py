@@ -267,11 +267,18 @@ class Store:
         Inside ``transaction()`` it joins that transaction; otherwise it runs
         on its own as SQLite runs a single statement (so VACUUM works).  On a
         read-only store SQLite itself refuses any change."""
+        columns, rows, _ = self.execute_counted(sql, params)
+        return columns, rows
+
+    def execute_counted(self, sql: str, params: dict[str, object] | None = None
+                        ) -> tuple[list[str], list[tuple[object, ...]], int]:
+        """:meth:`execute`, and how many rows an INSERT, UPDATE or DELETE
+        changed (-1 for other statements, as SQLite's cursor says)."""
         if self._conn is not None:
             result = self._conn.exec_driver_sql(sql, params or {})
             if not result.returns_rows:
-                return [], []
-            return list(result.keys()), [tuple(r) for r in result]
+                return [], [], int(result.rowcount)
+            return list(result.keys()), [tuple(r) for r in result], -1
         raw = self.engine.raw_connection()
         try:
             cursor = raw.cursor()
@@ -279,11 +286,12 @@ class Store:
                 cursor.execute(sql, params or {})
                 rows = [tuple(r) for r in cursor.fetchall()]
                 columns = [d[0] for d in cursor.description or ()]
+                changed = int(cursor.rowcount)
             finally:
                 cursor.close()
         finally:
             raw.close()
-        return columns, rows
+        return columns, rows, changed
 
 
 def _fingerprint_row(item_id: int, fingerprint: Fingerprint) -> dict[str, object]:
