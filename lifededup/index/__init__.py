@@ -7,9 +7,10 @@ Public API
     new and changed files are read (``extract_many``, one worker process per
     core), fingerprinted a batch at a time (``fingerprint_many``) and written a
     batch per transaction; unchanged files cost one ``stat`` (then, if the
-    stat differs, a raw SHA-1); a file that vanished while a file with the
-    same bytes appeared is a move (``Store.move_item``: item and cluster
-    kept); files gone are removed with cluster repair; files that fail are
+    stat differs, a raw SHA-1); a new file that is a stored file gone from
+    disk -- same bytes, or same inode and name -- under the paths or in a
+    watched folder is a move (``Store.move_item``: item and cluster kept;
+    see ``plan``); files gone are removed with cluster repair; files that fail are
     recorded with their reason and the run goes on.  Interrupted (``stop``
     set, Ctrl-C, kill -9), the store is left consistent and the next run
     finishes the work.  The user's files are only read, never written.

@@ -7,16 +7,20 @@ clock=time.monotonic, ignore=(), on_status=None).run()``
     Follows watchdog events in ``folders`` (``WatchedFolder`` rows) until
     ``stop`` is set: first a catch-up scan, then each changed path once it is
     stable (``Debouncer``: no events for ``delay`` seconds and size and mtime
-    unchanged, on ``clock``), indexed through ``lifededup.index.run`` (so
-    moves keep their items, deletions repair clusters); a full rescan every
+    unchanged, on ``clock``), indexed through ``lifededup.index.run_in_folders``
+    over all folders at once (so moves, also from one watched folder to
+    another, keep their items; deletions repair clusters); a full rescan every
     ``rescan_every`` seconds.  ``on_status(WatchStatus)`` hears what it does.
 
 ``Debouncer(delay, clock)``: ``note(path, partner)``, ``settled()``, ``next_due()``.
 
 The daemon (``lifededup.watch.daemon``): ``start(argv, paths) -> int``,
-``stop(paths) -> bool``, ``read_status(paths) -> DaemonStatus``,
-``DaemonPaths.default()`` (pid, log and status files in the user's state
-folder), ``systemd_unit(executable) -> str``.
+``stop(paths) -> int | None`` (returns once the watcher and its workers are
+gone), ``read_status(paths) -> DaemonStatus``, ``DaemonPaths.default()``
+(pid, log and status files in the user's state folder);
+``systemd_unit(Unit(command, store, folders, environment)) -> str`` (refuses,
+with ``DaemonError``, a unit that could not work), ``install(unit, path,
+paths, enable=True)``, ``uninstall(path)``, ``user_unit_path()``.
 """
 
 from __future__ import annotations
