@@ -120,9 +120,10 @@ def test_install_writes_the_unit_and_says_what_systemctl_could_not_do(tmp_path: 
 
 
 def test_stop_returns_once_the_daemon_and_its_workers_are_gone(tmp_path: Path, env: dict[str, str]) -> None:
-    started = lifededup(env, "daemon", "start", "--delay", "0.3")
+    started = lifededup(env, "daemon", "start", "--delay", "0.3", "--json")
     assert started.returncode == 0, started.stdout + started.stderr
     pid = int((tmp_path / "state" / "lifededup" / "watch.pid").read_text())
+    assert json.loads(started.stdout) == {"pid": pid, "log": str(tmp_path / "state" / "lifededup" / "watch.log")}
     try:
         root = tmp_path / "archive"
         for i in range(5):

@@ -52,7 +52,7 @@ def test_folder_api_round_trip(tmp_path: Path) -> None:
         assert (again.include, again.exclude, again.added_at) == ((), ("cache",), added.added_at), again
         mark_scanned(store, "/a")
         assert list_folders(store)[0].last_scanned_at is not None
-        assert remove_folder(store, "/a") and not remove_folder(store, "/a")
+        assert remove_folder(store, "/a") == 0 and remove_folder(store, "/a") is None  # removed, none forgotten; then not watched
         assert list_folders(store) == []
 
 

@@ -214,8 +214,9 @@ def daemon_group() -> None:
 @daemon_group.command("start")
 @click.option("--delay", type=click.FloatRange(min=0.1), default=DEFAULT_DELAY_S, show_default=True,
               help="Seconds a file must stay unchanged before it is read.")
+@click.option("--json", "as_json", is_flag=True, help='One JSON object: {"pid", "log"}.')
 @db_option
-def daemon_start(delay: float, db: str | None) -> None:
+def daemon_start(delay: float, as_json: bool, db: str | None) -> None:
     """Start `lifededup watch` detached, its log in the user's state folder.
 
     \b
@@ -232,7 +233,7 @@ def daemon_start(delay: float, db: str | None) -> None:
         pid = daemons.start(argv, paths)
     except daemons.DaemonError as exc:
         raise click.ClickException(str(exc)) from exc
-    click.echo(f"started (pid {pid}); log: {paths.log}")
+    click.echo(json.dumps({"pid": pid, "log": str(paths.log)}) if as_json else f"started (pid {pid}); log: {paths.log}")
 
 
 @daemon_group.command("stop")
