@@ -101,6 +101,8 @@ def test_install_writes_the_unit_and_says_what_systemctl_could_not_do(tmp_path: 
     written = lifededup(env, "daemon", "install", "--no-enable")
     assert written.returncode == 0, written.stderr
     assert target.is_file() and f"installed {target}" in written.stdout, written.stdout
+    as_json = lifededup(env, "daemon", "install", "--no-enable", "--json")
+    assert json.loads(as_json.stdout) == {"unit": str(target), "enabled": False}, as_json.stdout + as_json.stderr
     assert target.read_text() == lifededup(env, "daemon", "unit").stdout
     enabled = lifededup(env, "daemon", "install")
     user_systemd = subprocess.run(["systemctl", "--user", "is-system-running"], capture_output=True, text=True,
@@ -115,8 +117,8 @@ def test_install_writes_the_unit_and_says_what_systemctl_could_not_do(tmp_path: 
         removed = lifededup(env, "daemon", "uninstall")
         assert f"removed {target}" in removed.stdout + removed.stderr, removed.stdout + removed.stderr
     assert not target.exists(), "uninstall removes the unit file"
-    again = lifededup(env, "daemon", "uninstall")
-    assert again.returncode == 0 and "not installed" in again.stdout, again.stdout
+    again = lifededup(env, "daemon", "uninstall", "--json")
+    assert again.returncode == 0 and json.loads(again.stdout) == {"unit": str(target), "removed": False}, again.stdout
 
 
 def test_stop_returns_once_the_daemon_and_its_workers_are_gone(tmp_path: Path, env: dict[str, str]) -> None:

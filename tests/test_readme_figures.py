@@ -4,6 +4,7 @@ masked).  When one fails, paste the output it shows into the README."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -81,3 +82,12 @@ def test_eval_table(monkeypatch: pytest.MonkeyPatch) -> None:
     start = readme_rows.index(table[0])
     readme_table = readme_rows[start:start + len(table)]
     same("\n".join(map(masked, readme_table)), "\n".join(map(masked, table)), "eval table (ms/doc aside)")
+
+
+def test_the_sample_does_not_hold_its_own_answers(corpus: CorpusStore) -> None:
+    """The ground truth lives beside the corpus (lifededup/eval/sample_truth.json), so indexing the
+    sample indexes no answer key, and "river survey" finds the survey first."""
+    assert not [p for p in CORPUS.rglob("*.json")], "a truth file inside sample_corpus/ would be indexed"
+    top = run("search", "river survey", "--json", "--db", str(corpus.db))
+    first = json.loads(top)["hits"][0]["path"]
+    assert "/Documents/river-survey/" in first, f"top hit for 'river survey': {first}"

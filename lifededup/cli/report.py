@@ -61,14 +61,14 @@ def _can_plot() -> None:
         raise click.ClickException(str(exc)) from exc
 
 
-def _plot(draw: Callable[[Any, Path], None], report: object, path: Path | None) -> None:
+def _plot(draw: Callable[[Any, Path], None], report: object, path: Path | None, as_json: bool = False) -> None:
     if path is None:
         return
     try:
         draw(report, path)
     except PlotUnavailable as exc:
         raise click.ClickException(str(exc)) from exc
-    click.echo(f"plot written to {path}")
+    click.echo(f"plot written to {path}", err=as_json)  # stdout stays one JSON document
 
 
 @main.command("stats")
@@ -106,7 +106,7 @@ def stats_command(idf: tuple[float, ...], as_json: bool, plot_path: Path | None,
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:
         _print_stats(report)
-    _plot(plot_stats, report, plot_path)
+    _plot(plot_stats, report, plot_path, as_json)
 
 
 def _print_stats(report: StatsReport) -> None:
@@ -175,7 +175,7 @@ def verify_command(threshold: float, clustering: str, as_json: bool, plot_path: 
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:
         _print_verify(report, names)
-    _plot(plot_verify, report, plot_path)
+    _plot(plot_verify, report, plot_path, as_json)
 
 
 def _names(store: Store, report: VerifyReport) -> dict[int, str]:

@@ -332,8 +332,9 @@ def daemon_unit(db: str | None) -> None:
 @daemon_group.command("install")
 @click.option("--enable/--no-enable", default=True, show_default=True,
               help="Have systemd start it now and at every login (systemctl --user enable --now).")
+@click.option("--json", "as_json", is_flag=True, help='One JSON object: {"unit", "enabled"}.')
 @db_option
-def daemon_install(enable: bool, db: str | None) -> None:
+def daemon_install(enable: bool, as_json: bool, db: str | None) -> None:
     """Install the watcher as a systemd user service (the unit of `daemon
     unit`, in ~/.config/systemd/user/) and start it.
 
@@ -349,12 +350,16 @@ def daemon_install(enable: bool, db: str | None) -> None:
         daemons.install(_unit(db), target, daemons.DaemonPaths.default(), enable=enable)
     except daemons.DaemonError as exc:
         raise click.ClickException(str(exc)) from exc
+    if as_json:
+        click.echo(json.dumps({"unit": str(target), "enabled": enable}))
+        return
     click.echo(f"installed {target}" + ("; started and enabled (systemctl --user status lifededup)" if enable
                                         else f"; start it with: {daemons.SYSTEMCTL_ENABLE}"))
 
 
 @daemon_group.command("uninstall")
-def daemon_uninstall() -> None:
+@click.option("--json", "as_json", is_flag=True, help='One JSON object: {"unit", "removed"}.')
+def daemon_uninstall(as_json: bool) -> None:
     """Stop and disable the systemd user service and remove its unit file.
 
     \b
@@ -366,4 +371,7 @@ def daemon_uninstall() -> None:
         removed = daemons.uninstall(target)
     except daemons.DaemonError as exc:
         raise click.ClickException(str(exc)) from exc
-    click.echo(f"removed {target}" if removed else f"not installed ({target} does not exist)")
+    if as_json:
+        click.echo(json.dumps({"unit": str(target), "removed": removed}))
+    else:
+        click.echo(f"removed {target}" if removed else f"not installed ({target} does not exist)")
