@@ -25,6 +25,7 @@ again.
 from __future__ import annotations
 
 import os
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -39,12 +40,13 @@ _KNOWN_UNDER = (
     "SELECT path, size, mtime, raw_sha1, device, inode FROM items "
     "WHERE path >= :low AND path < :high AND part = ''"
 )
-# A seek in ix_items_raw_sha1 and one in ix_items_inode.
+# A seek in ix_items_raw_sha1 and one in ix_items_inode; a file with
+# thousands of stored copies checks the first few (each costs an lstat).
 _SAME_FILE = (
-    "SELECT path, size, mtime, raw_sha1, device, inode FROM items "
-    "WHERE raw_sha1 = :sha1 AND part = '' AND mtime IS NOT NULL UNION "
-    "SELECT path, size, mtime, raw_sha1, device, inode FROM items "
-    "WHERE inode = :inode AND device = :device AND part = '' AND mtime IS NOT NULL"
+    "SELECT * FROM (SELECT path, size, mtime, raw_sha1, device, inode FROM items "
+    "WHERE raw_sha1 = :sha1 AND part = '' AND mtime IS NOT NULL ORDER BY path LIMIT 64) UNION "
+    "SELECT * FROM (SELECT path, size, mtime, raw_sha1, device, inode FROM items "
+    "WHERE inode = :inode AND device = :device AND part = '' AND mtime IS NOT NULL LIMIT 64)"
 )
 
 Identity = tuple[int, int]  # (st_dev, st_ino)
@@ -160,18 +162,27 @@ def plan(seen: Iterable[Seen], known: dict[str, Known],
 
 
 class _Vanished:
-    """Stored files no longer on disk, each claimed by one new file at most."""
+    """Stored files no longer on disk, each claimed by one new file at most
+    (found by bytes and by identity in dicts: a moved folder of thousands of
+    files is thousands of lookups, not their square)."""
 
     def __init__(self, gone: list[Known], elsewhere: Callable[[str | None, Identity | None], list[Known]] | None
                  ) -> None:
         self.gone = {k.path: k for k in sorted(gone, key=lambda k: k.path)}
+        self.by_sha1: dict[str, list[Known]] = defaultdict(list)
+        self.by_identity: dict[Identity, list[Known]] = defaultdict(list)
+        for k in self.gone.values():
+            if k.complete and k.raw_sha1 is not None:
+                self.by_sha1[k.raw_sha1].append(k)
+            if k.complete and k.device is not None and k.inode is not None:
+                self.by_identity[(k.device, k.inode)].append(k)
         self.elsewhere = elsewhere
         self.claimed: set[str] = set()
 
     def claim(self, sha1: str | None, identity: Identity | None, name: str) -> tuple[str, bool] | None:
         """The stored file a new file is, and whether its bytes are the same."""
-        candidates = [k for k in self.gone.values() if k.path not in self.claimed]
-        found = _match(candidates, sha1, identity, name)
+        candidates = [*self.by_sha1.get(sha1 or "", ()), *self.by_identity.get(identity or (-1, -1), ())]
+        found = _match([k for k in candidates if k.path not in self.claimed], sha1, identity, name)
         if found is None and self.elsewhere is not None:
             others = [k for k in self.elsewhere(sha1, identity) if k.path not in self.claimed and k.path not in self.gone]
             found = _match(others, sha1, identity, name)
@@ -189,11 +200,11 @@ def _match(candidates: list[Known], sha1: str | None, identity: Identity | None,
     if sha1 is not None:
         same_bytes = [k for k in complete if k.raw_sha1 == sha1]
         if same_bytes:
-            # of several, the one with the same identity, then the same name
-            same_bytes.sort(key=lambda k: ((k.device, k.inode) != identity, PurePath(k.path).name != name))
+            # of several, the one with the same identity, then the same name, then the first path
+            same_bytes.sort(key=lambda k: ((k.device, k.inode) != identity, PurePath(k.path).name != name, k.path))
             return same_bytes[0]
     if identity is not None:
-        for k in complete:
+        for k in sorted(complete, key=lambda k: k.path):
             if (k.device, k.inode) == identity and PurePath(k.path).name == name:
                 return k
     return None
