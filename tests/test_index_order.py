@@ -30,3 +30,9 @@ def test_a_file_that_holds_up_too_many_lets_them_pass() -> None:
     got = names(list(in_scan_order(arrived, ["a"] + [f"f{i}" for i in range(5)], window=2)))
     assert sorted(got) == sorted(["a", "a#1"] + [f"f{i}" for i in range(5)]), f"nothing lost: {got}"
     assert got[0] == "a" and got.index("f0") < got.index("a#1"), f"the window overflowed, so f0.. passed: {got}"
+
+
+def test_held_text_is_bounded_too() -> None:
+    arrived = [outcome("a", final=False), outcome("f0"), outcome("f1"), outcome("a", "1")]
+    got = names(list(in_scan_order(arrived, ["a", "f0", "f1"], window=100, budget=5)))
+    assert got == ["a", "f0", "f1", "a#1"], f"past the text budget, finished files pass: {got}"

@@ -3,7 +3,8 @@ finish them in, so that item ids -- and with them which item of a cluster is
 its earliest, its representative (conservative clustering) -- do not depend
 on which worker was quicker: indexing the same folder twice gives the same
 store.  A file that holds up many finished ones (a large mailbox) lets them
-go out of order past ``window`` files, so memory stays bounded."""
+go out of order past ``window`` files or ``budget`` characters of text held,
+so memory stays bounded."""
 
 from __future__ import annotations
 
@@ -11,12 +12,15 @@ from collections.abc import Generator, Iterable, Iterator, Sequence
 
 from lifededup.extract import Outcome
 
-# Finished files held back behind a slow one, at most.
+# Finished files, and characters of their text, held back behind a slow one, at most.
 WINDOW = 512
+BUDGET = 64 << 20
 
 
-def in_scan_order(outcomes: Iterable[Outcome], paths: Sequence[str], window: int = WINDOW) -> Iterator[Outcome]:
+def in_scan_order(outcomes: Iterable[Outcome], paths: Sequence[str], window: int = WINDOW,
+                  budget: int = BUDGET) -> Iterator[Outcome]:
     rank = {path: i for i, path in enumerate(paths)}
+    size = 0                          # characters of text held
     head = 0                          # the earliest file not yet fully passed on
     held: dict[int, list[Outcome]] = {}
     finished: set[int] = set()        # held files whose last outcome came
@@ -27,18 +31,26 @@ def in_scan_order(outcomes: Iterable[Outcome], paths: Sequence[str], window: int
             yield outcome
             if r == head and outcome.final:
                 head += 1
-                head = yield from _release(head, held, finished, passed)
+                if held:
+                    head = yield from _release(head, held, finished, passed)
+                    size = _text_size(held)
             continue
         held.setdefault(r, []).append(outcome)
+        size += len(getattr(outcome.result, "text", ""))
         if outcome.final:
             finished.add(r)
-        if len(finished) > window:   # give up on order for these rather than hold more
+        if len(finished) > window or size > budget:   # give up on order for these rather than hold more
             for late in sorted(finished):
                 yield from held.pop(late)
                 passed.add(late)
             finished.clear()
+            size = _text_size(held)
     for r in sorted(held):           # the input ended early (stopped): what is left, in order
         yield from held[r]
+
+
+def _text_size(held: dict[int, list[Outcome]]) -> int:
+    return sum(len(getattr(o.result, "text", "")) for kept in held.values() for o in kept)
 
 
 def _release(head: int, held: dict[int, list[Outcome]], finished: set[int], passed: set[int]
