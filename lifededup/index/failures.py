@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from lifededup.store import Store
 
@@ -16,6 +17,10 @@ class FailedItem:
     part: str
     status: str
     reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The shape of ``lifededup failures --json`` and the web view's ``/failures.json``."""
+        return asdict(self)
 
 
 def failures(store: Store, limit: int | None = None) -> list[FailedItem]:
