@@ -22,10 +22,9 @@ from corpus_store import CorpusStore, corpus_store  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
-from store_samples import prose  # noqa: E402
+from web_samples import SCRIPT, hostile_store  # noqa: E402
 
 from lifededup.cli import main  # noqa: E402
-from lifededup.index import IndexConfig, run  # noqa: E402
 from lifededup.store import open_store  # noqa: E402
 from lifededup.watch import WatchStatus  # noqa: E402
 from lifededup.watch import daemon as daemons  # noqa: E402
@@ -232,30 +231,10 @@ def test_status_shows_the_daemon_folders_and_last_errors(client: TestClient, sta
 
 # -- hostile documents -------------------------------------------------------------
 
-SCRIPT = "<script>alert('owned')</script>"
-PROSE = ("The allotment committee met in the village hall on a wet Tuesday and agreed the plots by the river "
-         "would be shared among the new members while the old orchard is cleared of brambles and nettles before "
-         "spring planting begins in earnest and the water butts are repaired by volunteers from the school ")
-
-
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, Path]]:
     folder = tmp_path_factory.mktemp("hostile")
-    (folder / "mail.eml").write_text(
-        f"From: <a@example.org>\nTo: b@example.org\nSubject: {SCRIPT}\nDate: Tue, 1 Oct 2024 10:00:00 +0000\n\n"
-        f"Dear friend, {SCRIPT} <img src=x onerror=alert(2)> see you soon.\n", encoding="utf-8")
-    (folder / "page.html").write_text(
-        "<html><head><title>&lt;b&gt;bold&lt;/b&gt; title</title></head><body><article><p>"
-        "&lt;script&gt;alert(3)&lt;/script&gt; and &lt;/td&gt;&lt;/tr&gt;&lt;iframe src=x&gt;</p>"
-        "</article></body></html>", encoding="utf-8")
-    name = "<b>notes<i> \"quoted\" & 'single'.txt"
-    # a near copy: one hostile insertion in 1,000 words (resemblance ~0.99)
-    (folder / name).write_text(f"{PROSE} {SCRIPT} {prose(7, 1000)}", encoding="utf-8")
-    (folder / "notes v2.txt").write_text(f"{PROSE} {SCRIPT} </td><ins>sneaky</ins> {prose(7, 1000)}",
-                                         encoding="utf-8")
-    db = folder.parent / "hostile.db"
-    with open_store(db) as store:
-        run(store, [folder], IndexConfig(workers=1))
+    db = hostile_store(folder)
     with TestClient(create_app(db), base_url=LOCAL) as client:
         yield client, folder
 

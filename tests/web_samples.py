@@ -1,0 +1,37 @@
+"""A folder of hostile documents, indexed: what the web view must show as
+text and never run (for tests/test_web.py and tests/test_web_browser.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from store_samples import prose
+
+from lifededup.index import IndexConfig, run
+from lifededup.store import open_store
+
+SCRIPT = "<script>alert('owned')</script>"
+PROSE = ("The allotment committee met in the village hall on a wet Tuesday and agreed the plots by the river "
+         "would be shared among the new members while the old orchard is cleared of brambles and nettles before "
+         "spring planting begins in earnest and the water butts are repaired by volunteers from the school ")
+HOSTILE_NAME = "<b>notes<i> \"quoted\" & 'single'.txt"
+
+
+def hostile_store(folder: Path) -> Path:
+    """Write the documents into ``folder``, index them into a store beside
+    it, and return the store's path."""
+    (folder / "mail.eml").write_text(
+        f"From: <a@example.org>\nTo: b@example.org\nSubject: {SCRIPT}\nDate: Tue, 1 Oct 2024 10:00:00 +0000\n\n"
+        f"Dear friend, {SCRIPT} <img src=x onerror=alert(2)> see you soon.\n", encoding="utf-8")
+    (folder / "page.html").write_text(
+        "<html><head><title>&lt;b&gt;bold&lt;/b&gt; title</title></head><body><article><p>"
+        "&lt;script&gt;alert(3)&lt;/script&gt; and &lt;/td&gt;&lt;/tr&gt;&lt;iframe src=x&gt;</p>"
+        "</article></body></html>", encoding="utf-8")
+    # a near copy: one hostile insertion in 1,000 words (resemblance ~0.99)
+    (folder / HOSTILE_NAME).write_text(f"{PROSE} {SCRIPT} {prose(7, 1000)}", encoding="utf-8")
+    (folder / "notes v2.txt").write_text(f"{PROSE} {SCRIPT} </td><ins>sneaky</ins> {prose(7, 1000)}",
+                                         encoding="utf-8")
+    db = folder.parent / f"{folder.name}.db"
+    with open_store(db) as store:
+        run(store, [folder], IndexConfig(workers=1))
+    return db
