@@ -12,12 +12,8 @@ writes the README's screenshot."""
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -30,7 +26,7 @@ pytest.importorskip("starlette", reason="the web view needs its extra: pip insta
 sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need playwright: pip install '.[test]'")
 
 from corpus_store import CorpusStore, corpus_store  # noqa: E402
-from web_samples import SCRIPT, hostile_store  # noqa: E402
+from web_samples import SCRIPT, hostile_store, serving  # noqa: E402
 
 # No sandbox: tests may run as root, where Chromium's sandbox refuses to
 # start; no GPU, no background downloads, no first-run pages.
@@ -38,39 +34,11 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
          "--disable-component-update", "--no-first-run"]
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[Path], str]]:
     """Start `lifededup serve` on a store; returns the view's address."""
-    servers: list[subprocess.Popen[bytes]] = []
-
-    def serve(db: Path) -> str:
-        port = free_port()
-        log = tmp_path_factory.mktemp("serve") / "serve.log"
-        with log.open("wb") as out:
-            server = subprocess.Popen([sys.executable, "-m", "lifededup", "serve", "--db", str(db), "--port",
-                                       str(port)], stdout=out, stderr=subprocess.STDOUT)
-        servers.append(server)
-        address = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(address + "/status.json", timeout=1).close()
-                return address
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"lifededup serve did not start: {log.read_text()}") from None
-                time.sleep(0.1)
-
-    yield serve
-    for server in servers:
-        server.terminate()
-        server.wait(timeout=30)
+    with ExitStack() as servers:
+        yield lambda db: servers.enter_context(serving(["serve"], db, tmp_path_factory.mktemp("serve") / "serve.log"))
 
 
 @pytest.fixture(scope="module")

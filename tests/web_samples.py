@@ -1,8 +1,16 @@
-"""A folder of hostile documents, indexed: what the web view must show as
-text and never run (for tests/test_web.py and tests/test_web_browser.py)."""
+"""For the web view's tests: a folder of hostile documents, indexed (what the
+view must show as text and never run), and `lifededup serve` run as its own
+process."""
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from store_samples import prose
@@ -35,3 +43,34 @@ def hostile_store(folder: Path) -> Path:
     with open_store(db) as store:
         run(store, [folder], IndexConfig(workers=1))
     return db
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def serving(args: list[str], db: Path, log: Path) -> Iterator[str]:
+    """``lifededup ARGS --db DB --port FREE`` as its own process (the last
+    --db and --port given win); yields its address once it answers."""
+    port = free_port()
+    argv = [sys.executable, "-m", "lifededup", *args, "--db", str(db), "--port", str(port)]
+    with log.open("wb") as out:
+        server = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
+    address = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(address + "/status.json", timeout=2).close()
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError(f"{' '.join(argv)} did not start: {log.read_text()}") from None
+                time.sleep(0.1)
+        yield address
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -92,7 +92,7 @@ class SearchForm:
             limit=_whole("limit", values.get("limit"), PAGE_ROWS, 1, MAX_ROWS),
             page=_whole("page", values.get("page"), 1, 1, 1_000_000),
         )
-        form.filters  # a --since after --until is a bad request
+        _ = form.filters  # a --since after --until is a bad request, said now
         return form
 
     @property
