@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -227,6 +228,20 @@ def test_status_shows_the_daemon_folders_and_last_errors(client: TestClient, sta
     html = get(client, "/status").text
     assert "Not running" in html and "3 path(s) in the queue" in html and "/home/me/Documents" in html, html
     assert "&lt;broken&gt;.pdf: not a PDF" in html, "the log's last error is not shown (escaped)"
+
+
+def test_status_sees_a_running_watcher(corpus: CorpusStore, tmp_path: Path) -> None:
+    paths = daemons.DaemonPaths(tmp_path)
+    daemons.claim(paths)  # what a watcher does as it starts: this process is the watcher
+    daemons.write_status(paths, WatchStatus(watching=[str(tmp_path)], state="indexing", pending=7), str(corpus.db))
+    try:
+        with TestClient(create_app(corpus.db, daemon_paths=paths), base_url=LOCAL) as client:
+            html = get(client, "/status").text
+            assert f"Running (pid {os.getpid()}), indexing" in html, html
+            assert "(not the store shown here)" not in html, "the watcher's store is the one shown"
+            assert get(client, "/status.json").json()["daemon"]["running"] is True
+    finally:
+        daemons.release(paths)
 
 
 # -- hostile documents -------------------------------------------------------------
