@@ -405,6 +405,9 @@ def test_long_unchanged_runs_show_their_ends_only() -> None:
     skipped = [r.skipped for r in diff.rows if r.kind == "skip"]
     assert skipped == [250 - CONTEXT_WORDS, 249 - CONTEXT_WORDS], skipped
     assert [r.left.strip() for r in diff.rows if r.kind == "change"] == ["w250"]
+    same = word_diff(" ".join(words), " ".join(words))
+    assert same.identical and [r.kind for r in same.rows] == ["same", "skip", "same"], same.rows
+    assert same.rows[0].left.split() == words[:CONTEXT_WORDS], "an unchanged text should show its start"
 
 
 words_st = st.lists(st.sampled_from(["alpha", "beta", "gamma", "delta", "Alpha,", "x"]), max_size=30)

@@ -86,8 +86,9 @@ def _opcodes(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, int, in
 def _same_rows(left: list[str], right: list[str], first: bool, last: bool) -> list[Row]:
     """An unchanged run (the same words, each side as it writes them), its
     middle left out when it is long."""
-    head = 0 if first else CONTEXT_WORDS
-    tail = 0 if last else CONTEXT_WORDS
+    # next to a change, the words around it; a text with no change shows its two ends
+    head = 0 if first and not last else CONTEXT_WORDS
+    tail = 0 if last and not first else CONTEXT_WORDS
     if len(left) <= head + tail + CONTEXT_WORDS:
         return [Row("same", "".join(left), "".join(right))]
     rows = []
