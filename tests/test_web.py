@@ -104,6 +104,7 @@ def test_search_page_collapses_copies_and_marks_matches(client: TestClient) -> N
     found = get(client, "/search.json?q=river+survey").json()
     row = next(h for h in found["hits"] if h["hidden"])
     html = get(client, "/?q=river+survey").text
+    assert get(client, "/search?q=river+survey").text == html, "/search is not the search page"
     block = html[html.index(f'id="hit-{row["id"]}"'):]
     block = block[:block.index("</li>\n  <li") if "</li>\n  <li" in block else len(block)]
     assert f"+{row['hidden']} copies</summary>" in block, f"no '+N copies' to expand for row {row['id']}"
@@ -219,6 +220,12 @@ def test_failures_are_the_cli_failures(corpus: CorpusStore, client: TestClient) 
     for failed in want:
         assert failed["reason"].replace("'", "&#39;").replace('"', "&#34;")[:40] in html, \
             f"the reason for {failed['path']} is not shown"
+    with open_store(corpus.db, readonly=True) as store:
+        _, [(failed_id,)] = store.execute("SELECT id FROM items WHERE path = :p AND part = :q",
+                                          {"p": want[0]["path"], "q": want[0]["part"]})
+    item = get(client, f"/items/{failed_id}").text
+    assert "No text was extracted" in item and want[0]["status"] in item, "a failed item's page should say why"
+    assert "it has no text" in get(client, f"/clusters/{failed_id}.json", 404).json()["error"]
 
 
 def test_status_shows_the_daemon_folders_and_last_errors(client: TestClient, state: daemons.DaemonPaths) -> None:
