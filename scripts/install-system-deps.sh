@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Debian packages that extraction of some formats needs.  Installs only what is
+# Debian packages that extraction of some formats (and the browser tests) need.  Installs only what is
 # missing, and only where it can (root with apt-get); elsewhere it says what to
 # install and carries on: those formats then report a clear "missing tool" error.
 set -euo pipefail
 packages=(antiword)   # antiword: Word 97-2003 .doc (lifededup/extract/office.py)
+packages+=(chromium)  # the web view's browser tests (tests/test_web_browser.py), driven by Playwright
 missing=()
 for pkg in "${packages[@]}"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")

@@ -24,6 +24,7 @@ def main() -> None:
       lifededup failures                what could not be read, and why
       lifededup folders add PATH        keep a folder indexed: `lifededup watch` or `daemon start`
       lifededup sql "SELECT ..."        read-only SQL on the store (tables: README, "The store")
+      lifededup serve                   the same in a web browser, clusters side by side
     \b
     Looking closer:
       lifededup fingerprint FILE...     SHA-1 and super-shingle features of files
@@ -44,6 +45,7 @@ def _register() -> None:
     from lifededup.cli import report  # noqa: F401
     from lifededup.cli import index  # noqa: F401
     from lifededup.cli import watch  # noqa: F401
+    from lifededup.cli import serve  # noqa: F401
 
 
 _register()

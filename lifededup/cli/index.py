@@ -8,7 +8,6 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict
 from pathlib import Path
 from types import FrameType
 
@@ -117,7 +116,7 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
 
 @main.command("failures")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Show at most this many.")
-@click.option("--json", "as_json", is_flag=True, help="A JSON list of {path, part, status, reason}.")
+@click.option("--json", "as_json", is_flag=True, help="A JSON list of objects: path, part, status, reason.")
 @db_option
 def failures_command(limit: int | None, as_json: bool, db: str | None) -> None:
     """List the files and parts that could not be read, and why.
@@ -129,7 +128,7 @@ def failures_command(limit: int | None, as_json: bool, db: str | None) -> None:
     with opened_store(db, readonly=True) as store:
         found = failures(store, limit)
     if as_json:
-        click.echo(json.dumps([asdict(item) for item in found], indent=2))
+        click.echo(json.dumps([item.to_dict() for item in found], indent=2, ensure_ascii=False))
         return
     for item in found:
         name = f"{item.path} [{item.part}]" if item.part else item.path

@@ -155,9 +155,7 @@ def _print_explanation(found: Explanation) -> None:
                f"at least {found.threshold} shared features)")
     click.echo(f"  {'id':>7}  {'why':<22} {'shared':>6} {'resemblance':>11} {'edit dist':>9}  path")
     for reason in found.reasons:
-        why = "representative" if reason.representative else ("exact copy" if reason.exact else "near copy")
-        if found.method == "transitive" and not (reason.representative or reason.exact):
-            why = "linked (transitive)"
+        why = found.why(reason)
         mark = ">" if reason.item.id == item.id else " "
         click.echo(f"{mark} {reason.item.id:>7}  {why:<22} {reason.shared_features:>4}/6 "
                    f"{_fraction(reason.resemblance):>11} {_fraction(reason.word_edit_distance):>9}  "

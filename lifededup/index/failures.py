@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from lifededup.store import Store
 
-_FAILED = ("SELECT path, part, status, error FROM items WHERE status != 'ok' "
-           "ORDER BY path, part LIMIT :limit")
+# Two range seeks on ix_items_status (failures are few); `!=` would scan every
+# item, and `+path` keeps SQLite from walking the (path, part) index instead.
+_FAILED = ("SELECT path, part, status, error FROM items WHERE status < 'ok' OR status > 'ok' "
+           "ORDER BY +path, part LIMIT :limit")
 
 
 @dataclass(frozen=True)
@@ -16,6 +19,10 @@ class FailedItem:
     part: str
     status: str
     reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The shape of ``lifededup failures --json`` and the web view's ``/failures.json``."""
+        return asdict(self)
 
 
 def failures(store: Store, limit: int | None = None) -> list[FailedItem]:

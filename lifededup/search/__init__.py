@@ -6,7 +6,7 @@ the duplicates in the result set hidden behind it.
 
 Public API:
 
-``search(store, query, filters=Filters(), *, limit=20, collapse=True, cluster=None, dedup=None) -> SearchResult``
+``search(store, query, filters=Filters(), *, limit=20, collapse=True, cluster=None, dedup=None, offset=0) -> SearchResult``
     ``query`` is FTS5 syntax (``SYNTAX`` says it for people), ranked by
     bm25; ``None`` with filters or ``cluster`` lists by date, newest first.
     Collapsed: one :class:`Hit` per cluster (its best-ranked matching member)

@@ -86,6 +86,7 @@ def search(
     collapse: bool = True,
     cluster: int | None = None,
     dedup: str | None = None,
+    offset: int = 0,
 ) -> SearchResult:
     """Search the store, best match first.
 
@@ -94,7 +95,8 @@ def search(
     (seeds/000 section 2.2 step 9).  ``collapse=False`` shows every item;
     ``cluster`` shows the matching members of one cluster; ``dedup`` (a
     detector spec such as ``"simhash:3"``) ignores the stored clusters and
-    de-duplicates the best-ranked results themselves (seeds/004).
+    de-duplicates the best-ranked results themselves (seeds/004).  ``offset``
+    skips that many rows: the next page (not with ``dedup``).
 
     Raises :class:`QuerySyntaxError` for a query FTS5 cannot parse,
     ``ValueError`` for a bad detector spec or an empty search.
@@ -103,13 +105,15 @@ def search(
         query = None
     if query is None and cluster is None and not filters.active:
         raise ValueError("give a query, a filter (--kind, --since, --until, --path) or --cluster")
+    if offset and dedup is not None:
+        raise ValueError("--dedup de-duplicates the best-ranked results only: it has no next page")
     with store.transaction() as conn:
         try:
             if dedup is not None:
                 return _deduplicated(conn, query, filters, limit, dedup)
             collapse = collapse and cluster is None
             mode: Mode = "cluster" if cluster is not None else ("collapsed" if collapse else "all")
-            return _page(conn, query, filters, limit, cluster, mode)
+            return _page(conn, query, filters, limit, cluster, mode, offset)
         except DBAPIError as exc:
             reason = str(exc.orig)
             if query is not None and is_query_error(reason):
@@ -123,9 +127,10 @@ _ROW = "id, path, part, kind, title, rank, cluster_id, hidden"
 def _page_sql(results: str, mode: Mode) -> str:
     """One page of rows, best first."""
     if mode == "collapsed":
-        return f"SELECT {_ROW} FROM ({collapse_sql(results)}) ORDER BY rank, id LIMIT :limit"
+        return f"SELECT {_ROW} FROM ({collapse_sql(results)}) ORDER BY rank, id LIMIT :limit OFFSET :offset"
     # the page first, then its items: no item is read that is not shown
-    return (f"WITH page AS MATERIALIZED (SELECT id, rank FROM ({results}) ORDER BY rank, id LIMIT :limit) "
+    return (f"WITH page AS MATERIALIZED (SELECT id, rank FROM ({results}) ORDER BY rank, id "
+            "LIMIT :limit OFFSET :offset) "
             "SELECT p.id, i.path, i.part, i.kind, i.title, p.rank, c.cluster_id, 0 AS hidden "
             "FROM page p JOIN items i ON i.id = p.id LEFT JOIN clusters c ON c.item_id = p.id ORDER BY p.rank, p.id")
 
@@ -140,9 +145,9 @@ def _totals(conn: Connection, query: str | None, filters: Filters, cluster: int 
 
 
 def _page(conn: Connection, query: str | None, filters: Filters, limit: int, cluster: int | None,
-          mode: Mode) -> SearchResult:
+          mode: Mode, offset: int = 0) -> SearchResult:
     results, params = results_sql(query, filters, cluster=cluster)
-    rows = conn.exec_driver_sql(_page_sql(results, mode), {**params, "limit": limit}).all()
+    rows = conn.exec_driver_sql(_page_sql(results, mode), {**params, "limit": limit, "offset": offset}).all()
     hits = [_hit(r) for r in rows]
     matches, clusters = _totals(conn, query, filters, cluster)
     if not hits:

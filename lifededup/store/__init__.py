@@ -35,6 +35,11 @@ features and exact resemblance of each member with the representative),
 ``find_item(store, id_or_path) -> ItemSummary``.
 ``check_store(store) -> list[Problem]``: the invariants and SQLite's own checks.
 
+An item in full (``details.py``): ``item_details(store, ids) -> {id: ItemDetails}``
+(metadata, its date, its cluster), ``item_text(store, id)``,
+``item_parts(store, id, limit=200) -> (parts, total)`` (a mailbox's messages,
+a mail's attachments).
+
 Watched folders (``folders.py``): ``list_folders(store)``,
 ``add_folder(store, path, include, exclude)``, ``remove_folder(store, path, forget=False)``,
 ``items_under(store, path)``,
@@ -52,6 +57,7 @@ from pathlib import Path
 
 from lifededup.store.check import Problem, check_store
 from lifededup.store.clustering import METHODS, Method
+from lifededup.store.details import ItemDetails, item_details, item_parts, item_text
 from lifededup.store.errors import (
     ItemNotFound,
     ParamsMismatch,
@@ -80,6 +86,7 @@ __all__ = [
     "Cluster",
     "ENV_VAR",
     "Explanation",
+    "ItemDetails",
     "ItemSummary",
     "Problem",
     "Reason",
@@ -88,6 +95,9 @@ __all__ = [
     "collapse_sql",
     "explain",
     "find_item",
+    "item_details",
+    "item_parts",
+    "item_text",
     "FEATURE_COLUMNS",
     "METHODS",
     "ItemNotFound",

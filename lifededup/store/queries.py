@@ -124,6 +124,14 @@ class Explanation:
     threshold: int
     reasons: list[Reason]  # the representative first
 
+    def why(self, reason: Reason) -> str:
+        """Why a member is in the cluster, in words."""
+        if reason.representative:
+            return "representative"
+        if reason.exact:
+            return "exact copy"
+        return "linked (transitive)" if self.method == "transitive" else "near copy"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "item": self.item.to_dict(),

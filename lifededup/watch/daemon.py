@@ -59,6 +59,9 @@ class DaemonStatus:
     # the watcher's last WatchStatus as written, with "store" and "updated_at"
     report: dict[str, Any] | None
 
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
 
 def _write_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

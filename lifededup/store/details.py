@@ -1,0 +1,86 @@
+"""An item in full: its metadata, its text and the parts inside it -- what a
+page about one document shows, beside ``explain``'s cluster."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import text
+
+from lifededup.store.clustering import id_lists
+from lifededup.store.store import Store
+
+_COLUMNS = ("i.id, i.path, i.part, i.parent_id, i.kind, i.mime_type, i.size, i.mtime, i.doc_date, i.title, "
+            "i.raw_sha1, i.status, i.error, i.indexed_at, c.cluster_id")
+_DETAILS = f"SELECT {_COLUMNS} FROM items i LEFT JOIN clusters c ON c.item_id = i.id"
+
+
+@dataclass(frozen=True)
+class ItemDetails:
+    """What the store knows of an item besides its text.  ``date`` is the
+    date a person files it under: its own (``doc_date``), else its mtime, as
+    ISO text."""
+
+    id: int
+    path: str
+    part: str
+    parent_id: int | None
+    kind: str
+    mime_type: str | None
+    size: int | None
+    date: str | None
+    title: str | None
+    raw_sha1: str | None
+    status: str
+    error: str | None
+    indexed_at: str
+    cluster_id: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _date(doc_date: object, mtime: object) -> str | None:
+    if doc_date:
+        return str(doc_date)
+    if mtime is None:
+        return None
+    return datetime.fromtimestamp(float(str(mtime)), timezone.utc).isoformat(timespec="seconds")
+
+
+def _details(row: Any) -> ItemDetails:
+    return ItemDetails(
+        id=int(row[0]), path=str(row[1]), part=str(row[2]), parent_id=None if row[3] is None else int(row[3]),
+        kind=str(row[4]), mime_type=row[5], size=None if row[6] is None else int(row[6]), date=_date(row[8], row[7]),
+        title=row[9], raw_sha1=row[10], status=str(row[11]), error=row[12], indexed_at=str(row[13]),
+        cluster_id=None if row[14] is None else int(row[14]),
+    )
+
+
+def item_details(store: Store, item_ids: Iterable[int]) -> dict[int, ItemDetails]:
+    """The details of these items, by id (ids the store lacks are left out)."""
+    found: dict[int, ItemDetails] = {}
+    with store.transaction() as conn:
+        for marks in id_lists(sorted({int(i) for i in item_ids})):
+            found.update((d.id, d) for d in map(_details, conn.exec_driver_sql(f"{_DETAILS} WHERE i.id IN ({marks})")))
+    return found
+
+
+def item_text(store: Store, item_id: int) -> str | None:
+    """The item's extracted text (None without text, or without the item)."""
+    with store.transaction() as conn:
+        value = conn.execute(text("SELECT text FROM items WHERE id = :i"), {"i": item_id}).scalar()
+    return None if value is None else str(value)
+
+
+def item_parts(store: Store, item_id: int, *, limit: int = 200) -> tuple[list[ItemDetails], int]:
+    """The items inside this one (a mailbox's messages, a mail's
+    attachments), first ``limit`` by id, and how many there are."""
+    with store.transaction() as conn:
+        rows = conn.execute(text(f"{_DETAILS} WHERE i.parent_id = :p ORDER BY i.id LIMIT :limit"),
+                            {"p": item_id, "limit": limit}).all()
+        total = conn.execute(text("SELECT count(*) FROM items WHERE parent_id = :p"), {"p": item_id}).scalar()
+    return [_details(r) for r in rows], int(total or 0)

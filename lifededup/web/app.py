@@ -1,0 +1,249 @@
+"""The web application: routes, each a page and its ``.json`` twin, over a
+read-only store (one connection per server thread, as ``Store`` asks)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from lifededup.extract.base import KINDS
+from lifededup.search import SYNTAX, QuerySyntaxError
+from lifededup.store import ItemDetails, Store, StoreError, clusters, open_store
+from lifededup.watch import daemon as daemons
+from lifededup.web import pages
+from lifededup.web.access import Access, Guard
+from lifededup.web.pages import BadRequest, NotFound, SearchForm
+
+# the dups page: the largest clusters
+CLUSTERS_SHOWN = 100
+
+
+class Stores:
+    """One read-only :class:`Store` per server thread, opened on first use."""
+
+    def __init__(self, db: str | Path | None) -> None:
+        self.db = db
+        self._local = threading.local()
+        self._opened: list[Store] = []
+        self._lock = threading.Lock()
+        first = open_store(db, readonly=True)  # a missing or foreign store fails here, not on a page
+        self.location = str(first.location)
+        self._local.store = first
+        self._opened.append(first)
+
+    def get(self) -> Store:
+        store: Store | None = getattr(self._local, "store", None)
+        if store is None:
+            store = self._local.store = open_store(self.db, readonly=True)
+            with self._lock:
+                self._opened.append(store)
+        return store
+
+    def close(self) -> None:
+        with self._lock:
+            for store in self._opened:
+                store.close()
+            self._opened.clear()
+
+
+def _home(path: str) -> str:
+    home = os.path.expanduser("~")
+    return "~" + path[len(home):] if home != "/" and path.startswith(home + os.sep) else path
+
+
+def _size(value: int | None) -> str:
+    if value is None:
+        return ""
+    size = float(value)
+    for unit in ("B", "kB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    return ""  # pragma: no cover
+
+
+def _format(details: ItemDetails) -> str:
+    """A short name for an item's format: its file's suffix, else its MIME type's last word."""
+    suffix = Path(details.path).suffix.lstrip(".")
+    if suffix and not details.part:
+        return suffix.upper()
+    return (details.mime_type or details.kind).rsplit("/", 1)[-1]
+
+
+def _fraction(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def _when(timestamp: float | None) -> str:
+    return "never" if not timestamp else datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _environment() -> Environment:
+    env = Environment(loader=PackageLoader("lifededup.web", "templates"), autoescape=True,
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(home=_home, size=_size, format=_format, fraction=_fraction, when=_when)
+    env.globals.update(SYNTAX=SYNTAX, kinds=KINDS)
+    return env
+
+
+class View:
+    """The routes, over one store."""
+
+    def __init__(self, stores: Stores, daemon_paths: daemons.DaemonPaths) -> None:
+        self.stores = stores
+        self.daemon_paths = daemon_paths
+        self.env = _environment()
+
+    def html(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+        page = self.env.get_template(template).render(store=self.stores.location, **context)
+        return HTMLResponse(page, status_code=status_code)
+
+    # -- search ------------------------------------------------------------
+
+    def _form(self, request: Request) -> SearchForm:
+        params = request.query_params
+        return SearchForm.read(params.get("q"), params.getlist("kind"), params)
+
+    def search_page(self, request: Request) -> Response:
+        try:
+            form = self._form(request)
+        except BadRequest as exc:
+            return self.html("search.html", 400, form=SearchForm(), result=None, error=str(exc), pages=1)
+        if form.empty:
+            return self.html("search.html", form=form, result=None, error=None, pages=1)
+        try:
+            result = pages.run_search(self.stores.get(), form)
+        except (BadRequest, ValueError) as exc:  # QuerySyntaxError, a kind no item has
+            return self.html("search.html", 400, form=form, result=None, error=str(exc), pages=1,
+                             syntax=isinstance(exc, QuerySyntaxError))
+        return self.html("search.html", form=form, result=result, error=None, pages=pages.pages(result, form))
+
+    def search_json(self, request: Request) -> Response:
+        """``lifededup search --json``'s object."""
+        try:
+            result = pages.run_search(self.stores.get(), self._form(request))
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from exc
+        return JSONResponse(result.to_dict())
+
+    # -- clusters -----------------------------------------------------------
+
+    def clusters_page(self, request: Request) -> Response:
+        return self.html("clusters.html", clusters=clusters(self.stores.get(), limit=CLUSTERS_SHOWN))
+
+    def clusters_json(self, request: Request) -> Response:
+        """``lifededup dups --json --limit 100``'s list."""
+        return JSONResponse([c.to_dict() for c in clusters(self.stores.get(), limit=CLUSTERS_SHOWN)])
+
+    def cluster_page(self, request: Request) -> Response:
+        compare = request.query_params.get("compare")
+        if compare is not None and not compare.isdigit():
+            raise BadRequest(f"compare must be an item id, not {compare!r}")
+        view = pages.cluster_view(self.stores.get(), request.path_params["cluster_id"],
+                                  None if compare is None else int(compare))
+        return self.html("cluster.html", view=view)
+
+    def cluster_json(self, request: Request) -> Response:
+        """``lifededup show CLUSTER_ID --json``'s object."""
+        found = pages.cluster_explanation(self.stores.get(), request.path_params["cluster_id"])
+        return JSONResponse(found.to_dict())
+
+    # -- items --------------------------------------------------------------
+
+    def item_page(self, request: Request) -> Response:
+        return self.html("item.html", view=pages.item_view(self.stores.get(), request.path_params["item_id"]))
+
+    def item_json(self, request: Request) -> Response:
+        """``lifededup show ITEM_ID --json``'s object."""
+        return JSONResponse(pages.item_view(self.stores.get(), request.path_params["item_id"]).explanation.to_dict())
+
+    def original(self, request: Request) -> Response:
+        """The item's own file, as a download: never shown in this origin,
+        where a hostile HTML file could act as the view."""
+        view = pages.item_view(self.stores.get(), request.path_params["item_id"])
+        if view.original is None:
+            raise NotFound(f"the file of item {view.details.id} is not there to hand out "
+                           "(moved, gone, or reached through a link)")
+        return FileResponse(view.original, media_type="application/octet-stream",
+                            filename=view.original.name, content_disposition_type="attachment")
+
+    # -- failures and status ----------------------------------------------------
+
+    def failures_page(self, request: Request) -> Response:
+        found = pages.failed_items(self.stores.get())
+        return self.html("failures.html", failures=found, limit=pages.FAILURES_SHOWN)
+
+    def failures_json(self, request: Request) -> Response:
+        """``lifededup failures --json --limit 1000``'s list."""
+        return JSONResponse([f.to_dict() for f in pages.failed_items(self.stores.get())])
+
+    def status_page(self, request: Request) -> Response:
+        return self.html("status.html", view=pages.status_view(self.stores.get(), self.daemon_paths))
+
+    def status_json(self, request: Request) -> Response:
+        return JSONResponse(pages.status_view(self.stores.get(), self.daemon_paths).to_dict())
+
+    def routes(self) -> list[Route | Mount]:
+        pairs: list[tuple[str, Callable[[Request], Response], Callable[[Request], Response]]] = [
+            ("/search", self.search_page, self.search_json),
+            ("/clusters", self.clusters_page, self.clusters_json),
+            ("/clusters/{cluster_id:int}", self.cluster_page, self.cluster_json),
+            ("/items/{item_id:int}", self.item_page, self.item_json),
+            ("/failures", self.failures_page, self.failures_json),
+            ("/status", self.status_page, self.status_json),
+        ]
+        routes: list[Route | Mount] = [Route("/", self.search_page)]
+        for path, page, as_json in pairs:
+            routes += [Route(path, page), Route(path + ".json", as_json)]
+        routes.append(Route("/items/{item_id:int}/original", self.original))
+        routes.append(Mount("/static", StaticFiles(packages=[("lifededup.web", "static")]), name="static"))
+        return routes
+
+    # -- errors -------------------------------------------------------------
+
+    def error(self, request: Request, exc: Exception) -> Response:
+        status = 404 if isinstance(exc, NotFound) else 400 if isinstance(exc, BadRequest) else 500
+        message = str(exc)
+        if request.url.path.endswith(".json"):
+            return JSONResponse({"error": message}, status_code=status)
+        return self.html("error.html", status, status=status, message=message)
+
+    def not_found(self, request: Request, exc: Exception) -> Response:
+        return self.error(request, NotFound(f"nothing at {request.url.path}"))
+
+
+def create_app(db: str | Path | None = None, *, access: Access = Access("127.0.0.1", None),
+               daemon_paths: daemons.DaemonPaths | None = None) -> Starlette:
+    """The view of the store ``db`` (a path or ``sqlite:///`` URL; None: the
+    default store), read-only, guarded by ``access``.  Raises ``StoreError``
+    when there is no usable store."""
+    stores = Stores(db)
+    view = View(stores, daemon_paths or daemons.DaemonPaths.default())
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        stores.close()
+
+    app = Starlette(
+        routes=view.routes(),
+        middleware=[Middleware(Guard, access=access)],
+        exception_handlers={NotFound: view.error, BadRequest: view.error, StoreError: view.error,
+                            404: view.not_found},
+        lifespan=lifespan,
+    )
+    app.state.store = stores.location
+    return app

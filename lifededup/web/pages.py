@@ -1,0 +1,293 @@
+"""What each page shows, from the library's calls alone (``lifededup.store``,
+``lifededup.search``, ``lifededup.index``, ``lifededup.watch``): no SQL here,
+so the view reads any store those calls read.  The JSON of a page is the
+library's own ``to_dict()``, the very shape the CLI's ``--json`` prints."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from lifededup.index import FailedItem, failures
+from lifededup.search import Filters, SearchResult, search
+from lifededup.store import (
+    Explanation,
+    ItemDetails,
+    ItemNotFound,
+    Reason,
+    Store,
+    WatchedFolder,
+    explain,
+    item_details,
+    item_parts,
+    item_text,
+    list_folders,
+)
+from lifededup.watch import daemon as daemons
+from lifededup.web.diff import WordDiff, word_diff
+
+PAGE_ROWS = 20
+MAX_ROWS = 100
+FAILURES_SHOWN = 1000
+LOG_LINES = 12
+
+
+class BadRequest(ValueError):
+    """A parameter the page cannot use; the message says which and why."""
+
+
+class NotFound(LookupError):
+    """No such item or cluster; the message says what to try."""
+
+
+# -- search ------------------------------------------------------------------
+
+
+def _day(name: str, value: str | None) -> date | None:
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value) if len(value) == 10 else datetime.fromisoformat(value).date()
+    except ValueError:
+        raise BadRequest(f"{name}: {value!r} is not a date; write it as YYYY-MM-DD, e.g. 2024-03-01") from None
+
+
+def _whole(name: str, value: str | None, default: int, low: int, high: int) -> int:
+    if not value:
+        return default
+    if not value.isdigit() or not low <= int(value) <= high:
+        raise BadRequest(f"{name} must be a whole number from {low} to {high}, not {value!r}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class SearchForm:
+    """The search page's parameters, as ``lifededup search``'s options:
+    ``q``, ``kind`` (repeatable), ``since``, ``until``, ``path``, ``all``,
+    ``limit``, and ``page`` (from 1)."""
+
+    query: str | None = None
+    kinds: tuple[str, ...] = ()
+    since: date | None = None
+    until: date | None = None
+    path: str | None = None
+    show_all: bool = False
+    limit: int = PAGE_ROWS
+    page: int = 1
+
+    @classmethod
+    def read(cls, query: str | None, kinds: Sequence[str], values: Mapping[str, str]) -> SearchForm:
+        form = cls(
+            query=(query or "").strip() or None,
+            kinds=tuple(k for k in kinds if k),
+            since=_day("since", values.get("since")),
+            until=_day("until", values.get("until")),
+            path=values.get("path") or None,
+            show_all=values.get("all", "") not in ("", "0"),
+            limit=_whole("limit", values.get("limit"), PAGE_ROWS, 1, MAX_ROWS),
+            page=_whole("page", values.get("page"), 1, 1, 1_000_000),
+        )
+        _ = form.filters  # a --since after --until is a bad request, said now
+        return form
+
+    @property
+    def filters(self) -> Filters:
+        try:
+            return Filters(kinds=self.kinds, since=self.since, until=self.until, path=self.path)
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from exc
+
+    @property
+    def empty(self) -> bool:
+        return self.query is None and not self.filters.active
+
+    def link(self, **changes: Any) -> str:
+        """This search's query string, with ``changes`` (e.g. ``page=2``)."""
+        form = replace(self, **changes)
+        pairs: list[tuple[str, str]] = [("q", form.query or "")]
+        pairs += [("kind", k) for k in form.kinds]
+        pairs += [(k, str(v)) for k, v in (("since", form.since), ("until", form.until), ("path", form.path))
+                  if v is not None]
+        if form.show_all:
+            pairs.append(("all", "1"))
+        if form.limit != PAGE_ROWS:
+            pairs.append(("limit", str(form.limit)))
+        if form.page != 1:
+            pairs.append(("page", str(form.page)))
+        return "?" + urlencode(pairs)
+
+
+def run_search(store: Store, form: SearchForm) -> SearchResult:
+    """The same call ``lifededup search`` makes, one page further on."""
+    if form.empty:
+        raise BadRequest("give a query, a kind, a date or a path")
+    return search(store, form.query, form.filters, limit=form.limit, collapse=not form.show_all,
+                  offset=(form.page - 1) * form.limit)
+
+
+def pages(result: SearchResult, form: SearchForm) -> int:
+    return max(1, -(-result.rows // form.limit))
+
+
+# -- clusters and items -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClusterView:
+    """A cluster, each member's details, and one member side by side with
+    the representative."""
+
+    explanation: Explanation
+    details: dict[int, ItemDetails]
+    compared: Reason | None = None
+    diff: WordDiff | None = None
+
+    @property
+    def cluster_id(self) -> int:
+        assert self.explanation.cluster_id is not None
+        return self.explanation.cluster_id
+
+    @property
+    def representative(self) -> Reason:
+        return self.explanation.reasons[0]
+
+
+def _explain(store: Store, item_id: int) -> Explanation:
+    try:
+        return explain(store, item_id)
+    except ItemNotFound as exc:
+        raise NotFound(str(exc)) from exc
+
+
+def _default_compared(reasons: list[Reason]) -> Reason | None:
+    """The member most worth a look: the nearest that is not a copy."""
+    others = [r for r in reasons[1:] if not r.exact]
+    return min(others, key=lambda r: (-(r.resemblance or 0.0), r.item.id)) if others else None
+
+
+def cluster_view(store: Store, cluster_id: int, compare: int | None = None) -> ClusterView:
+    """``cluster_id`` is the representative's item id (as ``search`` and
+    ``dups`` give it); ``compare`` a member to set beside it."""
+    explanation = cluster_explanation(store, cluster_id)
+    details = item_details(store, [r.item.id for r in explanation.reasons])
+    if compare is None:
+        compared = _default_compared(explanation.reasons)
+    else:
+        compared = next((r for r in explanation.reasons if r.item.id == compare), None)
+        if compared is None:
+            raise NotFound(f"item {compare} is not in cluster {cluster_id}")
+    diff = None
+    if compared is not None:
+        diff = word_diff(item_text(store, cluster_id) or "", item_text(store, compared.item.id) or "")
+    return ClusterView(explanation, details, compared, diff)
+
+
+def cluster_explanation(store: Store, cluster_id: int) -> Explanation:
+    """``lifededup show CLUSTER_ID``: the cluster as its representative explains it."""
+    explanation = _explain(store, cluster_id)
+    if explanation.cluster_id != cluster_id:
+        where = (f"it is in cluster {explanation.cluster_id}" if explanation.cluster_id is not None
+                 else "it has no text, so no cluster")
+        raise NotFound(f"{cluster_id} is an item but not a cluster: {where}")
+    return explanation
+
+
+@dataclass(frozen=True)
+class ItemView:
+    details: ItemDetails
+    text: str | None
+    explanation: Explanation
+    members: dict[int, ItemDetails]
+    parent: ItemDetails | None
+    parts: list[ItemDetails] = field(default_factory=list)
+    parts_total: int = 0
+    original: Path | None = None
+
+    @property
+    def file_uri(self) -> str:
+        """A file:// link to the item's file, for the desktop to open."""
+        path = Path(self.details.path)
+        return path.as_uri() if path.is_absolute() else ""
+
+
+def item_view(store: Store, item_id: int) -> ItemView:
+    explanation = _explain(store, item_id)
+    ids = [r.item.id for r in explanation.reasons]
+    found = item_details(store, [item_id, *ids])
+    details = found[item_id]
+    parent = None
+    if details.parent_id is not None:
+        parent = item_details(store, [details.parent_id]).get(details.parent_id)
+    parts, total = item_parts(store, item_id)
+    return ItemView(details, item_text(store, item_id), explanation, {i: found[i] for i in ids if i in found},
+                    parent, parts, total, original_file(details))
+
+
+def original_file(details: ItemDetails) -> Path | None:
+    """The file an item was read from, if it may be handed out: an indexed
+    item's own file, by its stored absolute path, still a regular file
+    there, reached through no link (a link swapped in since indexing could
+    point anywhere).  No other file is ever served."""
+    path = Path(details.path)
+    if not path.is_absolute() or Path(os.path.realpath(path)) != Path(os.path.normpath(path)):
+        return None
+    return path if path.is_file() else None
+
+
+# -- failures and status --------------------------------------------------------
+
+
+def failed_items(store: Store, limit: int = FAILURES_SHOWN) -> list[FailedItem]:
+    """``lifededup failures --limit N``."""
+    return failures(store, limit)
+
+
+@dataclass(frozen=True)
+class StatusView:
+    """The store, its watched folders, and the watcher daemon as its status
+    file and log tell it."""
+
+    store: str
+    folders: list[WatchedFolder]
+    daemon: daemons.DaemonStatus
+    log: list[str]
+    log_path: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "store": self.store,
+            "folders": [_folder_dict(f) for f in self.folders],
+            "daemon": self.daemon.to_dict(),
+            "log": self.log,
+            "log_path": self.log_path,
+        }
+
+
+def _folder_dict(folder: WatchedFolder) -> dict[str, Any]:
+    return {"path": folder.path, "include": list(folder.include), "exclude": list(folder.exclude),
+            "added_at": _iso(folder.added_at), "last_scanned_at": _iso(folder.last_scanned_at)}
+
+
+def _iso(when: datetime | None) -> str | None:
+    return None if when is None else when.isoformat(sep=" ", timespec="seconds")
+
+
+def _tail(path: Path, lines: int = LOG_LINES) -> list[str]:
+    """The last lines of the daemon's log: its last errors."""
+    try:
+        with path.open("rb") as log:
+            log.seek(0, os.SEEK_END)
+            log.seek(max(0, log.tell() - 16384))
+            return log.read().decode("utf-8", errors="replace").splitlines()[-lines:]
+    except OSError:
+        return []
+
+
+def status_view(store: Store, paths: daemons.DaemonPaths) -> StatusView:
+    return StatusView(str(store.location), list_folders(store), daemons.read_status(paths), _tail(paths.log),
+                      str(paths.log))

@@ -1,0 +1,438 @@
+"""The web view (``lifededup serve``) through HTTP, with Starlette's test
+client, on real stores: sample_corpus/ indexed by the indexer, and a folder of
+hostile documents.  Every route; each ``.json`` page against the CLI's
+``--json`` on the same store; escaping; path traversal; the host and token
+rule; and a store left untouched."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web view needs its extra: pip install '.[web]'")
+
+from click.testing import CliRunner  # noqa: E402
+from corpus_store import CorpusStore, corpus_store  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from starlette.testclient import TestClient  # noqa: E402
+from web_samples import SCRIPT, hostile_store  # noqa: E402
+
+from lifededup.cli import main  # noqa: E402
+from lifededup.store import open_store  # noqa: E402
+from lifededup.watch import WatchStatus  # noqa: E402
+from lifededup.watch import daemon as daemons  # noqa: E402
+from lifededup.web import RemoteRefused, access_for, create_app, word_diff  # noqa: E402
+from lifededup.web.access import TOKEN_COOKIE  # noqa: E402
+from lifededup.web.diff import CONTEXT_WORDS, tokens  # noqa: E402
+
+LOCAL = "http://127.0.0.1:8765"
+
+
+def cli_json(*args: str) -> Any:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, f"lifededup {' '.join(args)} failed: {result.output}"
+    return json.loads(result.output)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
+    return corpus_store(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def state(tmp_path_factory: pytest.TempPathFactory) -> daemons.DaemonPaths:
+    """The daemon's folder, as a watcher would leave it: a status file and a log."""
+    paths = daemons.DaemonPaths(tmp_path_factory.mktemp("state"))
+    status = WatchStatus(watching=["/home/me/Documents"], pending=3, indexed=41, failed=2, state="watching",
+                         last_indexed_at=1_700_000_000.0)
+    daemons.write_status(paths, status, "/home/me/.local/share/lifededup/lifededup.db")
+    paths.log.write_text("started\nerror: /home/me/Documents/<broken>.pdf: not a PDF\n", encoding="utf-8")
+    return paths
+
+
+@pytest.fixture(scope="module")
+def client(corpus: CorpusStore, state: daemons.DaemonPaths) -> Iterator[TestClient]:
+    with TestClient(create_app(corpus.db, daemon_paths=state), base_url=LOCAL) as client:
+        yield client
+
+
+def get(client: TestClient, url: str, status: int = 200) -> Any:
+    response = client.get(url)
+    assert response.status_code == status, f"GET {url}: {response.status_code}, wanted {status}: {response.text[:500]}"
+    return response
+
+
+# -- search -------------------------------------------------------------------
+
+SEARCHES = [
+    (["river survey"], "q=river+survey"),
+    (["survey", "--kind", "document", "--limit", "5"], "q=survey&kind=document&limit=5"),
+    (["--kind", "email", "--since", "2024-10-01", "--until", "2024-10-31"],
+     "kind=email&since=2024-10-01&until=2024-10-31"),
+    (["sourdough", "--all", "--path", "Web/*"], "q=sourdough&all=1&path=Web%2F*"),
+    (["report", "--kind", "document", "--kind", "email"], "q=report&kind=document&kind=email"),
+]
+
+
+@pytest.mark.parametrize("args, query", SEARCHES, ids=[q for _, q in SEARCHES])
+def test_search_json_is_the_cli_json(corpus: CorpusStore, client: TestClient, args: list[str], query: str) -> None:
+    want = cli_json("search", *args, "--json", "--db", str(corpus.db))
+    got = get(client, f"/search.json?{query}").json()
+    assert got == want, f"/search.json?{query} differs from lifededup search {args} --json"
+    assert want["hits"], f"the check is empty: lifededup search {args} found nothing"
+
+
+def test_search_pages_are_the_cli_rows_further_on(corpus: CorpusStore, client: TestClient) -> None:
+    want = cli_json("search", "the", "--limit", "9", "--json", "--db", str(corpus.db))
+    pages = [get(client, f"/search.json?q=the&limit=3&page={n}").json() for n in (1, 2, 3)]
+    assert [h for p in pages for h in p["hits"]] == want["hits"], "pages 1-3 of 3 rows are not the first 9 rows"
+    html = get(client, "/?q=the&limit=3&page=2").text
+    assert 'href="?q=the&amp;limit=3"' in html and 'href="?q=the&amp;limit=3&amp;page=3"' in html, \
+        "page 2 does not link to pages 1 and 3"
+    assert re.search(r'<ol class="hits" start="4">', html), "page 2 does not number its rows from 4"
+
+
+def test_search_page_collapses_copies_and_marks_matches(client: TestClient) -> None:
+    found = get(client, "/search.json?q=river+survey").json()
+    row = next(h for h in found["hits"] if h["hidden"])
+    html = get(client, "/?q=river+survey").text
+    assert get(client, "/search?q=river+survey").text == html, "/search is not the search page"
+    block = html[html.index(f'id="hit-{row["id"]}"'):]
+    block = block[:block.index("</li>\n  <li") if "</li>\n  <li" in block else len(block)]
+    assert f"+{row['hidden']} copies</summary>" in block, f"no '+N copies' to expand for row {row['id']}"
+    for copy in row["copies"]:
+        assert f'href="/items/{copy["id"]}"' in block, f"copy {copy['id']} is not listed under its row"
+    assert f'href="/clusters/{row["cluster_id"]}"' in block, "the row does not link to its cluster"
+    marked = re.findall(r"<mark>(.*?)</mark>", block)
+    assert marked and {m.lower() for m in marked} <= {"river", "survey"}, f"snippet marks {marked}"
+
+
+def test_search_errors_say_what_to_do(client: TestClient) -> None:
+    assert "not a date" in get(client, "/?q=x&since=yesterday", 400).text
+    syntax = get(client, "/?q=%22unbalanced", 400).text
+    assert "Query syntax" in syntax, "a query FTS5 cannot parse should show the syntax"
+    assert "no item of kind" in get(client, "/?q=river&kind=novel", 400).text
+    assert "error" in get(client, "/search.json?q=river&since=2025-01-01&until=2024-01-01", 400).json()
+    assert "give a query" in get(client, "/search.json", 400).json()["error"]
+    home = get(client, "/").text
+    assert "Query syntax" in home and 'name="q"' in home, "the empty search page should teach the syntax"
+
+
+# -- clusters and items --------------------------------------------------------
+
+
+def test_cluster_json_is_show_json_and_dups_json(corpus: CorpusStore, client: TestClient) -> None:
+    dups = cli_json("dups", "--limit", "100", "--json", "--db", str(corpus.db))
+    assert get(client, "/clusters.json").json() == dups, "/clusters.json is not `dups --limit 100 --json`"
+    for cluster in dups[:4]:
+        cid = cluster["cluster_id"]
+        want = cli_json("show", str(cid), "--json", "--db", str(corpus.db))
+        assert get(client, f"/clusters/{cid}.json").json() == want, f"/clusters/{cid}.json is not `show {cid} --json`"
+        member = cluster["members"][-1]["id"]
+        want = cli_json("show", str(member), "--json", "--db", str(corpus.db))
+        assert get(client, f"/items/{member}.json").json() == want, f"/items/{member}.json is not `show --json`"
+    html = get(client, "/clusters").text
+    assert all(f'href="/clusters/{c["cluster_id"]}"' in html for c in dups), "the clusters page misses clusters"
+
+
+def near_cluster(corpus: CorpusStore, client: TestClient) -> dict[str, Any]:
+    """A cluster with a near copy (not only exact ones)."""
+    for cluster in get(client, "/clusters.json").json():
+        shown = get(client, f"/clusters/{cluster['cluster_id']}.json").json()
+        if any(not (m["exact"] or m["representative"]) for m in shown["members"]):
+            return shown
+    raise AssertionError("sample_corpus has no cluster with a near copy")
+
+
+def test_cluster_page_shows_members_and_their_differences(corpus: CorpusStore, client: TestClient) -> None:
+    shown = near_cluster(corpus, client)
+    cid = shown["cluster_id"]
+    html = get(client, f"/clusters/{cid}").text
+    for member in shown["members"]:
+        path = member["item"]["path"]
+        assert f'href="/items/{member["item"]["id"]}"' in html, f"member {path} is not on the cluster page"
+        assert f"{member['resemblance']:.3f}" in html and f"{member['word_edit_distance']:.3f}" in html, \
+            f"resemblance or edit distance of {path} missing"
+    for why in ("representative", "near copy"):
+        assert f'<td class="why">{why}</td>' in html, f"no member is shown as {why!r}"
+    near = next(m for m in shown["members"] if not (m["exact"] or m["representative"]))
+    html = get(client, f"/clusters/{cid}?compare={near['item']['id']}").text
+    side = html[html.index('<table class="side">'):]
+    assert "<del>" in side or "<ins>" in side, "a near copy side by side shows no inserted or deleted words"
+    assert f"item {near['item']['id']}:" in side, "the side-by-side view is not of the member asked for"
+    assert "not in cluster" in get(client, f"/clusters/{cid}?compare=999999", 404).text
+    assert "compare must be an item id" in get(client, f"/clusters/{cid}?compare=x", 400).text
+
+
+def test_a_member_is_not_a_cluster(client: TestClient) -> None:
+    cluster = get(client, "/clusters.json").json()[0]
+    member = cluster["members"][0]["id"]
+    said = get(client, f"/clusters/{member}.json", 404).json()["error"]
+    assert f"it is in cluster {cluster['cluster_id']}" in said, said
+    assert "no item" in get(client, "/clusters/987654", 404).text
+
+
+def test_item_page_shows_text_metadata_cluster_and_original(corpus: CorpusStore, client: TestClient) -> None:
+    cluster = get(client, "/clusters.json").json()[0]
+    item = cluster["members"][0]
+    html = get(client, f"/items/{item['id']}").text
+    path = Path(item["path"])
+    assert f'href="{path.as_uri()}"' in html, "no file:// link to open the original"
+    assert f'href="/clusters/{cluster["cluster_id"]}"' in html, "the item does not link to its cluster"
+    assert all(f'href="/items/{m["id"]}"' in html for m in cluster["members"]), "its copies are not all listed"
+    with open_store(corpus.db, readonly=True) as store:
+        _, [(text, mime)] = store.execute("SELECT text, mime_type FROM items WHERE id = :i", {"i": item["id"]})
+    first_line = str(text).strip().splitlines()[0]
+    assert first_line.replace("&", "&amp;").replace("'", "&#39;").replace('"', "&#34;") in html, \
+        "the item's text is not on its page"
+    assert str(mime) in html, "the item's format is not on its page"
+    original = get(client, f"/items/{item['id']}/original")
+    assert original.content == path.read_bytes(), "the download is not the item's file"
+    assert original.headers["content-disposition"].startswith("attachment"), "the original must be a download"
+
+
+def test_item_in_a_mailbox_links_its_container(corpus: CorpusStore, client: TestClient) -> None:
+    found = get(client, "/search.json?kind=email&path=*.mbox&limit=1").json()["hits"]
+    assert found and found[0]["part"], f"expected a message inside a mailbox, got {found}"
+    mail = found[0]
+    html = get(client, f"/items/{mail['id']}").text
+    assert "<dt>inside</dt>" in html, "a message does not link the mailbox it is in"
+    parent = int(re.search(r'<dt>inside</dt><dd><a href="/items/(\d+)"', html).group(1))  # type: ignore[union-attr]
+    assert f'href="/items/{mail["id"]}"' in get(client, f"/items/{parent}").text, "the mailbox does not list it"
+
+
+# -- failures and status ---------------------------------------------------------
+
+
+def test_failures_are_the_cli_failures(corpus: CorpusStore, client: TestClient) -> None:
+    want = cli_json("failures", "--limit", "1000", "--json", "--db", str(corpus.db))
+    assert want, "sample_corpus has bad files: the check is empty"
+    assert get(client, "/failures.json").json() == want, "/failures.json is not `failures --json`"
+    html = get(client, "/failures").text
+    for failed in want:
+        assert failed["reason"].replace("'", "&#39;").replace('"', "&#34;")[:40] in html, \
+            f"the reason for {failed['path']} is not shown"
+    with open_store(corpus.db, readonly=True) as store:
+        _, [(failed_id,)] = store.execute("SELECT id FROM items WHERE path = :p AND part = :q",
+                                          {"p": want[0]["path"], "q": want[0]["part"]})
+    item = get(client, f"/items/{failed_id}").text
+    assert "No text was extracted" in item and want[0]["status"] in item, "a failed item's page should say why"
+    assert "it has no text" in get(client, f"/clusters/{failed_id}.json", 404).json()["error"]
+
+
+def test_status_shows_the_daemon_folders_and_last_errors(client: TestClient, state: daemons.DaemonPaths) -> None:
+    got = get(client, "/status.json").json()
+    assert got["daemon"]["report"]["pending"] == 3 and got["daemon"]["running"] is False, got
+    assert got["log"][-1].endswith("not a PDF"), got["log"]
+    html = get(client, "/status").text
+    assert "Not running" in html and "3 path(s) in the queue" in html and "/home/me/Documents" in html, html
+    assert "&lt;broken&gt;.pdf: not a PDF" in html, "the log's last error is not shown (escaped)"
+
+
+def test_status_sees_a_running_watcher(corpus: CorpusStore, tmp_path: Path) -> None:
+    paths = daemons.DaemonPaths(tmp_path)
+    daemons.claim(paths)  # what a watcher does as it starts: this process is the watcher
+    daemons.write_status(paths, WatchStatus(watching=[str(tmp_path)], state="indexing", pending=7), str(corpus.db))
+    try:
+        with TestClient(create_app(corpus.db, daemon_paths=paths), base_url=LOCAL) as client:
+            html = get(client, "/status").text
+            assert f"Running (pid {os.getpid()}), indexing" in html, html
+            assert "(not the store shown here)" not in html, "the watcher's store is the one shown"
+            assert get(client, "/status.json").json()["daemon"]["running"] is True
+    finally:
+        daemons.release(paths)
+
+
+# -- hostile documents -------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, Path]]:
+    folder = tmp_path_factory.mktemp("hostile")
+    db = hostile_store(folder)
+    with TestClient(create_app(db), base_url=LOCAL) as client:
+        yield client, folder
+
+
+def test_hostile_text_is_shown_as_text(hostile: tuple[TestClient, Path]) -> None:
+    client, folder = hostile
+    pages = {"search": get(client, "/?q=alert").text}
+    hits = get(client, "/search.json?q=alert&all=1").json()["hits"]
+    assert len(hits) >= 3, f"the hostile documents were not all indexed: {hits}"
+    for hit in hits:
+        pages[f"item {hit['id']}"] = get(client, f"/items/{hit['id']}").text
+        pages[f"cluster {hit['cluster_id']}"] = get(client, f"/clusters/{hit['cluster_id']}").text
+    for where, html in pages.items():
+        assert "<script" not in html and "<iframe" not in html and "<img" not in html, f"{where}: markup got through"
+    assert "&lt;script&gt;alert(&#39;owned&#39;)&lt;/script&gt;" in pages["search"], "the script is not shown as text"
+    assert any("&lt;b&gt;notes&lt;i&gt;" in html for html in pages.values()), "the file name is not escaped"
+    pair = next(h for h in hits if "notes" in h["path"] and h["cluster_size"] == 2)
+    diff = get(client, f"/clusters/{pair['cluster_id']}").text
+    assert "<ins>&lt;/td&gt;&lt;ins&gt;sneaky&lt;/ins&gt; </ins>" in diff, "inserted hostile words not escaped"
+
+
+def test_every_page_forbids_scripts(hostile: tuple[TestClient, Path]) -> None:
+    client, _ = hostile
+    for url in ("/", "/search.json?q=alert", "/items/1", "/static/style.css", "/nowhere"):
+        headers = client.get(url).headers
+        assert "default-src 'none'" in headers["content-security-policy"], f"{url}: no CSP"
+        assert headers["x-content-type-options"] == "nosniff", f"{url}: no nosniff"
+
+
+TRAVERSALS = [
+    "/static/../../../../etc/passwd",
+    "/static/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+    "/static/..%2f..%2f..%2f..%2fetc%2fpasswd",
+    "/static//etc/passwd",
+    "/items/..%2f..%2f..%2fetc%2fpasswd",
+    "/items/1/../../../../etc/passwd",
+    "/items/%2fetc%2fpasswd/original",
+    "/items/-1/original",
+    "/clusters/1%00.json",
+    "/static/style.css%00.html",
+]
+
+
+@pytest.mark.parametrize("url", TRAVERSALS)
+def test_no_path_reaches_outside(hostile: tuple[TestClient, Path], url: str) -> None:
+    client, _ = hostile
+    response = client.get(url)
+    assert response.status_code in (400, 404), f"{url}: {response.status_code}"
+    assert "root:" not in response.text, f"{url} served /etc/passwd"
+
+
+def test_an_original_swapped_for_a_link_is_not_served(hostile: tuple[TestClient, Path], tmp_path: Path) -> None:
+    client, folder = hostile
+    item = next(h for h in get(client, "/search.json?q=iframe&all=1").json()["hits"] if h["path"].endswith(".html"))
+    assert get(client, f"/items/{item['id']}/original").content.startswith(b"<html>")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:x:0:0", encoding="utf-8")
+    page = folder / "page.html"
+    kept = page.read_bytes()
+    page.unlink()
+    page.symlink_to(secret)
+    try:
+        refused = get(client, f"/items/{item['id']}/original", 404)
+        assert "root:" not in refused.text and "link" in refused.text, refused.text
+        assert 'href="/items/%d/original"' % item["id"] not in get(client, f"/items/{item['id']}").text
+    finally:
+        page.unlink()
+        page.write_bytes(kept)
+
+
+# -- who may connect ------------------------------------------------------------------
+
+
+def test_only_loopback_without_asking() -> None:
+    for host in ("127.0.0.1", "localhost", "::1", "127.0.0.2"):
+        assert access_for(host).token is None
+    for host in ("0.0.0.0", "192.168.1.20", "::", "example.org"):
+        with pytest.raises(RemoteRefused, match="--allow-remote"):
+            access_for(host)
+    given = access_for("0.0.0.0", allow_remote=True, token="a-long-enough-token")
+    assert given.token == "a-long-enough-token"
+    made = access_for("0.0.0.0", allow_remote=True)
+    assert made.token and len(made.token) >= 24, "a made-up token should be long"
+    with pytest.raises(RemoteRefused, match="16 characters"):
+        access_for("0.0.0.0", allow_remote=True, token="short")
+
+
+def test_serve_refuses_another_host_before_opening_anything(corpus: CorpusStore) -> None:
+    result = CliRunner().invoke(main, ["serve", "--host", "0.0.0.0", "--db", str(corpus.db)])
+    assert result.exit_code == 1 and "--allow-remote" in result.output, result.output
+    missing = CliRunner().invoke(main, ["serve", "--db", str(corpus.db.parent / "none.db")])
+    assert missing.exit_code == 1 and "no store at" in missing.output, missing.output
+
+
+def test_loopback_answers_only_its_own_names(corpus: CorpusStore) -> None:
+    app = create_app(corpus.db)
+    for base in ("http://127.0.0.1:8765", "http://localhost:8765", "http://[::1]:8765"):
+        with TestClient(app, base_url=base) as client:
+            assert client.get("/clusters.json").status_code == 200, base
+    # a name of an attacker's, pointed at 127.0.0.1 (DNS rebinding)
+    with TestClient(app, base_url="http://evil.example:8765") as client:
+        refused = client.get("/clusters.json")
+        assert refused.status_code == 400 and "evil.example" in refused.text, refused.text
+
+
+def test_a_remote_view_needs_the_token(corpus: CorpusStore) -> None:
+    token = "correct-horse-battery-staple"
+    app = create_app(corpus.db, access=access_for("0.0.0.0", allow_remote=True, token=token))
+    with TestClient(app, base_url="http://192.168.1.20:8765") as client:
+        for headers in ({}, {"Authorization": "Bearer wrong-token-wrong-token"}, {"Authorization": "Bearer ∞".encode()}):
+            refused = client.get("/clusters.json", headers=headers)
+            assert refused.status_code == 401 and "token" in refused.text, refused.text
+        for wrong in ("nope", "%E2%88%9E"):
+            assert client.get(f"/search.json?q=river&token={wrong}").status_code == 401, wrong
+        assert client.get("/clusters.json", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+        first = client.get(f"/search.json?q=river&token={token}", follow_redirects=False)
+        assert first.status_code == 303 and first.headers["location"] == "/search.json?q=river", first.headers
+        assert TOKEN_COOKIE in client.cookies, "the token was not kept in a cookie"
+        assert client.get("/search.json?q=river").status_code == 200, "the cookie did not let the browser in"
+
+
+def test_the_store_is_only_read(tmp_path: Path, corpus: CorpusStore) -> None:
+    db = tmp_path / "copy.db"
+    db.write_bytes(corpus.db.read_bytes())
+    before = hashlib.sha1(db.read_bytes()).hexdigest()
+    with TestClient(create_app(db), base_url=LOCAL) as client:
+        for url in ("/?q=river", "/search.json?q=survey&all=1", "/clusters", "/clusters/1", "/items/1",
+                    "/failures", "/status"):
+            assert client.get(url).status_code in (200, 404), url
+    assert hashlib.sha1(db.read_bytes()).hexdigest() == before, "browsing changed the store file"
+    with open_store(db, readonly=True) as store:  # what the view opens: SQLite itself refuses writes
+        with pytest.raises(Exception, match="readonly|read-only|query_only"):
+            store.execute("DELETE FROM items")
+
+
+# -- the word diff -------------------------------------------------------------------
+
+
+def test_word_diff_marks_what_changed_and_ignores_case_and_punctuation() -> None:
+    rep = "The river was sampled at nine places, every second week."
+    member = "the river was sampled at ten places every second week by volunteers"
+    diff = word_diff(rep, member)
+    changes = [(r.left.strip(), r.right.strip()) for r in diff.rows if r.kind == "change"]
+    assert changes == [("nine", "ten"), ("", "by volunteers")], changes
+    assert (diff.deleted, diff.inserted) == (1, 3), diff
+    assert word_diff("Hello, World!", "hello world").identical
+
+
+def test_long_unchanged_runs_show_their_ends_only() -> None:
+    words = [f"w{n}" for n in range(500)]
+    member = words[:250] + ["changed"] + words[251:]
+    diff = word_diff(" ".join(words), " ".join(member))
+    skipped = [r.skipped for r in diff.rows if r.kind == "skip"]
+    assert skipped == [250 - CONTEXT_WORDS, 249 - CONTEXT_WORDS], skipped
+    assert [r.left.strip() for r in diff.rows if r.kind == "change"] == ["w250"]
+    same = word_diff(" ".join(words), " ".join(words))
+    assert same.identical and [r.kind for r in same.rows] == ["same", "skip", "same"], same.rows
+    assert same.rows[0].left.split() == words[:CONTEXT_WORDS], "an unchanged text should show its start"
+
+
+words_st = st.lists(st.sampled_from(["alpha", "beta", "gamma", "delta", "Alpha,", "x"]), max_size=30)
+
+
+@settings(max_examples=150, deadline=None)
+@given(words_st, words_st)
+def test_the_rows_put_back_together_are_the_two_texts(a: list[str], b: list[str]) -> None:
+    rep, member = " ".join(a), " ".join(b)
+    rows = word_diff(rep, member).rows
+    assert all(r.kind != "skip" for r in rows), "short texts should show whole"
+    left = "".join(r.left for r in rows)
+    right = "".join(r.right for r in rows)
+    assert tokens(left)[0] == tokens(rep)[0] and tokens(right)[0] == tokens(member)[0], (rows, rep, member)
+
+
+def test_long_texts_diff_without_a_bit_matrix() -> None:
+    base = [f"w{n % 997}" for n in range(12_000)]
+    member = base[:6000] + ["inserted", "words"] + base[6000:]
+    diff = word_diff(" ".join(base), " ".join(member))
+    assert (diff.deleted, diff.inserted) == (0, 2), (diff.deleted, diff.inserted)
