@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lifededup.extract import EXTRACTORS, Extracted, ExtractionError, Failure, Limits, Source, extract_as, \
+from lifededup.extract import Extracted, ExtractionError, Failure, Limits, Source, extract_as, formats, \
     extract_many, walk
 
 CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
@@ -62,17 +62,17 @@ def read_all(fmt: str, data: bytes) -> None:
 
 
 def test_every_format_has_a_seed() -> None:
-    assert set(SEEDS) == set(EXTRACTORS), set(EXTRACTORS) ^ set(SEEDS)
+    assert set(SEEDS) == set(formats()), set(formats()) ^ set(SEEDS)
 
 
-@pytest.mark.parametrize("fmt", sorted(EXTRACTORS))
+@pytest.mark.parametrize("fmt", sorted(formats()))
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.binary(max_size=2048))
 def test_random_bytes(fmt: str, data: bytes) -> None:
     read_all(fmt, data)
 
 
-@pytest.mark.parametrize("fmt", sorted(EXTRACTORS))
+@pytest.mark.parametrize("fmt", sorted(formats()))
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1))
 def test_mutated_real_files(fmt: str, seed: int) -> None:

@@ -15,7 +15,7 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from lifededup.extract.base import CorruptFile, EncryptedFile, Extracted, NoTextLayer, Source
+from lifededup.extract.base import CorruptFile, EncryptedFile, Extracted, Format, NoTextLayer, Probe, Source
 from lifededup.extract.layout import clean_pages
 
 try:
@@ -114,3 +114,10 @@ def extract_pdf(source: Source) -> Extracted:
     date = parse_pdf_date(meta.get("CreationDate", "")) if meta.get("CreationDate") else None
     return Extracted(text=clean_pages(pages), title=meta.get("Title", "").strip(), kind="document",
                      mime="application/pdf", doc_date=date, metadata=metadata)
+
+
+def _is_pdf(probe: Probe) -> bool:
+    return b"%PDF-" in probe.head[:1024]
+
+
+FORMAT = Format(name="pdf", extract=extract_pdf, suffixes=(".pdf",), magic=_is_pdf)

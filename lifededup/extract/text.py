@@ -5,7 +5,7 @@ from __future__ import annotations
 import codecs
 import re
 
-from lifededup.extract.base import EmptyFile, Extracted, Source, UnsupportedFormat
+from lifededup.extract.base import EmptyFile, Extracted, Format, Source, UnsupportedFormat
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -72,3 +72,9 @@ def extract_text_file(source: Source) -> Extracted:
     return Extracted(text=text.replace("\r\n", "\n"), title=title, kind="text",
                      mime=MIME_BY_SUFFIX.get(source.suffix, "text/plain"),
                      metadata={"encoding": encoding})
+
+
+# Names that say "text"; text with any other name (or none) is read too, when no other format claims it.
+TEXT_SUFFIXES = (".txt", ".text", ".md", ".markdown", ".csv", ".tsv", ".log", ".rst", ".ini", ".json", ".xml",
+                 ".yaml", ".yml", ".tex", ".org", ".nfo")
+FORMAT = Format(name="text", extract=extract_text_file, suffixes=TEXT_SUFFIXES)
