@@ -331,3 +331,16 @@ class Format:
     zipped: bool = False
     # Read as a stream (mbox): the size limit does not apply.
     streamed: bool = False
+
+
+def nested(item: Extracted, part: str) -> Extracted:
+    """``item`` (read from a part of a container) named ``part``, its own parts named under it, lazily."""
+
+    def children() -> Iterator[Extracted | Failure]:
+        for child in item.children:
+            if isinstance(child, Failure):
+                yield replace(child, part=f"{part} / {child.part}")
+            else:
+                yield nested(child, f"{part} / {child.part}")
+
+    return replace(item, part=part, children=children())
