@@ -37,7 +37,7 @@ def test_attachment_is_a_part_of_its_own() -> None:
     assert len(parts) == 2, parts
     photo = parts[1]
     assert "test.jpg" in photo.part, photo
-    assert isinstance(photo, Failure) and photo.status == "unsupported", "a JPEG has no text to index"
+    assert isinstance(photo, Failure) and photo.status == "no-text-layer", "a JPEG is read only by OCR (off)"
 
 
 def test_nul_padding_is_not_text() -> None:

@@ -36,7 +36,7 @@ FORMAT_MODULES = (
     "lifededup.extract.ppt",
     "lifededup.extract.msg",
     "lifededup.extract.rtf",
-    # "lifededup.extract.image",
+    "lifededup.extract.image",
     "lifededup.extract.compressed",
     "lifededup.extract.archive",
     "lifededup.extract.mbox",

@@ -16,12 +16,13 @@ TOOL_TIMEOUT_S = 50
 
 
 def run_tool(tool: str, package: str, fmt: str, args: list[str], stdin: bytes | None = None,
-             timeout_s: float = TOOL_TIMEOUT_S) -> bytes:
+             timeout_s: float = TOOL_TIMEOUT_S, env: dict[str, str] | None = None) -> bytes:
     """``tool``'s standard output; :class:`MissingTool` (naming Debian ``package``) when it is not installed."""
     if shutil.which(tool) is None:
         raise MissingTool(tool, package, fmt)
     try:
-        done = subprocess.run([tool, *args], input=stdin, capture_output=True, timeout=timeout_s, check=False)
+        done = subprocess.run([tool, *args], input=stdin, capture_output=True, timeout=timeout_s, check=False,
+                              env=env)
     except subprocess.TimeoutExpired as exc:
         raise CorruptFile(f"{tool} gave up after {timeout_s:g} s") from exc
     if done.returncode != 0:
