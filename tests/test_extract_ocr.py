@@ -77,3 +77,25 @@ def test_ocr_runs_in_the_workers_under_their_limits(scans: dict[str, Path]) -> N
     png = next(o for o in outcomes if o.path == scans["png"])
     assert not isinstance(png.result, Failure) and "greenhouse" in png.result.text.lower(), png.result
     assert all(o.final for o in outcomes), outcomes
+
+
+@needs_tesseract
+def test_index_with_ocr_reads_again_the_scans_a_run_without_it_recorded(scans: dict[str, Path],
+                                                                        tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from lifededup.cli import main
+
+    folder = tmp_path / "letters"
+    folder.mkdir()
+    shutil.copy(scans["pdf"], folder / "scanned letter.pdf")
+    db = str(tmp_path / "store.db")
+    query = "SELECT status, text LIKE '%greenhouse%' FROM items WHERE part = ''"
+    first = CliRunner().invoke(main, ["index", "--db", db, "-j", "1", str(folder)])
+    assert first.exit_code == 0, first.output
+    before = CliRunner().invoke(main, ["sql", "--db", db, "--csv", query])
+    assert "no-text-layer" in before.output, before.output
+    second = CliRunner().invoke(main, ["index", "--db", db, "-j", "1", "--ocr", str(folder)])
+    assert second.exit_code == 0, second.output
+    after = CliRunner().invoke(main, ["sql", "--db", db, "--csv", query])
+    assert after.output.splitlines()[1:] == ["ok,1"], after.output

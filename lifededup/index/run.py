@@ -79,7 +79,7 @@ def run(store: Store, paths: Iterable[Path | str], config: IndexConfig = IndexCo
     tally = Tally()
     # a dict: overlapping paths (a folder and a file in it) find a file once
     found = {seen.path: seen for root in roots for seen in scan(root, config.rules, base)}
-    todo = plan(found.values(), known_under(store, [str(r) for r in roots]))
+    todo = plan(found.values(), known_under(store, [str(r) for r in roots], reread_scans=config.limits.ocr))
     _follow(store, todo, tally)
     interrupted = _read(store, todo, config, tally, progress, stop)
     return _summary(store, tally, started, interrupted, duplicates)
