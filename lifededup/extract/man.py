@@ -17,7 +17,7 @@ from lifededup.extract.layout import clean_text
 from lifededup.extract.text import decode
 from lifededup.extract.tool import run_tool
 
-# A man(7) or mdoc(7) page starts (after comments) with one of these requests.
+# A man(7) page's header, an mdoc(7) page's date or title, or a link to another page.
 _ROFF_START = re.compile(rb"^\.(TH|Dd|Dt|so)\s", re.MULTILINE)
 _COMMENT = re.compile(rb"^(\.\\\"|'\\\"|\.\s*$)")
 _TH = re.compile(r'^\.TH\s+("[^"]*"|\S+)\s+("[^"]*"|\S+)', re.MULTILINE)
@@ -64,8 +64,9 @@ def _name_line(lines: list[str]) -> str:
 
 
 def _is_man(probe: Probe) -> bool:
-    lines = [ln for ln in probe.head.splitlines()[:60] if ln.strip() and not _COMMENT.match(ln)]
-    return bool(lines) and bool(_ROFF_START.match(lines[0]))
+    # roff from its first line (macro definitions by pod2man or rst2man may come before .TH), and a page header
+    lines = [ln for ln in probe.head.splitlines() if ln.strip() and not _COMMENT.match(ln)]
+    return bool(lines) and lines[0].startswith((b".", b"'")) and any(_ROFF_START.match(ln) for ln in lines)
 
 
 FORMAT = Format(name="man", extract=extract_man, suffixes=(".man",), looks_like=_is_man)
