@@ -37,7 +37,7 @@ def inner_name(name: str) -> str:
     suffix = path.suffix.lower()
     if suffix in _INNER_SUFFIX:
         return path.stem + _INNER_SUFFIX[suffix]
-    return path.stem if suffix in (".gz", ".z") else name
+    return path.stem if suffix == ".gz" else name
 
 
 def extract_gzip(source: Source) -> Extracted:

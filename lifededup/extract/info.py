@@ -32,9 +32,9 @@ def extract_info(source: Source) -> Extracted:
             continue
         node = _NODE_LINE.match(block)
         body = _CONTROL.sub("", _MARKER.sub("", block[node.end():] if node else block))
-        if node and node.group(1).strip() == "Top" and not title:
-            heading = _HEADING.search(body)
-            title = heading.group(1).strip() if heading else ""
+        heading = _HEADING.search(body) if node else None
+        if heading and (not title or node and node.group(1).strip() == "Top"):
+            title = heading.group(1).strip()  # the Top node's, else the first node's (a split file has no Top)
         nodes.append(body)
     text = clean_text("\n\n".join(nodes))
     if not text:
