@@ -51,6 +51,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from datetime import timezone
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -191,10 +192,10 @@ def changelog_events(path: Path) -> str:
     """A calendar of a Debian changelog's uploads: one event per entry, dated by its signature line."""
     text = gzip.decompress(path.read_bytes()).decode("utf-8", "replace")
     events = []
-    for entry in re.finditer(r"^(\S+) \(([^)]+)\) [^\n]*\n(.*?)^ -- (.+?)  (.+)$", text, re.M | re.S):
+    for entry in re.finditer(r"^(\S+) \(([^)]+)\) [^\n]*\n(.*?)^ -- ([^\n]+?)  ([^\n]+)$", text, re.M | re.S):
         package, version, body, who, when = entry.groups()
         try:
-            day = email.utils.parsedate_to_datetime(when).strftime("%Y%m%dT%H%M%SZ")
+            day = email.utils.parsedate_to_datetime(when).astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         except (TypeError, ValueError):
             continue
         summary = " ".join(body.split())[:900].replace(",", "\\,").replace(";", "\\;")

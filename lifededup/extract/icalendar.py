@@ -24,7 +24,8 @@ def _when(component: Any) -> datetime | None:
     return None
 
 
-def _entry(component: Any, part: str) -> Extracted:
+def _entry(component: Any, number: int = 0) -> Extracted:
+    """One event, to-do or journal entry; ``number`` > 0 names it as a part ("event 2: Dentist")."""
     lines = []
     for field in FIELDS:
         for line in component.contents.get(field, []):
@@ -32,8 +33,9 @@ def _entry(component: Any, part: str) -> Extracted:
             if text and text not in lines:
                 lines.append(text)
     summary = component.contents.get("summary")
-    return Extracted(text="\n".join(lines), title=value_text(summary[0].value) if summary else "", kind="event",
-                     mime="text/calendar", doc_date=_when(component), part=part,
+    title = value_text(summary[0].value) if summary else ""
+    return Extracted(text="\n".join(lines), title=title, kind="event", mime="text/calendar",
+                     doc_date=_when(component), part=f"event {number}: {title}" if number else "",
                      metadata={"component": component.name.upper()})
 
 
@@ -46,16 +48,10 @@ def extract_icalendar(source: Source) -> Extracted:
     if not entries:
         raise EmptyFile(f"{source.name} holds no events, to-dos or journal entries")
     if len(entries) == 1:
-        return _entry(entries[0], "")
-
-    def parts() -> Iterator[Extracted | Failure]:
-        for number, entry in enumerate(entries, start=1):
-            item = _entry(entry, "")
-            yield Extracted(text=item.text, title=item.title, kind=item.kind, mime=item.mime, doc_date=item.doc_date,
-                            metadata=item.metadata, part=f"event {number}: {item.title}")
-
+        return _entry(entries[0])
+    parts: Iterator[Extracted | Failure] = (_entry(entry, n) for n, entry in enumerate(entries, start=1))
     return Extracted(text="", title=source.name, kind="calendar", mime="text/calendar",
-                     metadata={"entries": str(len(entries))}, children=parts())
+                     metadata={"entries": str(len(entries))}, children=parts)
 
 
 def _is_icalendar(probe: Probe) -> bool:

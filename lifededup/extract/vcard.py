@@ -19,7 +19,8 @@ def value_text(value: Any) -> str:
     return " ".join(str(value).split())
 
 
-def _card(component: Any, part: str) -> Extracted:
+def _card(component: Any, number: int = 0) -> Extracted:
+    """One card; ``number`` > 0 names it as a part of an address book ("contact 3: Ada Lovelace")."""
     lines = []
     for field in FIELDS:
         for line in component.contents.get(field, []):
@@ -30,7 +31,8 @@ def _card(component: Any, part: str) -> Extracted:
     title = value_text(fn[0].value) if fn else (lines[0] if lines else "")
     emails = [value_text(e.value) for e in component.contents.get("email", [])]
     return Extracted(text="\n".join(lines), title=title, kind="contact", mime="text/vcard",
-                     metadata={"email": ", ".join(emails)} if emails else {}, part=part)
+                     metadata={"email": ", ".join(emails)} if emails else {},
+                     part=f"contact {number}: {title}" if number else "")
 
 
 def extract_vcard(source: Source) -> Extracted:
@@ -41,16 +43,10 @@ def extract_vcard(source: Source) -> Extracted:
     if not cards:
         raise EmptyFile(f"{source.name} holds no vCard")
     if len(cards) == 1:
-        return _card(cards[0], "")
-
-    def parts() -> Iterator[Extracted | Failure]:
-        for number, card in enumerate(cards, start=1):
-            item = _card(card, f"contact {number}")
-            yield Extracted(text=item.text, title=item.title, kind=item.kind, mime=item.mime,
-                            metadata=item.metadata, part=f"contact {number}: {item.title}")
-
+        return _card(cards[0])
+    parts: Iterator[Extracted | Failure] = (_card(card, n) for n, card in enumerate(cards, start=1))
     return Extracted(text="", title=source.name, kind="address book", mime="text/vcard",
-                     metadata={"contacts": str(len(cards))}, children=parts())
+                     metadata={"contacts": str(len(cards))}, children=parts)
 
 
 def _is_vcard(probe: Probe) -> bool:
