@@ -115,6 +115,18 @@ def test_real_icalendar_event() -> None:
     assert "Somewhere over the rainbow" in got.text and got.doc_date is not None, got
 
 
+def test_calendar_of_several_events_has_one_dated_part_per_event(tmp_path: Path) -> None:
+    real = (FIXTURES / "calendar/mozilla.ics").read_text()
+    event = real[real.index("BEGIN:VEVENT"):real.index("END:VEVENT") + len("END:VEVENT\n")]
+    second = event.replace("Test event", "Second event").replace("20040714", "20041001")
+    path = tmp_path / "calendar.ics"
+    path.write_text(real.replace(event, event + second))
+    items = list(walk(extract(path)))
+    assert items[0].kind == "calendar" and [i.part for i in items[1:]] == ["event 1: Test event",
+                                                                           "event 2: Second event"], items
+    assert [i.doc_date.month for i in items[1:] if isinstance(i, Extracted) and i.doc_date] == [7, 10], items
+
+
 @pytest.fixture(scope="module")
 def ppt(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample corpus's slides saved as PowerPoint 97-2003 by LibreOffice Impress."""
