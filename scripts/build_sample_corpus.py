@@ -436,7 +436,7 @@ def build_bad(corpus: Corpus) -> None:
                 entry.write(b"\0" * 2**20)
     photo = io.BytesIO()
     Image.new("RGB", (64, 64), (200, 120, 40)).save(photo, "JPEG")
-    bad("Bad files/holiday photo.jpg", "unsupported", "a JPEG photo: no text to read").write_bytes(photo.getvalue())
+    bad("Bad files/holiday photo.jpg", "no-text-layer", "a JPEG photo: an image, read only by OCR (off by default)").write_bytes(photo.getvalue())
     # Not a failure: mostly UTF-8 with a few invalid bytes; read with U+FFFD in their place.
     corpus.path("Bad files/invalid utf-8.txt").write_bytes(
         "Café notes: the crème brûlée was excellent, the \xff service slow.".encode("utf-8").replace(b"\xc3\xbf", b"\xff"))

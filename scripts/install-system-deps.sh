@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # Debian packages that extraction of some formats (and the browser tests) need.  Installs only what is
 # missing, and only where it can (root with apt-get); elsewhere it says what to
-# install and carries on: those formats then report a clear "missing tool" error.
+# install and carries on: those formats then report a clear "missing-tool" error
+# (or, for OCR, "no-text-layer" with the command to install it).
 set -euo pipefail
-packages=(antiword)   # antiword: Word 97-2003 .doc (lifededup/extract/office.py)
-packages+=(chromium)  # the web view's browser tests (tests/test_web_browser.py), driven by Playwright
+packages=(
+    antiword                  # Word 97-2003 .doc (lifededup/extract/doc.py)
+    groff-base                # manual pages: groff renders roff (lifededup/extract/man.py)
+    tesseract-ocr             # OCR of scans, `lifededup index --ocr` (lifededup/extract/ocr.py)
+    tesseract-ocr-eng         # ... its English model
+    libreoffice-impress-nogui # tests only: saves a .pptx as PowerPoint 97-2003 .ppt (tests/test_extract_formats.py)
+    chromium                  # the web view's browser tests (tests/test_web_browser.py), driven by Playwright
+)
 missing=()
 for pkg in "${packages[@]}"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")

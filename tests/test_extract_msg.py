@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lifededup.extract import Extracted, Failure, extract, walk
+from lifededup.extract import Extracted, Failure, MissingTool, extract, walk
 from lifededup.fingerprint import fingerprint
 
 MSG = Path(__file__).parent / "fixtures" / "msg"
@@ -37,7 +37,7 @@ def test_attachment_is_a_part_of_its_own() -> None:
     assert len(parts) == 2, parts
     photo = parts[1]
     assert "test.jpg" in photo.part, photo
-    assert isinstance(photo, Failure) and photo.status == "unsupported", "a JPEG has no text to index"
+    assert isinstance(photo, Failure) and photo.status == "no-text-layer", "a JPEG is read only by OCR (off)"
 
 
 def test_nul_padding_is_not_text() -> None:
@@ -51,3 +51,12 @@ def test_signed_message_is_read_with_its_signature_as_a_part(name: str) -> None:
     got = extract(MSG / name)
     assert isinstance(got, Extracted) and got.text.startswith("This is yet another test.")
     assert len(list(walk(got))) == 2, "the signature is a part of its own"
+
+
+def test_without_the_msg_extra_a_msg_is_a_missing_tool_with_the_install_command(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # extract-msg is the optional extra lifededup[msg]: a headless install may not have it
+    monkeypatch.setitem(__import__("sys").modules, "extract_msg", None)  # import extract_msg now fails
+    with pytest.raises(MissingTool) as caught:
+        extract(MSG / "plain_unsent.msg")
+    assert "pip install 'lifededup[msg]'" in str(caught.value), caught.value

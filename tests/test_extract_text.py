@@ -26,16 +26,40 @@ def test_unicode_encodings_round_trip(tmp_path: Path, encoding: str, prefix: byt
     assert got.kind == "text"
 
 
-def test_windows_1252_and_latin_1(tmp_path: Path) -> None:
+def test_windows_1252(tmp_path: Path) -> None:
     cp = tmp_path / "letter.txt"
     cp.write_bytes("Dear Zoë, the “quote” costs €5 — thanks.".encode("cp1252"))
     got = extract(cp)
     assert got.text == "Dear Zoë, the “quote” costs €5 — thanks.", got.text
     assert got.metadata["encoding"] == "windows-1252"
     latin = tmp_path / "latin.log"
-    latin.write_bytes("caf\xe9 \x81 na\xefve".encode("latin-1"))
+    latin.write_bytes("Le père Noël a apporté une crème brûlée à l'élève.".encode("latin-1"))
     got = extract(latin)
-    assert got.text == "caf\xe9 \x81 na\xefve" and got.metadata["encoding"] == "latin-1", got
+    assert got.text == "Le père Noël a apporté une crème brûlée à l'élève.", got.text
+
+
+@pytest.mark.parametrize("text, encoding, want", [
+    ("Zażółć gęślą jaźń. Pchnąć w tę łódź jeża lub ośm skrzyń fig. " * 3, "cp1250", "windows-1250"),
+    ("Привет, как дела? Это русский текст в кодировке Windows-1251. " * 3, "cp1251", "windows-1251"),
+    ("日本語のテキストです。これはシフトJISでエンコードされています。" * 3, "shift_jis", "cp932"),
+])
+def test_undeclared_legacy_encodings_through_charset_normalizer(tmp_path: Path, text: str, encoding: str,
+                                                                want: str) -> None:
+    path = tmp_path / "old note.txt"
+    path.write_bytes(text.encode(encoding))
+    got = extract(path)
+    assert got.text == text, f"{encoding} read as {got.metadata['encoding']}: {got.text[:60]!r}"
+    assert got.metadata["encoding"] == want, got.metadata
+
+
+def test_mostly_ascii_with_stray_bytes_gets_replacement_characters_not_mojibake(tmp_path: Path) -> None:
+    # what the README promises: a few invalid bytes become U+FFFD (cp1252 made "ÿþ" of them before)
+    lines = ["The river survey counted mayfly nymphs at nine points along the brook."] * 20
+    path = tmp_path / "survey notes.txt"
+    path.write_bytes("\n".join(lines).encode() + b"\ngarbage \xff\xfe\x9d here\nThe end.\n")
+    got = extract(path)
+    assert "garbage \ufffd\ufffd\ufffd here" in got.text, got.text[-60:]
+    assert got.metadata["encoding"] == "utf-8 (invalid bytes replaced)", got.metadata
 
 
 def test_invalid_utf8_is_replaced_not_a_crash(tmp_path: Path) -> None:
@@ -67,3 +91,24 @@ def test_empty_file(tmp_path: Path) -> None:
     with pytest.raises(EmptyFile) as caught:
         extract(path)
     assert caught.value.status == "empty"
+
+
+@pytest.mark.parametrize("name", ["README.Debian", "copyright", "AUTHORS", "TODO"])
+def test_text_with_no_known_name_is_read_by_its_content(tmp_path: Path, name: str) -> None:
+    """Debian's own documentation files, as they sit in /usr/share/doc (gzipped ones are read in test_archive)."""
+    real = sorted(p for p in Path("/usr/share/doc").glob(f"*/{name}") if p.is_file() and p.stat().st_size > 200)
+    if not real:
+        pytest.skip(f"no /usr/share/doc/*/{name} on this machine")
+    got = extract(real[0])
+    assert got.kind == "text" and got.mime == "text/plain", (real[0], got.kind, got.mime)
+    assert got.text.split()[:3] == real[0].read_text(errors="replace").split()[:3], real[0]
+
+
+def test_text_under_an_unknown_suffix_is_text_and_binary_under_one_is_refused(tmp_path: Path) -> None:
+    notes = tmp_path / "minutes.2019"
+    notes.write_text("Minutes of the allotment meeting: the shed roof is to be mended in May.\n")
+    assert "shed roof" in extract(notes).text
+    blob = tmp_path / "photo.raw"
+    blob.write_bytes(bytes(range(256)) * 40)
+    with pytest.raises(UnsupportedFormat, match="binary"):
+        extract(blob)

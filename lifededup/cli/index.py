@@ -75,11 +75,14 @@ def summary_lines(summary: Summary) -> list[str]:
               help="Memory limit of each worker process, in MiB.")
 @click.option("--batch", type=click.IntRange(min=1), default=IndexConfig.batch_items, show_default=True,
               help="Items per transaction: what an interruption may lose (it is read again next run).")
+@click.option("--ocr", is_flag=True, default=False,
+              help="Read scans (PDFs without a text layer, PNG/JPEG/TIFF images) with Tesseract OCR: slow, "
+                   "seconds a page (sudo apt-get install tesseract-ocr tesseract-ocr-eng).")
 @click.option("--json", "as_json", is_flag=True,
               help="The summary as one JSON object (new, updated, unchanged, moved, removed, failed, items, bytes, "
               "exact_duplicates, near_duplicates, failed_in_store, seconds, interrupted).")
 @db_option
-def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_mb: int, batch: int,
+def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_mb: int, batch: int, ocr: bool,
                   as_json: bool, db: str | None) -> None:
     """Index the files in PATHS (folders or files) into the store.
 
@@ -97,7 +100,8 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
       lifededup index ~/Documents ~/Mail
       lifededup dups
     """
-    config = IndexConfig(workers=workers, limits=Limits(timeout_s=timeout, memory_mb=memory_mb), batch_items=batch)
+    config = IndexConfig(workers=workers, limits=Limits(timeout_s=timeout, memory_mb=memory_mb, ocr=ocr),
+                         batch_items=batch)
     stop = threading.Event()
     with opened_store(db) as store, stop_on_signals(stop):
         try:

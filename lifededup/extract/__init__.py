@@ -26,6 +26,10 @@ One file, in this process (trusted input, tests, the CLI)::
     walk(extracted) -> Iterator[Extracted | Failure]   # the item and all its parts, flattened
     extract_text(path) -> str           # the text of a file (a mailbox: its messages' texts)
     extract_as(fmt, Source(name, data=...)) -> Extracted   # bytes read as a given format
+    formats() -> {name: Format}         # every format: its suffixes, recognisers, extract function
+
+A format is one module that declares ``FORMAT = Format(...)``; the contract
+it keeps is written in :mod:`lifededup.extract.base`.
 
 Statuses recorded for files that cannot be read: ``unsupported``, ``corrupt``,
 ``encrypted``, ``no-text-layer``, ``empty``, ``too-large`` (also zip bombs),
@@ -38,17 +42,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lifededup.extract.base import (
-    Crashed, CorruptFile, EmptyFile, EncryptedFile, Extracted, ExtractionError, Failure, Limits, MissingTool,
-    NoTextLayer, Source, Timeout, TooLarge, UnsupportedFormat,
+    Crashed, CorruptFile, EmptyFile, EncryptedFile, Extracted, ExtractionError, Failure, Format, Limits, MissingTool,
+    NoTextLayer, Probe, Source, Timeout, TooLarge, UnsupportedFormat,
 )
 from lifededup.extract.isolate import Outcome, extract_many
-from lifededup.extract.registry import EXTRACTORS, SUPPORTED_SUFFIXES, extract, extract_as, extract_source, sniff
+from lifededup.extract.registry import extract, extract_as, extract_source, formats, sniff, supported_suffixes
 
 __all__ = [
-    "Crashed", "CorruptFile", "EmptyFile", "EncryptedFile", "Extracted", "ExtractionError", "Failure", "Limits",
-    "MissingTool", "NoTextLayer", "Outcome", "SUPPORTED_SUFFIXES", "Source", "Timeout", "TooLarge",
-    "UnsupportedFormat", "EXTRACTORS", "extract", "extract_as", "extract_many", "extract_source", "extract_text",
-    "sniff", "walk",
+    "Crashed", "CorruptFile", "EmptyFile", "EncryptedFile", "Extracted", "ExtractionError", "Failure", "Format",
+    "Limits", "MissingTool", "NoTextLayer", "Outcome", "Probe", "Source", "Timeout", "TooLarge",
+    "UnsupportedFormat", "extract", "extract_as", "extract_many", "extract_source", "extract_text", "formats",
+    "sniff", "supported_suffixes", "walk",
 ]
 
 

@@ -1,35 +1,53 @@
-"""The written contract every extractor keeps (the iFilter stand-in, seeds/000 section 2.2 step 1).
+"""The written contract every format keeps (the iFilter stand-in, seeds/000 section 2.2 step 1).
 
-An extractor is a function ``(Source) -> Extracted``.  It MUST:
+A format is one module of :mod:`lifededup.extract` that declares, at module
+level, ``FORMAT = Format(...)``: its name, the file-name suffixes it claims,
+how its content is recognised (``magic``: a signature that decides whatever
+the name says; ``looks_like``: a reading of text content, asked only when the
+name says nothing), whether it is a zip container (checked for zip bombs
+first) or streamed (no size limit), and its extract function.  The registry
+(:mod:`lifededup.extract.registry`) only collects these declarations: adding a
+format is adding one module and its name in ``registry.FORMAT_MODULES``.  A
+module imports its parsing libraries inside its functions, so that declaring
+a format costs nothing until a file of it is read.
+
+An extract function is ``(Source) -> Extracted``.  It MUST:
 
 - return the document's clean text (layout such as running headers, page
   numbers and end-of-line hyphens removed, see :mod:`lifededup.extract.layout`),
   a title ("" when the file has none), the document's own date when it records
   one (``doc_date``; None otherwise -- never the file's mtime), a ``kind``
-  (``"document"``, ``"email"``, ``"web page"``, ``"text"``, ``"spreadsheet"``,
-  ``"presentation"``, ``"mailbox"``), the MIME type it read, a flat
-  ``metadata`` dict of strings, and ``children``: the items inside it (the
-  messages of an mbox, the attachments of a mail), iterated lazily so that a
-  mailbox of hundreds of MB streams;
+  (one of :data:`KINDS`), the MIME type it read, a flat ``metadata`` dict of
+  strings, and ``children``: the items inside it (the messages of an mbox, the
+  attachments of a mail, the members of an archive), iterated lazily so that
+  a mailbox of hundreds of MB streams;
+- read the parts it holds through :meth:`Source.child` and the registry, so
+  that they keep the run's :class:`Limits` (OCR on or off, sizes) and their
+  nesting depth;
 - raise only :class:`ExtractionError` (one of its subclasses) for input it
   cannot read; its ``status`` is a short word recorded beside the file and its
-  message says what happened in words a person can act on.
+  message says what happened in words a person can act on.  A missing program
+  or optional package is :class:`MissingTool`, whose message is the command
+  that installs it -- never an ImportError or a crash.
 
-The registry (:mod:`lifededup.extract.registry`) wraps every extractor so that
-any other exception a parser lets escape becomes :class:`CorruptFile`.
+The registry wraps every extractor so that any other exception a parser lets
+escape becomes :class:`CorruptFile`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+import zipfile
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
-KINDS = ("document", "email", "web page", "text", "spreadsheet", "presentation", "mailbox")
+KINDS = ("document", "email", "web page", "text", "spreadsheet", "presentation", "mailbox", "contact", "event",
+         "address book", "calendar", "archive")
 
 
 @dataclass(frozen=True)
@@ -77,6 +95,14 @@ class Limits:
     max_bytes: int = 256 * 2**20
     # A zip (DOCX, XLSX, ODT, EPUB...) that would unpack to more than this is a zip bomb.
     max_unpacked_bytes: int = 512 * 2**20
+    # An archive (.zip, .tar, .tar.gz) with more members than this is read up to here, the rest recorded.
+    max_members: int = 10_000
+    # Archives inside archives (inside mails) deeper than this are not opened.
+    max_depth: int = 4
+    # OCR of scans (PDFs without a text layer, PNG/JPEG/TIFF images) with Tesseract: slow, so off by default.
+    ocr: bool = False
+    # Tesseract languages ("eng", "eng+deu"): each needs its tesseract-ocr-LANG Debian package.
+    ocr_languages: str = "eng"
 
 
 class ExtractionError(Exception):
@@ -104,7 +130,7 @@ class EncryptedFile(ExtractionError):
 
 
 class NoTextLayer(ExtractionError):
-    """A PDF made of page images (a scan) with no text to read; OCR is not done."""
+    """A scan (a PDF of page images, a photo of a page) with no text to read without OCR."""
 
     status = "no-text-layer"
 
@@ -134,13 +160,18 @@ class Crashed(ExtractionError):
 
 
 class MissingTool(ExtractionError):
-    """A system program the format needs is not installed; ``package`` names the Debian package."""
+    """A program or optional package the format needs is not installed; the message says how to install it.
+
+    ``package`` names the Debian package (the default ``install`` command), or
+    the Python extra when ``install`` is given (``pip install 'lifededup[msg]'``).
+    """
 
     status = "missing-tool"
 
-    def __init__(self, tool: str, package: str, fmt: str) -> None:
-        super().__init__(f"reading {fmt} needs the program '{tool}': install it with "
-                         f"'sudo apt-get install {package}' (or run scripts/install-system-deps.sh)")
+    def __init__(self, tool: str, package: str, fmt: str, install: str | None = None) -> None:
+        how = install or f"sudo apt-get install {package}' (or run scripts/install-system-deps.sh)"
+        quote = "" if install is None else "'"
+        super().__init__(f"reading {fmt} needs '{tool}': install it with '{how}{quote}")
         self.tool = tool
         self.package = package
 
@@ -151,16 +182,23 @@ class Source:
 
     ``name`` carries the extension the registry looks at; ``path`` is set for
     files on disk so that streaming extractors (mbox) and external tools can
-    read them without a copy.
+    read them without a copy.  ``limits`` are the run's (the registry sets
+    them); ``depth`` counts the containers (archives, mails) around a part.
     """
 
     name: str
     path: Path | None = None
     data: bytes | None = None
+    limits: Limits = Limits()
+    depth: int = 0
 
     @classmethod
     def from_path(cls, path: Path) -> Source:
         return cls(name=path.name, path=path)
+
+    def child(self, name: str, data: bytes) -> Source:
+        """A part held inside this source (an attachment, an archive member): same limits, one level deeper."""
+        return Source(name=name, data=data, limits=self.limits, depth=self.depth + 1)
 
     @property
     def suffix(self) -> str:
@@ -198,3 +236,111 @@ class Source:
             yield Path(name)
         finally:
             os.unlink(name)
+
+
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
+class Probe:
+    """What a format's recognisers look at: the first 8 KiB, and the names inside a zip or OLE2 container.
+
+    The names are read once, on first asking, and shared by every format's
+    ``magic``; a damaged container raises :class:`CorruptFile` from there.
+    """
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.head = source.head(8192)
+        self._zip: tuple[frozenset[str], bytes] | None = None
+        self._ole: frozenset[str] | None = None
+
+    @property
+    def is_zip(self) -> bool:
+        return self.head.startswith(_ZIP_MAGIC)
+
+    @property
+    def is_ole(self) -> bool:
+        return self.head.startswith(_OLE_MAGIC)
+
+    def _read_zip(self) -> tuple[frozenset[str], bytes]:
+        if self._zip is None:
+            try:
+                with open_zip(self.source) as archive:
+                    names = frozenset(archive.namelist())
+                    mimetype = archive.read("mimetype").strip() if "mimetype" in names else b""
+            except (zipfile.BadZipFile, OSError, EOFError, ValueError, KeyError) as exc:
+                raise CorruptFile(f"damaged zip container: {exc}") from exc
+            self._zip = (names, mimetype)
+        return self._zip
+
+    def zip_names(self) -> frozenset[str]:
+        """The member names of a zip (empty for a file that is not one)."""
+        return self._read_zip()[0] if self.is_zip else frozenset()
+
+    def zip_mimetype(self) -> bytes:
+        """The ``mimetype`` member of a zip (OpenDocument, EPUB), b"" when it has none."""
+        return self._read_zip()[1] if self.is_zip else b""
+
+    def ole_streams(self) -> frozenset[str]:
+        """The stream paths of an OLE2 (old Office) file, "/"-joined (empty for a file that is not one)."""
+        if not self.is_ole:
+            return frozenset()
+        if self._ole is None:
+            import olefile  # type: ignore[import-untyped]
+
+            try:
+                with olefile.OleFileIO(self.source.read_bytes()) as ole:
+                    self._ole = frozenset("/".join(entry) for entry in ole.listdir())
+            except OSError as exc:
+                raise CorruptFile(f"damaged OLE2 (old Office) file: {exc}") from exc
+        return self._ole
+
+
+def open_zip(source: Source) -> zipfile.ZipFile:
+    """The zip in ``source``, from its path or its bytes."""
+    return zipfile.ZipFile(source.path if source.path is not None else io.BytesIO(source.data or b""))
+
+
+def iso_date(value: str) -> datetime | None:
+    """An ISO 8601 date or time as recorded in document metadata (ODF, EPUB); None when unreadable."""
+    try:
+        return datetime.fromisoformat(value.strip()) if value.strip() else None
+    except ValueError:
+        return None
+
+
+Recogniser = Callable[[Probe], bool]
+ExtractFunction = Callable[[Source], Extracted]
+
+
+@dataclass(frozen=True)
+class Format:
+    """A format's declaration: what its module tells the registry (see the module docstring)."""
+
+    # The name recorded and accepted by extract_as ("pdf", "man").
+    name: str
+    extract: ExtractFunction
+    # Lower-case suffixes that name the format when the content has no signature (".html", ".vcf").
+    suffixes: tuple[str, ...] = ()
+    # A signature in the content that decides whatever the name says (%PDF-, a zip holding word/document.xml).
+    magic: Recogniser | None = None
+    # A reading of text content, asked only when neither a signature nor the suffix decided (a man page's .TH).
+    looks_like: Recogniser | None = None
+    # A zip container: refused as a zip bomb before its parser opens it.
+    zipped: bool = False
+    # Read as a stream (mbox): the size limit does not apply.
+    streamed: bool = False
+
+
+def nested(item: Extracted, part: str) -> Extracted:
+    """``item`` (read from a part of a container) named ``part``, its own parts named under it, lazily."""
+
+    def children() -> Iterator[Extracted | Failure]:
+        for child in item.children:
+            if isinstance(child, Failure):
+                yield replace(child, part=f"{part} / {child.part}")
+            else:
+                yield nested(child, f"{part} / {child.part}")
+
+    return replace(item, part=part, children=children())

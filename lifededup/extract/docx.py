@@ -20,7 +20,7 @@ from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.table import Table
 from docx.text.paragraph import Paragraph
 
-from lifededup.extract.base import Extracted, Source
+from lifededup.extract.base import Extracted, Format, Probe, Source
 from lifededup.extract.layout import clean_text
 
 
@@ -86,3 +86,10 @@ def extract_docx(source: Source) -> Extracted:
     return Extracted(text=text, title=(props.title or "").strip(), kind="document", doc_date=date,
                      mime="application/vnd.openxmlformats-officedocument.wordprocessingml.document",
                      metadata=metadata)
+
+
+def _is_docx(probe: Probe) -> bool:
+    return "word/document.xml" in probe.zip_names()
+
+
+FORMAT = Format(name="docx", extract=extract_docx, suffixes=(".docx",), magic=_is_docx, zipped=True)

@@ -30,7 +30,7 @@ from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, Tag, XMLParsedAsHT
 from bs4.dammit import EncodingDetector
 from lxml import etree  # type: ignore[import-untyped]
 
-from lifededup.extract.base import EmptyFile, Extracted, Source
+from lifededup.extract.base import EmptyFile, Extracted, Format, Probe, Source
 from lifededup.extract.layout import clean_text
 
 # Elements that never hold the article's text.
@@ -304,3 +304,10 @@ def extract_html(source: Source) -> Extracted:
     if not page.text.strip() and not page.title:
         raise EmptyFile(f"{source.name} is a web page with no text")
     return Extracted(text=page.text, title=page.title, kind="web page", mime="text/html", doc_date=page.date)
+
+
+def _is_html(probe: Probe) -> bool:
+    return probe.head.lstrip()[:200].lower().startswith((b"<!doctype html", b"<html"))
+
+
+FORMAT = Format(name="html", extract=extract_html, suffixes=(".html", ".htm", ".xhtml", ".shtml"), looks_like=_is_html)

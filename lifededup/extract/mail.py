@@ -1,8 +1,6 @@
-"""Mail: ``.eml`` files and ``.mbox`` mailboxes (standard library ``email``).
+"""Mail: ``.eml`` files, and the reading of one message that mailboxes and ``.msg`` share (stdlib ``email``).
 
-Each message of a mailbox is an item of its own, read one at a time from a
-stream of lines, so a mailbox of hundreds of MB is never loaded whole.  The
-text of a message is what its author wrote: text/plain preferred, HTML
+The text of a message is what its author wrote: text/plain preferred, HTML
 converted; the quoted earlier messages of a reply ("> ..." lines, "On ...
 wrote:", an Outlook "-----Original Message-----" block) and the signature are
 dropped, so a reply is not a near-copy of the message it answers.
@@ -19,7 +17,7 @@ from email.message import EmailMessage, MIMEPart
 from email.parser import BytesParser
 from email.utils import parsedate_to_datetime
 
-from lifededup.extract.base import CorruptFile, EmptyFile, Extracted, ExtractionError, Failure, Source
+from lifededup.extract.base import EmptyFile, Extracted, ExtractionError, Failure, Format, Probe, Source
 from lifededup.extract.html import parse_html
 from lifededup.extract.layout import clean_text
 from lifededup.extract.text import decode
@@ -83,7 +81,7 @@ def _date(message: EmailMessage) -> datetime | None:
         return None
 
 
-def _attachments(message: EmailMessage, part_prefix: str) -> Iterator[Extracted | Failure]:
+def _attachments(message: EmailMessage, part_prefix: str, parent: Source) -> Iterator[Extracted | Failure]:
     pairs = []
     for number, attachment in enumerate(message.iter_attachments(), start=1):
         name = attachment.get_filename() or f"attachment-{number}"
@@ -93,17 +91,18 @@ def _attachments(message: EmailMessage, part_prefix: str) -> Iterator[Extracted 
             data = inner[0].as_bytes() if isinstance(inner, list) and inner and not isinstance(inner[0], str) else b""
             name = name if "." in name else name + ".eml"
         pairs.append((name, data))
-    return attachment_items(pairs, part_prefix)
+    return attachment_items(pairs, parent, part_prefix)
 
 
-def attachment_items(attachments: list[tuple[str, bytes]], part_prefix: str = "") -> Iterator[Extracted | Failure]:
-    """(file name, bytes) attachments read by the registry, as lazily extracted parts."""
+def attachment_items(attachments: list[tuple[str, bytes]], parent: Source,
+                     part_prefix: str = "") -> Iterator[Extracted | Failure]:
+    """(file name, bytes) attachments of ``parent`` read by the registry, as lazily extracted parts."""
     from lifededup.extract.registry import extract_source  # the registry imports this module
 
     for number, (name, data) in enumerate(attachments, start=1):
         part = f"{part_prefix}attachment {number}: {name}"
         try:
-            found = extract_source(Source(name=name, data=data))
+            found = extract_source(parent.child(name, data))
         except ExtractionError as exc:
             # The failed attachment is still reported, with its reason, so nothing is lost silently.
             yield Failure.from_error(exc, part)
@@ -113,8 +112,8 @@ def attachment_items(attachments: list[tuple[str, bytes]], part_prefix: str = ""
                         children=found.children, part=part)
 
 
-def message_item(data: bytes, part: str = "") -> Extracted:
-    """One message as an item, its attachments as (lazy) children."""
+def message_item(data: bytes, source: Source, part: str = "") -> Extracted:
+    """One message (of ``source``) as an item, its attachments as (lazy) children."""
     message = BytesParser(policy=policy.default).parsebytes(data)
     assert isinstance(message, EmailMessage)
     metadata = {key.lower(): " ".join(str(message.get(key, "")).split())
@@ -122,52 +121,28 @@ def message_item(data: bytes, part: str = "") -> Extracted:
     text = clean_text(strip_quotes(_body(message)))
     return Extracted(text=text, title=" ".join(str(message.get("Subject", "")).split()), kind="email",
                      mime="message/rfc822", doc_date=_date(message), metadata=metadata,
-                     children=_attachments(message, f"{part} / " if part else ""), part=part)
+                     children=_attachments(message, f"{part} / " if part else "", source), part=part)
 
 
 def extract_eml(source: Source) -> Extracted:
     data = source.read_bytes()
     if not data.strip():
         raise EmptyFile(f"{source.name} is empty")
-    return message_item(data)
+    return message_item(data, source)
 
 
-def iter_mbox_messages(source: Source) -> Iterator[bytes]:
-    """The raw bytes of each message, read line by line (mboxo/mboxrd "From " separators)."""
-    def lines() -> Iterator[bytes]:
-        if source.path is not None:
-            with source.path.open("rb") as handle:
-                yield from handle
-        else:
-            yield from (source.data or b"").splitlines(keepends=True)
-
-    current: list[bytes] = []
-    previous_blank = True
-    for line in lines():
-        if line.startswith(b"From ") and previous_blank:
-            if current:
-                yield b"".join(current)
-            current = []
-        else:
-            # mboxrd escapes "From " at the start of a body line as ">From "; undo one level.
-            current.append(line[1:] if re.match(rb">+From ", line) else line)
-        previous_blank = not line.strip()
-    if current and any(ln.strip() for ln in current):
-        yield b"".join(current)
+_HEADER_NAMES = (b"from:", b"to:", b"subject:", b"date:", b"received:", b"return-path:", b"message-id:",
+                 b"mime-version:", b"delivered-to:")
 
 
-def extract_mbox(source: Source) -> Extracted:
-    head = source.head()
-    if not head.strip():
-        raise EmptyFile(f"{source.name} holds no messages")
-    if not head.startswith(b"From "):
-        raise CorruptFile(f"{source.name} is not an mbox mailbox (it does not start with 'From ')")
+def looks_like_mail(head: bytes) -> bool:
+    """Two or more mail header lines among the first twelve."""
+    lines = head.lstrip().split(b"\n", 12)[:12]
+    return sum(ln.lower().startswith(_HEADER_NAMES) for ln in lines) >= 2
 
-    def messages() -> Iterator[Extracted | Failure]:
-        for number, data in enumerate(iter_mbox_messages(source), start=1):
-            try:
-                yield message_item(data, part=f"message {number}")
-            except Exception as exc:  # one damaged message must not hide the rest of the mailbox
-                yield Failure("corrupt", f"damaged message: {type(exc).__name__}: {exc}", f"message {number}")
 
-    return Extracted(text="", title=source.name, kind="mailbox", mime="application/mbox", children=messages())
+def _is_eml(probe: Probe) -> bool:
+    return looks_like_mail(probe.head)
+
+
+FORMAT = Format(name="eml", extract=extract_eml, suffixes=(".eml",), looks_like=_is_eml)

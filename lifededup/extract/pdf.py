@@ -15,8 +15,9 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from lifededup.extract.base import CorruptFile, EncryptedFile, Extracted, NoTextLayer, Source
+from lifededup.extract.base import CorruptFile, EncryptedFile, Extracted, Format, Probe, Source
 from lifededup.extract.layout import clean_pages
+from lifededup.extract.ocr import read_scanned_pdf
 
 try:
     import pypdfium2 as pdfium  # type: ignore[import-untyped]
@@ -106,11 +107,19 @@ def read_pages(data: bytes) -> tuple[list[str], dict[str, str], str]:
 
 
 def extract_pdf(source: Source) -> Extracted:
-    pages, meta, engine = read_pages(source.read_bytes())
+    data = source.read_bytes()
+    pages, meta, engine = read_pages(data)
     if not any(p.strip() for p in pages):
-        raise NoTextLayer(f"no text layer in {len(pages)} page(s): probably a scan (lifededup does not OCR)")
+        return read_scanned_pdf(source, data, len(pages))
     metadata = {"engine": engine, "pages": str(len(pages))}
     metadata.update({k.lower(): v for k, v in meta.items() if k in ("Author", "Creator", "Producer", "Subject")})
     date = parse_pdf_date(meta.get("CreationDate", "")) if meta.get("CreationDate") else None
     return Extracted(text=clean_pages(pages), title=meta.get("Title", "").strip(), kind="document",
                      mime="application/pdf", doc_date=date, metadata=metadata)
+
+
+def _is_pdf(probe: Probe) -> bool:
+    return b"%PDF-" in probe.head[:1024]
+
+
+FORMAT = Format(name="pdf", extract=extract_pdf, suffixes=(".pdf",), magic=_is_pdf)

@@ -1,11 +1,21 @@
-"""Plain text, Markdown, CSV and logs: detect the encoding, refuse binary data, never crash."""
+"""Plain text, Markdown, CSV, logs, and any file whose bytes are text: detect the encoding, never crash.
+
+Text is recognised by content, not by name: ``README.Debian``, ``NEWS`` or
+``notes.2019`` are read as text when their bytes are text and no other format
+claims them.  An undeclared encoding is found by charset-normalizer; its
+guess is taken only when what it decodes reads as text (letters inside words,
+typographic punctuation), so a mostly-ASCII file with a few stray bytes keeps
+its ASCII and gets U+FFFD for the stray bytes rather than a legacy code
+page's mojibake.
+"""
 
 from __future__ import annotations
 
 import codecs
 import re
+import unicodedata
 
-from lifededup.extract.base import EmptyFile, Extracted, Source, UnsupportedFormat
+from lifededup.extract.base import EmptyFile, Extracted, Format, Source, UnsupportedFormat
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -18,7 +28,7 @@ _CONTROL = re.compile(rb"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f]")
 BINARY_SHARE = 0.02
 # A valid multi-byte UTF-8 sequence: its presence says the file is UTF-8 with a few bad bytes,
 # not Windows-1252.
-_UTF8_MULTIBYTE = re.compile(rb"[\xc2-\xf4][\x80-\xbf]+")
+_UTF8_MULTIBYTE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
 
 MIME_BY_SUFFIX = {".md": "text/markdown", ".markdown": "text/markdown", ".csv": "text/csv",
                   ".tsv": "text/tab-separated-values", ".log": "text/plain"}
@@ -38,10 +48,14 @@ def looks_binary(head: bytes) -> bool:
 
 
 def decode(data: bytes) -> tuple[str, str]:
-    """(text, encoding name): BOM, then UTF-8, then Windows-1252, then Latin-1.
+    """(text, encoding name): BOM, UTF-8, then the legacy code page the bytes are in.
 
-    Never raises: a mostly-UTF-8 file with a few invalid bytes keeps its UTF-8
-    and gets U+FFFD for the bad bytes.
+    Never raises: a mostly-UTF-8 or mostly-ASCII file with a few stray bytes
+    keeps its UTF-8 and gets U+FFFD for the bad bytes.  Bytes in words
+    ("p\\xe8re", or all of a Cyrillic text) are a legacy code page:
+    Windows-1252 when it reads as Western text, else charset-normalizer's
+    guess (which, on short Western texts, often says Windows-1250 and turns
+    "crème" into "crčme").
     """
     bom = bom_encoding(data[:4])
     if bom:
@@ -51,13 +65,49 @@ def decode(data: bytes) -> tuple[str, str]:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
         pass
-    if _UTF8_MULTIBYTE.search(data):
-        return data.decode("utf-8", errors="replace"), "utf-8 (invalid bytes replaced)"
-    try:
-        return data.decode("cp1252"), "windows-1252"
-    except UnicodeDecodeError:
-        # Bytes 0x81, 0x8d, 0x8f, 0x90, 0x9d are unassigned in Windows-1252; Latin-1 maps everything.
-        return data.decode("latin-1"), "latin-1"
+    if not _mostly_utf8(data) and not _stray_bytes(data):
+        try:
+            text = data.decode("cp1252")
+            if _mostly_ascii(data) and all(c < "\x80" or c.isalpha() or c in _TYPOGRAPHIC for c in text):
+                return text, "windows-1252"
+        except UnicodeDecodeError:
+            pass
+        from charset_normalizer import from_bytes
+
+        best = from_bytes(data).best()
+        if best is not None and best.encoding not in ("utf_8", "ascii"):
+            return data.decode(best.encoding, errors="replace"), _ENCODING_NAMES.get(best.encoding, best.encoding)
+    return data.decode("utf-8", errors="replace"), "utf-8 (invalid bytes replaced)"
+
+
+# Non-letters Windows-1252 is trusted to mean: quotes, dashes, currency, degrees, fractions...
+_TYPOGRAPHIC = frozenset("\u00a0\u2018\u2019\u201a\u201c\u201d\u201e\u00ab\u00bb\u2039\u203a\u2013\u2014"
+                         "\u2026\u20ac\u00a3\u00a5\u00a2\u00b0\u00a7\u00b6\u00a9\u00ae\u2122\u00bd\u00bc"
+                         "\u00be\u00b7\u2022\u00d7\u00f7\u00b1\u00b2\u00b3\u00b5\u00bf\u00a1")
+_ENCODING_NAMES = {"cp1250": "windows-1250", "cp1251": "windows-1251", "latin_1": "latin-1"}
+# A text with more non-ASCII bytes than this share is written in them (Cyrillic, Greek, CJK).
+_LEGACY_SHARE = 0.05
+
+
+def _mostly_utf8(data: bytes) -> bool:
+    """More valid multi-byte UTF-8 characters than invalid bytes: UTF-8 with some damage."""
+    valid = len(_UTF8_MULTIBYTE.findall(data))
+    return valid > 0 and valid >= data.decode("utf-8", errors="replace").count("\ufffd")
+
+
+def _mostly_ascii(data: bytes) -> bool:
+    """Letters mostly ASCII, as in Western European text (not Cyrillic or Greek in a code page)."""
+    high = sum(1 for _ in re.finditer(rb"[\x80-\xff]", data))
+    return high < 0.3 * (high + len(re.findall(rb"[A-Za-z]", data)))
+
+
+def _stray_bytes(data: bytes) -> bool:
+    """A mostly-ASCII text whose few non-ASCII bytes are not inside words: damage, not an encoding."""
+    runs = [(m.start(), m.end()) for m in re.finditer(rb"[\x80-\xff]+", data)]
+    if not runs or sum(e - s for s, e in runs) > _LEGACY_SHARE * len(data):
+        return False
+    in_words = sum(1 for s, e in runs if data[s - 1:s].isalpha() or data[e:e + 1].isalpha())
+    return in_words * 2 < len(runs)
 
 
 def extract_text_file(source: Source) -> Extracted:
@@ -72,3 +122,9 @@ def extract_text_file(source: Source) -> Extracted:
     return Extracted(text=text.replace("\r\n", "\n"), title=title, kind="text",
                      mime=MIME_BY_SUFFIX.get(source.suffix, "text/plain"),
                      metadata={"encoding": encoding})
+
+
+# Names that say "text"; text with any other name (or none) is read too, when no other format claims it.
+TEXT_SUFFIXES = (".txt", ".text", ".md", ".markdown", ".csv", ".tsv", ".log", ".rst", ".ini", ".json", ".xml",
+                 ".yaml", ".yml", ".tex", ".org", ".nfo")
+FORMAT = Format(name="text", extract=extract_text_file, suffixes=TEXT_SUFFIXES)

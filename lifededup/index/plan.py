@@ -101,14 +101,17 @@ def identity_of(path: str) -> Identity | None:
     return st.st_dev, inode
 
 
-def known_under(store: Store, roots: Iterable[str]) -> dict[str, Known]:
-    """The file items stored at or under these paths."""
+def known_under(store: Store, roots: Iterable[str], reread_scans: bool = False) -> dict[str, Known]:
+    """The file items stored at or under these paths.  ``reread_scans`` (OCR is on): the scans stored
+    without text (``no-text-layer``) count as half written, so they are read again, with OCR."""
     found: dict[str, Known] = {}
+    query = _KNOWN_UNDER.replace("inode FROM", "inode, status FROM")
     for root in roots:
         stem = root.rstrip("/")
-        _, rows = store.execute(_KNOWN_UNDER, {"root": root, "low": stem + "/", "high": stem + "0"})
-        for row in rows:
-            found[str(row[0])] = Known(*row)  # type: ignore[arg-type]
+        _, rows = store.execute(query, {"root": root, "low": stem + "/", "high": stem + "0"})
+        for path, size, mtime, sha1, device, inode, status in rows:
+            stale = reread_scans and status == "no-text-layer"
+            found[str(path)] = Known(str(path), size, None if stale else mtime, sha1, device, inode)  # type: ignore[arg-type]
     return found
 
 

@@ -116,7 +116,7 @@ def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = Inde
     # a dict: overlapping paths (a folder and a file in it) find a file once
     found = {seen.path: seen for s in scopes for seen in scan(s.path, s.rules, s.base)}
     roots = [str(s.path) for s in scopes]
-    todo = plan(found.values(), known_under(store, roots), stored_elsewhere(store, [*homes, *roots]))
+    todo = plan(found.values(), known_under(store, roots, reread_scans=config.limits.ocr), stored_elsewhere(store, [*homes, *roots]))
     _follow(store, todo, tally)
     interrupted = _read(store, todo, config, tally, progress, stop)
     return _summary(store, tally, started, interrupted, duplicates)

@@ -1,0 +1,62 @@
+"""iCalendar (``.ics``, vobject): events, to-dos and journal entries; several in a file, one part each."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date, datetime, time
+from typing import Any
+
+from lifededup.extract.base import EmptyFile, Extracted, Failure, Format, Probe, Source
+from lifededup.extract.text import decode
+from lifededup.extract.vcard import value_text
+
+COMPONENTS = ("VEVENT", "VTODO", "VJOURNAL")
+FIELDS = ("summary", "location", "description", "organizer", "attendee", "categories", "comment", "url")
+
+
+def _when(component: Any) -> datetime | None:
+    start = component.contents.get("dtstart") or component.contents.get("due")
+    value = start[0].value if start else None
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, date):
+        return datetime.combine(value, time())
+    return None
+
+
+def _entry(component: Any, number: int = 0) -> Extracted:
+    """One event, to-do or journal entry; ``number`` > 0 names it as a part ("event 2: Dentist")."""
+    lines = []
+    for field in FIELDS:
+        for line in component.contents.get(field, []):
+            text = value_text(line.value).removeprefix("mailto:").removeprefix("MAILTO:")
+            if text and text not in lines:
+                lines.append(text)
+    summary = component.contents.get("summary")
+    title = value_text(summary[0].value) if summary else ""
+    return Extracted(text="\n".join(lines), title=title, kind="event", mime="text/calendar",
+                     doc_date=_when(component), part=f"event {number}: {title}" if number else "",
+                     metadata={"component": component.name.upper()})
+
+
+def extract_icalendar(source: Source) -> Extracted:
+    import vobject  # type: ignore[import-untyped]
+
+    text, _ = decode(source.read_bytes())
+    entries = [c for cal in vobject.readComponents(text, ignoreUnreadable=True)
+               for c in cal.getChildren() if c.name.upper() in COMPONENTS]
+    if not entries:
+        raise EmptyFile(f"{source.name} holds no events, to-dos or journal entries")
+    if len(entries) == 1:
+        return _entry(entries[0])
+    parts: Iterator[Extracted | Failure] = (_entry(entry, n) for n, entry in enumerate(entries, start=1))
+    return Extracted(text="", title=source.name, kind="calendar", mime="text/calendar",
+                     metadata={"entries": str(len(entries))}, children=parts)
+
+
+def _is_icalendar(probe: Probe) -> bool:
+    return probe.head.lstrip()[:15].upper() == b"BEGIN:VCALENDAR"
+
+
+FORMAT = Format(name="icalendar", extract=extract_icalendar, suffixes=(".ics", ".ical", ".ifb"),
+                looks_like=_is_icalendar)

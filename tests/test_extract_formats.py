@@ -1,0 +1,254 @@
+"""The formats a real archive holds besides documents and mail, each on real files.
+
+Man pages and info manuals are the ones Debian ships (read from /usr/share at
+test time), the vCard and iCalendar files come from other projects' test data
+(tests/fixtures/*/README.md), the .ppt is made by LibreOffice Impress, the
+EPUB and the archives are assembled here from real files.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import shutil
+import subprocess
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from lifededup.extract import Extracted, Failure, Limits, MissingTool, Source, extract, extract_source, sniff, walk
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
+MAN = Path("/usr/share/man")
+INFO = Path("/usr/share/info")
+needs_groff = pytest.mark.skipif(shutil.which("groff") is None,
+                                 reason="groff not installed (scripts/install-system-deps.sh: groff-base)")
+
+
+def _real(pattern: Path) -> Path:
+    if not pattern.exists():
+        pytest.skip(f"{pattern} is not on this machine (Debian package man-db/coreutils/sed docs)")
+    return pattern
+
+
+@needs_groff
+def test_man_page_gzipped_as_debian_ships_it() -> None:
+    got = extract(_real(MAN / "man1/ls.1.gz"))
+    assert got.title == "ls - list directory contents", got.title
+    assert "List information about the FILEs" in got.text, got.text[:300]
+    for code in ("\x08", "\x1b[", ".TH", "\\fB"):
+        assert code not in got.text, f"formatting code {code!r} left in the text"
+    assert "User Commands" not in got.text.splitlines()[0], "the running header is layout, not text"
+    assert got.metadata["compressed"] == "gzip" and got.metadata["section"] == "1", got.metadata
+
+
+@needs_groff
+def test_man_page_unpacked_reads_the_same_and_is_recognised_by_content(tmp_path: Path) -> None:
+    plain = tmp_path / "printf.3"
+    plain.write_bytes(gzip.decompress(_real(MAN / "man3/printf.3.gz").read_bytes()))
+    assert sniff(Source.from_path(plain)) == "man"
+    got, packed = extract(plain), extract(MAN / "man3/printf.3.gz")
+    assert got.text == packed.text and "formatted output conversion" in got.title, got.title
+
+
+@needs_groff
+def test_many_real_man_pages_all_give_text() -> None:
+    # every 200th page of each section: man(7), mdoc(7), pod2man's and rst2man's macro preambles, tbl tables
+    pages = [p for section in sorted(_real(MAN).glob("man[1-8]")) for p in sorted(section.glob("*.gz"))[::200]]
+    failed = []
+    for page in pages:
+        try:
+            got = extract(page)
+            if got.mime != "text/troff" or not got.text.strip() or not got.title:
+                failed.append((page.name, f"{got.mime}, title {got.title!r}, {len(got.text)} chars"))
+        except Exception as exc:
+            failed.append((page.name, str(exc)))
+    assert not failed, f"{len(failed)} of {len(pages)} man pages not read: {failed[:5]}"
+
+
+def test_man_page_without_groff_names_the_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    page = _real(MAN / "man1/ls.1.gz")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(MissingTool) as caught:
+        extract(page)
+    assert "apt-get install groff-base" in str(caught.value), caught.value
+
+
+def test_info_manual_as_debian_ships_it() -> None:
+    got = extract(_real(INFO / "sed.info.gz"))
+    assert got.kind == "document" and got.mime == "application/x-info", got
+    assert "sed" in got.title and "stream editor" in got.text, (got.title, got.text[:200])
+    assert "\x1f" not in got.text and "Node: Top" not in got.text and "Tag Table" not in got.text
+
+
+def test_split_info_file_is_recognised_by_content() -> None:
+    parts = sorted(INFO.glob("*.info-[0-9].gz"))
+    if not parts:
+        pytest.skip("no split info manual in /usr/share/info")
+    got = extract(parts[0])
+    assert got.mime == "application/x-info" and got.text.strip(), parts[0]
+
+
+def test_real_vcard() -> None:
+    got = extract(FIXTURES / "vcard/vcard40_full.vcf")
+    assert got.kind == "contact" and got.title == "Dr. John Q. Public, III", got
+    for want in ("john.public@example.com", "Example Corp.", "456 Oak Lane", "He likes vCards"):
+        assert want in got.text, f"{want!r} missing from {got.text!r}"
+
+
+def test_address_book_of_several_cards_has_one_part_per_card(tmp_path: Path) -> None:
+    card = (FIXTURES / "vcard/vcard40_full.vcf").read_text()
+    book = tmp_path / "contacts.vcf"
+    book.write_text(card + card.replace("John", "Jane").replace("john", "jane"))
+    parts = list(walk(extract(book)))
+    assert parts[0].kind == "address book" and len(parts) == 3, parts
+    assert [p.title for p in parts[1:] if isinstance(p, Extracted)] == ["Dr. John Q. Public, III",
+                                                                         "Dr. Jane Q. Public, III"]
+
+
+def test_real_icalendar_event() -> None:
+    got = extract(FIXTURES / "calendar/mozilla.ics")
+    assert got.kind == "event" and got.title == "Test event", got
+    assert "Somewhere over the rainbow" in got.text and got.doc_date is not None, got
+
+
+def test_calendar_of_several_events_has_one_dated_part_per_event(tmp_path: Path) -> None:
+    real = (FIXTURES / "calendar/mozilla.ics").read_text()
+    event = real[real.index("BEGIN:VEVENT"):real.index("END:VEVENT") + len("END:VEVENT\n")]
+    second = event.replace("Test event", "Second event").replace("20040714", "20041001")
+    path = tmp_path / "calendar.ics"
+    path.write_text(real.replace(event, event + second))
+    items = list(walk(extract(path)))
+    assert items[0].kind == "calendar" and [i.part for i in items[1:]] == ["event 1: Test event",
+                                                                           "event 2: Second event"], items
+    assert [i.doc_date.month for i in items[1:] if isinstance(i, Extracted) and i.doc_date] == [7, 10], items
+
+
+@pytest.fixture(scope="module")
+def ppt(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample corpus's slides saved as PowerPoint 97-2003 by LibreOffice Impress."""
+    soffice = shutil.which("soffice") or shutil.which("libreoffice")
+    if soffice is None:
+        pytest.skip("LibreOffice is not installed (libreoffice-impress-nogui)")
+    out = tmp_path_factory.mktemp("ppt")
+    subprocess.run([soffice, f"-env:UserInstallation=file://{out}/profile", "--headless", "--convert-to", "ppt",
+                    "--outdir", str(out), str(CORPUS / "Documents/kitchen-quotes/kitchen-plan-slides.pptx")],
+                   check=True, capture_output=True, timeout=120)
+    return out / "kitchen-plan-slides.ppt"
+
+
+def test_ppt_reads_as_the_pptx(ppt: Path) -> None:
+    assert sniff(Source.from_path(ppt)) == "ppt"
+    got = extract(ppt)
+    assert got.kind == "presentation" and got.mime == "application/vnd.ms-powerpoint", got
+    assert "Solid wood and birch plywood" in got.text and "Kitchen plan" in got.text, got.text
+    assert "Click to edit" not in got.text, "the master slide's placeholders are not the deck's text"
+    pps = ppt.with_suffix(".pps")
+    shutil.copy(ppt, pps)
+    assert extract(pps).text == got.text
+
+
+def _epub(path: Path, chapters: dict[str, str], spine: list[str], manifest_extra: str = "") -> None:
+    items = "".join(f'<item id="{c}" href="text/{c}.xhtml" media-type="application/xhtml+xml"/>'
+                    for c in sorted(chapters)) + manifest_extra
+    refs = "".join(f'<itemref idref="{c}"/>' for c in spine)
+    with zipfile.ZipFile(path, "w") as book:
+        book.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        book.writestr("META-INF/container.xml", '<?xml version="1.0"?><container version="1.0" '
+                      'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile '
+                      'full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles>'
+                      '</container>')
+        book.writestr("OEBPS/content.opf", '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" '
+                      'version="3.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Walking '
+                      f'the Coast</dc:title><dc:date>2019-05-02</dc:date></metadata><manifest>{items}</manifest>'
+                      f'<spine>{refs}</spine></package>')
+        for name, text in chapters.items():
+            book.writestr(f"OEBPS/text/{name}.xhtml", f'<html xmlns="http://www.w3.org/1999/xhtml"><body>'
+                          f'<p>{text}</p><img src="../images/logo.png"/></body></html>')
+
+
+def test_epub_in_spine_order_with_a_missing_image(tmp_path: Path) -> None:
+    # the chapters' names sort the other way round from the reading order, and the logo is not in the zip
+    path = tmp_path / "coast.epub"
+    chapters = {"a-end": "The walk ended at the lighthouse.", "m-middle": "At noon the path turned inland.",
+                "z-start": "The walk began at the harbour."}
+    _epub(path, chapters, ["z-start", "m-middle", "a-end"],
+          '<item id="logo" href="images/logo.png" media-type="image/png"/>')
+    got = extract(path)
+    assert got.text.split("\n\n") == [chapters["z-start"], chapters["m-middle"], chapters["a-end"]], got.text
+    assert got.title == "Walking the Coast" and got.metadata["missing"] == "OEBPS/images/logo.png", got
+
+
+def test_real_epub_whose_spine_order_is_not_the_manifest_order(tmp_path: Path) -> None:
+    path = tmp_path / "reordered.epub"
+    _epub(path, {"one": "First chapter text.", "two": "Second chapter text."}, ["two", "one"])
+    assert extract(path).text == "Second chapter text.\n\nFirst chapter text."
+    assert extract(CORPUS / "Books/portugal-trip.epub").text.strip(), "the sample corpus's EPUB still reads"
+
+
+def _archive_members() -> dict[str, bytes]:
+    return {"docs/report.docx": (CORPUS / "Documents/garden-club-report/garden-club-report-v3.docx").read_bytes(),
+            "docs/minutes.pdf": (CORPUS / "Documents/residents-minutes/PDF/residents-minutes-v1.pdf").read_bytes(),
+            "mail/kitchen.eml": (CORPUS / "Mail/Kitchen/Fwd kitchen quotes.eml").read_bytes(),
+            "notes/README": b"A plain note with no extension, read by its content.\n"}
+
+
+@pytest.mark.parametrize("kind", ["zip", "tar", "tar.gz", "tgz"])
+def test_archive_members_are_parts(tmp_path: Path, kind: str) -> None:
+    members = _archive_members()
+    path = tmp_path / f"backup.{kind}"
+    if kind == "zip":
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, data in members.items():
+                archive.writestr(name, data)
+    else:
+        with tarfile.open(path, "w:gz" if "gz" in kind else "w") as archive:
+            for name, data in members.items():
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                archive.addfile(info, io.BytesIO(data))
+    items = list(walk(extract(path)))
+    assert items[0].kind == "archive", items[0]
+    by_part = {i.part: i for i in items[1:]}
+    assert set(members) <= set(by_part), sorted(by_part)
+    for name in members:
+        assert isinstance(by_part[name], Extracted) and by_part[name].text, by_part[name]
+    # the forwarded mail's attachment is a part of the mail, under the member's name
+    assert any(p.startswith("mail/kitchen.eml / attachment 1") for p in by_part), sorted(by_part)
+    report = by_part["docs/report.docx"]
+    assert isinstance(report, Extracted) and report.text == extract(
+        CORPUS / "Documents/garden-club-report/garden-club-report-v3.docx").text
+
+
+def test_gz_of_one_file_is_that_file(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt.gz"
+    path.write_bytes(gzip.compress(b"Seed order: broad beans, leeks and two kinds of kale.\n"))
+    got = extract(path)
+    assert got.text == "Seed order: broad beans, leeks and two kinds of kale.\n" and got.kind == "text", got
+
+
+def test_archive_limits_members_size_and_depth(tmp_path: Path) -> None:
+    def zipped(files: dict[str, bytes]) -> bytes:
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as archive:
+            for name, data in files.items():
+                archive.writestr(name, data)
+        return buffer.getvalue()
+
+    many = zipped({f"note-{i}.txt": f"note number {i}\n".encode() for i in range(30)})
+    items = list(walk(extract_source(Source("many.zip", data=many), Limits(max_members=10))))
+    texts = [i for i in items[1:] if isinstance(i, Extracted)]
+    assert len(texts) == 10 and isinstance(items[-1], Failure) and items[-1].status == "too-large", items[-1]
+    big = zipped({f"part-{i}.txt": b"word " * 50_000 for i in range(5)})
+    items = list(walk(extract_source(Source("big.zip", data=big), Limits(max_unpacked_bytes=600_000))))
+    assert isinstance(items[-1], Failure) and items[-1].status == "too-large", items[-1]
+    assert len([i for i in items if isinstance(i, Extracted) and i.text]) == 2, items
+    deep = b"the innermost note\n"
+    for level in range(6):
+        deep = zipped({f"level-{level}.zip" if level else "note.txt": deep})
+    items = list(walk(extract_source(Source("deep.zip", data=deep), Limits(max_depth=3))))
+    assert any(isinstance(i, Failure) and i.status == "too-large" and "nested" in i.reason for i in items), items
+    assert not any(isinstance(i, Extracted) and "innermost" in i.text for i in items)

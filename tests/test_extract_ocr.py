@@ -1,0 +1,101 @@
+"""OCR of scans: a page rendered from text to pixels (no text layer) and read back by Tesseract."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lifededup.extract import Failure, Limits, NoTextLayer, extract, extract_many
+
+CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
+WORDS = "The allotment society will meet on Tuesday to discuss the new greenhouse and the water supply"
+needs_tesseract = pytest.mark.skipif(shutil.which("tesseract") is None,
+                                     reason="tesseract not installed (scripts/install-system-deps.sh)")
+
+
+@pytest.fixture(scope="module")
+def scans(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A page of text drawn as pixels (matplotlib's Agg renderer), saved as PNG, JPEG, TIFF and an image-only PDF."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    out = tmp_path_factory.mktemp("scans")
+    figure = pyplot.figure(figsize=(8.5, 3), dpi=200)
+    lines = [WORDS[:52], WORDS[53:]]
+    for row, line in enumerate(lines):
+        figure.text(0.05, 0.7 - 0.3 * row, line, fontsize=18, family="DejaVu Serif")
+    paths = {}
+    for kind in ("png", "jpg", "tiff"):
+        paths[kind] = out / f"letter.{kind}"
+        figure.savefig(paths[kind], dpi=200)
+    # a PDF of the image alone: a scan, no text layer (matplotlib's PDF would embed the text)
+    from PIL import Image
+
+    paths["pdf"] = out / "scanned letter.pdf"
+    Image.open(paths["png"]).convert("RGB").save(paths["pdf"], resolution=200)
+    pyplot.close(figure)
+    return paths
+
+
+def _words(text: str) -> list[str]:
+    return [w.strip(".,").lower() for w in text.split()]
+
+
+@needs_tesseract
+@pytest.mark.parametrize("kind", ["png", "jpg", "tiff", "pdf"])
+def test_scan_read_back_by_ocr_word_for_word(scans: dict[str, Path], kind: str) -> None:
+    got = extract(scans[kind], Limits(ocr=True))
+    want = _words(WORDS)
+    read = _words(got.text)
+    missed = [w for w in want if w not in read]
+    assert len(missed) <= 1, f"{kind}: OCR missed {missed} in {got.text!r}"
+    assert got.metadata["ocr"] == "yes", got.metadata
+
+
+@pytest.mark.parametrize("kind", ["png", "pdf"])
+def test_ocr_is_off_by_default_and_says_how_to_turn_it_on(scans: dict[str, Path], kind: str) -> None:
+    with pytest.raises(NoTextLayer) as caught:
+        extract(scans[kind])
+    assert "lifededup index --ocr" in str(caught.value), caught.value
+
+
+def test_ocr_on_without_tesseract_says_how_to_install_it(scans: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
+                                                        tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no tesseract to be found
+    with pytest.raises(NoTextLayer) as caught:
+        extract(scans["png"], Limits(ocr=True))
+    assert "apt-get install tesseract-ocr" in str(caught.value), caught.value
+
+
+@needs_tesseract
+def test_ocr_runs_in_the_workers_under_their_limits(scans: dict[str, Path]) -> None:
+    outcomes = list(extract_many([scans["png"], CORPUS / "Bad files/scanned letter.pdf"],
+                                 Limits(ocr=True, timeout_s=60), workers=2))
+    png = next(o for o in outcomes if o.path == scans["png"])
+    assert not isinstance(png.result, Failure) and "greenhouse" in png.result.text.lower(), png.result
+    assert all(o.final for o in outcomes), outcomes
+
+
+@needs_tesseract
+def test_index_with_ocr_reads_again_the_scans_a_run_without_it_recorded(scans: dict[str, Path],
+                                                                        tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from lifededup.cli import main
+
+    folder = tmp_path / "letters"
+    folder.mkdir()
+    shutil.copy(scans["pdf"], folder / "scanned letter.pdf")
+    db = str(tmp_path / "store.db")
+    query = "SELECT status, text LIKE '%greenhouse%' FROM items WHERE part = ''"
+    first = CliRunner().invoke(main, ["index", "--db", db, "-j", "1", str(folder)])
+    assert first.exit_code == 0, first.output
+    before = CliRunner().invoke(main, ["sql", "--db", db, "--csv", query])
+    assert "no-text-layer" in before.output, before.output
+    second = CliRunner().invoke(main, ["index", "--db", db, "-j", "1", "--ocr", str(folder)])
+    assert second.exit_code == 0, second.output
+    after = CliRunner().invoke(main, ["sql", "--db", db, "--csv", query])
+    assert after.output.splitlines()[1:] == ["ok,1"], after.output
