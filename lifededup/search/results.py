@@ -10,7 +10,6 @@ from typing import Any, Literal
 from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
 
-from lifededup.detect import dedup_results
 from lifededup.search.query import ITEM_DATE, Filters, results_sql
 from lifededup.search.snippet import SNIPPET_SQL, Snippet
 from lifededup.search.syntax import is_query_error, syntax_error
@@ -231,6 +230,8 @@ def _check_kinds(conn: Connection, filters: Filters) -> None:
 def _deduplicated(conn: Connection, query: str | None, filters: Filters, limit: int, spec: str) -> SearchResult:
     """seeds/004's query-biased de-duplication: the stored clusters are not
     used; the best-ranked results are de-duplicated among themselves."""
+    from lifededup.detect import dedup_results  # the detectors' numpy, only for --dedup
+
     window = _page(conn, query, filters, limit * DEDUP_WINDOW_PER_ROW, None, "all")
     texts = {
         int(r[0]): str(r[1] or "")
