@@ -13,7 +13,7 @@ from sqlalchemy.exc import DBAPIError
 from lifededup.search.query import ITEM_DATE, Filters, results_sql
 from lifededup.search.snippet import SNIPPET_SQL, Snippet
 from lifededup.search.syntax import is_query_error, syntax_error
-from lifededup.store import Store, collapse_sql
+from lifededup.store import Store
 
 Mode = Literal["collapsed", "all", "cluster", "dedup"]
 
@@ -116,17 +116,47 @@ def search(
             raise
 
 
-_ROW = "id, path, part, kind, title, rank, cluster_id, hidden"
-
-
-def _page_sql(results: str, mode: Mode) -> str:
-    """One page of rows, best first."""
-    if mode == "collapsed":
-        return f"SELECT {_ROW} FROM ({collapse_sql(results)}) ORDER BY rank, id LIMIT :limit"
+def _page_sql(results: str) -> str:
+    """One page of items, best first, each with its cluster (not collapsed)."""
     # the page first, then its items: no item is read that is not shown
     return (f"WITH page AS MATERIALIZED (SELECT id, rank FROM ({results}) ORDER BY rank, id LIMIT :limit) "
             "SELECT p.id, i.path, i.part, i.kind, i.title, p.rank, c.cluster_id, 0 AS hidden "
             "FROM page p JOIN items i ON i.id = p.id LEFT JOIN clusters c ON c.item_id = p.id ORDER BY p.rank, p.id")
+
+
+# Ranked results read at a time while looking for a page's clusters: most
+# pages fill from the first read; a page whose best results are many copies
+# of one document reads on.
+_READ_ROWS = 256
+
+
+def _collapsed_page(conn: Connection, results: str, params: dict[str, object], limit: int) -> list[Hit]:
+    """The first ``limit`` clusters of the ranked results, each shown by its
+    best-ranked result (lowest id among equals), as the store's
+    ``collapse_sql`` gives them.  The results are read best first only until
+    ``limit`` clusters have appeared, rather than grouped all by cluster
+    first; ``hidden`` is left for :func:`_with_copies` to count."""
+    ranked = conn.exec_driver_sql(f"SELECT id, rank FROM ({results}) ORDER BY rank, id", params)
+    shown: dict[int, tuple[int, float]] = {}  # cluster (or the item, without one) -> (item, rank)
+    try:
+        while len(shown) < limit:
+            rows = ranked.fetchmany(_READ_ROWS)
+            if not rows:
+                break
+            cluster_of = {int(r[0]): int(r[1]) for r in conn.exec_driver_sql(
+                f"SELECT item_id, cluster_id FROM clusters WHERE item_id IN ({_ids([r[0] for r in rows])})")}
+            for item_id, rank in rows:
+                shown.setdefault(cluster_of.get(item_id, item_id), (int(item_id), float(rank)))
+                if len(shown) == limit:
+                    break
+    finally:
+        ranked.close()
+    page = {item_id: (cluster, rank) for cluster, (item_id, rank) in shown.items()}
+    if not page:
+        return []
+    items = {int(r[0]): r for r in conn.exec_driver_sql(
+        f"SELECT id, path, part, kind, title FROM items WHERE id IN ({_ids(list(page))})")}
+    return [_hit((*items[item_id], rank, cluster, 0)) for item_id, (cluster, rank) in page.items()]
 
 
 def _totals(conn: Connection, query: str | None, filters: Filters, cluster: int | None) -> tuple[int, int]:
@@ -141,8 +171,10 @@ def _totals(conn: Connection, query: str | None, filters: Filters, cluster: int 
 def _page(conn: Connection, query: str | None, filters: Filters, limit: int, cluster: int | None,
           mode: Mode) -> SearchResult:
     results, params = results_sql(query, filters, cluster=cluster)
-    rows = conn.exec_driver_sql(_page_sql(results, mode), {**params, "limit": limit}).all()
-    hits = [_hit(r) for r in rows]
+    if mode == "collapsed":
+        hits = _collapsed_page(conn, results, params, limit)
+    else:
+        hits = [_hit(r) for r in conn.exec_driver_sql(_page_sql(results), {**params, "limit": limit}).all()]
     matches, clusters = _totals(conn, query, filters, cluster)
     if not hits:
         _check_kinds(conn, filters)
@@ -194,9 +226,11 @@ def _snippets(conn: Connection, ids: str, query: str | None) -> dict[int, Snippe
 
 
 def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: Filters) -> list[Hit]:
-    """Where the results each collapsed row hides live."""
-    collapsed = [h for h in hits if h.hidden]
-    if not collapsed:
+    """The other results of each collapsed row's cluster: how many (``hidden``)
+    and where they live."""
+    # only a cluster of more than one (its size comes from _with_details) can hide results
+    shared = [h.cluster_id for h in hits if h.cluster_id is not None and h.cluster_size > 1]
+    if not shared:
         return hits
     conditions, params = filters.where()
     if query is not None:
@@ -205,15 +239,16 @@ def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: 
         params["query"] = query
     rows = conn.exec_driver_sql(
         "SELECT c.cluster_id, i.id, i.path, i.part FROM clusters c JOIN items i ON i.id = c.item_id "
-        f"WHERE c.cluster_id IN ({_ids([h.cluster_id or h.id for h in collapsed])}) "
-        f"AND i.id NOT IN ({_ids([h.id for h in collapsed])}) {''.join(' AND ' + c for c in conditions)} "
+        f"WHERE c.cluster_id IN ({_ids(shared)}) "
+        f"AND i.id NOT IN ({_ids([h.id for h in hits])}) {''.join(' AND ' + c for c in conditions)} "
         "ORDER BY c.cluster_id, i.path, i.part",
         params,
     )
     copies: dict[int, list[Copy]] = {}
     for cluster_id, item_id, path, part in rows:
         copies.setdefault(int(cluster_id), []).append(Copy(int(item_id), str(path), str(part)))
-    return [replace(h, copies=tuple(copies.get(h.cluster_id or h.id, [])[:COPIES_LISTED])) for h in hits]
+    return [replace(h, hidden=len(found), copies=tuple(found[:COPIES_LISTED]))
+            for h, found in ((h, copies.get(h.cluster_id or h.id, [])) for h in hits)]
 
 
 def _check_kinds(conn: Connection, filters: Filters) -> None:
