@@ -12,7 +12,7 @@ from sqlalchemy.exc import DBAPIError
 
 from lifededup.search.query import ITEM_DATE, Filters, results_sql
 from lifededup.search.snippet import SNIPPET_SQL, Snippet
-from lifededup.search.syntax import is_query_error, syntax_error
+from lifededup.search.syntax import has_prefix, is_query_error, syntax_error
 from lifededup.store import Store
 
 Mode = Literal["collapsed", "all", "cluster", "dedup"]
@@ -219,10 +219,19 @@ def _snippets(conn: Connection, ids: str, query: str | None) -> dict[int, Snippe
         rows = conn.exec_driver_sql(f"SELECT id, substr(text, 1, 400) FROM items WHERE id IN ({ids})")
         return {int(r[0]): Snippet.preview(r[1]) for r in rows}
     rows = conn.exec_driver_sql(
-        f"SELECT rowid, {SNIPPET_SQL} FROM items_fts WHERE items_fts MATCH :query AND rowid IN ({ids})",
+        f"SELECT rowid, {SNIPPET_SQL} FROM items_fts WHERE items_fts MATCH :query AND {_rowid(query)} IN ({ids})",
         {"query": query},
     )
     return {int(r[0]): Snippet.from_marked(r[1] or "") for r in rows}
+
+
+def _rowid(query: str) -> str:
+    """How to pick a few rows of a MATCH: ``rowid IN (...)`` seeks each row,
+    but FTS5 expands a prefix term (merges the lists of every word it
+    starts) on every seek -- 20 rows of ``w199*`` cost 17 ms at 100,000
+    items, where one pass over its matches filtered by ``+rowid`` (the plus
+    keeps the rowid from FTS5) costs 1 ms."""
+    return "+rowid" if has_prefix(query) else "rowid"
 
 
 def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: Filters) -> list[Hit]:
@@ -234,8 +243,13 @@ def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: 
         return hits
     conditions, params = filters.where()
     if query is not None:
-        # one index seek per member, rather than the whole result set again
-        conditions.append("EXISTS (SELECT 1 FROM items_fts WHERE items_fts MATCH :query AND rowid = i.id)")
+        matching = "SELECT rowid FROM items_fts WHERE items_fts MATCH :query"
+        # one index seek per member rather than the whole result set again,
+        # unless each seek would expand the prefix again (see _rowid): then
+        # the members are checked against one pass (the plus keeps SQLite
+        # from walking the matches instead of the page's clusters)
+        conditions.append(f"+i.id IN ({matching})" if has_prefix(query)
+                          else f"EXISTS ({matching} AND rowid = i.id)")
         params["query"] = query
     rows = conn.exec_driver_sql(
         "SELECT c.cluster_id, i.id, i.path, i.part FROM clusters c JOIN items i ON i.id = c.item_id "
