@@ -3,10 +3,7 @@ example, and every command the top-level help points at exists."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import click
@@ -15,7 +12,6 @@ from click.testing import CliRunner
 
 from lifededup import cli
 from lifededup.cli import COMMANDS, main
-from lifededup.store import open_store
 
 
 def all_commands(group: click.Group = main, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
@@ -65,31 +61,3 @@ def test_the_lazy_table_names_every_command_with_its_own_summary() -> None:
             got = click.Command(name, help=summary).get_short_help_str(limit)
             assert got == want, f"COMMANDS[{name!r}] summary says {got!r}, the command's help {want!r}"
 
-
-def imported_after(args: list[str], env: dict[str, str] | None = None) -> set[str]:
-    """The modules a real `lifededup ARGS` process has imported when it ends."""
-    program = (
-        "import atexit, sys\n"
-        "atexit.register(lambda: print('\\n' + ' '.join(sorted(sys.modules)), file=sys.stderr))\n"
-        "from lifededup.cli import main\n"
-        f"main({args!r})\n"
-    )
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, **(env or {})})
-    assert done.returncode == 0, done.stderr
-    return set(done.stderr.strip().splitlines()[-1].split())
-
-
-def test_help_loads_no_command() -> None:
-    modules = imported_after(["--help"])
-    loaded = {m for m in modules if m.startswith("lifededup.") and m != "lifededup.cli"}
-    heavy = modules & {"numpy", "sqlalchemy", "alembic", "rapidfuzz"}
-    assert not loaded and not heavy, f"`lifededup --help` imported {sorted(loaded | heavy)}"
-
-
-def test_search_loads_neither_the_fingerprinting_engine_nor_the_detectors(tmp_path: Path) -> None:
-    db = tmp_path / "store.db"
-    open_store(db).close()
-    modules = imported_after(["search", "--db", str(db), "river"])
-    heavy = modules & {"numpy", "rapidfuzz", "lifededup.fingerprint", "lifededup.detect", "lifededup.extract"}
-    assert not heavy, f"`lifededup search` imported {sorted(heavy)}, which it never uses"
