@@ -22,7 +22,7 @@ from lifededup.cli import main
 from lifededup.search import (
     SYNTAX, Filters, QuerySyntaxError, SearchResult, Snippet, path_pattern, results_sql, search,
 )
-from lifededup.search.syntax import quoted
+from lifededup.search.syntax import has_prefix, quoted
 from lifededup.store import ItemRecord, Store, collapse_sql, open_store
 
 
@@ -312,3 +312,24 @@ def test_a_page_topped_by_hundreds_of_copies_reads_on_to_its_other_rows(tmp_path
             assert_same_page(store, "lighthouse", Filters(), limit)
         top = search(store, "lighthouse", limit=1).hits[0]
         assert top.path == "/copies/0.txt" and top.hidden >= 299, top.to_dict()
+
+
+@pytest.mark.parametrize(("query", "prefix"), [
+    ("surv*", True), ("title:rep* river", True), ('"river survey" *', True), ("(a OR b*) AND c", True),
+    ("river survey", False), ('"c*"', False), ('"say ""hi*"""', False), ("NEAR(river survey, 5)", False),
+])
+def test_a_prefix_term_is_told_from_a_star_inside_quotes(query: str, prefix: bool) -> None:
+    assert has_prefix(query) is prefix, f"has_prefix({query!r}) should be {prefix}"
+
+
+def test_prefix_queries_find_the_same_snippets_and_copies_as_their_words(corpus: CorpusStore) -> None:
+    # recipe* takes the one-pass way to its snippets and copies; the same words spelled out take seeks
+    prefixed = run(corpus, "recipe*", limit=50)
+    spelled = run(corpus, "recipe OR recipes", limit=50)
+    assert prefixed.hits, "the corpus has recipes"
+    by_id = {h.id: h for h in spelled.hits}
+    both = [(hit, by_id[hit.id]) for hit in prefixed.hits if hit.id in by_id]
+    assert any(hit.hidden for hit, _ in both), "no row with copies shown both ways: the test tests nothing"
+    for hit, same in both:
+        assert (hit.hidden, hit.copies) == (same.hidden, same.copies), f"{hit.path}: copies differ"
+        assert hit.snippet.text and hit.snippet.spans, f"{hit.path}: no marked snippet"
