@@ -11,13 +11,15 @@ over everything in one process would have, only sooner.
 Workers are forked where the platform can (Linux): they start in about a
 millisecond with the caller's modules already imported, where a fresh
 interpreter would spend a tenth of a second importing numpy; elsewhere the
-platform's default start method is used.
+platform's default start method is used.  So call it from a process that
+runs no other threads (a command, not the watcher).
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import TypeVar
@@ -48,6 +50,12 @@ def available_cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def _leave_interrupts_to_the_caller() -> None:
+    # Ctrl-C reaches the whole process group: the caller stops the pool, and a
+    # worker's own KeyboardInterrupt would only add a traceback per worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _fingerprint_run(
@@ -114,6 +122,6 @@ def fingerprint_sources(
     runs = list(_runs(sources, sizes, min(_RUN_BYTES, max(total // (4 * workers), 1))))
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    with context.Pool(min(workers, len(runs))) as pool:
+    with context.Pool(min(workers, len(runs)), initializer=_leave_interrupts_to_the_caller) as pool:
         for found in pool.imap(partial(_fingerprint_run, read=read, params=params), runs):
             yield from found
