@@ -159,9 +159,13 @@ def _collapsed_page(conn: Connection, results: str, params: dict[str, object], l
     return [_hit((*items[item_id], rank, cluster, 0)) for item_id, (cluster, rank) in page.items()]
 
 
-def _totals(conn: Connection, query: str | None, filters: Filters, cluster: int | None) -> tuple[int, int]:
-    """How many items match, and how many clusters they are in."""
+def _totals(conn: Connection, query: str | None, filters: Filters, cluster: int | None,
+            mode: Mode) -> tuple[int, int]:
+    """How many items match, and (collapsed) how many clusters they are in."""
     matching, params = results_sql(query, filters, cluster=cluster, ranked=False)
+    if mode != "collapsed":  # the clusters are not counted: a join per match saved
+        matches = int(conn.exec_driver_sql(f"SELECT count(*) FROM ({matching})", params).scalar_one())
+        return matches, matches
     row = conn.exec_driver_sql(
         f"SELECT count(*), count(DISTINCT coalesce(c.cluster_id, r.id)) FROM ({matching}) r "
         "LEFT JOIN clusters c ON c.item_id = r.id", params).one()
@@ -175,7 +179,7 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
         hits = _collapsed_page(conn, results, params, limit)
     else:
         hits = [_hit(r) for r in conn.exec_driver_sql(_page_sql(results), {**params, "limit": limit}).all()]
-    matches, clusters = _totals(conn, query, filters, cluster)
+    matches, clusters = _totals(conn, query, filters, cluster, mode)
     if not hits:
         _check_kinds(conn, filters)
     hits = _with_details(conn, hits, query)
