@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 from alembic.script import ScriptDirectory
@@ -33,8 +34,15 @@ def imported_after(args: list[str], env: dict[str, str] | None = None) -> set[st
 def test_help_loads_no_command() -> None:
     modules = imported_after(["--help"])
     loaded = {m for m in modules if m.startswith("lifededup.") and m != "lifededup.cli"}
-    heavy = modules & {"numpy", "sqlalchemy", "alembic", "rapidfuzz"}
+    heavy = modules & {"numpy", "sqlalchemy", "alembic", "rapidfuzz", "importlib.metadata"}
     assert not loaded and not heavy, f"`lifededup --help` imported {sorted(loaded | heavy)}"
+
+
+def test_version_is_the_installed_packages() -> None:
+    done = subprocess.run([sys.executable, "-m", "lifededup", "--version"], capture_output=True, text=True,
+                          timeout=60)
+    want = f"lifededup, version {version('lifededup')}"
+    assert done.returncode == 0 and done.stdout.strip() == want, f"{done.stdout!r} {done.stderr!r}, want {want!r}"
 
 
 def test_search_loads_neither_the_fingerprinting_engine_nor_the_detectors(tmp_path: Path) -> None:

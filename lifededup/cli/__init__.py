@@ -16,7 +16,6 @@ from typing import Any
 
 import click
 
-from lifededup import __version__
 
 # command -> (its module, the first paragraph of its help: what the
 # top-level --help lists without importing the module)
@@ -104,9 +103,19 @@ class LazyGroup(click.Group):
         return self._loaded[name].get_short_help_str(limit)
 
 
+def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    # click.version_option would read the version at import, for every command
+    if value and not ctx.resilient_parsing:
+        import lifededup
+
+        click.echo(f"lifededup, version {lifededup.__version__}")
+        ctx.exit()
+
+
 @click.group(cls=LazyGroup, lazy=COMMANDS,
              context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(__version__, prog_name="lifededup")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and exit.")
 def main() -> None:
     """Find the copies and near-copies in a lifetime of documents, mail and
     saved web pages, and show each document once.
