@@ -72,7 +72,7 @@ def fingerprint_command(paths: tuple[Path, ...], as_json: bool, **options: objec
 
     params = _params(**options)  # type: ignore[arg-type]
     failed = 0
-    sizes = [path.stat().st_size for path in paths]
+    sizes = [_size(path) for path in paths]
     # every core, a run of files each; printed in the order of the files
     for entry, found in fingerprint_sources(paths, _entries, sizes=sizes, params=params):
         if found is None:
@@ -82,6 +82,13 @@ def fingerprint_command(paths: tuple[Path, ...], as_json: bool, **options: objec
             _echo_fingerprint(entry, found, as_json)
     if failed:
         raise SystemExit(1)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # gone since click saw it: reading it will say so
+        return 0
 
 
 class _Entry(NamedTuple):

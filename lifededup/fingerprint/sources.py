@@ -8,7 +8,7 @@ labels and fingerprints.  The caller gets them in the order of the sources,
 a run at a time, as they come -- so it can print them as ``fingerprint_many``
 over everything in one process would have, only sooner.
 
-Workers are forked where the platform can (Linux): they start in about a
+Workers are forked on Linux: they start in about a
 millisecond with the caller's modules already imported, where a fresh
 interpreter would spend a tenth of a second importing numpy; elsewhere the
 platform's default start method is used.  So call it from a process that
@@ -20,6 +20,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import TypeVar
@@ -120,8 +121,8 @@ def fingerprint_sources(
         return
     # about four runs per worker at least, so that no core waits long at the end
     runs = list(_runs(sources, sizes, min(_RUN_BYTES, max(total // (4 * workers), 1))))
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    # fork where it is safe (Linux); macOS lists it but its frameworks are not fork-safe
+    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
     with context.Pool(min(workers, len(runs)), initializer=_leave_interrupts_to_the_caller) as pool:
         for found in pool.imap(partial(_fingerprint_run, read=read, params=params), runs):
             yield from found
