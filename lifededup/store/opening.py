@@ -253,9 +253,10 @@ def at_written_head(engine: Engine) -> bool:
         return False
     try:
         with engine.connect() as conn:
-            return bool(conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == head)
+            versions = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalars().all()
     except DatabaseError:
         return False
+    return versions == [head]
 
 
 def needs_upgrade(engine: Engine, location: Location) -> bool:
