@@ -76,12 +76,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=30)
-    parser.add_argument("--dir", type=Path, default=None, help="where to build the store (default: a temp dir)")
+    parser.add_argument("--dir", type=Path, default=None,
+                        help="where to build the store (default: a temp dir); a store of --items items "
+                        "already there is used again")
     args = parser.parse_args()
     path = (args.dir or Path(tempfile.mkdtemp(prefix="bench-search-"))) / "bench.db"
-    open_store(path).close()  # the schema
-    print(f"filling {path} with {args.items:,} items")
-    bulk_fill(path, Generator(), args.items)
+    if not path.exists() or open_store(path).execute("SELECT count(*) FROM items")[1][0][0] != args.items:
+        path.unlink(missing_ok=True)
+        open_store(path).close()  # the schema
+        print(f"filling {path} with {args.items:,} items")
+        bulk_fill(path, Generator(), args.items)
     print(f"\n{'query':<12} {'matches':>8} {'clusters':>8}   {'collapsed ms':>16} {'--all ms':>16} "
           f"{'peer ms':>16}   {'collapsed/peer':>14} {'all/peer':>8}")
     print(f"{'':<12} {'':>8} {'':>8}   {'median / p95':>16} {'median / p95':>16} {'median / p95':>16}")
@@ -95,7 +99,8 @@ def main() -> None:
             print(f"{name:<12} {found.matches:>8,} {found.rows:>8,}   {cm * 1e3:>7.1f} / {cp * 1e3:>6.1f} "
                   f"{am * 1e3:>7.1f} / {ap * 1e3:>6.1f} {pm * 1e3:>7.1f} / {pp * 1e3:>6.1f}   "
                   f"{cm / pm:>13.1f}x {am / pm:>7.1f}x")
-    print(f"\nslowest 95th percentile: {worst * 1e3:.0f} ms (target: well under 1,000 ms at 100,000 items)")
+    print(f"\nslowest 95th percentile: {worst * 1e3:.0f} ms (targets: under 50 ms at 100,000 items, "
+          "under 250 ms at 1,000,000)")
 
 
 if __name__ == "__main__":

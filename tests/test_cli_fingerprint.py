@@ -4,14 +4,22 @@ of the project and its users rely on."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 from click.testing import CliRunner
 
 from lifededup.cli import main
+from lifededup.extract import ExtractionError, Failure, extract, walk
+from lifededup.fingerprint import fingerprint, fingerprint_many
+from lifededup.fingerprint.sources import fingerprint_sources
+
+SAMPLE_CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
 
 LETTERS = np.array(list("bcdfghjklmnpqrstvwxz"))
 
@@ -97,3 +105,62 @@ def test_installed_console_script_runs(tmp_path: Path) -> None:
     a = write(tmp_path / "a.txt", prose(6, 50))
     out = subprocess.run([exe, "fingerprint", "--json", str(a)], capture_output=True, text=True, check=True).stdout
     assert json.loads(out)["words"] == 50
+
+
+def one_file_at_a_time(paths: list[Path]) -> tuple[list[str], list[str]]:
+    """What `fingerprint --json` printed when it read and fingerprinted one
+    file at a time in one process: stdout lines and stderr lines."""
+    out, err = [], []
+    for path in paths:
+        try:
+            root = extract(path)
+        except ExtractionError as exc:
+            err.append(f"lifededup: {path}: {exc} [{exc.status}]")
+            continue
+        for item in walk(root):
+            label = f"{path} [{item.part}]" if item.part else str(path)
+            if isinstance(item, Failure):
+                err.append(f"lifededup: {label}: {item.reason} [{item.status}]")
+            elif item.text.strip():
+                found = fingerprint(item.text)
+                out.append(json.dumps({"path": label, "title": item.title, "kind": item.kind, **found.to_dict()}))
+    return out, err
+
+
+def test_fingerprint_on_every_core_prints_what_one_file_at_a_time_did() -> None:
+    # the whole sample corpus (3 MB: enough to start workers), its unreadable files and mailboxes included
+    paths = sorted(p for p in SAMPLE_CORPUS.rglob("*") if p.is_file())
+    done = subprocess.run([sys.executable, "-m", "lifededup", "fingerprint", "--json", *map(str, paths)],
+                          capture_output=True, text=True, timeout=300)
+    want_out, want_err = one_file_at_a_time(paths)
+    assert want_err, "the sample corpus has unreadable files: they must show on stderr"
+    assert done.returncode == 1, f"a file failed, so the exit status is 1, not {done.returncode}: {done.stderr}"
+    got_out = done.stdout.splitlines()
+    assert len(got_out) == len(want_out), f"{len(got_out)} JSON lines, want {len(want_out)}"
+    for got, want in zip(got_out, want_out):
+        assert got == want, f"fingerprint --json printed\n{got}\nwhere one file at a time printed\n{want}"
+    assert done.stderr.splitlines() == want_err, done.stderr
+
+
+def labelled_with_pid(path: Path) -> Iterator[tuple[tuple[str, int], str | None]]:
+    text = path.read_text(encoding="utf-8")
+    yield (path.name, os.getpid()), text
+    if path.name.endswith("0.txt"):
+        yield (path.name + " [no text]", os.getpid()), None
+
+
+def test_fingerprint_sources_splits_the_work_and_keeps_the_order(tmp_path: Path) -> None:
+    paths = [write(tmp_path / f"{n}.txt", prose(n, 200)) for n in range(40)]
+    # sizes say 1 MB a file: reason enough for two workers
+    found = list(fingerprint_sources(paths, labelled_with_pid, sizes=[1 << 20] * len(paths), workers=2))
+    names = [label[0] for label, _ in found]
+    want = [n for p in paths for n in ([p.name, p.name + " [no text]"] if p.name.endswith("0.txt") else [p.name])]
+    assert names == want, f"labels came back out of order: {names}"
+    fingerprints = [f for _, f in found]
+    assert [f is None for f in fingerprints] == [n.endswith("[no text]") for n in names]
+    assert [f for f in fingerprints if f is not None] == fingerprint_many([p.read_text() for p in paths])
+    workers = {pid for (_, pid), _ in found}
+    assert len(workers) == 2 and os.getpid() not in workers, f"ran in processes {workers}, not two workers"
+    alone = list(fingerprint_sources(paths, labelled_with_pid, sizes=[1 << 20] * len(paths), workers=1))
+    assert {pid for (_, pid), _ in alone} == {os.getpid()}, "workers=1 runs in this process"
+    assert [f for _, f in alone] == fingerprints

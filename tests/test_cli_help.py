@@ -4,12 +4,14 @@ example, and every command the top-level help points at exists."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner
 
-from lifededup.cli import main
+from lifededup import cli
+from lifededup.cli import COMMANDS, main
 
 
 def all_commands(group: click.Group = main, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
@@ -41,3 +43,21 @@ def test_top_level_help_names_only_real_commands() -> None:
     assert {"index", "search", "dups", "show", "stats", "verify", "sql", "folders"} <= named, output
     missing = named - set(main.commands)
     assert not missing, f"top-level help mentions commands that do not exist: {missing}"
+
+
+def test_the_lazy_table_names_every_command_with_its_own_summary() -> None:
+    # every @main.command / @main.group in lifededup/cli/ is in COMMANDS, under its module
+    declared = {
+        name: path.stem
+        for path in sorted(Path(cli.__file__).parent.glob("*.py"))
+        for name in re.findall(r'^@main\.(?:command|group)\("([\w-]+)"', path.read_text(), flags=re.MULTILINE)
+    }
+    table = {name: module for name, (module, _) in COMMANDS.items()}
+    assert table == declared, f"COMMANDS in lifededup/cli/__init__.py ({table}) != the commands declared ({declared})"
+    for name, (_, summary) in COMMANDS.items():
+        command = main.commands[name]
+        for limit in (45, 80, 1000):
+            want = command.get_short_help_str(limit)
+            got = click.Command(name, help=summary).get_short_help_str(limit)
+            assert got == want, f"COMMANDS[{name!r}] summary says {got!r}, the command's help {want!r}"
+

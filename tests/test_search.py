@@ -16,11 +16,14 @@ from click.testing import CliRunner
 from corpus_store import CORPUS, CorpusStore, corpus_store
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from store_samples import fp, prose, revised
 
 from lifededup.cli import main
-from lifededup.search import SYNTAX, Filters, QuerySyntaxError, SearchResult, Snippet, path_pattern, search
-from lifededup.search.syntax import quoted
-from lifededup.store import open_store
+from lifededup.search import (
+    SYNTAX, Filters, QuerySyntaxError, SearchResult, Snippet, path_pattern, results_sql, search,
+)
+from lifededup.search.syntax import has_prefix, quoted
+from lifededup.store import ItemRecord, Store, collapse_sql, open_store
 
 
 @pytest.fixture(scope="session")
@@ -260,3 +263,81 @@ def test_a_marked_snippet_reads_back_as_its_pieces(pieces: list[tuple[str, bool]
     snippet = Snippet.from_marked(marked)
     assert "".join(text for text, _ in snippet.parts()) == snippet.text
     assert snippet.matched == [text for text, hit in words if hit], (marked, snippet)
+
+
+def collapse_sql_page(store: Store, query: str | None, filters: Filters, limit: int,
+                      offset: int = 0) -> list[tuple[object, ...]]:
+    """A collapsed page as the store's collapse_sql gives it -- the SQL the
+    README shows, which search ran whole until it learned to read only as
+    far as its page."""
+    results, params = results_sql(query, filters)
+    _, rows = store.execute(f"SELECT id, rank, cluster_id, hidden FROM ({collapse_sql(results)}) "
+                            "LIMIT :limit OFFSET :offset", {**params, "limit": limit, "offset": offset})
+    return rows
+
+
+def assert_same_page(store: Store, query: str | None, filters: Filters, limit: int, offset: int = 0) -> None:
+    want = collapse_sql_page(store, query, filters, limit, offset)
+    found = search(store, query, filters, limit=limit, offset=offset)
+    got = [(h.id, h.rank, h.cluster_id, h.hidden) for h in found.hits]
+    assert got == want, f"search {query!r} {filters} limit {limit} offset {offset}:\n got  {got}\n want {want}"
+    assert found.rows == len(collapse_sql_page(store, query, filters, 1_000_000)), "rows: every cluster matched"
+
+
+@pytest.mark.parametrize("limit", [1, 3, 20, 10_000])
+def test_a_collapsed_page_is_the_one_collapse_sql_gives(corpus: CorpusStore, limit: int) -> None:
+    cases = [(q, Filters()) for q in WORDS] + [
+        ("the", Filters(kinds=("email",))), ("river OR kitchen", Filters(path="Documents/*")),
+        ("the", Filters(since=date(2020, 1, 1))), (None, Filters(path="*")), (None, Filters(kinds=("document",))),
+    ]
+    with open_store(corpus.db, readonly=True) as store:
+        for query, filters in cases:
+            assert_same_page(store, query, filters, limit)
+
+
+@pytest.mark.parametrize("limit,offset", [(1, 1), (3, 2), (20, 20), (5, 10_000)])
+def test_a_later_collapsed_page_is_the_one_collapse_sql_gives(corpus: CorpusStore, limit: int, offset: int) -> None:
+    with open_store(corpus.db, readonly=True) as store:
+        for query in [*WORDS, None]:
+            assert_same_page(store, query, Filters(path="*") if query is None else Filters(), limit, offset)
+
+
+def test_a_page_topped_by_hundreds_of_copies_reads_on_to_its_other_rows(tmp_path: Path) -> None:
+    # 300 exact copies rank first (the same text: equal bm25, so the lowest id
+    # stands for them), then near copies, others, and items with a title alone
+    db = tmp_path / "copies.db"
+    lighthouse = "lighthouse " * 30 + prose(1, 40)
+    with open_store(db) as store, store.transaction():
+        for n in range(300):
+            store.upsert_item(ItemRecord(path=f"/copies/{n}.txt", text=lighthouse), fp(lighthouse))
+        for n in range(40):
+            text = revised(lighthouse, n) if n % 2 else "lighthouse " + prose(100 + n)
+            store.upsert_item(ItemRecord(path=f"/others/{n}.txt", text=text), fp(text))
+        for n in range(5):
+            store.upsert_item(ItemRecord(path=f"/scans/{n}.png", title=f"lighthouse photo {n}"), None)
+    with open_store(db, readonly=True) as store:
+        for limit in (1, 2, 20, 100):
+            assert_same_page(store, "lighthouse", Filters(), limit)
+        top = search(store, "lighthouse", limit=1).hits[0]
+        assert top.path == "/copies/0.txt" and top.hidden >= 299, top.to_dict()
+
+
+@pytest.mark.parametrize(("query", "prefix"), [
+    ("surv*", True), ("title:rep* river", True), ('"river survey" *', True), ("(a OR b*) AND c", True),
+    ("river survey", False), ('"c*"', False), ('"say ""hi*"""', False), ("NEAR(river survey, 5)", False),
+])
+def test_a_prefix_term_is_told_from_a_star_inside_quotes(query: str, prefix: bool) -> None:
+    assert has_prefix(query) is prefix, f"has_prefix({query!r}) should be {prefix}"
+
+
+def test_prefix_queries_find_the_same_snippets_and_copies_as_their_words(corpus: CorpusStore) -> None:
+    # recipe* takes the one-pass way to its snippets and copies; the same words spelled out take seeks
+    prefixed = run(corpus, "recipe*", limit=50)
+    spelled = run(corpus, "recipe OR recipes", limit=50)
+    assert prefixed.hits, "the corpus has recipes"
+    by_id = {h.id: h for h in spelled.hits}
+    both = [(hit, by_id[hit.id]) for hit in prefixed.hits if hit.id in by_id]
+    assert any(hit.hidden for hit, _ in both), "no row with copies shown both ways: the test tests nothing"
+    for hit, same in both:
+        assert (hit.hidden, hit.copies) == (same.hidden, same.copies), f"{hit.path}: copies differ"
+        assert hit.snippet.text and hit.snippet.spans, f"{hit.path}: no marked snippet"

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import click
 
 from lifededup.cli import main
 from lifededup.config import FilterParams, FingerprintParams
-from lifededup.extract import Extracted, ExtractionError, Failure, extract, extract_text, walk
-from lifededup.fingerprint import fingerprint as fingerprint_text
-from lifededup.fingerprint.compare import compare as compare_texts
+from lifededup.model import Fingerprint
 
 
 def _params(shingle_words: int, threshold: int, stem: bool, no_stopwords: bool, no_numbers: bool) -> FingerprintParams:
@@ -41,6 +40,8 @@ def param_options(func: Callable[..., None]) -> Callable[..., None]:
 
 
 def _read(path: Path) -> str:
+    from lifededup.extract import ExtractionError, extract_text
+
     try:
         return extract_text(path)
     except ExtractionError as exc:
@@ -67,33 +68,61 @@ def fingerprint_command(paths: tuple[Path, ...], as_json: bool, **options: objec
     Example:
       lifededup fingerprint --json report.docx report.pdf mail/archive.mbox
     """
+    from lifededup.fingerprint.sources import fingerprint_sources
+
     params = _params(**options)  # type: ignore[arg-type]
     failed = 0
-    for path in paths:
-        try:
-            root = extract(path)
-        except ExtractionError as exc:
+    sizes = [_size(path) for path in paths]
+    # every core, a run of files each; printed in the order of the files
+    for entry, found in fingerprint_sources(paths, _entries, sizes=sizes, params=params):
+        if found is None:
             failed += 1
-            click.echo(f"lifededup: {path}: {exc} [{exc.status}]", err=True)
-            continue
-        for item in walk(root):  # streamed: a large mailbox is never held whole
-            label = f"{path} [{item.part}]" if item.part else str(path)
-            if isinstance(item, Failure):
-                failed += 1
-                click.echo(f"lifededup: {label}: {item.reason} [{item.status}]", err=True)
-            elif item.text.strip():  # a mailbox itself has no text: its messages follow
-                _echo_fingerprint(label, item, params, as_json)
+            click.echo(f"lifededup: {entry.label}: {entry.error}", err=True)
+        else:
+            _echo_fingerprint(entry, found, as_json)
     if failed:
         raise SystemExit(1)
 
 
-def _echo_fingerprint(label: str, item: Extracted, params: FingerprintParams, as_json: bool) -> None:
-    found = fingerprint_text(item.text, params)
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # gone since click saw it: reading it will say so
+        return 0
+
+
+class _Entry(NamedTuple):
+    """What is printed with a fingerprint, or instead of one (``error``)."""
+
+    label: str
+    title: str | None = None
+    kind: str = ""
+    error: str | None = None
+
+
+def _entries(path: Path) -> Iterator[tuple[_Entry, str | None]]:
+    """Each item of a file with its text, or its failure (run in a worker)."""
+    from lifededup.extract import ExtractionError, Failure, extract, walk
+
+    try:
+        root = extract(path)
+    except ExtractionError as exc:
+        yield _Entry(str(path), error=f"{exc} [{exc.status}]"), None
+        return
+    for item in walk(root):  # streamed: a large mailbox is never held whole
+        label = f"{path} [{item.part}]" if item.part else str(path)
+        if isinstance(item, Failure):
+            yield _Entry(label, error=f"{item.reason} [{item.status}]"), None
+        elif item.text.strip():  # a mailbox itself has no text: its messages follow
+            yield _Entry(label, item.title, item.kind), item.text
+
+
+def _echo_fingerprint(entry: _Entry, found: Fingerprint, as_json: bool) -> None:
     if as_json:
-        click.echo(json.dumps({"path": label, "title": item.title, "kind": item.kind, **found.to_dict()}))
+        click.echo(json.dumps({"path": entry.label, "title": entry.title, "kind": entry.kind, **found.to_dict()}))
         return
     features = " ".join(f"{f:016x}" for f in (x & (2**64 - 1) for x in found.features)) if found.features else "(too short: exact match only)"
-    click.echo(f"{found.sha1}  {label}\n  {found.words} words, {found.shingles} shingles\n  features {features}")
+    click.echo(f"{found.sha1}  {entry.label}\n  {found.words} words, {found.shingles} shingles\n  features {features}")
 
 
 @main.command("compare")
@@ -115,6 +144,8 @@ def compare_command(a: Path, b: Path, as_json: bool, **options: object) -> None:
       lifededup compare report.docx report.pdf
       lifededup compare --json draft-v1.txt draft-v2.txt
     """
+    from lifededup.fingerprint.compare import compare as compare_texts
+
     params = _params(**options)  # type: ignore[arg-type]
     result = compare_texts(_read(a), _read(b), params)
     if as_json:

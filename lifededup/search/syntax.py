@@ -47,3 +47,13 @@ def syntax_error(query: str, reason: str) -> QuerySyntaxError:
         f"cannot understand the query {query!r} ({reason}).\n"
         f"To search for the words as typed, quote them: {suggestion}\n\n{SYNTAX}"
     )
+
+
+# A double-quoted FTS5 string ("" inside is one quote).
+_STRING = re.compile(r'"(?:[^"]|"")*"')
+
+
+def has_prefix(query: str) -> bool:
+    """Whether an FTS5 query holds a prefix term (``surv*``): a ``*`` outside
+    quoted strings, where a bareword cannot hold one."""
+    return "*" in _STRING.sub("", query)

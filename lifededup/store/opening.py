@@ -10,6 +10,7 @@ locked" when it would otherwise upgrade a read lock mid-transaction.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import os
 import sqlite3
@@ -17,19 +18,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import platformdirs
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event, pool
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError
 
 from lifededup.store.errors import StoreNotFound, StoreTooNew, UnsupportedStore
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
 
 ENV_VAR = "LIFEDEDUP_DB"
 STORE_FILE = "lifededup.db"
@@ -91,7 +92,14 @@ def migrations_dir() -> Path:
     raise UnsupportedStore("lifededup's migrations are missing: reinstall lifededup")
 
 
+# Alembic is imported only where a store is created, upgraded or found
+# unknown: importing it costs about a tenth of a second, which every command
+# paid, a search too, to learn that the store was already at head.
+
+
 def alembic_config() -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(migrations_dir()))
     return config
@@ -164,6 +172,8 @@ def _deny_attach(action: int, *_: object) -> int:
 
 
 def current_revision(engine: Engine) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
     with engine.connect() as conn:
         return MigrationContext.configure(conn).get_current_revision()
 
@@ -182,6 +192,10 @@ def upgrade(engine: Engine, location: Location) -> None:
     """Bring the store to head.  The check and the upgrade run in one
     ``BEGIN IMMEDIATE`` transaction, so of two processes opening a new store
     one migrates and the other waits, then finds nothing to do."""
+    from alembic import command
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
     config = alembic_config()
     script = ScriptDirectory.from_config(config)
     with engine.connect() as conn, conn.begin():
@@ -192,7 +206,62 @@ def upgrade(engine: Engine, location: Location) -> None:
             command.upgrade(config, "head")
 
 
+def _literals(path: Path) -> dict[str, object]:
+    """The module-level ``NAME = literal`` assignments of a Python file."""
+    found: dict[str, object] = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        if isinstance(target, ast.Name):
+            try:
+                found[target.id] = ast.literal_eval(value)
+            except (ValueError, TypeError, SyntaxError):
+                found[target.id] = None  # not a literal: not plain enough
+    return found
+
+
+def _written_head() -> str | None:
+    """The head revision as the revision files write it (their
+    ``revision`` and ``down_revision``), read without Alembic; None when a
+    file does not say it plainly or there is not one head -- then Alembic
+    decides."""
+    revisions: set[str] = set()
+    parents: set[str] = set()
+    for path in sorted((migrations_dir() / "versions").glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        names = _literals(path)
+        revision, down = names.get("revision"), names.get("down_revision")
+        if not isinstance(revision, str):
+            return None
+        revisions.add(revision)
+        parents.update(down if isinstance(down, (tuple, list)) else [down] if isinstance(down, str) else [])
+    heads = revisions - parents
+    return heads.pop() if len(heads) == 1 else None
+
+
+def at_written_head(engine: Engine) -> bool:
+    """Whether the store is at the head the revision files write: then no
+    command needs Alembic.  False when unsure (no version table yet, a
+    revision file that does not say plainly)."""
+    head = _written_head()
+    if head is None:
+        return False
+    try:
+        with engine.connect() as conn:
+            versions = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalars().all()
+    except DatabaseError:
+        return False
+    return versions == [head]
+
+
 def needs_upgrade(engine: Engine, location: Location) -> bool:
+    from alembic.script import ScriptDirectory
+
     script = ScriptDirectory.from_config(alembic_config())
     revision = current_revision(engine)
     _refuse_unknown(revision, script, location)
@@ -215,7 +284,7 @@ def open_engine(location: Location, *, readonly: bool) -> Engine:
             raise StoreNotFound(f"no store at {location}: index something first (or check --db)")
         engine = make_engine(location, readonly=True)
         with database_errors(location):
-            if needs_upgrade(engine, location):
+            if not at_written_head(engine) and needs_upgrade(engine, location):
                 # Every command brings an older store up to date, a read-only
                 # one too: upgrade through a short-lived writable engine.
                 writer = make_engine(location, readonly=False)
@@ -225,5 +294,6 @@ def open_engine(location: Location, *, readonly: bool) -> Engine:
     _create_private(location.path)
     engine = make_engine(location, readonly=False)
     with database_errors(location):
-        upgrade(engine, location)
+        if not at_written_head(engine):
+            upgrade(engine, location)
     return engine

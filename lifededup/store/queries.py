@@ -10,7 +10,6 @@ from typing import Any
 from sqlalchemy import Connection, text
 
 from lifededup.config import FingerprintParams
-from lifededup.fingerprint.compare import compare
 from lifededup.model import shared_features
 from lifededup.store.clustering import Member, load_member
 from lifededup.store.errors import ItemNotFound
@@ -166,6 +165,8 @@ def _text(conn: Connection, item_id: int) -> str | None:
 
 def _reason(conn: Connection, member: ItemSummary, rep: Member, rep_text: str | None,
             params: FingerprintParams) -> Reason:
+    from lifededup.fingerprint.compare import compare  # numpy and rapidfuzz: not on a search's path
+
     this = load_member(conn, member.id)
     assert this is not None  # a clusters row implies a fingerprints row (check_store)
     member_text = _text(conn, member.id)

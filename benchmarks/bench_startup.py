@@ -1,0 +1,60 @@
+"""Start-up: ``lifededup --help`` and ``lifededup search`` as whole
+processes, beside Python doing nothing and Python importing what the store
+stands on, in one run.
+
+The search runs on a store of 16,000 items (``bench_store.py``'s generator
+and bulk fill) for its common word, a page of 20 collapsed rows.  Peers:
+``python -c pass`` (the interpreter's own start) and ``python -c "import
+click, sqlalchemy"`` (the floor of any command that opens the store today).
+Each command runs ``--runs`` times, interleaved; median and fastest.
+Target (issue 15): 0.2 s for both.
+
+    python benchmarks/bench_startup.py [--items 16000] [--runs 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench_store import Generator, bulk_fill
+
+from lifededup.store import open_store
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--items", type=int, default=16_000)
+    parser.add_argument("--runs", type=int, default=20)
+    args = parser.parse_args()
+    db = Path(tempfile.mkdtemp(prefix="bench-startup-")) / "store.db"
+    open_store(db).close()
+    bulk_fill(db, Generator(), args.items)
+    python = sys.executable
+    commands = {
+        "lifededup --help": [python, "-m", "lifededup", "--help"],
+        f"lifededup search ({args.items:,} items)": [python, "-m", "lifededup", "search", "--db", str(db), "w10"],
+        "python -c pass": [python, "-c", "pass"],
+        "python: import click, sqlalchemy": [python, "-c", "import click, sqlalchemy"],
+    }
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(args.runs):
+        for name, command in commands.items():
+            start = time.perf_counter()
+            subprocess.run(command, stdout=subprocess.DEVNULL, check=True)
+            times[name].append(time.perf_counter() - start)
+    floor = statistics.median(times["python: import click, sqlalchemy"])
+    print(f"{'':36} {'median ms':>10} {'fastest ms':>11} {'/ import click, sqlalchemy':>27}")
+    for name, seconds in times.items():
+        median = statistics.median(seconds)
+        print(f"{name:36} {median * 1e3:10.0f} {min(seconds) * 1e3:11.0f} {median / floor:26.2f}x")
+    print("target: 200 ms for --help and for search")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""Start-up: a command imports what it uses and no more (lazy command
+loading, heavy libraries imported where they are used), and a store at head
+opens without Alembic.  Times are in benchmarks/README.md; these tests check
+what is imported, which is what the times follow from."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+from alembic.script import ScriptDirectory
+
+from lifededup.store import open_store
+from lifededup.store.opening import _written_head, alembic_config
+
+
+def imported_after(args: list[str], env: dict[str, str] | None = None) -> set[str]:
+    """The modules a real `lifededup ARGS` process has imported when it ends."""
+    program = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('\\n' + ' '.join(sorted(sys.modules)), file=sys.stderr))\n"
+        "from lifededup.cli import main\n"
+        f"main({args!r})\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, **(env or {})})
+    assert done.returncode == 0, done.stderr
+    return set(done.stderr.strip().splitlines()[-1].split())
+
+
+def test_help_loads_no_command() -> None:
+    modules = imported_after(["--help"])
+    loaded = {m for m in modules if m.startswith("lifededup.") and m != "lifededup.cli"}
+    heavy = modules & {"numpy", "sqlalchemy", "alembic", "rapidfuzz", "importlib.metadata"}
+    assert not loaded and not heavy, f"`lifededup --help` imported {sorted(loaded | heavy)}"
+
+
+def test_version_is_the_installed_packages() -> None:
+    done = subprocess.run([sys.executable, "-m", "lifededup", "--version"], capture_output=True, text=True,
+                          timeout=60)
+    want = f"lifededup, version {version('lifededup')}"
+    assert done.returncode == 0 and done.stdout.strip() == want, f"{done.stdout!r} {done.stderr!r}, want {want!r}"
+
+
+def test_search_loads_neither_the_fingerprinting_engine_nor_the_detectors(tmp_path: Path) -> None:
+    db = tmp_path / "store.db"
+    open_store(db).close()
+    modules = imported_after(["search", "--db", str(db), "river"])
+    heavy = modules & {"numpy", "rapidfuzz", "alembic", "lifededup.fingerprint", "lifededup.detect",
+                       "lifededup.extract"}
+    assert not heavy, f"`lifededup search` imported {sorted(heavy)}, which it never uses"
+
+
+def test_the_head_the_revision_files_write_is_alembics() -> None:
+    want = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert _written_head() == want, f"read without Alembic: {_written_head()}, Alembic says {want}"
