@@ -13,7 +13,7 @@ import click
 from sqlalchemy.exc import DBAPIError
 
 from lifededup.cli import main
-from lifededup.cli.options import db_option, opened_store
+from lifededup.cli.options import ROWS, db_option, opened_store
 from lifededup.store import METHODS, Method, check_store, clusters, explain
 from lifededup.store.queries import Explanation
 
@@ -53,7 +53,8 @@ def sql_command(query: str, as_json: bool, as_csv: bool, write: bool, db: str | 
     """
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
-    with opened_store(db, readonly=not write) as store:
+    # without --write an older store is read as it is: never migrated, the file never changed
+    with opened_store(db, readonly=not write, migrate=write) as store:
         try:
             columns, rows = store.execute(query)
         except (sqlite3.Error, DBAPIError) as exc:
@@ -78,8 +79,8 @@ def _sql_error(exc: Exception, write: bool) -> str:
 
 @main.command("dups")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document: a list of clusters.")
-@click.option("--limit", type=click.IntRange(1), default=None, help="Show only the N largest clusters.")
-@click.option("--min-size", type=click.IntRange(2), default=2, show_default=True,
+@click.option("--limit", type=ROWS, default=None, help="Show only the N largest clusters.")
+@click.option("--min-size", type=click.IntRange(2, ROWS.max), default=2, show_default=True,
               help="Smallest cluster to show.")
 @db_option
 def dups_command(as_json: bool, limit: int | None, min_size: int, db: str | None) -> None:
@@ -169,7 +170,8 @@ def check_command(db: str | None) -> None:
     every member an exact or near copy of its representative).
 
     Exits with status 1 and says what is wrong if anything is; `lifededup
-    recluster` rebuilds the clusters.
+    recluster` rebuilds the clusters.  A damaged file (SQLite's integrity
+    check fails) is rebuilt from your folders: the message says how.
 
     \b
     Example:
@@ -177,12 +179,12 @@ def check_command(db: str | None) -> None:
     """
     with opened_store(db) as store:
         problems = check_store(store)
+        if problems:
+            for problem in problems:
+                click.echo(f"problem: {problem}", err=True)
+            raise click.ClickException(f"{len(problems)} problem(s) in {store.location}")
         _, [(items,)] = store.execute("SELECT count(*) FROM items")
         _, [(groups,)] = store.execute("SELECT count(*) FROM cluster_sizes")
-    if problems:
-        for problem in problems:
-            click.echo(f"problem: {problem}", err=True)
-        raise click.ClickException(f"{len(problems)} problem(s) in {store.location}")
     click.echo(f"ok: {items} items, {groups} clusters, all invariants hold ({store.location})")
 
 

@@ -16,8 +16,9 @@ import click
 
 from lifededup.cli import main
 from lifededup.cli.index import stop_on_signals
-from lifededup.cli.options import db_option, opened_store
-from lifededup.index import IndexConfig, absolute, default_workers
+from lifededup.cli.options import DELAY, SECONDS, db_option, opened_store
+from lifededup.index import IndexConfig, absolute, default_workers, max_workers
+from lifededup.model import stored_path
 from lifededup.store import WatchedFolder, add_folder, list_folders, remove_folder
 from lifededup.watch import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, Watcher, WatchStatus
 from lifededup.watch import daemon as daemons
@@ -51,7 +52,7 @@ def folders_add(paths: tuple[Path, ...], include: tuple[str, ...], exclude: tupl
     """
     with opened_store(db) as store:
         for path in paths:
-            folder = add_folder(store, str(absolute(path)), include, exclude)
+            folder = add_folder(store, stored_path(str(absolute(path))), include, exclude)
             click.echo(f"watching {_describe(folder)}")
     click.echo("index them now with `lifededup watch` (or `lifededup daemon start`)")
 
@@ -68,9 +69,9 @@ def folders_remove(paths: tuple[Path, ...], db: str | None) -> None:
     """
     with opened_store(db) as store:
         for path in paths:
-            if not remove_folder(store, str(absolute(path))):
+            if not remove_folder(store, stored_path(str(absolute(path)))):
                 raise click.ClickException(f"{path} is not watched; see `lifededup folders list`")
-            click.echo(f"no longer watching {absolute(path)}")
+            click.echo(f"no longer watching {stored_path(str(absolute(path)))}")
 
 
 @folders_group.command("list")
@@ -111,12 +112,12 @@ class _StatusFile:
 
 @main.command("watch")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--delay", type=click.FloatRange(min=0.1), default=DEFAULT_DELAY_S, show_default=True,
+@click.option("--delay", type=DELAY, default=DEFAULT_DELAY_S, show_default=True,
               help="Seconds a file must stay unchanged before it is read.")
-@click.option("--rescan", type=click.FloatRange(min=1), default=DEFAULT_RESCAN_S, show_default=True,
+@click.option("--rescan", type=SECONDS, default=DEFAULT_RESCAN_S, show_default=True,
               help="Seconds between full rescans (they catch events the system dropped).")
-@click.option("--workers", "-j", type=click.IntRange(min=1), default=default_workers, show_default="one per core",
-              help="Extraction worker processes.")
+@click.option("--workers", "-j", type=click.IntRange(1, max_workers()), default=default_workers,
+              show_default="one per core", help="Extraction worker processes (at most 4 per core).")
 @db_option
 def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers: int, db: str | None) -> None:
     """Watch folders and keep the store true to them, in the foreground (for
@@ -134,9 +135,9 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     daemon_paths = daemons.DaemonPaths.default()
     stop = threading.Event()
-    with opened_store(db) as store, stop_on_signals(stop):
+    with opened_store(db, verify=True) as store, stop_on_signals(stop):
         location = store.location
-        folders = [WatchedFolder(str(absolute(p))) for p in paths] or list_folders(store)
+        folders = [WatchedFolder(stored_path(str(absolute(p)))) for p in paths] or list_folders(store)
         if not folders:
             raise click.ClickException("no folders to watch: add some with `lifededup folders add PATH`, "
                                        "or give them: lifededup watch PATH...")
@@ -171,7 +172,7 @@ def daemon_group() -> None:
 
 
 @daemon_group.command("start")
-@click.option("--delay", type=click.FloatRange(min=0.1), default=DEFAULT_DELAY_S, show_default=True,
+@click.option("--delay", type=DELAY, default=DEFAULT_DELAY_S, show_default=True,
               help="Seconds a file must stay unchanged before it is read.")
 @db_option
 def daemon_start(delay: float, db: str | None) -> None:

@@ -41,11 +41,11 @@ from lifededup.extract.base import (
     Crashed, CorruptFile, EmptyFile, EncryptedFile, Extracted, ExtractionError, Failure, Limits, MissingTool,
     NoTextLayer, Source, Timeout, TooLarge, UnsupportedFormat,
 )
-from lifededup.extract.isolate import Outcome, extract_many
+from lifededup.extract.isolate import MAX_TEXT_CHARS, Outcome, extract_many
 from lifededup.extract.registry import EXTRACTORS, SUPPORTED_SUFFIXES, extract, extract_as, extract_source, sniff
 
 __all__ = [
-    "Crashed", "CorruptFile", "EmptyFile", "EncryptedFile", "Extracted", "ExtractionError", "Failure", "Limits",
+    "MAX_TEXT_CHARS", "Crashed", "CorruptFile", "EmptyFile", "EncryptedFile", "Extracted", "ExtractionError", "Failure", "Limits",
     "MissingTool", "NoTextLayer", "Outcome", "SUPPORTED_SUFFIXES", "Source", "Timeout", "TooLarge",
     "UnsupportedFormat", "EXTRACTORS", "extract", "extract_as", "extract_many", "extract_source", "extract_text",
     "sniff", "walk",

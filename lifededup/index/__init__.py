@@ -32,7 +32,7 @@ Public API
 
 from __future__ import annotations
 
-from lifededup.index.config import IndexConfig, default_workers
+from lifededup.index.config import IndexConfig, default_workers, max_workers
 from lifededup.index.failures import FailedItem, failures
 from lifededup.index.progress import Bar, LogLines, Progress, Quiet
 from lifededup.index.rules import FolderRules, is_junk
@@ -41,5 +41,5 @@ from lifededup.index.scan import Seen, absolute, scan
 
 __all__ = [
     "Bar", "FailedItem", "FolderRules", "IndexConfig", "LogLines", "Progress", "Quiet", "Seen", "Summary",
-    "absolute", "default_workers", "failures", "is_junk", "run", "run_in_folders", "scan",
+    "absolute", "default_workers", "max_workers", "failures", "is_junk", "run", "run_in_folders", "scan",
 ]

@@ -4,6 +4,7 @@ scan -> skip unchanged (plan) -> extract (worker processes) -> fingerprint
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Generator, Iterable, Sequence
@@ -12,19 +13,21 @@ from pathlib import Path
 
 from lifededup.extract import Outcome, extract_many
 from lifededup.fingerprint import DEFAULT_PARAMS
-from lifededup.index.config import IndexConfig
-from lifededup.index.plan import Plan, known_under, plan
+from lifededup.index.config import IndexConfig, max_workers
+from lifededup.index.plan import Known, Plan, known_under, plan
 from lifededup.index.progress import Progress, Quiet
-from lifededup.index.scan import absolute, scan
+from lifededup.index.scan import UNREADABLE, Scanner, Skipped, Walls, absolute
 from lifededup.index.write import BatchWriter, Tally
 from lifededup.index.rules import FolderRules
-from lifededup.store import Store, WatchedFolder
+from lifededup.model import fs_path
+from lifededup.store import ItemRecord, Store, WatchedFolder
 
 # over clusters, whose sha1 column is indexed (an index-only scan)
 _EXACT = "SELECT count(*) - count(DISTINCT sha1) FROM clusters"
 _NEAR = ("SELECT count(*) FROM clusters c JOIN clusters r ON r.item_id = c.cluster_id "
          "WHERE c.item_id != c.cluster_id AND c.sha1 != r.sha1")
 _FAILURES = "SELECT count(*) FROM items WHERE status != 'ok'"
+_STATUS_OF = "SELECT status, error FROM items WHERE path = :path AND part = ''"
 _TOUCH = ("UPDATE items SET size = :size, mtime = :mtime, raw_sha1 = :sha1 "
           "WHERE path = :path AND part = ''")
 
@@ -63,26 +66,45 @@ class Summary(Tally):
 
 
 def run(store: Store, paths: Iterable[Path | str], config: IndexConfig = IndexConfig(), *,
-        base: Path | None = None, progress: Progress = Quiet(),
+        base: Path | None = None, walls: Sequence[Path | str] | None = None, progress: Progress = Quiet(),
         stop: threading.Event | None = None, duplicates: bool = True) -> Summary:
     """Bring the store in line with the files at or under ``paths``: read new
-    and changed files, follow moves, forget files that are gone.
+    and changed files, follow moves, forget files that are gone, record every
+    path passed over (a link out of the folders, a FIFO, an unreadable
+    folder) with its reason.
 
     ``base``: the watched folder the paths lie in (its rules match paths
-    relative to it).  ``stop``: set it (from a signal handler, another thread)
-    to end the run after the batch in flight is committed; the summary then
-    says ``interrupted`` and the next run finishes the work.  The user's files
-    are only ever read.
+    relative to it).  ``walls``: the folders nothing may be read outside of
+    (the link rule, README "Links"); default ``base``, else ``paths`` themselves
+    (a link named as a path is followed: it was chosen).  ``stop``: set it
+    (from a signal handler, another thread) to end the run after the batch in
+    flight is committed; the summary then says ``interrupted`` and the next
+    run finishes the work.  The user's files are only ever read.
     """
     started = time.monotonic()
-    roots = [absolute(p) for p in paths]
+    if base is not None:
+        given = [os.path.abspath(os.path.expanduser(os.fspath(p))) for p in paths]
+    else:
+        given = [str(absolute(p)) for p in paths]
+    scanner = Scanner(config.rules, Walls.of(walls or ([base] if base is not None else given)))
+    roots = [root for path in given for root in scanner.enter(path)]
+    known = known_under(store, roots + scanner.followed)
+    _keep_skipped(known, scanner.skipped.values())
+    todo = plan(scanner.found.values(), known)
     tally = Tally()
-    # a dict: overlapping paths (a folder and a file in it) find a file once
-    found = {seen.path: seen for root in roots for seen in scan(root, config.rules, base)}
-    todo = plan(found.values(), known_under(store, [str(r) for r in roots]))
-    _follow(store, todo, tally)
+    _follow(store, todo, tally, list(scanner.skipped.values()))
     interrupted = _read(store, todo, config, tally, progress, stop)
     return _summary(store, tally, started, interrupted, duplicates)
+
+
+def _keep_skipped(known: dict[str, Known], skipped: Iterable[Skipped]) -> None:
+    """A path passed over keeps its record; the items under a folder that
+    cannot be listed now are kept until it can (as for an unplugged disk)."""
+    for item in skipped:
+        known.pop(item.path, None)
+        if item.status == UNREADABLE:
+            for path in [p for p in known if p.startswith(item.path.rstrip("/") + "/")]:
+                del known[path]
 
 
 def run_in_folders(store: Store, paths: Iterable[Path | str], folders: Sequence[WatchedFolder],
@@ -92,16 +114,18 @@ def run_in_folders(store: Store, paths: Iterable[Path | str], folders: Sequence[
     watched folder is indexed under that folder's patterns (as the watcher
     does), the others under ``config.rules``."""
     groups: dict[str, list[Path]] = {}
+    by_path = {fs_path(f.path): f for f in folders}
     for path in map(absolute, paths):
-        home = max((f.path for f in folders if _inside(path, f.path)), key=len, default="")
+        home = max((f for f in by_path if _inside(path, f)), key=len, default="")
         groups.setdefault(home, []).append(path)
-    by_path = {f.path: f for f in folders}
     total: Summary | None = None
     for home, group in groups.items():
         folder = by_path.get(home)
         rules = FolderRules.of(folder) if folder is not None else config.rules
+        # inside a watched folder, the watched folders are the walls; a path
+        # outside them all is a wall of its own (it was named)
         summary = run(store, group, replace(config, rules=rules), base=Path(home) if home else None,
-                      progress=progress, stop=stop)
+                      walls=list(by_path) if home else None, progress=progress, stop=stop)
         total = summary if total is None else total.then(summary)
         if summary.interrupted:
             break
@@ -112,9 +136,10 @@ def _inside(path: Path, folder: str) -> bool:
     return str(path) == folder or str(path).startswith(folder.rstrip("/") + "/")
 
 
-def _follow(store: Store, todo: Plan, tally: Tally) -> None:
-    """Moves, removals and refreshed stats: one transaction, before any reading."""
+def _follow(store: Store, todo: Plan, tally: Tally, skipped: list[Skipped]) -> None:
+    """Moves, removals, refreshed stats and paths passed over: one transaction, before any reading."""
     with store.transaction():
+        tally.failed += _record_skipped(store, skipped)
         for old, new in todo.moves:
             store.move_item(old, new)
         if todo.removals:
@@ -125,6 +150,20 @@ def _follow(store: Store, todo: Plan, tally: Tally) -> None:
     tally.unchanged = todo.unchanged
 
 
+def _record_skipped(store: Store, skipped: list[Skipped]) -> int:
+    """Record each path passed over, unless it is recorded so already; how many were new."""
+    recorded = 0
+    for item in skipped:
+        _, rows = store.execute(_STATUS_OF, {"path": item.path})
+        if [tuple(r) for r in rows] == [(item.status, item.reason)]:
+            continue
+        if rows:  # was a file, or passed over for another reason: its parts go too
+            store.remove_items([item.path])
+        store.record_failure(ItemRecord(path=item.path), item.reason, status=item.status)
+        recorded += 1
+    return recorded
+
+
 def _read(store: Store, todo: Plan, config: IndexConfig, tally: Tally, progress: Progress,
           stop: threading.Event | None) -> bool:
     """Extract, fingerprint and store the files to read; True if stopped early."""
@@ -133,8 +172,9 @@ def _read(store: Store, todo: Plan, config: IndexConfig, tally: Tally, progress:
     params = config.params or store.params or DEFAULT_PARAMS
     to_read = {t.seen.path: t for t in todo.to_read}
     writer = BatchWriter(store, params, to_read, tally, progress, config.batch_items, config.batch_seconds)
-    workers = max(1, min(config.workers, len(to_read)))
-    outcomes: Generator[Outcome, None, None] = extract_many(list(to_read), config.limits, workers=workers)
+    workers = max(1, min(config.workers, max_workers(), len(to_read)))
+    outcomes: Generator[Outcome, None, None] = extract_many(list(to_read), config.limits, workers=workers,
+                                                            max_text_chars=config.max_text_chars)
     progress.start(len(to_read))
     stopped = False
     try:

@@ -164,7 +164,9 @@ class BatchWriter:
             return ItemRecord(path=str(outcome.path), part=part, parent_id=parent, **stat)  # type: ignore[arg-type]
         return ItemRecord(
             path=str(outcome.path), part=part, parent_id=parent, kind=result.kind, mime_type=result.mime,
-            doc_date=result.doc_date, title=result.title or None, text=text_of(outcome), **stat,  # type: ignore[arg-type]
+            doc_date=result.doc_date, title=result.title or None, text=text_of(outcome),
+            text_cut=int(result.metadata["text_cut"]) if "text_cut" in result.metadata else None,
+            **stat,  # type: ignore[arg-type]
         )
 
     def _complete(self, path: str, info: ToRead, parts: dict[str, int], *, last: str, failed: bool) -> None:

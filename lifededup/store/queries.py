@@ -137,7 +137,9 @@ class Explanation:
 def find_item(store: Store, item: int | str) -> ItemSummary:
     """An item by id, or by path (its whole-file item)."""
     with store.transaction() as conn:
-        if isinstance(item, int) or item.isdigit():
+        if isinstance(item, int) or item.isdecimal():
+            if len(str(item)) > 19 or int(item) > 2**63 - 1:  # past SQLite's largest rowid: no such item
+                raise ItemNotFound(f"no item with id {item}")
             row = conn.execute(text(_SUMMARY + " WHERE i.id = :v"), {"v": int(item)}).first()
         else:
             row = None

@@ -22,7 +22,8 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from lifededup.index import FolderRules, IndexConfig, run
-from lifededup.store import Store, StoreError, WatchedFolder, mark_scanned
+from lifededup.model import fs_path
+from lifededup.store import Store, StoreDamaged, StoreError, WatchedFolder, mark_scanned
 from lifededup.watch.debounce import Debouncer
 from lifededup.watch.events import Change, Changes
 
@@ -76,6 +77,9 @@ class Watcher:
     def __post_init__(self) -> None:
         self.debouncer = Debouncer(self.delay, self.clock)
         self._status = WatchStatus(watching=[f.path for f in self.folders])
+        # the folders on disk (a stored path escapes a name that is not UTF-8):
+        # the walls nothing outside of is read (the link rule, README "Links")
+        self._disk = {f.path: fs_path(f.path) for f in self.folders}
 
     def run(self) -> None:
         observer = Observer()
@@ -132,11 +136,11 @@ class Watcher:
         for folder in self.folders:
             if self.stop.is_set():
                 return done
-            if not Path(folder.path).is_dir():
+            if not Path(self._disk[folder.path]).is_dir():
                 # unmounted or gone: keep its items rather than forget a whole archive
                 log.warning("%s is not there; its items are kept until it returns", folder.path)
                 continue
-            done = self._run(folder, [folder.path], scanned=True) and done
+            done = self._run(folder, [self._disk[folder.path]], scanned=True) and done
         self._status.last_rescan_at = time.time()
         return done
 
@@ -146,10 +150,12 @@ class Watcher:
         handler = Changes(self._changes, self.ignore)
         for folder in self.folders:
             watch = self._watches.get(folder.path)
-            there = Path(folder.path).is_dir()
+            there = Path(self._disk[folder.path]).is_dir()
             if there and watch is None:
                 try:
-                    self._watches[folder.path] = self._observer.schedule(handler, folder.path, recursive=True)
+                    # links are not followed by the system's events either (follow_symlink=False)
+                    self._watches[folder.path] = self._observer.schedule(
+                        handler, self._disk[folder.path], recursive=True, follow_symlink=False)
                 except OSError as exc:
                     log.error("cannot follow events in %s (%s); only rescans every %g s keep it indexed. "
                               "If the system's limit of watches is reached, raise it: "
@@ -164,8 +170,9 @@ class Watcher:
 
     def _index(self, paths: list[str]) -> None:
         for folder in self.folders:
-            mine = [p for p in paths if p.startswith(folder.path.rstrip("/") + "/")]
-            if mine and Path(folder.path).is_dir() and not self._run(folder, mine):
+            disk = self._disk[folder.path]
+            mine = [p for p in paths if p.startswith(disk.rstrip("/") + "/")]
+            if mine and Path(disk).is_dir() and not self._run(folder, mine):
                 for path in mine:  # try them again once the store lets us
                     self.debouncer.note(path)
 
@@ -176,12 +183,18 @@ class Watcher:
         self._report("indexing")
         config = replace(self.config, rules=FolderRules.of(folder))
         try:
-            summary = run(self.store, paths, config, base=Path(folder.path), stop=self.stop, duplicates=False)
+            summary = run(self.store, paths, config, base=Path(self._disk[folder.path]),
+                          walls=list(self._disk.values()), stop=self.stop, duplicates=False)
             if scanned:
                 mark_scanned(self.store, folder.path)
+        except StoreDamaged:
+            raise  # nothing to retry: the message says how to rebuild it
         except (StoreError, sqlite3.OperationalError, OperationalError) as exc:
             log.warning("%s: could not write to the store, will try again: %s", folder.path, exc)
             return False
+        except Exception:  # noqa: BLE001 -- one bad path must not stop the watcher (nor loop its restarts)
+            log.exception("%s: indexing %d path(s) failed; the watcher goes on", folder.path, len(paths))
+            return True
         self._status.batches += 1
         self._status.indexed += summary.read
         self._status.failed = summary.failed_in_store
