@@ -16,7 +16,7 @@ import click
 
 from lifededup.cli import main
 from lifededup.cli.index import stop_on_signals
-from lifededup.cli.options import DELAY, SECONDS, db_option, opened_store
+from lifededup.cli.options import DELAY, SECONDS, TEXT_MB, db_option, opened_store
 from lifededup.index import IndexConfig, absolute, default_workers, max_workers
 from lifededup.model import stored_path
 from lifededup.store import WatchedFolder, add_folder, list_folders, remove_folder
@@ -118,8 +118,12 @@ class _StatusFile:
               help="Seconds between full rescans (they catch events the system dropped).")
 @click.option("--workers", "-j", type=click.IntRange(1, max_workers()), default=default_workers,
               show_default="one per core", help="Extraction worker processes (at most 4 per core).")
+@click.option("--max-text-mb", type=TEXT_MB, default=IndexConfig.max_text_chars / 2**20, show_default=True,
+              help="The most text kept of one item, in millions of characters (Mi); a longer text is cut "
+              "and the cut recorded (items.text_cut).")
 @db_option
-def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers: int, db: str | None) -> None:
+def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers: int, max_text_mb: float,
+                  db: str | None) -> None:
     """Watch folders and keep the store true to them, in the foreground (for
     a terminal or systemd; `lifededup daemon start` runs it in the background).
 
@@ -146,7 +150,8 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
         except daemons.DaemonError as exc:
             raise click.ClickException(str(exc)) from exc
         store_files = tuple(str(location.path.resolve()) + s for s in ("", "-wal", "-shm", "-journal"))
-        watcher = Watcher(store, folders, IndexConfig(workers=workers), stop, delay=delay, rescan_every=rescan,
+        config = IndexConfig(workers=workers, max_text_chars=int(max_text_mb * 2**20))
+        watcher = Watcher(store, folders, config, stop, delay=delay, rescan_every=rescan,
                           ignore=store_files, on_status=_StatusFile(daemon_paths, str(location)))
         click.echo(f"watching {', '.join(f.path for f in folders)} into {location} (pid {os.getpid()})",
                    err=True)

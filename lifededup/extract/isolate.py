@@ -80,6 +80,23 @@ def _cut(result: Extracted | Failure, max_chars: int) -> Extracted | Failure:
     return replace(result, text=text, metadata={**result.metadata, "text_cut": str(len(result.text))})
 
 
+def _utf8(text: str) -> str:
+    """Text SQLite can hold: a file name that is not UTF-8 (surrogates, PEP 383)
+    may reach a message or a title; its odd bytes become U+FFFD there."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return text
+
+
+def _clean(result: Extracted | Failure) -> Extracted | Failure:
+    if isinstance(result, Failure):
+        return replace(result, reason=_utf8(result.reason))
+    return replace(result, title=_utf8(result.title), text=_utf8(result.text),
+                   metadata={_utf8(k): _utf8(v) for k, v in result.metadata.items()})
+
+
 def _unreadable(path: Path) -> Failure | None:
     """Why the file cannot be read at all, before any parser tries (None: it can)."""
     try:
@@ -125,7 +142,7 @@ def _serve(conn: Connection, limits: Limits, extractor: SourceExtractor, max_cha
         path = Path(fs_path(name))
 
         def send(part: str, result: Extracted | Failure) -> None:
-            conn.send(("item", index, part, _cut(result, max_chars)))
+            conn.send(("item", index, _utf8(part), _cut(_clean(result), max_chars)))
 
         try:
             failure = _unreadable(path)
