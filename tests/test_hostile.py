@@ -311,3 +311,28 @@ def test_one_bad_path_does_not_stop_the_rest(tmp_path: Path) -> None:
         _, rows = store.execute("SELECT path, status FROM items ORDER BY path")
     assert summary.new == 3, summary
     assert [r[1] for r in rows] == ["ok", "ok", "ok"], rows
+
+
+def test_items_that_came_in_through_a_link_go_when_it_leads_out_or_goes(tmp_path: Path) -> None:
+    """A store from before the link rule holds files read through a link out of
+    the folder (the watcher once indexed /etc that way): the next scan forgets
+    them and records the link; once the link is gone, its record goes too."""
+    folder, outside = tmp_path / "d", tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text(SECRET)
+    folder.mkdir()
+    (folder / "mine.txt").write_text(hostile_corpus.prose(1))
+    os.symlink(outside, folder / "etcdir")
+    with open_store(tmp_path / "s.db") as store:
+        from lifededup.fingerprint import fingerprint
+        from lifededup.store import ItemRecord
+
+        text = f"{SECRET} " + hostile_corpus.prose(2)
+        store.upsert_item(ItemRecord(str(folder / "etcdir" / "secret.txt"), text=text), fingerprint(text))
+        run(store, [folder], IndexConfig(workers=1))
+        _, rows = store.execute("SELECT path, status FROM items ORDER BY path")
+        assert rows == [(str(folder / "etcdir"), "link-outside"), (str(folder / "mine.txt"), "ok")], rows
+        (folder / "etcdir").unlink()
+        run(store, [folder], IndexConfig(workers=1))
+        _, rows = store.execute("SELECT path, status FROM items ORDER BY path")
+        assert rows == [(str(folder / "mine.txt"), "ok")], rows

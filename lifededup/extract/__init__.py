@@ -28,8 +28,10 @@ One file, in this process (trusted input, tests, the CLI)::
     extract_as(fmt, Source(name, data=...)) -> Extracted   # bytes read as a given format
 
 Statuses recorded for files that cannot be read: ``unsupported``, ``corrupt``,
-``encrypted``, ``no-text-layer``, ``empty``, ``too-large`` (also zip bombs),
-``timeout``, ``crashed``, ``missing-tool``.
+``encrypted``, ``no-text-layer``, ``no-text``, ``empty``, ``too-large`` (also
+zip bombs), ``timeout``, ``crashed``, ``missing-tool``; and, from the worker,
+``vanished``, ``unreadable``, ``not-a-file``.  An item's text is cut at
+``max_text_chars`` (the cut in ``metadata["text_cut"]``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Public API
 ----------
-``run(store, paths, config=IndexConfig(), *, base=None, progress=Quiet(), stop=None, duplicates=True) -> Summary``
+``run(store, paths, config=IndexConfig(), *, base=None, walls=None, progress=Quiet(), stop=None, duplicates=True) -> Summary``
     One pass over the files at or under ``paths`` (folders or single files):
     new and changed files are read (``extract_many``, one worker process per
     core), fingerprinted a batch at a time (``fingerprint_many``) and written a
@@ -10,7 +10,11 @@ Public API
     stat differs, a raw SHA-1); a file that vanished while a file with the
     same bytes appeared is a move (``Store.move_item``: item and cluster
     kept); files gone are removed with cluster repair; files that fail are
-    recorded with their reason and the run goes on.  Interrupted (``stop``
+    recorded with their reason and the run goes on, as is every path the
+    scan passes over (``Skipped``: a link out of the walls or into a loop, a
+    FIFO, an unreadable folder).  Nothing outside ``walls`` (default: the
+    watched folder ``base``, else the paths) is read: the link rule,
+    README "Links".  Interrupted (``stop``
     set, Ctrl-C, kill -9), the store is left consistent and the next run
     finishes the work.  The user's files are only read, never written.
     ``duplicates=False`` skips counting the store's duplicates (a read of the
@@ -22,11 +26,13 @@ Public API
     :func:`run` with each path under the patterns of the watched folder it
     lies in (what ``lifededup index`` calls, so it agrees with the watcher).
 
-``IndexConfig(workers, limits, rules, params, batch_items, batch_seconds)``
+``IndexConfig(workers, limits, rules, params, batch_items, batch_seconds, max_text_chars)``, ``max_workers()``
 ``FolderRules(include, exclude, hidden)``, ``is_junk(name)``: which files are indexed
 ``Summary``: new, updated, unchanged, moved, removed, failed, exact/near duplicates
 ``Progress`` (protocol), ``Quiet``, ``LogLines(write)``, ``Bar()``: progress reporting
-``scan(root, rules, base=None) -> Iterator[Seen]``, ``absolute(path)``
+``scan(root, rules, base=None) -> Iterator[Seen]``, ``absolute(path)``;
+``Scanner(rules, Walls.of(folders))``: ``enter(path)``, then ``found``,
+``skipped`` (``Skipped(path, status, reason)``) and ``followed``
 ``failures(store, limit=None) -> list[FailedItem]``: what could not be read, and why
 """
 
@@ -37,9 +43,10 @@ from lifededup.index.failures import FailedItem, failures
 from lifededup.index.progress import Bar, LogLines, Progress, Quiet
 from lifededup.index.rules import FolderRules, is_junk
 from lifededup.index.run import Summary, run, run_in_folders
-from lifededup.index.scan import Seen, absolute, scan
+from lifededup.index.scan import Scanner, Seen, Skipped, Walls, absolute, scan
 
 __all__ = [
-    "Bar", "FailedItem", "FolderRules", "IndexConfig", "LogLines", "Progress", "Quiet", "Seen", "Summary",
+    "Bar", "FailedItem", "FolderRules", "IndexConfig", "LogLines", "Progress", "Quiet", "Scanner", "Seen",
+    "Skipped", "Summary", "Walls",
     "absolute", "default_workers", "max_workers", "failures", "is_junk", "run", "run_in_folders", "scan",
 ]
