@@ -23,7 +23,7 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from lifededup.index import FolderRules, IndexConfig, run
 from lifededup.model import fs_path
-from lifededup.store import Store, StoreDamaged, StoreError, WatchedFolder, mark_scanned
+from lifededup.store import Store, StoreDamaged, StoreError, WatchedFolder, damage_of, mark_scanned
 from lifededup.watch.debounce import Debouncer
 from lifededup.watch.events import Change, Changes
 
@@ -192,7 +192,10 @@ class Watcher:
         except (StoreError, sqlite3.OperationalError, OperationalError) as exc:
             log.warning("%s: could not write to the store, will try again: %s", folder.path, exc)
             return False
-        except Exception:  # noqa: BLE001 -- one bad path must not stop the watcher (nor loop its restarts)
+        except Exception as exc:  # noqa: BLE001 -- one bad path must not stop the watcher (nor loop its restarts)
+            damage = damage_of(exc, self.store.location)
+            if damage is not None:
+                raise damage from exc
             log.exception("%s: indexing %d path(s) failed; the watcher goes on", folder.path, len(paths))
             return True
         self._status.batches += 1
