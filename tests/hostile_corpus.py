@@ -42,13 +42,6 @@ FILES = {
 UNREADABLE = {"locked": "unreadable", "nope.txt": "unreadable"}
 
 
-def fs(folder: Path, relative: str) -> str:
-    """The name on disk of a relative stored path (its escapes undone)."""
-    from lifededup.model import fs_path
-
-    return os.path.join(os.fsdecode(bytes(folder)), fs_path(relative))
-
-
 def prose(seed: int, words: int = 60) -> str:
     vocabulary = ("river survey mayfly nymph brook lantern harbour quarry meadow orchard willow heron "
                   "granite ledger parish chapel orchard kestrel bramble").split()
