@@ -338,3 +338,12 @@ def test_items_that_came_in_through_a_link_go_when_it_leads_out_or_goes(tmp_path
         run(store, [folder], IndexConfig(workers=1))
         _, rows = store.execute("SELECT path, status FROM items ORDER BY path")
         assert rows == [(str(folder / "mine.txt"), "ok")], rows
+
+
+def test_a_file_named_alone_is_judged_by_its_name(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text(hostile_corpus.prose(1))
+    (tmp_path / "download.tmp").write_text(hostile_corpus.prose(2))
+    with open_store(tmp_path / "s.db") as store:
+        run(store, [tmp_path / "notes.txt", tmp_path / "download.tmp"], IndexConfig(workers=1))
+        _, rows = store.execute("SELECT path FROM items")
+    assert rows == [(str(tmp_path / "notes.txt"),)], f"a junk file named alone must stay out: {rows}"

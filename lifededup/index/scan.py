@@ -116,7 +116,8 @@ class Scanner:
 
     def _relative(self, real: str) -> PurePath:
         home = self.walls.home(real)
-        if home is None:
+        if home is None or (home == real and not os.path.isdir(real)):
+            # outside, or a file named alone: the rules see its name (a junk file stays out)
             return PurePath(os.path.basename(real))
         return PurePath(os.path.relpath(real, home))
 
