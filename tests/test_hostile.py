@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,7 @@ def env(tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def folders(tmp_path: Path):  # type: ignore[no-untyped-def]
+def folders(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
     folder, outside = tmp_path / "d", tmp_path / "outside"
     yield folder, outside
     restore(folder)
@@ -97,7 +98,7 @@ def test_index_on_the_hostile_folder(folders: tuple[Path, Path], env: dict[str, 
         pytest.skip("running as root without setpriv: unreadable files cannot be made here (the rest passed)")
 
 
-def wait_for(condition, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
+def wait_for(condition: Callable[[], object], timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
     last: object = None
     while time.monotonic() < deadline:
