@@ -26,12 +26,11 @@ import stat
 import sys
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any, NamedTuple
-from dataclasses import replace
 
 from lifededup.extract.base import Crashed, Extracted, ExtractionError, Failure, Limits, Source, Timeout
 from lifededup.extract.registry import extract_source
@@ -83,6 +82,8 @@ def _cut(result: Extracted | Failure, max_chars: int) -> Extracted | Failure:
 def _utf8(text: str) -> str:
     """Text SQLite can hold: a file name that is not UTF-8 (surrogates, PEP 383)
     may reach a message or a title; its odd bytes become U+FFFD there."""
+    if text.isascii():
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -142,7 +143,7 @@ def _serve(conn: Connection, limits: Limits, extractor: SourceExtractor, max_cha
         path = Path(fs_path(name))
 
         def send(part: str, result: Extracted | Failure) -> None:
-            conn.send(("item", index, _utf8(part), _cut(_clean(result), max_chars)))
+            conn.send(("item", index, _utf8(part), _clean(_cut(result, max_chars))))
 
         try:
             failure = _unreadable(path)
