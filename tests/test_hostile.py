@@ -348,3 +348,18 @@ def test_a_file_named_alone_is_judged_by_its_name(tmp_path: Path) -> None:
         run(store, [tmp_path / "notes.txt", tmp_path / "download.tmp"], IndexConfig(workers=1))
         _, rows = store.execute("SELECT path FROM items")
     assert rows == [(str(tmp_path / "notes.txt"),)], f"a junk file named alone must stay out: {rows}"
+
+
+def test_a_folder_tree_deeper_than_pythons_stack_is_scanned(tmp_path: Path) -> None:
+    depth = 1500  # more than sys.getrecursionlimit() levels
+    deep = str(tmp_path / "d")
+    os.mkdir(deep)
+    for _ in range(depth):  # os.makedirs would itself recurse once a level
+        deep += "/d"
+        os.mkdir(deep)
+    with open(os.path.join(deep, "bottom.txt"), "w") as handle:
+        handle.write(hostile_corpus.prose(1))
+    (tmp_path / "d" / "top.txt").write_text(hostile_corpus.prose(2))
+    with open_store(tmp_path / "s.db") as store:
+        summary = run(store, [tmp_path / "d"], IndexConfig(workers=1))
+    assert summary.new == 2, f"both files, whatever their depth: {summary}"

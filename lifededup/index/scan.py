@@ -88,6 +88,7 @@ class Scanner:
     skipped: dict[str, Skipped] = field(default_factory=dict)
     followed: list[str] = field(default_factory=list)
     _visited: set[tuple[int, int]] = field(default_factory=set)
+    _listings: list[Iterator[os.DirEntry[str]]] = field(default_factory=list)
 
     def enter(self, path: str) -> list[str]:
         """Scan a path given to the run (absolute, fs form, links not
@@ -137,6 +138,8 @@ class Scanner:
         self.skipped.setdefault(key, Skipped(key, status, reason))
 
     def _walk(self, folder: str, st: os.stat_result) -> None:
+        """List a folder once; its entries are taken depth first from a stack
+        of listings, not by recursion, so no depth of folders exhausts Python's stack."""
         if (st.st_dev, st.st_ino) in self._visited:
             return
         self._visited.add((st.st_dev, st.st_ino))
@@ -146,7 +149,14 @@ class Scanner:
         except OSError as exc:
             self._skip(folder, UNREADABLE, f"folder cannot be listed: {exc.strerror or exc}")
             return
-        for entry in entries:
+        self._listings.append(iter(entries))
+        if len(self._listings) > 1:
+            return  # an outer _walk is taking entries already
+        while self._listings:
+            entry = next(self._listings[-1], None)
+            if entry is None:
+                self._listings.pop()
+                continue
             try:
                 self._entry(entry)
             except OSError:
