@@ -13,6 +13,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -350,16 +351,50 @@ def test_a_file_named_alone_is_judged_by_its_name(tmp_path: Path) -> None:
     assert rows == [(str(tmp_path / "notes.txt"),)], f"a junk file named alone must stay out: {rows}"
 
 
-def test_a_folder_tree_deeper_than_pythons_stack_is_scanned(tmp_path: Path) -> None:
-    depth = 1500  # more than sys.getrecursionlimit() levels
-    deep = str(tmp_path / "d")
-    os.mkdir(deep)
-    for _ in range(depth):  # os.makedirs would itself recurse once a level
-        deep += "/d"
-        os.mkdir(deep)
-    with open(os.path.join(deep, "bottom.txt"), "w") as handle:
-        handle.write(hostile_corpus.prose(1))
-    (tmp_path / "d" / "top.txt").write_text(hostile_corpus.prose(2))
+@pytest.fixture
+def deep_tree() -> Iterator[Path]:
+    """``d/d/d/...`` 1,500 folders deep (more than Python's recursion limit)
+    with ``bottom.txt`` at the bottom; removed level by level afterwards
+    (os.makedirs and shutil.rmtree would themselves recurse once a level).
+    Made outside pytest's tmp_path, whose clean-up (shutil.rmtree) would crash on it."""
+    top = tempfile.mkdtemp(prefix="lifededup-deep-")
+    levels = [os.path.join(top, "d")]
+    for _ in range(1500):
+        levels.append(levels[-1] + "/d")
+    try:
+        for level in levels:
+            os.mkdir(level)
+        with open(os.path.join(levels[-1], "bottom.txt"), "w") as handle:
+            handle.write(hostile_corpus.prose(1))
+        yield Path(levels[0])
+    finally:
+        for level in reversed(levels):
+            if os.path.isdir(level):
+                for name in os.listdir(level):
+                    if name != "d":
+                        os.unlink(os.path.join(level, name))
+                os.rmdir(level)
+        os.rmdir(top)
+
+
+def test_a_folder_tree_deeper_than_pythons_stack_is_scanned(tmp_path: Path, deep_tree: Path) -> None:
+    (deep_tree / "top.txt").write_text(hostile_corpus.prose(2))
     with open_store(tmp_path / "s.db") as store:
-        summary = run(store, [tmp_path / "d"], IndexConfig(workers=1))
+        summary = run(store, [deep_tree], IndexConfig(workers=1))
     assert summary.new == 2, f"both files, whatever their depth: {summary}"
+
+
+def test_the_watcher_survives_a_tree_too_deep_to_watch(tmp_path: Path, env: dict[str, str],
+                                                       deep_tree: Path) -> None:
+    log = (tmp_path / "watch.log").open("w+")
+    watcher = subprocess.Popen([sys.executable, "-m", "lifededup", "watch", str(deep_tree), "-j", "1"],
+                               env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: (tmp_path / "s.db").exists() and len(stored(tmp_path / "s.db")) == 1, 60,
+                 "the catch-up scan to index the bottom file")
+        assert watcher.poll() is None, "the watcher died"
+    finally:
+        watcher.send_signal(signal.SIGTERM)
+        code = watcher.wait(60)
+    text = Path(log.name).read_text(errors="replace")
+    assert code == 0 and "Traceback" not in text and "nest too deep" in text, text[-2000:]

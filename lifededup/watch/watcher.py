@@ -161,6 +161,9 @@ class Watcher:
                               "If the system's limit of watches is reached, raise it: "
                               "sudo sysctl fs.inotify.max_user_watches=524288",
                               folder.path, exc, self.rescan_every)
+                except RecursionError:  # watchdog lists the tree with os.walk, which recurses (Python < 3.12)
+                    log.error("cannot follow events in %s: its folders nest too deep to watch; only rescans "
+                              "every %g s keep it indexed", folder.path, self.rescan_every)
             elif not there and watch is not None:
                 del self._watches[folder.path]
                 try:
