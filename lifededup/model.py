@@ -3,6 +3,8 @@ any stage may import)."""
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,3 +44,50 @@ def shared_features(a: tuple[int, ...] | None, b: tuple[int, ...] | None) -> int
     if len(a) != len(b):
         raise ValueError(f"feature vectors differ in length: {len(a)} != {len(b)}")
     return sum(1 for x, y in zip(a, b) if x == y)
+
+
+# File names are bytes on POSIX; Python gives an undecodable byte as a lone
+# surrogate (U+DC80..U+DCFF, PEP 383), which SQLite's UTF-8 cannot hold.  The
+# store therefore keeps a path in a text form that is valid UTF-8 and maps
+# back to the bytes: a path that is valid UTF-8 and has no backslash is kept
+# as it is; otherwise each byte that is not UTF-8 becomes ``\xNN`` and each
+# backslash ``\\``.  Every such form has a backslash and no plain path has
+# one, so two different file names never share a stored path.
+_ESCAPED = re.compile(r"\\(\\|x[0-9a-f]{2})")
+
+
+def stored_path(path: str) -> str:
+    """The store's text for a file name as Python gives it (``os.fsdecode``)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    else:
+        if "\\" not in path:
+            return path
+    return _escape_bytes(os.fsencode(path))
+
+
+def _escape_bytes(raw: bytes) -> str:
+    out: list[str] = []
+    text = raw.decode("utf-8", "surrogateescape")
+    for char in text:
+        if char == "\\":
+            out.append("\\\\")
+        elif "\udc80" <= char <= "\udcff":
+            out.append(f"\\x{ord(char) - 0xDC00:02x}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def fs_path(stored: str) -> str:
+    """The file name a stored path stands for, ready for ``open()`` (the inverse of :func:`stored_path`)."""
+    if "\\" not in stored:
+        return stored
+    return _ESCAPED.sub(_unescape, stored)
+
+
+def _unescape(match: re.Match[str]) -> str:
+    code = match.group(1)
+    return "\\" if code == "\\" else chr(0xDC00 + int(code[1:], 16))

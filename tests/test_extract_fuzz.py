@@ -105,3 +105,43 @@ def test_mutated_files_through_the_workers_finish_within_the_limit(tmp_path: Pat
     assert sorted(o.path for o in finals) == sorted(paths), "every file ends with one final outcome"
     # Each file may use the whole time limit once; anything longer means a hang escaped it.
     assert elapsed < limits.timeout_s * len(paths) / 2 + 30, f"{elapsed:.0f} s for {len(paths)} files"
+
+
+# Every status a worker may record (the extractors' own and the worker's:
+# a file gone, unreadable or not a regular file by the time it is read).
+STATUSES = {"unsupported", "corrupt", "encrypted", "no-text-layer", "no-text", "empty", "too-large", "timeout",
+            "crashed", "missing-tool", "vanished", "unreadable", "not-a-file"}
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                HealthCheck.function_scoped_fixture])
+@given(files=st.lists(st.tuples(st.sampled_from(sorted(formats())), st.binary(max_size=4096),
+                                st.binary(min_size=1, max_size=12).filter(lambda b: b"/" not in b and b"\0" not in b)),
+                      min_size=1, max_size=12))
+def test_fuzzed_bytes_under_any_name_through_the_workers(tmp_path_factory: pytest.TempPathFactory,
+                                                         files: list[tuple[str, bytes, bytes]]) -> None:
+    """Random bytes and mutated real files, under any file name (bytes that are not
+    UTF-8 too), read by the worker processes: each file ends with one final outcome,
+    every failure has a known status, every text is text SQLite can hold."""
+    import os
+
+    from lifededup.model import stored_path
+
+    folder = tmp_path_factory.mktemp("fuzz")
+    rng = random.Random(len(files))
+    paths = []
+    for n, (fmt, data, name) in enumerate(files):
+        body = data if n % 2 else mutate((CORPUS / SEEDS[fmt]).read_bytes(), rng)
+        raw = os.path.join(os.fsencode(folder), b"%d-" % n + name + SUFFIX.get(fmt, "." + fmt).encode())
+        with open(raw, "wb") as handle:
+            handle.write(body)
+        paths.append(stored_path(os.fsdecode(raw)))
+    outcomes = list(extract_many(paths, Limits(timeout_s=20), workers=2))
+    assert sorted(str(o.path) for o in outcomes if o.final) == sorted(paths), "one final outcome per file"
+    for outcome in outcomes:
+        if isinstance(outcome.result, Failure):
+            assert outcome.result.status in STATUSES, outcome.result
+            outcome.result.reason.encode("utf-8")
+        else:
+            outcome.result.text.encode("utf-8")
+            outcome.result.title.encode("utf-8")

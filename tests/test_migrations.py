@@ -167,3 +167,28 @@ def test_0005_drops_the_redundant_sha1_index_and_keeps_the_clusters(tmp_path: Pa
         assert store.execute("SELECT item_id, cluster_id FROM clusters ORDER BY item_id")[1] == [(1, 1), (2, 1)]
         store.recluster("conservative")
         assert store.execute("SELECT item_id, cluster_id FROM clusters ORDER BY item_id")[1] == [(1, 1), (2, 1)]
+
+
+def test_0007_escapes_stored_backslashes_and_adds_text_cut(tmp_path: Path) -> None:
+    from lifededup.model import fs_path
+
+    path = tmp_path / "at0005.db"
+    upgrade_to(path, "0005")
+    engine = make_engine(Location(path), readonly=False)
+    with engine.begin() as conn:
+        conn.exec_driver_sql(
+            "INSERT INTO items (id, path, part, kind, status, indexed_at, text) VALUES"
+            " (1, '/docs/back\\slash.txt', '', 'document', 'ok', '2026-01-01 00:00:00', 'some words'),"
+            " (2, '/docs/plain.txt', '', 'document', 'ok', '2026-01-01 00:00:00', 'other words')"
+        )
+        conn.exec_driver_sql("INSERT INTO watched_folders (path, added_at) VALUES"
+                             " ('/home/a\\b', '2026-01-01 00:00:00'), ('/home/c', '2026-01-01 00:00:00')")
+    engine.dispose()
+    with open_store(path) as store:
+        _, rows = store.execute("SELECT id, path, text_cut FROM items ORDER BY id")
+        assert rows == [(1, "/docs/back\\\\slash.txt", None), (2, "/docs/plain.txt", None)], rows
+        assert fs_path(str(rows[0][1])) == "/docs/back\\slash.txt", "the escaped form must map back to the name"
+        _, rows = store.execute("SELECT path FROM watched_folders ORDER BY path")
+        assert rows == [("/home/a\\\\b",), ("/home/c",)], rows
+        _, rows = store.execute("SELECT rowid FROM items_fts WHERE items_fts MATCH 'words' ORDER BY rowid")
+        assert rows == [(1,), (2,)], f"the search index must survive the path rewrite: {rows}"

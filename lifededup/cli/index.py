@@ -14,9 +14,11 @@ from types import FrameType
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import db_option, opened_store
+from lifededup.cli.options import BATCH, MEMORY_MB, ROWS, SECONDS, TEXT_MB, db_option, opened_store
 from lifededup.extract import Limits
-from lifededup.index import Bar, IndexConfig, LogLines, Progress, Summary, default_workers, failures, run_in_folders
+from lifededup.index import (
+    Bar, IndexConfig, LogLines, Progress, Summary, default_workers, failures, max_workers, run_in_folders,
+)
 from lifededup.store import list_folders
 
 
@@ -67,14 +69,17 @@ def summary_lines(summary: Summary) -> list[str]:
 
 @main.command("index")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
-@click.option("--workers", "-j", type=click.IntRange(min=1), default=default_workers, show_default="one per core",
-              help="Extraction worker processes.")
-@click.option("--timeout", type=click.FloatRange(min=1), default=Limits.timeout_s, show_default=True,
+@click.option("--workers", "-j", type=click.IntRange(1, max_workers()), default=default_workers,
+              show_default="one per core", help="Extraction worker processes (at most 4 per core).")
+@click.option("--timeout", type=SECONDS, default=Limits.timeout_s, show_default=True,
               help="Seconds a file's parser may run without progress before it is stopped.")
-@click.option("--memory-mb", type=click.IntRange(min=64), default=Limits.memory_mb, show_default=True,
+@click.option("--memory-mb", type=MEMORY_MB, default=Limits.memory_mb, show_default=True,
               help="Memory limit of each worker process, in MiB.")
-@click.option("--batch", type=click.IntRange(min=1), default=IndexConfig.batch_items, show_default=True,
+@click.option("--batch", type=BATCH, default=IndexConfig.batch_items, show_default=True,
               help="Items per transaction: what an interruption may lose (it is read again next run).")
+@click.option("--max-text-mb", type=TEXT_MB, default=IndexConfig.max_text_chars / 2**20, show_default=True,
+              help="The most text kept of one item, in millions of characters (Mi); a longer text is cut "
+              "and the cut recorded (items.text_cut). What bounds memory on a huge file.")
 @click.option("--ocr", is_flag=True, default=False,
               help="Read scans (PDFs without a text layer, PNG/JPEG/TIFF images) with Tesseract OCR: slow, "
                    "seconds a page (sudo apt-get install tesseract-ocr tesseract-ocr-eng).")
@@ -82,15 +87,18 @@ def summary_lines(summary: Summary) -> list[str]:
               help="The summary as one JSON object (new, updated, unchanged, moved, removed, failed, items, bytes, "
               "exact_duplicates, near_duplicates, failed_in_store, seconds, interrupted).")
 @db_option
-def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_mb: int, batch: int, ocr: bool,
-                  as_json: bool, db: str | None) -> None:
+def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_mb: int, batch: int,
+                  max_text_mb: float, ocr: bool, as_json: bool, db: str | None) -> None:
     """Index the files in PATHS (folders or files) into the store.
 
     New and changed files are read and fingerprinted; unchanged ones are
     skipped (same size and mtime, or same bytes); moved or renamed files keep
     their item and cluster; files gone from the folders are removed from the
-    store.  Files that cannot be read are recorded with their reason (see
-    `lifededup failures`) and do not stop the run.  Files in a watched
+    store.  Files that cannot be read, and paths passed over (a link out of
+    the folders, a FIFO, an unreadable folder), are recorded with their
+    reason (see `lifededup failures`) and do not stop the run.  Nothing
+    outside PATHS (or the watched folders they lie in) is read: a link that
+    leads out is recorded and skipped.  Files in a watched
     folder (`lifededup folders`) follow its patterns.  Ctrl-C commits the batch
     in flight and stops; run the command again to finish.  Your files are
     only read, never changed.
@@ -101,9 +109,9 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
       lifededup dups
     """
     config = IndexConfig(workers=workers, limits=Limits(timeout_s=timeout, memory_mb=memory_mb, ocr=ocr),
-                         batch_items=batch)
+                         batch_items=batch, max_text_chars=int(max_text_mb * 2**20))
     stop = threading.Event()
-    with opened_store(db) as store, stop_on_signals(stop):
+    with opened_store(db, verify=True) as store, stop_on_signals(stop):
         try:
             summary = run_in_folders(store, paths, list_folders(store), config, progress=progress_for_output(),
                                      stop=stop)
@@ -119,7 +127,7 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
 
 
 @main.command("failures")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Show at most this many.")
+@click.option("--limit", type=ROWS, default=None, help="Show at most this many.")
 @click.option("--json", "as_json", is_flag=True, help="A JSON list of objects: path, part, status, reason.")
 @db_option
 def failures_command(limit: int | None, as_json: bool, db: str | None) -> None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import math
+import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import click
+from sqlalchemy.exc import DBAPIError
 
-from lifededup.store import ENV_VAR, Store, StoreError, open_store
+from lifededup.store import ENV_VAR, Store, StoreError, damage_of, open_store
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -28,15 +31,43 @@ def db_option(func: F) -> F:
 
 
 @contextmanager
-def opened_store(db: str | None, *, readonly: bool = False) -> Iterator[Store]:
-    """Open the store for one command; store errors become messages."""
+def opened_store(db: str | None, *, readonly: bool = False, migrate: bool = True,
+                 verify: bool = False) -> Iterator[Store]:
+    """Open the store for one command; store errors become messages, and so
+    does SQLite finding the file damaged, wherever the command meets it."""
     try:
-        store = open_store(db, readonly=readonly)
+        store = open_store(db, readonly=readonly, migrate=migrate, verify=verify)
     except StoreError as exc:
         raise click.ClickException(str(exc)) from exc
     try:
         yield store
     except StoreError as exc:
         raise click.ClickException(str(exc)) from exc
+    except (sqlite3.DatabaseError, DBAPIError) as exc:
+        damage = damage_of(exc, store.location)
+        if damage is None:
+            raise
+        raise click.ClickException(str(damage)) from exc
     finally:
         store.close()
+
+
+class Finite(click.FloatRange):
+    """A FloatRange that also refuses ``nan`` (every comparison with it is false, so a range lets it by)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        number: float = super().convert(value, param, ctx)
+        if math.isnan(number):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        return number
+
+
+# Bounds on every number a command takes: past them a value is a typo, and
+# unbounded it would overflow SQLite's 64-bit integers or start a process per unit.
+ROWS = click.IntRange(1, 1_000_000)                 # --limit: rows to show
+ITEM_ID = click.IntRange(1, 2**63 - 1)              # SQLite's largest rowid
+SECONDS = Finite(1, 7 * 24 * 3600)                  # --timeout, --rescan
+DELAY = Finite(0.1, 3600)                           # --delay
+MEMORY_MB = click.IntRange(64, 1 << 20)             # --memory-mb, per worker (up to 1 TiB)
+BATCH = click.IntRange(1, 100_000)                  # --batch
+TEXT_MB = Finite(0.01, 1024)                        # --max-text-mb

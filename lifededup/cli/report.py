@@ -4,6 +4,7 @@ false positives, on your own store."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import db_option, opened_store
+from lifededup.cli.options import Finite, db_option, opened_store
 from lifededup.report import (
     ALL_PAIRS_MAX,
     PAPER_KINDS,
@@ -38,7 +39,7 @@ def _idf(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple
         found = tuple(float(v) for v in value.split(",") if v.strip())
     except ValueError:
         raise click.BadParameter(f"{value!r}: give IDF thresholds separated by commas, e.g. 4.0,5.0") from None
-    if any(t <= 0 for t in found):
+    if not all(0 < t < math.inf for t in found):
         raise click.BadParameter("IDF thresholds are positive (the paper used 4.0 and 5.0)")
     return found
 
@@ -136,7 +137,7 @@ def _print_stats(report: StatsReport) -> None:
 
 
 @main.command("verify")
-@click.option("--threshold", type=click.FloatRange(0, 100), default=30.0, show_default=True, metavar="PERCENT",
+@click.option("--threshold", type=Finite(0, 100), default=30.0, show_default=True, metavar="PERCENT",
               help="List the clusters whose farthest pair is further apart than this (the paper's bound for "
               "conservative clustering is 30%).")
 @click.option("--clustering", type=click.Choice(["store", "conservative", "transitive"]), default="store",

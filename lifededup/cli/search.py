@@ -9,7 +9,7 @@ from datetime import date, datetime
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import db_option, opened_store
+from lifededup.cli.options import ITEM_ID, ROWS, db_option, opened_store
 from lifededup.search import SYNTAX, Filters, Hit, QuerySyntaxError, SearchResult, Snippet, search
 
 # Copies named under a collapsed row on a terminal; --json lists them all.
@@ -35,9 +35,9 @@ def _day(ctx: click.Context, param: click.Parameter, value: str | None) -> date 
 @click.option("--until", callback=_day, metavar="YYYY-MM-DD", help="Only items dated on or before this day.")
 @click.option("--path", "path_glob", metavar="GLOB",
               help="Only items whose path matches, e.g. '~/Documents/*' or 'Mail/*' (anywhere in the path).")
-@click.option("--limit", type=click.IntRange(1), default=20, show_default=True, help="Rows to show.")
+@click.option("--limit", type=ROWS, default=20, show_default=True, help="Rows to show.")
 @click.option("--all", "show_all", is_flag=True, help="Show every matching item: copies are not collapsed.")
-@click.option("--cluster", type=click.IntRange(1), metavar="ID",
+@click.option("--cluster", type=ITEM_ID, metavar="ID",
               help="Show the items of one cluster (the ID a collapsed row gives); QUERY is optional.")
 @click.option("--dedup", metavar="DETECTOR",
               help="Ignore the stored clusters and de-duplicate the best-ranked results among themselves "

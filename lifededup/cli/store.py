@@ -13,7 +13,7 @@ import click
 from sqlalchemy.exc import DBAPIError
 
 from lifededup.cli import main
-from lifededup.cli.options import db_option, opened_store
+from lifededup.cli.options import ROWS, db_option, opened_store
 from lifededup.store import METHODS, Method, check_store, clusters, explain
 from lifededup.store.queries import Explanation
 
@@ -53,7 +53,8 @@ def sql_command(query: str, as_json: bool, as_csv: bool, write: bool, db: str | 
     """
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
-    with opened_store(db, readonly=not write) as store:
+    # without --write an older store is read as it is: never migrated, the file never changed
+    with opened_store(db, readonly=not write, migrate=write) as store:
         try:
             columns, rows, changed = store.execute_counted(query)
         except (sqlite3.Error, DBAPIError) as exc:
@@ -80,8 +81,8 @@ def _sql_error(exc: Exception, write: bool) -> str:
 
 @main.command("dups")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document: a list of clusters.")
-@click.option("--limit", type=click.IntRange(1), default=None, help="Show only the N largest clusters.")
-@click.option("--min-size", type=click.IntRange(2), default=2, show_default=True,
+@click.option("--limit", type=ROWS, default=None, help="Show only the N largest clusters.")
+@click.option("--min-size", type=click.IntRange(2, ROWS.max), default=2, show_default=True,
               help="Smallest cluster to show.")
 @db_option
 def dups_command(as_json: bool, limit: int | None, min_size: int, db: str | None) -> None:
@@ -173,7 +174,8 @@ def check_command(as_json: bool, db: str | None) -> None:
     every member an exact or near copy of its representative).
 
     Exits with status 1 and says what is wrong if anything is; `lifededup
-    recluster` rebuilds the clusters.
+    recluster` rebuilds the clusters.  A damaged file (SQLite's integrity
+    check fails) is rebuilt from your folders: the message says how.
 
     \b
     Example:
@@ -181,19 +183,22 @@ def check_command(as_json: bool, db: str | None) -> None:
     """
     with opened_store(db) as store:
         problems = check_store(store)
-        _, [(items,)] = store.execute("SELECT count(*) FROM items")
-        _, [(groups,)] = store.execute("SELECT count(*) FROM cluster_sizes")
+        # a damaged file may not even count its rows: counted only when all is well
+        counts = None if problems else (store.execute("SELECT count(*) FROM items")[1][0][0],
+                                        store.execute("SELECT count(*) FROM cluster_sizes")[1][0][0])
     if as_json:
-        click.echo(json.dumps({"ok": not problems, "items": items, "clusters": groups, "store": str(store.location),
+        click.echo(json.dumps({"ok": not problems, "items": counts and counts[0], "clusters": counts and counts[1],
+                               "store": str(store.location),
                                "problems": [{"check": p.check, "message": p.message, "item_ids": p.item_ids}
                                             for p in problems]}, indent=2))
         if problems:
             sys.exit(1)
         return
-    if problems:
+    if problems or counts is None:
         for problem in problems:
             click.echo(f"problem: {problem}", err=True)
         raise click.ClickException(f"{len(problems)} problem(s) in {store.location}")
+    items, groups = counts
     click.echo(f"ok: {items} items, {groups} clusters, all invariants hold ({store.location})")
 
 

@@ -16,8 +16,9 @@ import click
 
 from lifededup.cli import main
 from lifededup.cli.index import stop_on_signals
-from lifededup.cli.options import db_option, opened_store
-from lifededup.index import IndexConfig, absolute, default_workers
+from lifededup.cli.options import DELAY, SECONDS, TEXT_MB, db_option, opened_store
+from lifededup.index import IndexConfig, absolute, default_workers, max_workers
+from lifededup.model import stored_path
 from lifededup.store import WatchedFolder, add_folder, items_under, list_folders, remove_folder
 from lifededup.watch import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, Watcher, WatchStatus
 from lifededup.watch import daemon as daemons
@@ -53,7 +54,7 @@ def folders_add(paths: tuple[Path, ...], include: tuple[str, ...], exclude: tupl
     """
     with opened_store(db) as store:
         for path in paths:
-            folder = add_folder(store, str(absolute(path)), include, exclude)
+            folder = add_folder(store, stored_path(str(absolute(path))), include, exclude)
             click.echo(json.dumps(_folder_dict(folder)) if as_json else f"watching {_describe(folder)}")
     if not as_json:
         click.echo("index them now with `lifededup watch` (or `lifededup daemon start`)")
@@ -80,21 +81,21 @@ def folders_remove(paths: tuple[Path, ...], forget: bool | None, as_json: bool, 
       lifededup folders remove /media/old-disk --keep
     """
     with opened_store(db) as store:
-        for path in map(absolute, paths):
+        for path in (stored_path(str(absolute(p))) for p in paths):
             choice = forget
             if choice is None and sys.stdin.isatty() and not as_json:
-                count = items_under(store, str(path))
+                count = items_under(store, path)
                 choice = count > 0 and click.confirm(
                     f"forget the {count} item(s) of {path} too? (kept, they stay searchable)", default=False)
-            removed = remove_folder(store, str(path), forget=bool(choice))
+            removed = remove_folder(store, path, forget=bool(choice))
             if removed is None:
                 raise click.ClickException(f"{path} is not watched; see `lifededup folders list`")
             if as_json:
-                click.echo(json.dumps({"path": str(path), "forgotten": removed}))
+                click.echo(json.dumps({"path": path, "forgotten": removed}))
             elif choice:
                 click.echo(f"no longer watching {path}; forgot its {removed} item(s)")
             else:
-                click.echo(f"no longer watching {path}; its {items_under(store, str(path))} item(s) stay in the "
+                click.echo(f"no longer watching {path}; its {items_under(store, path)} item(s) stay in the "
                            "store (--forget removes them)")
 
 
@@ -150,14 +151,18 @@ class _StatusFile:
 
 @main.command("watch")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--delay", type=click.FloatRange(min=0.1), default=DEFAULT_DELAY_S, show_default=True,
+@click.option("--delay", type=DELAY, default=DEFAULT_DELAY_S, show_default=True,
               help="Seconds a file must stay unchanged before it is read.")
-@click.option("--rescan", type=click.FloatRange(min=1), default=DEFAULT_RESCAN_S, show_default=True,
+@click.option("--rescan", type=SECONDS, default=DEFAULT_RESCAN_S, show_default=True,
               help="Seconds between full rescans (they catch events the system dropped).")
-@click.option("--workers", "-j", type=click.IntRange(min=1), default=default_workers, show_default="one per core",
-              help="Extraction worker processes.")
+@click.option("--workers", "-j", type=click.IntRange(1, max_workers()), default=default_workers,
+              show_default="one per core", help="Extraction worker processes (at most 4 per core).")
+@click.option("--max-text-mb", type=TEXT_MB, default=IndexConfig.max_text_chars / 2**20, show_default=True,
+              help="The most text kept of one item, in millions of characters (Mi); a longer text is cut "
+              "and the cut recorded (items.text_cut).")
 @db_option
-def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers: int, db: str | None) -> None:
+def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers: int, max_text_mb: float,
+                  db: str | None) -> None:
     """Watch folders and keep the store true to them, in the foreground (for
     a terminal or systemd; `lifededup daemon start` runs it in the background).
 
@@ -175,9 +180,9 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
     logging.getLogger("alembic").setLevel(logging.WARNING)
     daemon_paths = daemons.DaemonPaths.default()
     stop = threading.Event()
-    with opened_store(db) as store, stop_on_signals(stop):
+    with opened_store(db, verify=True) as store, stop_on_signals(stop):
         location = store.location
-        folders = [WatchedFolder(str(absolute(p))) for p in paths] or list_folders(store)
+        folders = [WatchedFolder(stored_path(str(absolute(p)))) for p in paths] or list_folders(store)
         if not folders:
             raise click.ClickException("no folders to watch: add some with `lifededup folders add PATH`, "
                                        "or give them: lifededup watch PATH...")
@@ -186,7 +191,8 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
         except daemons.DaemonError as exc:
             raise click.ClickException(str(exc)) from exc
         store_files = tuple(str(location.path.resolve()) + s for s in ("", "-wal", "-shm", "-journal"))
-        watcher = Watcher(store, folders, IndexConfig(workers=workers), stop, delay=delay, rescan_every=rescan,
+        config = IndexConfig(workers=workers, max_text_chars=int(max_text_mb * 2**20))
+        watcher = Watcher(store, folders, config, stop, delay=delay, rescan_every=rescan,
                           ignore=store_files, on_status=_StatusFile(daemon_paths, str(location)))
         click.echo(f"watching {', '.join(f.path for f in folders)} into {location} (pid {os.getpid()})",
                    err=True)
@@ -212,7 +218,7 @@ def daemon_group() -> None:
 
 
 @daemon_group.command("start")
-@click.option("--delay", type=click.FloatRange(min=0.1), default=DEFAULT_DELAY_S, show_default=True,
+@click.option("--delay", type=DELAY, default=DEFAULT_DELAY_S, show_default=True,
               help="Seconds a file must stay unchanged before it is read.")
 @click.option("--json", "as_json", is_flag=True, help='One JSON object: {"pid", "log"}.')
 @db_option

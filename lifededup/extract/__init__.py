@@ -32,8 +32,10 @@ A format is one module that declares ``FORMAT = Format(...)``; the contract
 it keeps is written in :mod:`lifededup.extract.base`.
 
 Statuses recorded for files that cannot be read: ``unsupported``, ``corrupt``,
-``encrypted``, ``no-text-layer``, ``empty``, ``too-large`` (also zip bombs),
-``timeout``, ``crashed``, ``missing-tool``.
+``encrypted``, ``no-text-layer``, ``no-text``, ``empty``, ``too-large`` (also
+zip bombs), ``timeout``, ``crashed``, ``missing-tool``; and, from the worker,
+``vanished``, ``unreadable``, ``not-a-file``.  An item's text is cut at
+``max_text_chars`` (the cut in ``metadata["text_cut"]``).
 """
 
 from __future__ import annotations
@@ -45,11 +47,11 @@ from lifededup.extract.base import (
     Crashed, CorruptFile, EmptyFile, EncryptedFile, Extracted, ExtractionError, Failure, Format, Limits, MissingTool,
     NoTextLayer, Probe, Source, Timeout, TooLarge, UnsupportedFormat,
 )
-from lifededup.extract.isolate import Outcome, extract_many
+from lifededup.extract.isolate import MAX_TEXT_CHARS, Outcome, extract_many
 from lifededup.extract.registry import extract, extract_as, extract_source, formats, sniff, supported_suffixes
 
 __all__ = [
-    "Crashed", "CorruptFile", "EmptyFile", "EncryptedFile", "Extracted", "ExtractionError", "Failure", "Format",
+    "MAX_TEXT_CHARS", "Crashed", "CorruptFile", "EmptyFile", "EncryptedFile", "Extracted", "ExtractionError", "Failure", "Format",
     "Limits", "MissingTool", "NoTextLayer", "Outcome", "Probe", "Source", "Timeout", "TooLarge",
     "UnsupportedFormat", "extract", "extract_as", "extract_many", "extract_source", "extract_text", "formats",
     "sniff", "supported_suffixes", "walk",

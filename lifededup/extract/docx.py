@@ -15,6 +15,7 @@ from datetime import timezone
 from xml.etree import ElementTree
 
 import docx
+from lxml import etree  # type: ignore[import-untyped]
 from docx.document import Document
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.table import Table
@@ -73,8 +74,24 @@ def _edges(document: Document) -> tuple[str, str]:
     return "\n".join(headers), "\n".join(footers)
 
 
+def _drop_entities(element: etree._Element) -> None:
+    """python-docx parses without resolving entities (no XXE), leaving each
+    reference as a node whose tail holds the text after it, which ``.text``
+    then loses: drop the references, keep the text after them."""
+    for entity in list(element.iter(etree.Entity)):
+        parent, previous, tail = entity.getparent(), entity.getprevious(), entity.tail or ""
+        if parent is None:
+            continue
+        if previous is not None:
+            previous.tail = (previous.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+        parent.remove(entity)
+
+
 def extract_docx(source: Source) -> Extracted:
     document = docx.Document(io.BytesIO(source.read_bytes()))
+    _drop_entities(document.element)
     text = clean_text("\n\n".join([*_body(document), *_notes(document)]))
     header, footer = _edges(document)
     props = document.core_properties

@@ -5,6 +5,14 @@ malformed input.  Each worker process has an address-space limit
 (``resource.RLIMIT_AS``); the parent stops a worker that goes quiet for longer
 than the time limit, and replaces a worker that dies.  The file is then
 recorded as a :class:`Failure` (``timeout``, ``crashed``) and the batch goes on.
+
+The parent's memory is bounded too: a worker cuts an item's text at
+``max_text_chars`` (the cut is recorded in ``metadata["text_cut"]``, the
+length it had), so however large a file's text, the parent never holds more
+than that of it.  A file that is not there by the time it is read is
+``vanished``; one the process may not open is ``unreadable``; a FIFO, socket
+or device is ``not-a-file`` (never opened: a FIFO would block the reader).
+Paths are the store's form (``lifededup.model.stored_path``).
 """
 
 from __future__ import annotations
@@ -14,9 +22,11 @@ import multiprocessing.connection
 import os
 import resource
 import signal
+import stat
+import sys
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -24,8 +34,14 @@ from typing import Any, NamedTuple
 
 from lifededup.extract.base import Crashed, Extracted, ExtractionError, Failure, Limits, Source, Timeout
 from lifededup.extract.registry import extract_source
+from lifededup.model import fs_path
 
 SourceExtractor = Callable[[Source, Limits], Extracted]
+
+# The most text the parent takes of one item: a long book is 1-3 million
+# characters; 8 Mi characters keep fingerprinting one item under ~1 GB
+# (benchmarks/bench_memory.py) and leave room for every real document.
+MAX_TEXT_CHARS = 8 * 2**20
 
 
 class Outcome(NamedTuple):
@@ -54,21 +70,89 @@ def _flatten(item: Extracted, send: Callable[[str, Extracted | Failure], None]) 
         send(item.part, Failure("corrupt", f"damaged part: {type(exc).__name__}: {exc}"[:500], item.part))
 
 
-def _worker(conn: Connection, limits: Limits, extractor: SourceExtractor) -> None:
+def _cut(result: Extracted | Failure, max_chars: int) -> Extracted | Failure:
+    """The item with its text cut at ``max_chars`` (at a space when there is one near), the cut recorded."""
+    if not isinstance(result, Extracted) or len(result.text) <= max_chars:
+        return result
+    end = result.text.rfind(" ", max_chars - 1000, max_chars)
+    text = result.text[:end if end > 0 else max_chars]
+    return replace(result, text=text, metadata={**result.metadata, "text_cut": str(len(result.text))})
+
+
+def _utf8(text: str) -> str:
+    """Text SQLite can hold: a file name that is not UTF-8 (surrogates, PEP 383)
+    may reach a message or a title; its odd bytes become U+FFFD there."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return text
+
+
+def _clean(result: Extracted | Failure) -> Extracted | Failure:
+    if isinstance(result, Failure):
+        return replace(result, reason=_utf8(result.reason))
+    return replace(result, title=_utf8(result.title), text=_utf8(result.text),
+                   metadata={_utf8(k): _utf8(v) for k, v in result.metadata.items()})
+
+
+def _unreadable(path: Path) -> Failure | None:
+    """Why the file cannot be read at all, before any parser tries (None: it can)."""
+    try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            return Failure("not-a-file", "not a regular file (a FIFO, socket or device): never read")
+        with open(path, "rb"):
+            pass
+    except FileNotFoundError:
+        return Failure("vanished", "the file was deleted or moved before it could be read")
+    except PermissionError as exc:
+        return Failure("unreadable", f"permission denied: {exc.strerror or exc}")
+    except OSError as exc:
+        return Failure("unreadable", f"cannot open the file: {exc.strerror or exc}")
+    return None
+
+
+def _failure_of(error: ExtractionError, path: Path) -> Failure:
+    """The extractor's failure, unless the file vanished or became unreadable while it was read."""
+    cause = error.__cause__
+    if isinstance(cause, FileNotFoundError) or not os.path.lexists(path):
+        return Failure("vanished", f"the file was deleted or moved while it was read ({error})"[:500])
+    if isinstance(cause, PermissionError):
+        return Failure("unreadable", f"permission denied: {cause.strerror or cause}")
+    return Failure.from_error(error)
+
+
+def _worker(conn: Connection, limits: Limits, extractor: SourceExtractor, max_chars: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
     limit = limits.memory_mb * 2**20
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+    try:
+        _serve(conn, limits, extractor, max_chars)
+    except (EOFError, OSError):
+        # the parent is gone (killed, or closed the pipe): nothing to report to, exit quietly
+        sys.exit(0)
+
+
+def _serve(conn: Connection, limits: Limits, extractor: SourceExtractor, max_chars: int) -> None:
     while (task := conn.recv()) is not None:
-        index, path = task
+        index, name = task
+        path = Path(fs_path(name))
 
         def send(part: str, result: Extracted | Failure) -> None:
-            conn.send(("item", index, part, result))
+            conn.send(("item", index, _utf8(part), _clean(_cut(result, max_chars))))
 
         try:
-            _flatten(extractor(Source.from_path(Path(path)), limits), send)
+            failure = _unreadable(path)
+            if failure is not None:
+                send("", failure)
+            else:
+                _flatten(extractor(Source.from_path(path), limits), send)
         except ExtractionError as exc:
-            send("", Failure.from_error(exc))
+            send("", _failure_of(exc, path))
         except MemoryError:
             send("", Failure("too-large", f"ran out of the {limits.memory_mb} MiB memory limit"))
         conn.send(("done", index, "", None))
@@ -83,14 +167,15 @@ class _Worker:
     # The latest item is held back until the next arrives, so the last one can be marked final.
     held: tuple[str, Extracted | Failure] | None = None
     sent: int = field(default=0)
+    max_chars: int = MAX_TEXT_CHARS
 
 
-def _spawn(ctx: Any, limits: Limits, extractor: SourceExtractor) -> _Worker:
+def _spawn(ctx: Any, limits: Limits, extractor: SourceExtractor, max_chars: int = MAX_TEXT_CHARS) -> _Worker:
     parent, child = ctx.Pipe()
-    process = ctx.Process(target=_worker, args=(child, limits, extractor), daemon=True)
+    process = ctx.Process(target=_worker, args=(child, limits, extractor, max_chars), daemon=True)
     process.start()
     child.close()
-    return _Worker(process=process, conn=parent)
+    return _Worker(process=process, conn=parent, max_chars=max_chars)
 
 
 def _stop(worker: _Worker) -> None:
@@ -108,8 +193,12 @@ def _death_reason(worker: _Worker, limits: Limits) -> str:
 
 
 def extract_many(paths: Iterable[Path | str], limits: Limits = Limits(), workers: int | None = None,
-                 extractor: SourceExtractor = extract_source) -> Generator[Outcome, None, None]:
+                 extractor: SourceExtractor = extract_source, *,
+                 max_text_chars: int = MAX_TEXT_CHARS) -> Generator[Outcome, None, None]:
     """Read many files in ``workers`` processes; yield an :class:`Outcome` per file and per part.
+
+    ``paths`` are stored paths (:func:`lifededup.model.stored_path`); an
+    item's text longer than ``max_text_chars`` is cut (see the module doc).
 
     Outcomes of different files interleave in completion order; those of one
     file come in order, the file's own item first, the last marked ``final``.
@@ -121,7 +210,7 @@ def extract_many(paths: Iterable[Path | str], limits: Limits = Limits(), workers
     pending = enumerate(Path(p) for p in paths)
     pool: list[_Worker] = []
     try:
-        pool = [_spawn(ctx, limits, extractor) for _ in range(count)]
+        pool = [_spawn(ctx, limits, extractor, max_text_chars) for _ in range(count)]
         for worker in pool:
             _assign(worker, pending)
         while any(w.task for w in pool):
@@ -187,6 +276,6 @@ def _replace(worker: _Worker, pool: list[_Worker], ctx: Any, limits: Limits, ext
         yield Outcome(path, *worker.held, final=False)
     yield Outcome(path, "", Failure.from_error(error), final=True)
     _stop(worker)
-    fresh = _spawn(ctx, limits, extractor)
+    fresh = _spawn(ctx, limits, extractor, worker.max_chars)
     pool[pool.index(worker)] = fresh
     _assign(fresh, pending)

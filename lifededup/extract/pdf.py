@@ -15,7 +15,7 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from lifededup.extract.base import CorruptFile, EncryptedFile, Extracted, Format, Probe, Source
+from lifededup.extract.base import CorruptFile, EncryptedFile, ExtractionError, Extracted, Format, Probe, Source
 from lifededup.extract.layout import clean_pages
 from lifededup.extract.ocr import read_scanned_pdf
 
@@ -25,6 +25,12 @@ except ImportError:  # pragma: no cover - pypdfium2 is a dependency, but the fal
     pdfium = None
 
 _PDF_DATE = re.compile(r"D?:?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?([Zz+\-])?(\d{2})?'?(\d{2})?")
+
+
+class NoText(ExtractionError):
+    """A PDF whose pages give no words (only page numbers or marks, which layout removal drops)."""
+
+    status = "no-text"
 
 
 def parse_pdf_date(value: str) -> datetime | None:
@@ -114,7 +120,10 @@ def extract_pdf(source: Source) -> Extracted:
     metadata = {"engine": engine, "pages": str(len(pages))}
     metadata.update({k.lower(): v for k, v in meta.items() if k in ("Author", "Creator", "Producer", "Subject")})
     date = parse_pdf_date(meta.get("CreationDate", "")) if meta.get("CreationDate") else None
-    return Extracted(text=clean_pages(pages), title=meta.get("Title", "").strip(), kind="document",
+    text = clean_pages(pages)
+    if not any(char.isalnum() for char in text):
+        raise NoText(f"the {len(pages)} page(s) give no words (only page numbers or marks)")
+    return Extracted(text=text, title=meta.get("Title", "").strip(), kind="document",
                      mime="application/pdf", doc_date=date, metadata=metadata)
 
 

@@ -2,7 +2,7 @@
 
 Public API
 ----------
-``run(store, paths, config=IndexConfig(), *, base=None, progress=Quiet(), stop=None, duplicates=True) -> Summary``
+``run(store, paths, config=IndexConfig(), *, base=None, walls=None, progress=Quiet(), stop=None, duplicates=True) -> Summary``
     One pass over the files at or under ``paths`` (folders or single files):
     new and changed files are read (``extract_many``, one worker process per
     core), fingerprinted a batch at a time (``fingerprint_many``) and written a
@@ -11,7 +11,11 @@ Public API
     disk -- same bytes, or same inode and name -- under the paths or in a
     watched folder is a move (``Store.move_item``: item and cluster kept;
     see ``plan``); files gone are removed with cluster repair; files that fail are
-    recorded with their reason and the run goes on.  Interrupted (``stop``
+    recorded with their reason and the run goes on, as is every path the
+    scan passes over (``Skipped``: a link out of the walls or into a loop, a
+    FIFO, an unreadable folder).  Nothing outside ``walls`` (default: the
+    watched folder ``base``, else the paths) is read: the link rule,
+    README "Links".  Interrupted (``stop``
     set, Ctrl-C, kill -9), the store is left consistent and the next run
     finishes the work.  The user's files are only read, never written.
     ``duplicates=False`` skips counting the store's duplicates (a read of the
@@ -26,24 +30,27 @@ Public API
     its item.
 ``run_scopes(store, scopes, config, ...)``, ``Scope(path, rules, base)``: the same over paths with rules of their own
 
-``IndexConfig(workers, limits, rules, params, batch_items, batch_seconds)``
+``IndexConfig(workers, limits, rules, params, batch_items, batch_seconds, max_text_chars)``, ``max_workers()``
 ``FolderRules(include, exclude, hidden)``, ``is_junk(name)``: which files are indexed
 ``Summary``: new, updated, unchanged, moved, removed, failed, exact/near duplicates
 ``Progress`` (protocol), ``Quiet``, ``LogLines(write)``, ``Bar()``: progress reporting
-``scan(root, rules, base=None) -> Iterator[Seen]``, ``absolute(path)``
+``scan(root, rules, base=None) -> Iterator[Seen]``, ``absolute(path)``;
+``Scanner(rules, Walls.of(folders))``: ``enter(path)``, then ``found``,
+``skipped`` (``Skipped(path, status, reason)``) and ``followed``
 ``failures(store, limit=None) -> list[FailedItem]``: what could not be read, and why
 """
 
 from __future__ import annotations
 
-from lifededup.index.config import IndexConfig, default_workers
+from lifededup.index.config import IndexConfig, default_workers, max_workers
 from lifededup.index.failures import FailedItem, failures
 from lifededup.index.progress import Bar, LogLines, Progress, Quiet
 from lifededup.index.rules import FolderRules, is_junk
 from lifededup.index.run import Scope, Summary, run, run_in_folders, run_scopes
-from lifededup.index.scan import Seen, absolute, scan
+from lifededup.index.scan import Scanner, Seen, Skipped, Walls, absolute, scan
 
 __all__ = [
-    "Bar", "FailedItem", "FolderRules", "IndexConfig", "LogLines", "Progress", "Quiet", "Scope", "Seen", "Summary",
-    "absolute", "default_workers", "failures", "is_junk", "run", "run_in_folders", "run_scopes", "scan",
+    "Bar", "FailedItem", "FolderRules", "IndexConfig", "LogLines", "Progress", "Quiet", "Scanner", "Scope", "Seen",
+    "Skipped", "Summary", "Walls", "absolute", "default_workers", "failures", "is_junk", "max_workers", "run",
+    "run_in_folders", "run_scopes", "scan",
 ]

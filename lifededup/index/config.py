@@ -6,13 +6,19 @@ import os
 from dataclasses import dataclass, field
 
 from lifededup.config import FingerprintParams
-from lifededup.extract import Limits
+from lifededup.extract import MAX_TEXT_CHARS, Limits
 from lifededup.index.rules import FolderRules
 
 
 def default_workers() -> int:
     """One extraction process per core (the issue's default)."""
     return max(1, os.cpu_count() or 1)
+
+
+def max_workers() -> int:
+    """The most extraction processes a run starts: more than a few per core
+    only adds memory (each may use ``Limits.memory_mb``) and no speed."""
+    return max(8, 4 * (os.cpu_count() or 1))
 
 
 @dataclass(frozen=True)
@@ -31,3 +37,6 @@ class IndexConfig:
     # A slow file (a large PDF) must not hold back the commit of the small
     # files read before it.
     batch_seconds: float = 2.0
+    # The most text kept of one item (its cut recorded in items.text_cut):
+    # what bounds the indexer's memory however large a file's text is.
+    max_text_chars: int = MAX_TEXT_CHARS

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from lifededup.index.scan import Seen, raw_sha1
+from lifededup.model import fs_path
 from lifededup.store import Store
 
 # Two seeks in the (path, part) index: the path itself, and the range of
@@ -92,9 +93,10 @@ class Plan:
 
 
 def identity_of(path: str) -> Identity | None:
-    """The file's (device, inode), inode folded into SQLite's signed 64 bits."""
+    """The file's (device, inode), inode folded into SQLite's signed 64 bits
+    (``path``: a stored path)."""
     try:
-        st = os.stat(path, follow_symlinks=False)
+        st = os.stat(fs_path(path), follow_symlinks=False)
     except OSError:
         return None
     inode = st.st_ino - (1 << 64) if st.st_ino >= 1 << 63 else st.st_ino
@@ -132,10 +134,11 @@ def stored_elsewhere(store: Store, homes: Sequence[str]) -> Callable[[str | None
 
 
 def _gone(path: str, homes: Sequence[str]) -> bool:
-    if os.path.lexists(path):
+    """Whether a stored file is gone from a folder that is still there (stored paths)."""
+    if os.path.lexists(fs_path(path)):
         return False
     home = max((h for h in homes if path.startswith(h.rstrip("/") + "/")), key=len, default=None)
-    return os.path.isdir(home if home is not None else str(PurePath(path).parent))
+    return os.path.isdir(fs_path(home if home is not None else str(PurePath(path).parent)))
 
 
 def plan(seen: Iterable[Seen], known: dict[str, Known],

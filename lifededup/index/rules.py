@@ -60,6 +60,12 @@ class FolderRules:
             return False
         return not self.include or _matches(relative, self.include)
 
+    def admits_within(self, relative: PurePath) -> bool:
+        """A folder at this path, checking every folder on the way too ("." is the watched folder)."""
+        if relative == PurePath("."):
+            return True
+        return all(self.admits_folder(p) for p in [relative, *list(relative.parents)[:-1]])
+
     def admits(self, relative: PurePath) -> bool:
         """A file at this path, checking every folder on the way too."""
         parents = list(relative.parents)[:-1]  # without "."

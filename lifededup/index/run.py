@@ -4,6 +4,7 @@ scan -> skip unchanged (plan) -> extract (worker processes) -> fingerprint
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Generator, Iterable, Sequence
@@ -12,20 +13,22 @@ from pathlib import Path
 
 from lifededup.extract import Outcome, extract_many
 from lifededup.fingerprint import DEFAULT_PARAMS
-from lifededup.index.config import IndexConfig
+from lifededup.index.config import IndexConfig, max_workers
 from lifededup.index.order import in_scan_order
-from lifededup.index.plan import Plan, known_under, plan, stored_elsewhere
+from lifededup.index.plan import Known, Plan, known_under, plan, stored_elsewhere
 from lifededup.index.progress import Progress, Quiet
-from lifededup.index.scan import absolute, scan
+from lifededup.index.scan import UNREADABLE, Scanner, Seen, Skipped, Walls, absolute
 from lifededup.index.write import IDENTIFY, BatchWriter, Tally
 from lifededup.index.rules import FolderRules
-from lifededup.store import Store, WatchedFolder
+from lifededup.model import fs_path
+from lifededup.store import ItemRecord, Store, WatchedFolder
 
 # over clusters, whose sha1 column is indexed (an index-only scan)
 _EXACT = "SELECT count(*) - count(DISTINCT sha1) FROM clusters"
 _NEAR = ("SELECT count(*) FROM clusters c JOIN clusters r ON r.item_id = c.cluster_id "
          "WHERE c.item_id != c.cluster_id AND c.sha1 != r.sha1")
 _FAILURES = "SELECT count(*) FROM items WHERE status != 'ok'"
+_STATUS_OF = "SELECT status, error FROM items WHERE path = :path AND part = ''"
 _TOUCH = ("UPDATE items SET size = :size, mtime = :mtime, raw_sha1 = :sha1 "
           "WHERE path = :path AND part = ''")
 
@@ -66,41 +69,63 @@ class Summary(Tally):
 @dataclass(frozen=True)
 class Scope:
     """A path to index, under the rules of the folder it lies in (``base``:
-    that watched folder, whose rules match paths relative to it)."""
+    that watched folder, whose rules match paths relative to it) and the
+    link rule's ``walls`` (README "Links"): the folders nothing may be read
+    outside of."""
 
-    path: Path
+    path: str
     rules: FolderRules = FolderRules()
     base: Path | None = None
+    walls: tuple[str, ...] = ()
 
 
 def run(store: Store, paths: Iterable[Path | str], config: IndexConfig = IndexConfig(), *,
-        base: Path | None = None, progress: Progress = Quiet(),
+        base: Path | None = None, walls: Sequence[Path | str] | None = None, progress: Progress = Quiet(),
         stop: threading.Event | None = None, duplicates: bool = True) -> Summary:
     """Bring the store in line with the files at or under ``paths``: read new
-    and changed files, follow moves, forget files that are gone.
+    and changed files, follow moves, forget files that are gone, record every
+    path passed over (a link out of the folders, a FIFO, an unreadable
+    folder) with its reason.
 
     ``base``: the watched folder the paths lie in (its rules match paths
-    relative to it).  ``stop``: set it (from a signal handler, another thread)
-    to end the run after the batch in flight is committed; the summary then
-    says ``interrupted`` and the next run finishes the work.  The user's files
-    are only ever read.
+    relative to it).  ``walls``: the folders nothing may be read outside of
+    (the link rule, README "Links"); default ``base``, else ``paths`` themselves
+    (a link named as a path is followed: it was chosen).  ``stop``: set it
+    (from a signal handler, another thread) to end the run after the batch in
+    flight is committed; the summary then says ``interrupted`` and the next
+    run finishes the work.  The user's files are only ever read.
     """
-    scopes = [Scope(absolute(p), config.rules, base) for p in paths]
+    if base is not None:
+        given = [os.path.abspath(os.path.expanduser(os.fspath(p))) for p in paths]
+    else:
+        given = [str(absolute(p)) for p in paths]
+    fence = tuple(str(w) for w in (walls or ([base] if base is not None else given)))
+    scopes = [Scope(path, config.rules, base, fence) for path in given]
     return run_scopes(store, scopes, config, progress=progress, stop=stop, duplicates=duplicates)
 
 
 def run_in_folders(store: Store, paths: Iterable[Path | str], folders: Sequence[WatchedFolder],
                    config: IndexConfig = IndexConfig(), *, progress: Progress = Quiet(),
-                   stop: threading.Event | None = None, duplicates: bool = True) -> Summary:
+                   stop: threading.Event | None = None, duplicates: bool = True, named: bool = True) -> Summary:
     """:func:`run` for paths that may lie in watched folders: each path in a
     watched folder is indexed under that folder's patterns (as the watcher
-    does), the others under ``config.rules``.  One run for all of them, so a
-    file moved from one folder to another keeps its item."""
+    does), with the watched folders as its walls.  One run for all of them,
+    so a file moved from one folder to another keeps its item.
+
+    ``named`` (``lifededup index PATH``): the user chose the paths, so a link
+    named is followed and a path outside every watched folder is indexed
+    under ``config.rules``, a wall of its own.  ``named=False`` (the watcher's
+    events): paths are taken as they are, for the link rule to judge, and a
+    path outside every watched folder is never read."""
+    by_path = {fs_path(f.path): f for f in folders}
     scopes = []
-    for path in map(absolute, paths):
-        home = max((f for f in folders if _inside(path, f.path)), key=lambda f: len(f.path), default=None)
-        scopes.append(Scope(path, config.rules) if home is None
-                      else Scope(path, FolderRules.of(home), Path(home.path)))
+    for given in paths:
+        path = str(absolute(given)) if named else os.path.abspath(os.fspath(given))
+        home = max((f for f in by_path if _inside(Path(path), f)), key=len, default=None)
+        if home is not None:
+            scopes.append(Scope(path, FolderRules.of(by_path[home]), Path(home), tuple(by_path)))
+        elif named:
+            scopes.append(Scope(path, config.rules, None, (path,)))
     return run_scopes(store, scopes, config, progress=progress, stop=stop, duplicates=duplicates,
                       homes=[f.path for f in folders])
 
@@ -108,27 +133,48 @@ def run_in_folders(store: Store, paths: Iterable[Path | str], folders: Sequence[
 def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = IndexConfig(), *,
                progress: Progress = Quiet(), stop: threading.Event | None = None, duplicates: bool = True,
                homes: Sequence[str] = ()) -> Summary:
-    """One run over several paths, each under its own rules: one plan, so a
-    file that vanished from one path and appeared under another is a move.
-    ``homes``: the watched folders, where a moved file may have come from."""
+    """One run over several paths, each under its own rules and walls: one
+    plan, so a file that vanished from one path and appeared under another is
+    a move.  ``homes``: the watched folders (stored form), where a moved file
+    may have come from."""
     started = time.monotonic()
+    found: dict[str, Seen] = {}
+    skipped: dict[str, Skipped] = {}
+    roots: list[str] = []
+    for scope in scopes:
+        scanner = Scanner(scope.rules, Walls.of(scope.walls or (scope.path,)))
+        roots += scanner.enter(scope.path)
+        roots += scanner.followed
+        # a dict: overlapping paths (a folder and a file in it) find a file once
+        found.update(scanner.found)
+        skipped.update(scanner.skipped)
+    known = known_under(store, roots, reread_scans=config.limits.ocr)
+    _keep_skipped(known, skipped.values())
+    todo = plan(found.values(), known, stored_elsewhere(store, [*homes, *roots]))
     tally = Tally()
-    # a dict: overlapping paths (a folder and a file in it) find a file once
-    found = {seen.path: seen for s in scopes for seen in scan(s.path, s.rules, s.base)}
-    roots = [str(s.path) for s in scopes]
-    todo = plan(found.values(), known_under(store, roots, reread_scans=config.limits.ocr), stored_elsewhere(store, [*homes, *roots]))
-    _follow(store, todo, tally)
+    _follow(store, todo, tally, list(skipped.values()))
     interrupted = _read(store, todo, config, tally, progress, stop)
     return _summary(store, tally, started, interrupted, duplicates)
+
+
+def _keep_skipped(known: dict[str, Known], skipped: Iterable[Skipped]) -> None:
+    """A path passed over keeps its record; the items under a folder that
+    cannot be listed now are kept until it can (as for an unplugged disk)."""
+    for item in skipped:
+        known.pop(item.path, None)
+        if item.status == UNREADABLE:
+            for path in [p for p in known if p.startswith(item.path.rstrip("/") + "/")]:
+                del known[path]
 
 
 def _inside(path: Path, folder: str) -> bool:
     return str(path) == folder or str(path).startswith(folder.rstrip("/") + "/")
 
 
-def _follow(store: Store, todo: Plan, tally: Tally) -> None:
-    """Moves, removals and refreshed stats: one transaction, before any reading."""
+def _follow(store: Store, todo: Plan, tally: Tally, skipped: list[Skipped]) -> None:
+    """Moves, removals, refreshed stats and paths passed over: one transaction, before any reading."""
     with store.transaction():
+        tally.failed += _record_skipped(store, skipped)
         for old, new in todo.moves:
             store.move_item(old, new)
         if todo.removals:
@@ -143,6 +189,20 @@ def _follow(store: Store, todo: Plan, tally: Tally) -> None:
     tally.unchanged = todo.unchanged
 
 
+def _record_skipped(store: Store, skipped: list[Skipped]) -> int:
+    """Record each path passed over, unless it is recorded so already; how many were new."""
+    recorded = 0
+    for item in skipped:
+        _, rows = store.execute(_STATUS_OF, {"path": item.path})
+        if [tuple(r) for r in rows] == [(item.status, item.reason)]:
+            continue
+        if rows:  # was a file, or passed over for another reason: its parts go too
+            store.remove_items([item.path])
+        store.record_failure(ItemRecord(path=item.path), item.reason, status=item.status)
+        recorded += 1
+    return recorded
+
+
 def _read(store: Store, todo: Plan, config: IndexConfig, tally: Tally, progress: Progress,
           stop: threading.Event | None) -> bool:
     """Extract, fingerprint and store the files to read; True if stopped early."""
@@ -151,8 +211,9 @@ def _read(store: Store, todo: Plan, config: IndexConfig, tally: Tally, progress:
     params = config.params or store.params or DEFAULT_PARAMS
     to_read = {t.seen.path: t for t in todo.to_read}
     writer = BatchWriter(store, params, to_read, tally, progress, config.batch_items, config.batch_seconds)
-    workers = max(1, min(config.workers, len(to_read)))
-    outcomes: Generator[Outcome, None, None] = extract_many(list(to_read), config.limits, workers=workers)
+    workers = max(1, min(config.workers, max_workers(), len(to_read)))
+    outcomes: Generator[Outcome, None, None] = extract_many(list(to_read), config.limits, workers=workers,
+                                                            max_text_chars=config.max_text_chars)
     progress.start(len(to_read))
     stopped = False
     try:

@@ -1,91 +1,236 @@
 """Scan stage: the files under the given paths that the rules admit, with
-their size and mtime (one ``stat`` each: the cheap first test of "unchanged")."""
+their size and mtime (one ``stat`` each: the cheap first test of "unchanged"),
+and every path passed over with the reason (recorded as a failed item).
+
+The link rule (README, "Links"): nothing outside the *walls* -- the watched
+folders, or the folders named on the command line -- is ever read.  A link
+whose target lies inside the walls is followed once, to the target's real
+path (a file is stored under its real path, so a folder reached two ways is
+indexed once and a loop cannot form); a link that leaves the walls, points
+at itself or its own folder, or at nothing, is recorded and skipped.
+"""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass
+import stat
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 from lifededup.index.rules import FolderRules
-
+from lifededup.model import fs_path, stored_path
 
 _READ_BYTES = 1 << 20
+
+# Statuses of the paths a scan passes over (the extractor's statuses are in lifededup.extract).
+LINK_OUTSIDE = "link-outside"
+LINK_LOOP = "link-loop"
+BROKEN_LINK = "broken-link"
+UNREADABLE = "unreadable"
+NOT_A_FILE = "not-a-file"
 
 
 @dataclass(frozen=True)
 class Seen:
-    """A file as found on disk."""
+    """A file as found on disk; ``path`` is the store's form of its real path (:func:`stored_path`)."""
 
     path: str
     size: int
     mtime: float
 
 
+@dataclass(frozen=True)
+class Skipped:
+    """A path passed over, and why (``status`` is one of the constants above)."""
+
+    path: str
+    status: str
+    reason: str
+
+
 def absolute(path: Path | str) -> Path:
     """Paths are stored absolute, with symlinks in the folders resolved, so a
-    folder named two ways is indexed once."""
-    return Path(path).expanduser().resolve()
+    folder named two ways is indexed once (``os.path.realpath``: a link loop
+    is left as it is for the link rule to record, where ``Path.resolve`` raises)."""
+    return Path(os.path.realpath(os.path.expanduser(os.fspath(path))))
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+@dataclass(frozen=True)
+class Walls:
+    """The real paths (fs form) of the folders a run may read in."""
+
+    folders: tuple[str, ...]
+
+    @classmethod
+    def of(cls, folders: Iterable[Path | str]) -> Walls:
+        return cls(tuple(os.path.realpath(os.path.expanduser(str(f))) for f in folders))
+
+    def home(self, real: str) -> str | None:
+        """The innermost wall holding ``real``, or None when it is outside them all."""
+        return max((f for f in self.folders if _inside(real, f)), key=len, default=None)
+
+
+@dataclass
+class Scanner:
+    """One run's scan: call :meth:`enter` for each path given; ``found``,
+    ``skipped`` and ``followed`` (stored real folders reached through links) fill up."""
+
+    rules: FolderRules
+    walls: Walls
+    found: dict[str, Seen] = field(default_factory=dict)
+    skipped: dict[str, Skipped] = field(default_factory=dict)
+    followed: list[str] = field(default_factory=list)
+    _visited: set[tuple[int, int]] = field(default_factory=set)
+    _listings: list[Iterator[os.DirEntry[str]]] = field(default_factory=list)
+
+    def enter(self, path: str) -> list[str]:
+        """Scan a path given to the run (absolute, fs form, links not
+        resolved); return the stored paths whose items the store may hold
+        for it: the path itself, and its real path when a link led there."""
+        real = os.path.realpath(path)
+        if os.path.islink(path):
+            self._link(path)
+        elif self.walls.home(real) is None:
+            self._link(_first_link(path) or path)
+        else:
+            self._visit(real)
+        inside = self.walls.home(real) is not None and real != path
+        return [stored_path(path)] + ([stored_path(real)] if inside else [])
+
+    def _visit(self, real: str) -> None:
+        try:
+            st = os.stat(real)
+        except OSError:
+            return  # not there (any more): the run forgets what the store held there
+        if stat.S_ISDIR(st.st_mode):
+            if self.rules.admits_within(self._relative(real)):
+                self._walk(real, st)
+        elif self._admits(real):
+            self._file(real, st)
+
+    def _relative(self, real: str) -> PurePath:
+        home = self.walls.home(real)
+        if home is None or (home == real and not os.path.isdir(real)):
+            # outside, or a file named alone: the rules see its name (a junk file stays out)
+            return PurePath(os.path.basename(real))
+        return PurePath(os.path.relpath(real, home))
+
+    def _admits(self, real: str) -> bool:
+        return self.rules.admits(self._relative(real))
+
+    def _file(self, real: str, st: os.stat_result, shown: str | None = None) -> None:
+        if stat.S_ISREG(st.st_mode):
+            seen = Seen(stored_path(real), st.st_size, st.st_mtime)
+            self.found[seen.path] = seen
+        else:
+            what = _kind(st.st_mode)
+            self._skip(shown or real, NOT_A_FILE, f"a {what}, not a regular file: never read")
+
+    def _skip(self, path: str, status: str, reason: str) -> None:
+        key = stored_path(path)
+        self.skipped.setdefault(key, Skipped(key, status, reason))
+
+    def _walk(self, folder: str, st: os.stat_result) -> None:
+        """List a folder once; its entries are taken depth first from a stack
+        of listings, not by recursion, so no depth of folders exhausts Python's stack."""
+        if (st.st_dev, st.st_ino) in self._visited:
+            return
+        self._visited.add((st.st_dev, st.st_ino))
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError as exc:
+            self._skip(folder, UNREADABLE, f"folder cannot be listed: {exc.strerror or exc}")
+            return
+        self._listings.append(iter(entries))
+        if len(self._listings) > 1:
+            return  # an outer _walk is taking entries already
+        while self._listings:
+            entry = next(self._listings[-1], None)
+            if entry is None:
+                self._listings.pop()
+                continue
+            try:
+                self._entry(entry)
+            except OSError:
+                continue  # vanished between listing and stat: nothing there to record
+
+    def _entry(self, entry: os.DirEntry[str]) -> None:
+        relative = self._relative(entry.path)
+        if entry.is_symlink():
+            if self.rules.admits_file(relative) or self.rules.admits_folder(relative):
+                self._link(entry.path)
+        elif entry.is_dir(follow_symlinks=False):
+            if self.rules.admits_folder(relative):
+                self._walk(entry.path, entry.stat(follow_symlinks=False))
+        elif self.rules.admits_file(relative):
+            self._file(entry.path, entry.stat(follow_symlinks=False))
+
+    def _link(self, link: str) -> None:
+        """The link rule, for one link found in (or given to) the walls."""
+        try:
+            real = os.path.realpath(link, strict=True)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                self._skip(link, LINK_LOOP, "a symbolic link loop: it leads back to itself")
+            else:
+                self._skip(link, BROKEN_LINK, f"a symbolic link to {os.readlink(link)!r}, which is not there")
+            return
+        if self.walls.home(real) is None:
+            self._skip(link, LINK_OUTSIDE, f"a symbolic link out of the watched folders (to {real!r}): never read")
+            return
+        st = os.stat(real)
+        if stat.S_ISDIR(st.st_mode):
+            if _inside(link, real):
+                self._skip(link, LINK_LOOP, f"a symbolic link to its own folder {real!r}: a loop")
+            elif (st.st_dev, st.st_ino) not in self._visited and self.rules.admits_within(self._relative(real)):
+                self.followed.append(stored_path(real))
+                self._walk(real, st)
+        elif self._admits(real):
+            self._file(real, st, shown=link)
+
+
+def _first_link(path: str) -> str | None:
+    """The first component of ``path`` that is a symbolic link (how it leaves the walls)."""
+    parts = PurePath(path).parts
+    for n in range(2, len(parts) + 1):
+        prefix = os.path.join(*parts[:n])
+        if os.path.islink(prefix):
+            return prefix
+    return None
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "named pipe (FIFO)"), (stat.S_ISSOCK, "socket"),
+                       (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device")):
+        if test(mode):
+            return name
+    return "special file"
 
 
 def scan(root: Path, rules: FolderRules, base: Path | None = None) -> Iterator[Seen]:
     """Every admitted regular file at or under ``root`` (rules apply to the path
-    relative to ``base``, the watched folder, when given).  Symlinks are not
-    followed: a link into another folder would index that folder twice.
-    Unreadable folders are skipped."""
-    base = base or (root if root.is_dir() else root.parent)
-    if root.is_symlink():
-        return
-    if root.is_file():
-        seen = _stat(root)
-        if seen is not None and rules.admits(_relative(root, base)):
-            yield seen
-        return
-    if root.is_dir() and (root == base or rules.admits_folder(_relative(root, base))):
-        yield from _walk(root, base, rules)
-
-
-def _relative(path: Path, base: Path) -> PurePath:
-    try:
-        return path.relative_to(base)
-    except ValueError:
-        return PurePath(path.name)
-
-
-def _stat(path: Path) -> Seen | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return Seen(str(path), st.st_size, st.st_mtime)
-
-
-def _walk(folder: Path, base: Path, rules: FolderRules) -> Iterator[Seen]:
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return
-    for entry in entries:
-        path = Path(entry.path)
-        relative = _relative(path, base)
-        try:
-            if entry.is_dir(follow_symlinks=False):
-                if rules.admits_folder(relative):
-                    yield from _walk(path, base, rules)
-            elif entry.is_file(follow_symlinks=False) and rules.admits_file(relative):
-                st = entry.stat(follow_symlinks=False)
-                yield Seen(entry.path, st.st_size, st.st_mtime)
-        except OSError:
-            continue  # vanished or unreadable between listing and stat
+    relative to ``base``, the watched folder, when given), under the link rule
+    with ``base`` (else ``root``) as the only wall."""
+    walls = Walls.of([base or (root if root.is_dir() else root.parent)])
+    scanner = Scanner(rules, walls)
+    scanner.enter(os.path.abspath(os.path.expanduser(str(root))))
+    yield from scanner.found.values()
 
 
 def raw_sha1(path: str) -> str | None:
-    """SHA-1 of the file's bytes (how a moved file is recognised), None if unreadable."""
+    """SHA-1 of the file's bytes (how a moved file is recognised), None if
+    unreadable.  ``path`` is a stored path."""
     try:
         digest = hashlib.sha1()
-        with open(path, "rb") as handle:
+        with open(fs_path(path), "rb") as handle:
             while chunk := handle.read(_READ_BYTES):
                 digest.update(chunk)
         return digest.hexdigest()

@@ -66,7 +66,12 @@ class BatchWriter:
     batch_items: int
     batch_seconds: float
     clock: Callable[[], float] = time.monotonic
+    # Characters of text per batch: a batch of large texts is written early,
+    # so fingerprinting a batch never holds more than this (three batches at
+    # most are in memory: buffered, queued, being written).
+    batch_chars: int = 16 * 2**20
     _buffer: list[Outcome] = field(default_factory=list)
+    _chars: int = 0
     _since: float = 0.0
     # ids of the parts written so far of files still being read (a mailbox
     # spans batches; its attachments need their message's id)
@@ -81,7 +86,9 @@ class BatchWriter:
         if not self._buffer:
             self._since = self.clock()
         self._buffer.append(outcome)
-        if len(self._buffer) >= self.batch_items or self.clock() - self._since >= self.batch_seconds:
+        self._chars += len(outcome.result.text) if isinstance(outcome.result, Extracted) else 0
+        if (len(self._buffer) >= self.batch_items or self._chars >= self.batch_chars
+                or self.clock() - self._since >= self.batch_seconds):
             self.flush()
 
     def flush(self) -> None:
@@ -90,7 +97,7 @@ class BatchWriter:
             raise self._failure
         if not self._buffer:
             return
-        batch, self._buffer = self._buffer, []
+        batch, self._buffer, self._chars = self._buffer, [], 0
         if self._thread is None:
             self._write_batch(batch)
         else:
@@ -168,7 +175,9 @@ class BatchWriter:
         doc_date = result.doc_date or (date_in_name(outcome.path.name) if whole else None)
         return ItemRecord(
             path=str(outcome.path), part=part, parent_id=parent, kind=result.kind, mime_type=result.mime,
-            doc_date=doc_date, title=result.title or None, text=text_of(outcome), **stat,  # type: ignore[arg-type]
+            doc_date=doc_date, title=result.title or None, text=text_of(outcome),
+            text_cut=int(result.metadata["text_cut"]) if "text_cut" in result.metadata else None,
+            **stat,  # type: ignore[arg-type]
         )
 
     def _complete(self, path: str, info: ToRead, parts: dict[str, int], *, last: str, failed: bool) -> None:

@@ -9,7 +9,11 @@ Public API (everything else in this package is internal):
     first use and upgrades an older store to the program's schema (under
     SQLite's write lock, so two processes never both migrate); refuses a newer
     one with :class:`StoreTooNew`.  ``readonly=True`` gives a connection SQLite
-    itself keeps from writing (``sql`` without ``--write``, ``dups``, ``show``).
+    itself keeps from writing (``sql`` without ``--write``, ``dups``, ``show``);
+    ``migrate=False`` (read-only only) reads an older store as it is, never
+    changing the file.  ``verify=True`` runs SQLite's quick check first and
+    raises :class:`StoreDamaged` (what ``index`` and ``watch`` do); a damaged
+    page met later raises it too, wherever it is met (``damage_of(exc)``).
 
 ``Store`` (see ``store.py``; use as a context manager or call ``close()``)
     ``with store.transaction():``            batch writes in one transaction
@@ -46,7 +50,7 @@ Watched folders (``folders.py``): ``list_folders(store)``,
 ``mark_scanned(store, path)`` -> :class:`WatchedFolder` (path, include,
 exclude, added_at, last_scanned_at).
 
-Errors: ``StoreError`` and its subclasses ``StoreNotFound``, ``StoreTooNew``,
+Errors: ``StoreError`` and its subclasses ``StoreNotFound``, ``StoreTooNew``, ``StoreDamaged``,
 ``UnsupportedStore``, ``ParamsMismatch``, ``ItemNotFound``: messages a person
 can act on.
 """
@@ -61,6 +65,7 @@ from lifededup.store.details import ItemDetails, item_details, item_parts, item_
 from lifededup.store.errors import (
     ItemNotFound,
     ParamsMismatch,
+    StoreDamaged,
     StoreError,
     StoreNotFound,
     StoreTooNew,
@@ -68,7 +73,7 @@ from lifededup.store.errors import (
 )
 from lifededup.store.folders import WatchedFolder, add_folder, items_under, list_folders, mark_scanned, remove_folder
 from lifededup.store.models import FEATURE_COLUMNS
-from lifededup.store.opening import ENV_VAR, default_path, open_engine, resolve
+from lifededup.store.opening import ENV_VAR, damage_of, default_path, open_engine, resolve
 from lifededup.store.queries import (
     Cluster,
     Explanation,
@@ -107,6 +112,7 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreNotFound",
+    "StoreDamaged",
     "StoreTooNew",
     "UnsupportedStore",
     "WatchedFolder",
@@ -115,12 +121,15 @@ __all__ = [
     "mark_scanned",
     "remove_folder",
     "items_under",
+    "damage_of",
     "default_path",
     "open_store",
 ]
 
 
-def open_store(url_or_path: str | Path | None = None, *, readonly: bool = False) -> Store:
+def open_store(url_or_path: str | Path | None = None, *, readonly: bool = False, migrate: bool = True,
+               verify: bool = False) -> Store:
     """Open the store, creating or upgrading it as needed (see module docs)."""
     location = resolve(url_or_path)
-    return Store(open_engine(location, readonly=readonly), location, readonly=readonly)
+    engine = open_engine(location, readonly=readonly, migrate=migrate, verify=verify)
+    return Store(engine, location, readonly=readonly)

@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sqlalchemy import Connection
+from sqlalchemy.exc import DBAPIError
 
 from lifededup.store.models import FEATURE_COLUMNS
+from lifededup.store.opening import damage_of, damaged_message
 from lifededup.store.store import Store
 
 
@@ -59,11 +61,23 @@ _CONSERVATIVE = (
 )
 
 
+def damage(store: Store) -> Problem | None:
+    """SQLite's integrity check (every page, every index entry against its
+    table): the finding in SQLite's words, or None for a sound file."""
+    try:
+        with store.engine.connect() as conn:
+            integrity = [str(r[0]) for r in conn.exec_driver_sql("PRAGMA integrity_check(20)")]
+    except DBAPIError as exc:
+        if damage_of(exc, store.location) is None:
+            raise
+        integrity = [str(exc.orig)]
+    if integrity == ["ok"]:
+        return None
+    return Problem("sqlite-integrity", damaged_message(store.location, "; ".join(integrity)))
+
+
 def _sqlite_checks(conn: Connection) -> list[Problem]:
     problems: list[Problem] = []
-    integrity = [r[0] for r in conn.exec_driver_sql("PRAGMA integrity_check")]
-    if integrity != ["ok"]:
-        problems.append(Problem("sqlite-integrity", "; ".join(str(x) for x in integrity[:20])))
     broken = conn.exec_driver_sql("PRAGMA foreign_key_check").all()
     if broken:
         problems.append(Problem("foreign-keys", f"{len(broken)} rows point at missing rows",
@@ -83,7 +97,11 @@ def _fts_check(conn: Connection) -> list[Problem]:
 
 
 def check_store(store: Store) -> list[Problem]:
-    """Every problem found; an empty list means the store is sound."""
+    """Every problem found; an empty list means the store is sound.  A
+    damaged file is the one problem reported (the rest cannot be read soundly)."""
+    damaged = damage(store)
+    if damaged is not None:
+        return [damaged]
     with store.transaction() as conn:
         problems = _sqlite_checks(conn)
         for name, message, sql in _INVARIANTS:

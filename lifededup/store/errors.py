@@ -26,3 +26,9 @@ class ParamsMismatch(StoreError):
 
 class ItemNotFound(StoreError):
     """No item with that id or path."""
+
+
+class StoreDamaged(StoreError):
+    """SQLite found the store's file damaged (a disk error, a copy cut short,
+    bytes overwritten).  The message says how to rebuild it: the store holds
+    nothing the indexed files do not."""

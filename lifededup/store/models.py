@@ -72,6 +72,8 @@ class Item(Base):
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     indexed_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
     text: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # the text's full length in characters when it was cut at the indexer's limit (revision 0007)
+    text_cut: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class FingerprintRow(Base):

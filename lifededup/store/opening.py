@@ -24,9 +24,9 @@ from urllib.parse import quote
 import platformdirs
 from sqlalchemy import Engine, create_engine, event, pool
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, DatabaseError
+from sqlalchemy.exc import ArgumentError, DatabaseError, DBAPIError
 
-from lifededup.store.errors import StoreNotFound, StoreTooNew, UnsupportedStore
+from lifededup.store.errors import StoreDamaged, StoreNotFound, StoreTooNew, UnsupportedStore
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -154,8 +154,9 @@ def _configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
         # Belt and braces over mode=ro: no statement may change any file,
         # not even an ATTACHed one.
         conn.execute("PRAGMA query_only = ON")
-        # ATTACH would open (and create) another file; a reader has no need.
-        conn.set_authorizer(_deny_attach)
+        # ATTACH would open (and create) another file, and a PRAGMA that sets
+        # something may write (journal_mode, wal_checkpoint): a reader needs neither.
+        conn.set_authorizer(_read_only_authorizer)
         return
     conn.execute("PRAGMA journal_mode = WAL")
     # WAL + NORMAL: a commit survives a crash of the program; only a power cut
@@ -167,8 +168,72 @@ def _configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
     conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_CHECKPOINT_PAGES}")
 
 
-def _deny_attach(action: int, *_: object) -> int:
-    return sqlite3.SQLITE_DENY if action == sqlite3.SQLITE_ATTACH else sqlite3.SQLITE_OK
+# PRAGMAs that only read, with or without an argument (a table or index
+# name, or how many errors to list); every other PRAGMA given a value sets
+# something, and these few write even without one.
+_READING_PRAGMAS = frozenset({
+    "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo", "foreign_key_list",
+    "foreign_key_check", "integrity_check", "quick_check", "function_list", "module_list", "pragma_list",
+    "collation_list", "database_list", "compile_options",
+})
+_WRITING_PRAGMAS = frozenset({"wal_checkpoint", "optimize", "incremental_vacuum", "shrink_memory"})
+
+
+def _read_only_authorizer(action: int, arg1: str | None, arg2: str | None, *_: object) -> int:
+    if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH):
+        return sqlite3.SQLITE_DENY
+    if action == sqlite3.SQLITE_PRAGMA:
+        name = (arg1 or "").lower()
+        if name in _WRITING_PRAGMAS or (arg2 is not None and name not in _READING_PRAGMAS):
+            return sqlite3.SQLITE_DENY
+    return sqlite3.SQLITE_OK
+
+
+# SQLite's primary result codes for a damaged file (sqlite3 exceptions carry them).
+_SQLITE_CORRUPT = 11
+_SQLITE_NOTADB = 26
+
+
+def damage_of(exc: BaseException, location: Location) -> StoreDamaged | None:
+    """The :class:`StoreDamaged` an SQLite error means, or None if it is another kind of error."""
+    orig = exc.orig if isinstance(exc, DBAPIError) else exc
+    code = getattr(orig, "sqlite_errorcode", None)
+    if not isinstance(code, int) or code & 0xFF not in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
+        return None
+    if code & 0xFF == _SQLITE_NOTADB and not _has_sqlite_header(location.path):
+        return None  # some other file given as the store: not ours to call damaged
+    return StoreDamaged(damaged_message(location, str(orig)))
+
+
+def _has_sqlite_header(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def damaged_message(location: Location, finding: str) -> str:
+    """What is wrong with a damaged store, and how to get a sound one back."""
+    return (f"the store {location} is damaged: SQLite says {finding!r}. It holds nothing your files "
+            f"don't, so build it again from them: move it aside (mv '{location}' '{location}.damaged'), "
+            "then run `lifededup index FOLDER...` (and `lifededup folders add` the folders you watched); "
+            "`lifededup check` says what is damaged.")
+
+
+def quick_check(engine: Engine, location: Location) -> None:
+    """SQLite's quick check (every page and index entry well formed, without
+    comparing indexes with their tables); raises :class:`StoreDamaged`."""
+    try:
+        with engine.connect() as conn:
+            found = [str(r[0]) for r in conn.exec_driver_sql("PRAGMA quick_check(20)")]
+    except DBAPIError as exc:
+        damage = damage_of(exc, location)
+        if damage is not None:
+            raise damage from exc
+        raise
+    if found != ["ok"]:
+        raise StoreDamaged(damaged_message(location, "; ".join(found)))
 
 
 def current_revision(engine: Engine) -> str | None:
@@ -270,21 +335,29 @@ def needs_upgrade(engine: Engine, location: Location) -> bool:
 
 @contextmanager
 def database_errors(location: Location) -> Iterator[None]:
-    """Say which file is not a store, instead of SQLite's bare message."""
+    """Say which file is not a store, or is a damaged one, instead of SQLite's bare message."""
     try:
         yield
     except DatabaseError as exc:
+        damage = damage_of(exc, location)
+        if damage is not None:
+            raise damage from exc
         raise UnsupportedStore(f"{location} is not a usable lifededup store: {exc.orig}") from exc
 
 
-def open_engine(location: Location, *, readonly: bool) -> Engine:
-    """Open (creating and upgrading as needed) and return the engine to use."""
+def open_engine(location: Location, *, readonly: bool, migrate: bool = True, verify: bool = False) -> Engine:
+    """Open (creating and upgrading as needed) and return the engine to use.
+
+    ``migrate=False`` with ``readonly``: an older store is read as it is (the
+    file is never changed).  ``verify``: SQLite's quick check first."""
     if readonly:
         if not location.path.is_file():
             raise StoreNotFound(f"no store at {location}: index something first (or check --db)")
         engine = make_engine(location, readonly=True)
         with database_errors(location):
-            if not at_written_head(engine) and needs_upgrade(engine, location):
+            if verify:
+                quick_check(engine, location)
+            if not at_written_head(engine) and needs_upgrade(engine, location) and migrate:
                 # Every command brings an older store up to date, a read-only
                 # one too: upgrade through a short-lived writable engine.
                 writer = make_engine(location, readonly=False)
@@ -294,6 +367,8 @@ def open_engine(location: Location, *, readonly: bool) -> Engine:
     _create_private(location.path)
     engine = make_engine(location, readonly=False)
     with database_errors(location):
+        if verify:
+            quick_check(engine, location)
         if not at_written_head(engine):
             upgrade(engine, location)
     return engine

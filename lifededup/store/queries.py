@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 from sqlalchemy import Connection, text
 
 from lifededup.config import FingerprintParams
-from lifededup.model import shared_features
+from lifededup.model import shared_features, stored_path
 from lifededup.store.clustering import Member, load_member
 from lifededup.store.errors import ItemNotFound
 from lifededup.store.store import Store
@@ -144,18 +145,30 @@ class Explanation:
 def find_item(store: Store, item: int | str) -> ItemSummary:
     """An item by id, or by path (its whole-file item)."""
     with store.transaction() as conn:
-        if isinstance(item, int) or item.isdigit():
+        if isinstance(item, int) or item.isdecimal():
+            if len(str(item)) > 19 or int(item) > 2**63 - 1:  # past SQLite's largest rowid: no such item
+                raise ItemNotFound(f"no item with id {item}")
             row = conn.execute(text(_SUMMARY + " WHERE i.id = :v"), {"v": int(item)}).first()
         else:
             row = None
-            # as stored, then as the absolute path an indexer stores
-            for path in dict.fromkeys([item, str(Path(item).expanduser().resolve())]):
+            # as stored, then as the absolute path an indexer stores (in its escaped form, README "items")
+            real = os.path.realpath(os.path.expanduser(item))  # not Path.resolve: it raises on a link loop
+            for path in dict.fromkeys([*_as_typed(item), stored_path(item), stored_path(real)]):
                 row = row or conn.execute(
                     text(_SUMMARY + " WHERE i.path = :v ORDER BY i.part = '' DESC, i.id"), {"v": path}
                 ).first()
         if row is None:
             raise ItemNotFound(f"no item {item!r} in {store.location} (give an item id or an indexed path)")
         return _summary(row)
+
+
+def _as_typed(path: str) -> list[str]:
+    """The path as typed, if SQLite can take it (it may be a stored form: ``bad\\xff.txt``)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return []
+    return [path]
 
 
 def _text(conn: Connection, item_id: int) -> str | None:

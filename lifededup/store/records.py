@@ -30,6 +30,8 @@ class ItemRecord:
     title: str | None = None
     raw_sha1: str | None = None
     text: str | None = None
+    # the text's full length when it was cut at the indexer's limit (None: whole)
+    text_cut: int | None = None
 
     def row(self, *, status: str, error: str | None, indexed_at: datetime) -> dict[str, Any]:
         doc_date = self.doc_date.isoformat() if isinstance(self.doc_date, (date, datetime)) else self.doc_date
@@ -49,6 +51,7 @@ class ItemRecord:
             # the text form SQLAlchemy's DateTime uses on SQLite
             "indexed_at": indexed_at.strftime("%Y-%m-%d %H:%M:%S.%f"),
             "text": self.text if status == "ok" else None,
+            "text_cut": self.text_cut if status == "ok" else None,
         }
 
 

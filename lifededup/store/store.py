@@ -23,7 +23,7 @@ from lifededup.store.records import ItemRecord, utc_now
 
 
 _ITEM_COLUMNS = ("path", "part", "parent_id", "kind", "mime_type", "size", "mtime", "doc_date",
-                 "title", "raw_sha1", "status", "error", "indexed_at", "text")
+                 "title", "raw_sha1", "status", "error", "indexed_at", "text", "text_cut")
 _ITEM_ID = "SELECT id FROM items WHERE path = :path AND part = :part"
 _IDS_OF_PATH = "SELECT id FROM items WHERE path = :path"
 _INSERT_ITEM = (f"INSERT INTO items ({', '.join(_ITEM_COLUMNS)}) "

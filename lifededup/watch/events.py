@@ -9,6 +9,7 @@ the store lives inside a watched folder.
 
 from __future__ import annotations
 
+import os
 import queue
 from collections.abc import Iterable
 
@@ -24,7 +25,8 @@ Change = tuple[str, str | None]
 
 
 def _text(path: str | bytes) -> str:
-    return path.decode() if isinstance(path, bytes) else path
+    # a name that is not UTF-8 keeps its bytes as surrogates (PEP 383), as os.listdir gives it
+    return os.fsdecode(path)
 
 
 class Changes(FileSystemEventHandler):

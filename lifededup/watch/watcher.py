@@ -22,7 +22,8 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from lifededup.index import IndexConfig, run_in_folders
-from lifededup.store import Store, StoreError, WatchedFolder, mark_scanned
+from lifededup.model import fs_path
+from lifededup.store import Store, StoreDamaged, StoreError, WatchedFolder, damage_of, mark_scanned
 from lifededup.watch.debounce import Debouncer
 from lifededup.watch.events import Change, Changes
 
@@ -76,6 +77,9 @@ class Watcher:
     def __post_init__(self) -> None:
         self.debouncer = Debouncer(self.delay, self.clock)
         self._status = WatchStatus(watching=[f.path for f in self.folders])
+        # the folders on disk (a stored path escapes a name that is not UTF-8):
+        # the walls nothing outside of is read (the link rule, README "Links")
+        self._disk = {f.path: fs_path(f.path) for f in self.folders}
 
     def run(self) -> None:
         observer = Observer()
@@ -130,13 +134,13 @@ class Watcher:
         self._observe()
         present = []
         for folder in self.folders:
-            if Path(folder.path).is_dir():
+            if Path(self._disk[folder.path]).is_dir():
                 present.append(folder)
             else:
                 # unmounted or gone: keep its items rather than forget a whole archive
                 log.warning("%s is not there; its items are kept until it returns", folder.path)
         # one run over every folder: a file moved between two of them keeps its item
-        done = self._run(present, [f.path for f in present], scanned=True) if present else True
+        done = self._run(present, [self._disk[f.path] for f in present], scanned=True) if present else True
         self._status.last_rescan_at = time.time()
         return done
 
@@ -146,15 +150,20 @@ class Watcher:
         handler = Changes(self._changes, self.ignore)
         for folder in self.folders:
             watch = self._watches.get(folder.path)
-            there = Path(folder.path).is_dir()
+            there = Path(self._disk[folder.path]).is_dir()
             if there and watch is None:
                 try:
-                    self._watches[folder.path] = self._observer.schedule(handler, folder.path, recursive=True)
+                    # links are not followed by the system's events either (follow_symlink=False)
+                    self._watches[folder.path] = self._observer.schedule(
+                        handler, self._disk[folder.path], recursive=True, follow_symlink=False)
                 except OSError as exc:
                     log.error("cannot follow events in %s (%s); only rescans every %g s keep it indexed. "
                               "If the system's limit of watches is reached, raise it: "
                               "sudo sysctl fs.inotify.max_user_watches=524288",
                               folder.path, exc, self.rescan_every)
+                except RecursionError:  # watchdog lists the tree with os.walk, which recurses (Python < 3.12)
+                    log.error("cannot follow events in %s: its folders nest too deep to watch; only rescans "
+                              "every %g s keep it indexed", folder.path, self.rescan_every)
             elif not there and watch is not None:
                 del self._watches[folder.path]
                 try:
@@ -163,8 +172,9 @@ class Watcher:
                     pass  # its emitter already stopped when the folder went
 
     def _index(self, paths: list[str]) -> None:
-        present = [f for f in self.folders if Path(f.path).is_dir()]
-        mine = [p for p in paths if any(p.startswith(f.path.rstrip("/") + "/") for f in present)]
+        present = [f for f in self.folders if Path(self._disk[f.path]).is_dir()]
+        disks = [self._disk[f.path].rstrip("/") + "/" for f in present]
+        mine = [p for p in paths if any(p.startswith(disk) for disk in disks)]
         if mine and not self._run(present, mine):
             for path in mine:  # try them again once the store lets us
                 self.debouncer.note(path)
@@ -176,14 +186,26 @@ class Watcher:
         full disk): the daemon logs it and carries on rather than die."""
         self._report("indexing")
         try:
-            summary = run_in_folders(self.store, paths, folders, self.config, stop=self.stop, duplicates=False)
+            # the events' paths as they are (a path through a link is the link
+            # rule's to judge); one outside every watched folder is never read
+            summary = run_in_folders(self.store, paths, folders, self.config, stop=self.stop, duplicates=False,
+                                     named=False)
             if scanned:
                 for folder in folders:
                     mark_scanned(self.store, folder.path)
+        except StoreDamaged:
+            raise  # nothing to retry: the message says how to rebuild it
         except (StoreError, sqlite3.OperationalError, OperationalError) as exc:
             log.warning("%s: could not write to the store, will try again: %s",
                         ", ".join(f.path for f in folders), exc)
             return False
+        except Exception as exc:  # noqa: BLE001 -- one bad path must not stop the watcher (nor loop its restarts)
+            damage = damage_of(exc, self.store.location)
+            if damage is not None:
+                raise damage from exc
+            log.exception("%s: indexing %d path(s) failed; the watcher goes on",
+                          ", ".join(f.path for f in folders), len(paths))
+            return True
         self._status.batches += 1
         self._status.indexed += summary.read
         self._status.failed = summary.failed_in_store

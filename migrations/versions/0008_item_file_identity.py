@@ -1,7 +1,7 @@
 """A file item's identity on disk: device and inode.
 
 Revision ID: 0008
-Revises: 0005
+Revises: 0007
 Create Date: 2026-11-23
 
 A file moved to another folder keeps its inode (a rename on one file
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0008"
-down_revision = "0005"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 
