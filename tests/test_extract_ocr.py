@@ -99,3 +99,38 @@ def test_index_with_ocr_reads_again_the_scans_a_run_without_it_recorded(scans: d
     assert second.exit_code == 0, second.output
     after = CliRunner().invoke(main, ["sql", "--db", db, "--csv", query])
     assert after.output.splitlines()[1:] == ["ok,1"], after.output
+
+
+@needs_tesseract
+def test_watch_with_ocr_reads_a_scan_dropped_in_the_folder(scans: dict[str, Path], tmp_path: Path) -> None:
+    """`lifededup watch --ocr`: a real file event for a scan, read by OCR in the watcher's workers."""
+    import os
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+
+    folder, db = tmp_path / "inbox", tmp_path / "store.db"
+    folder.mkdir()
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
+    log = tmp_path / "watch.log"
+    with log.open("w") as out:
+        watcher = subprocess.Popen([sys.executable, "-m", "lifededup", "watch", str(folder), "--db", str(db),
+                                    "--delay", "0.3", "-j", "1", "--ocr"], env=env, stdout=out, stderr=out)
+    try:
+        deadline = time.monotonic() + 60
+        while "watching" not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        shutil.copy(scans["png"], folder / "receipt.png")
+        found: list[tuple[str, int]] = []
+        while time.monotonic() < deadline + 60 and not (found and found[0][1]):
+            time.sleep(0.5)
+            if db.exists():
+                with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+                    found = conn.execute("SELECT status, coalesce(text, '') LIKE '%greenhouse%' FROM items "
+                                         "WHERE path LIKE '%receipt.png'").fetchall()
+        assert found == [("ok", 1)], f"the scan's OCR text in the store: {found}; log:\n{log.read_text()[-2000:]}"
+    finally:
+        watcher.send_signal(signal.SIGTERM)
+        watcher.wait(60)

@@ -17,6 +17,7 @@ import click
 from lifededup.cli import main
 from lifededup.cli.index import stop_on_signals
 from lifededup.cli.options import DELAY, SECONDS, TEXT_MB, db_option, opened_store
+from lifededup.extract import Limits
 from lifededup.index import IndexConfig, absolute, default_workers, max_workers
 from lifededup.model import stored_path
 from lifededup.store import WatchedFolder, add_folder, items_under, list_folders, remove_folder
@@ -160,9 +161,12 @@ class _StatusFile:
 @click.option("--max-text-mb", type=TEXT_MB, default=IndexConfig.max_text_chars / 2**20, show_default=True,
               help="The most text kept of one item, in millions of characters (Mi); a longer text is cut "
               "and the cut recorded (items.text_cut).")
+@click.option("--ocr", is_flag=True, default=False,
+              help="Read scans (PDFs without a text layer, PNG/JPEG/TIFF images) with Tesseract OCR: slow, "
+                   "seconds a page (sudo apt-get install tesseract-ocr tesseract-ocr-eng).")
 @db_option
 def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers: int, max_text_mb: float,
-                  db: str | None) -> None:
+                  ocr: bool, db: str | None) -> None:
     """Watch folders and keep the store true to them, in the foreground (for
     a terminal or systemd; `lifededup daemon start` runs it in the background).
 
@@ -191,7 +195,7 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
         except daemons.DaemonError as exc:
             raise click.ClickException(str(exc)) from exc
         store_files = tuple(str(location.path.resolve()) + s for s in ("", "-wal", "-shm", "-journal"))
-        config = IndexConfig(workers=workers, max_text_chars=int(max_text_mb * 2**20))
+        config = IndexConfig(workers=workers, max_text_chars=int(max_text_mb * 2**20), limits=Limits(ocr=ocr))
         watcher = Watcher(store, folders, config, stop, delay=delay, rescan_every=rescan,
                           ignore=store_files, on_status=_StatusFile(daemon_paths, str(location)))
         click.echo(f"watching {', '.join(f.path for f in folders)} into {location} (pid {os.getpid()})",
@@ -220,9 +224,12 @@ def daemon_group() -> None:
 @daemon_group.command("start")
 @click.option("--delay", type=DELAY, default=DEFAULT_DELAY_S, show_default=True,
               help="Seconds a file must stay unchanged before it is read.")
+@click.option("--ocr", is_flag=True, default=False,
+              help="Read scans (PDFs without a text layer, PNG/JPEG/TIFF images) with Tesseract OCR: slow, "
+                   "seconds a page (sudo apt-get install tesseract-ocr tesseract-ocr-eng).")
 @click.option("--json", "as_json", is_flag=True, help='One JSON object: {"pid", "log"}.')
 @db_option
-def daemon_start(delay: float, as_json: bool, db: str | None) -> None:
+def daemon_start(delay: float, ocr: bool, as_json: bool, db: str | None) -> None:
     """Start `lifededup watch` detached, its log in the user's state folder.
 
     \b
@@ -234,7 +241,8 @@ def daemon_start(delay: float, as_json: bool, db: str | None) -> None:
             raise click.ClickException("no folders to watch: add some first with `lifededup folders add PATH`")
         location = str(store.path)
     paths = daemons.DaemonPaths.default()
-    argv = [sys.executable, "-m", "lifededup", "watch", "--db", location, "--delay", str(delay)]
+    argv = [sys.executable, "-m", "lifededup", "watch", "--db", location, "--delay", str(delay),
+            *(["--ocr"] if ocr else [])]
     try:
         pid = daemons.start(argv, paths)
     except daemons.DaemonError as exc:
