@@ -19,7 +19,8 @@ Public API (everything else in this package is internal):
     ``move_item(old_path, new_path) -> int``  ids, text and clusters kept
     ``item_id(path, part="") -> int | None``
     ``params`` / ``set_params(FingerprintParams)``  the params the store was built with
-    ``recluster(method="conservative" | "transitive")``, ``cluster_method``
+    ``recluster(method="conservative" | "transitive", rule=None)``, ``cluster_method``,
+        ``cluster_rule`` (a :class:`Rule`: ``verified`` by default, or ``features``)
     ``execute(sql, params) -> (columns, rows)``  one statement, named
         ``:params``; joins an open ``transaction()``, else runs on its own
         (SQL errors: ``sqlite3.Error`` alone, ``sqlalchemy.exc.DBAPIError`` inside)
@@ -34,6 +35,10 @@ cluster.  ``clusters(store, min_size=2, limit=None) -> list[Cluster]``
 features and exact resemblance of each member with the representative),
 ``find_item(store, id_or_path) -> ItemSummary``.
 ``check_store(store) -> list[Problem]``: the invariants and SQLite's own checks.
+
+The clustering engine (``engine.py``, ``clustering.py``): ``cluster_members(
+members, ClusterSettings, texts)`` forms clusters in memory with the store's
+own rule and engine (reports' experiments); ``Rule``, ``Similarity``.
 
 Watched folders (``folders.py``): ``list_folders(store)``,
 ``add_folder(store, path, include, exclude)``, ``remove_folder(store, path)``,
@@ -50,7 +55,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from lifededup.store.check import Problem, check_store
-from lifededup.store.clustering import METHODS, Method
+from lifededup.store.clustering import METHODS, Method, cluster_members
+from lifededup.store.clustering import Member as ClusterMember
+from lifededup.store.clustering import Settings as ClusterSettings
 from lifededup.store.errors import (
     ItemNotFound,
     ParamsMismatch,
@@ -73,10 +80,17 @@ from lifededup.store.queries import (
     find_item,
 )
 from lifededup.store.records import ItemRecord
+from lifededup.store.similarity import RULES, Rule, Similarity
 from lifededup.store.store import Store
 
 __all__ = [
+    "RULES",
     "Cluster",
+    "ClusterMember",
+    "ClusterSettings",
+    "Rule",
+    "Similarity",
+    "cluster_members",
     "ENV_VAR",
     "Explanation",
     "ItemSummary",
