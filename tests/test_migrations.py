@@ -13,7 +13,6 @@ from alembic.script import ScriptDirectory
 from store_samples import fp, prose
 from test_store import sound
 
-from lifededup.detect.table import metadata as detector_metadata
 from lifededup.store import ItemRecord, StoreTooNew, open_store
 from lifededup.store.models import Base
 from lifededup.store.opening import Location, alembic_config, make_engine
@@ -26,12 +25,6 @@ def upgrade_to(path: Path, revision: str) -> None:
         config.attributes["connection"] = conn
         command.upgrade(config, revision)
     engine.dispose()
-
-
-def _about_detector_tables(diff: object) -> bool:
-    subject = diff[0] if isinstance(diff, list) else diff
-    table = getattr(subject[1], "table", subject[1]) if isinstance(subject, tuple) else None  # type: ignore[index]
-    return getattr(table, "name", None) in detector_metadata.tables
 
 
 def head() -> str:
@@ -48,9 +41,6 @@ def test_empty_store_upgrades_to_head_and_matches_the_models(tmp_path: Path) -> 
             diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
         tables = {d[1].name for d in diff if d[0] == "remove_table"}
         diff = [d for d in diff if not (d[0] == "remove_table" and d[1].name.startswith("items_fts"))]
-        # the detectors' tables (revision 0003) are described by
-        # lifededup.detect.table and checked in tests/test_detect_table.py
-        diff = [d for d in diff if not _about_detector_tables(d)]
         assert diff == [], f"models and revisions disagree: {diff} (fts tables {tables})"
         _, names = store.execute("SELECT name FROM sqlite_master WHERE type IN ('view', 'trigger') ORDER BY name")
         assert [n[0] for n in names] == [

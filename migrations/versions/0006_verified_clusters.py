@@ -13,6 +13,11 @@ sketch here, from their stored text and the store's own fingerprint params,
 and representatives their keys; their clusters are kept as they were (the
 similarity columns stay NULL) until ``lifededup recluster`` forms them under
 the verified rule.
+
+The 13 detector tables of revision 0003 go: nothing ever filled them (no
+write path kept them current), and the store's own clustering now keeps the
+candidate lookup of its rule (``sketch_keys``); ``lifededup eval`` measures
+the other detectors in memory.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ branch_labels = None
 depends_on = None
 
 _BATCH = 256
+# revision 0003's detectors, as table stems
+_DETECTORS = ("shingles", "bytes8", "imatch", "imatch_lex", "minhash", "simhash")
 
 
 def _fill_sketches(conn: sa.Connection) -> None:
@@ -75,9 +82,34 @@ def upgrade() -> None:
                " (SELECT r.sha1 FROM clusters r WHERE r.item_id = clusters.cluster_id)"
                " AND (SELECT value FROM params WHERE name = 'cluster_method') IS NOT '\"transitive\"'")
     _fill_sketches(op.get_bind())
+    for name in _DETECTORS:
+        op.drop_index(f"ix_detect_{name}_keys_item_id", f"detect_{name}_keys")
+        op.drop_table(f"detect_{name}_keys")
+        op.drop_table(f"detect_{name}")
+    op.drop_table("detectors")
 
 
 def downgrade() -> None:
+    op.create_table("detectors", sa.Column("name", sa.String, primary_key=True),
+                    sa.Column("spec", sa.Text, nullable=False))
+    for name in _DETECTORS:
+        stem = f"detect_{name}"
+        op.create_table(
+            stem,
+            sa.Column("item_id", sa.Integer, sa.ForeignKey("items.id", ondelete="CASCADE"),
+                      primary_key=True, autoincrement=False),
+            sa.Column("sha1", sa.String(40), nullable=False),
+            sa.Column("sketch", sa.LargeBinary, nullable=True),
+        )
+        op.create_table(
+            f"{stem}_keys",
+            sa.Column("slot", sa.Integer, primary_key=True, autoincrement=False),
+            sa.Column("value", sa.Integer, primary_key=True, autoincrement=False),
+            sa.Column("item_id", sa.Integer, sa.ForeignKey("items.id", ondelete="CASCADE"),
+                      primary_key=True, autoincrement=False),
+            sqlite_with_rowid=False,
+        )
+        op.create_index(f"ix_{stem}_keys_item_id", f"{stem}_keys", ["item_id"])
     op.drop_table("sketch_keys")
     op.drop_column("clusters", "word_distance")
     op.drop_column("clusters", "resemblance")
