@@ -70,9 +70,9 @@ class _Indexed(Generic[Item, Body]):
         self.cluster_of: dict[Item, Item] = {}
         self._first_of_sha1: dict[str, Item] = {}
 
-    def copy_of(self, item: Item) -> Item | None:
+    def copy_of(self, item: Item) -> tuple[Item, Similarity] | None:
         first = self._first_of_sha1.get(self.signatures[item].sha1)
-        return None if first is None else self.cluster_of[first]
+        return None if first is None else (self.cluster_of[first], UNMEASURED)
 
     def candidates(self, item: Item) -> list[Item]:
         return self.representatives.candidates(self.signatures[item])

@@ -75,6 +75,7 @@ _NEIGHBOURS = (
     "GROUP BY item_id HAVING count(*) >= :threshold"
 )
 _SAME_SHA1 = "SELECT cluster_id FROM clusters WHERE sha1 = :sha1 LIMIT 1"
+_COPY = "SELECT cluster_id, resemblance, word_distance FROM clusters WHERE sha1 = :sha1 LIMIT 1"
 _ADD = ("INSERT INTO clusters (item_id, sha1, cluster_id, resemblance, word_distance)"
         " VALUES (:item_id, :sha1, :cluster_id, :resemblance, :word_distance)")
 _FLAG = "UPDATE fingerprints SET is_representative = :flag WHERE item_id = :item_id"
@@ -255,9 +256,13 @@ class StoreRepresentatives(_Admission):
         )
         return {int(r[0]): int(r[1]) for r in rows}
 
-    def copy_of(self, item: int) -> int | None:
-        exact = self.conn.exec_driver_sql(_SAME_SHA1, {"sha1": self.member(item).sha1}).scalar()
-        return None if exact is None else int(exact)
+    def copy_of(self, item: int) -> tuple[int, Similarity] | None:
+        row = self.conn.exec_driver_sql(_COPY, {"sha1": self.member(item).sha1}).first()
+        if row is None:
+            return None
+        # a copy is as close to the representative as the text it copies
+        similarity = EXACT if row[2] is None else Similarity(float(row[1]), float(row[2]))
+        return int(row[0]), similarity
 
     def join(self, item: int, cluster: int, similarity: Similarity) -> None:
         member = self.member(item)
@@ -300,9 +305,9 @@ class MemoryRepresentatives(_Admission):
         counts = Counter(rep for v in set(sketch_values(member.sketch).tolist()) for rep in self._minima.get(v, ()))
         return {rep: n for rep, n in counts.most_common(most) if n >= least}
 
-    def copy_of(self, item: int) -> int | None:
+    def copy_of(self, item: int) -> tuple[int, Similarity] | None:
         first = self._first_of_sha1.get(self.member(item).sha1)
-        return None if first is None else self.cluster_of[first]
+        return None if first is None else (self.cluster_of[first], self.similarity[first])
 
     def join(self, item: int, cluster: int, similarity: Similarity) -> None:
         member = self.member(item)

@@ -30,8 +30,9 @@ Item = TypeVar("Item", bound=Hashable)
 class Representatives(Protocol[Item]):
     """The candidate lookup the engine clusters over."""
 
-    def copy_of(self, item: Item) -> Item | None:
-        """The cluster of an already placed exact copy of ``item``, if any."""
+    def copy_of(self, item: Item) -> tuple[Item, Similarity] | None:
+        """The cluster of an already placed exact copy of ``item`` and the
+        copy's similarity to its representative, if there is such a copy."""
 
     def candidates(self, item: Item) -> Sequence[Item]:
         """Representatives that may be near ``item``, best first (the order
@@ -48,8 +49,8 @@ def place(item: Item, representatives: Representatives[Item]) -> Item:
     """Put one unplaced item in its cluster and return the cluster."""
     copy = representatives.copy_of(item)
     if copy is not None:
-        representatives.join(item, copy, EXACT)
-        return copy
+        representatives.join(item, *copy)
+        return copy[0]
     for candidate in representatives.candidates(item):
         similarity = representatives.admit(item, candidate)
         if similarity is not None:
