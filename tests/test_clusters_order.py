@@ -152,3 +152,24 @@ TestVerifiedBounds.settings = settings(max_examples=12, stateful_step_count=12, 
 TestFeaturesBounds = FeaturesMachine.TestCase
 TestFeaturesBounds.settings = settings(max_examples=8, stateful_step_count=12, deadline=None, phases=QUICK,
                                        suppress_health_check=[HealthCheck.too_slow])
+
+
+def test_one_manual_in_four_formats_is_one_cluster(tmp_path: Path) -> None:
+    """TXT (with a contents list and a licence), single-page HTML (with a
+    menu and a footer), EPUB (a chapter a file) and a paged PDF (running
+    header, page numbers, hyphenated line ends, a dotted table of contents),
+    made here: indexed, they are one cluster, each member measured."""
+    from manual_formats import write_manual
+
+    from lifededup.index import IndexConfig, run
+
+    made = write_manual(tmp_path / "manuals")
+    with open_store(tmp_path / "s.db") as store:
+        summary = run(store, [tmp_path / "manuals"], IndexConfig(workers=1))
+        assert summary.failed == 0, summary
+        _, rows = store.execute("SELECT i.path, c.cluster_id, c.word_distance FROM clusters c"
+                                " JOIN items i ON i.id = c.item_id ORDER BY i.path")
+        assert len(rows) == len(made), rows
+        assert len({r[1] for r in rows}) == 1, f"the renderings of one manual are apart: {rows}"
+        assert all(float(str(r[2])) <= 0.30 for r in rows), rows
+        assert check_store(store) == []
