@@ -122,6 +122,7 @@ def measure(archive: Archive, cluster_of: Mapping[int, int], store: Store) -> di
     cross = [together[(a, b)] for (a, b) in archive.pairs if archive.suffix[a] != archive.suffix[b]]
     out["cross-format recall"] = sum(cross) / max(1, len(cross))
     out["manuals in one cluster"] = _manuals(archive, cluster_of)
+    out["... leaving EPUB out"] = _manuals(archive, cluster_of, ".epub")
     members = [(i, c) for i, c in cluster_of.items() if i != c]
     within = [archive.words[i] == archive.words[c] or distance(archive.words[i], archive.words[c]) is not None
               for i, c in members]
@@ -131,12 +132,12 @@ def measure(archive: Archive, cluster_of: Mapping[int, int], store: Store) -> di
     return out
 
 
-def _manuals(archive: Archive, cluster_of: Mapping[int, int]) -> str:
+def _manuals(archive: Archive, cluster_of: Mapping[int, int], skip: str = "") -> str:
     by_path = {p: i for i, (p, part) in archive.key.items() if not part}
     whole = 0
     renderings = real_archive.manuals()
     for paths in renderings.values():
-        clusters = {cluster_of.get(by_path.get(str(p.resolve()), -1), -1) for p in paths}
+        clusters = {cluster_of.get(by_path.get(str(p.resolve()), -1), -1) for p in paths if p.suffix != skip}
         whole += len(clusters) == 1 and -1 not in clusters
     return f"{whole} of {len(renderings)}"
 
