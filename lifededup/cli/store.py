@@ -211,7 +211,7 @@ def recluster_command(method: Method, rule: str | None, db: str | None) -> None:
     """Rebuild every cluster from the stored fingerprints.
 
     Conservative clustering is the default and what lifededup keeps up to
-    date as you index. Texts are placed longest first, so the clusters
+    date as you index. Texts are placed most central first, so the clusters
     depend on the texts alone, not on the order they were indexed in (run
     it after a large index to get the canonical clusters). Transitive
     clustering links every pair of near copies and can chain documents that

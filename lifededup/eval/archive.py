@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from lifededup.detect import collection_statistics, conservative_clusters, make_detector, needs_statistics
+from lifededup.eval.table import render
 from lifededup.fingerprint import shingle
 from lifededup.normalize import word_stream
 from lifededup.store import Store
@@ -119,11 +120,4 @@ _HEADERS = ("detector", "est. precision", "est. recall", "F1", "sampled accepted
 def format_archive_table(rows: Sequence[ArchiveScore], markdown: bool = False) -> str:
     body = [(r.detector, f"{r.precision:.3f}", f"{r.recall:.3f}", f"{r.f1:.3f}", str(r.accepted), str(r.near),
              str(r.clusters)) for r in rows]
-    if markdown:
-        lines = [_HEADERS, tuple("---" if i == 0 else "---:" for i in range(len(_HEADERS))), *body]
-        return "\n".join("| " + " | ".join(line) + " |" for line in lines)
-    widths = [max(len(line[i]) for line in (_HEADERS, *body)) for i in range(len(_HEADERS))]
-    return "\n".join(
-        "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths)))
-        for line in (_HEADERS, *body)
-    )
+    return render(_HEADERS, body, markdown)

@@ -10,8 +10,9 @@ the 84 sketch values, admitted within the word-distance and resemblance
 bounds; ``features``: the design card's rule, at least ``threshold`` shared
 features.  Candidates are tried most shared first; ties go to the longer text,
 then the smaller SHA-1 -- never to arrival order, so that ``recluster``, which
-places every text longest first, gives the same clusters whatever order the
-files were indexed in.  Members never act as representatives.
+places the texts in :func:`canonical_order` (most central first), gives the
+same clusters whatever order the files were indexed in.  Members never act as
+representatives.
 
 Transitive: any two near-duplicates (by features) are linked and clusters are
 the connected components (union-find), named after their earliest item.  The
@@ -29,6 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+import numpy as np
 from sqlalchemy import Connection
 
 from lifededup.model import shared_features
@@ -85,7 +87,7 @@ _FINGERPRINT_COLUMNS = ("item_id", "sha1", *FEATURE_COLUMNS, "sketch", "words", 
 INSERT_FINGERPRINT = (f"INSERT INTO fingerprints ({', '.join(_FINGERPRINT_COLUMNS)}) "
                       f"VALUES ({', '.join(':' + c for c in _FINGERPRINT_COLUMNS)})")
 # longest text first, then by SHA-1: an order that depends on the texts
-# alone (recluster's, and the election of a new representative)
+# alone (the election of a new representative when one goes)
 CANONICAL_ORDER = "words DESC, sha1, item_id"
 _MEMBERS = (
     f"SELECT {', '.join('f.' + c for c in _MEMBER_COLUMNS.split(', '))}"
@@ -322,10 +324,33 @@ class MemoryRepresentatives(_Admission):
                     self._minima[value].append(item)
 
 
+# a sketch value held by more texts than this is boilerplate: it says
+# nothing about which text is central
+_CENTRALITY_CAP = 40
+
+
+def canonical_order(members: Sequence[Member]) -> list[Member]:
+    """The order recluster places texts in, which depends on the texts alone:
+    the most central first -- the text sharing the most sketch values with
+    others (each value counted for at most 40 holders), a draft in the middle
+    of its series rather than one of its ends -- then the longer, then the
+    smaller SHA-1."""
+    sketched = [m for m in members if m.sketch is not None]
+    score: dict[int, int] = {}
+    if sketched:
+        values = np.concatenate([sketch_values(m.sketch) for m in sketched if m.sketch is not None])
+        owner = np.repeat(np.arange(len(sketched)), values.size // len(sketched))
+        _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+        shared = np.minimum(counts[inverse], _CENTRALITY_CAP) - 1
+        totals = np.bincount(owner, weights=shared, minlength=len(sketched))
+        score = {m.item_id: int(t) for m, t in zip(sketched, totals.tolist())}
+    return sorted(members, key=lambda m: (-score.get(m.item_id, 0), -m.words, m.sha1, m.item_id))
+
+
 def cluster_members(members: Sequence[Member], settings: Settings,
                     texts: Mapping[int, str] | None = None) -> dict[int, int]:
     """Every member's cluster, formed apart from any store by the store's
-    own rule and engine, in recluster's canonical order (longest first)."""
+    own rule and engine, in recluster's canonical order (most central first)."""
     if settings.method == "transitive":
         sets = UnionFind()
         first_of_sha1: dict[str, int] = {}
@@ -342,8 +367,7 @@ def cluster_members(members: Sequence[Member], settings: Settings,
     lookup = MemoryRepresentatives(settings, texts)
     for member in members:
         lookup.remember(member)
-    ordered = sorted(members, key=lambda m: (-m.words, m.sha1, m.item_id))
-    engine.cluster_in_order([m.item_id for m in ordered], lookup)
+    engine.cluster_in_order([m.item_id for m in canonical_order(members)], lookup)
     return lookup.cluster_of
 
 
@@ -524,20 +548,18 @@ def repair(conn: Connection, cluster_ids: Iterable[int], settings: Settings) -> 
 
 def recluster(conn: Connection, settings: Settings) -> None:
     """Rebuild the clusters table from the fingerprints.  Conservatively,
-    texts are placed longest first (then by SHA-1): the result depends on the
+    texts are placed in :func:`canonical_order`: the result depends on the
     texts alone, not on the order they were indexed in."""
     conn.exec_driver_sql("DELETE FROM clusters")
     conn.exec_driver_sql("DELETE FROM sketch_keys")
     conn.exec_driver_sql("UPDATE fingerprints SET is_representative = 0")
     if settings.method == "conservative":
-        rows = conn.exec_driver_sql(f"SELECT {_MEMBER_COLUMNS} FROM fingerprints ORDER BY {CANONICAL_ORDER}")
+        rows = conn.exec_driver_sql(f"SELECT {_MEMBER_COLUMNS} FROM fingerprints")
         tables = StoreRepresentatives(conn, settings)
-        order = []
-        for row in rows.all():
-            member = Member.from_row(row)
+        members = [Member.from_row(row) for row in rows.all()]
+        for member in members:
             tables.remember(member)
-            order.append(member.item_id)
-        engine.cluster_in_order(order, tables)
+        engine.cluster_in_order([m.item_id for m in canonical_order(members)], tables)
         return
     rows = conn.exec_driver_sql(f"SELECT {_MEMBER_COLUMNS} FROM fingerprints ORDER BY item_id")
     members = [Member.from_row(r) for r in rows.all()]
