@@ -30,6 +30,8 @@ usual) and T = 0.2 (near the resemblance of a 30%-edited pair).
 
     python benchmarks/bench_recall.py            # builds /tmp/lifededup-real-archive once
     python benchmarks/bench_recall.py --workers 2 --repeat 3
+    git archive 048f3a4 | tar -x -C /tmp/before       # the code before the verified stage
+    python benchmarks/bench_recall.py --baseline /tmp/before
 """
 
 from __future__ import annotations
@@ -181,6 +183,32 @@ def index_with(folder: Path, db: Path, rule: str, workers: int) -> tuple[Store, 
     return store, time.perf_counter() - started
 
 
+_BASELINE = """
+import sys, time
+from pathlib import Path
+from lifededup.index import IndexConfig, run
+from lifededup.store import open_store
+store = open_store(sys.argv[1])
+started = time.perf_counter()
+run(store, [Path(sys.argv[2])], IndexConfig(workers=int(sys.argv[3])))
+print(time.perf_counter() - started)
+"""
+
+
+def index_baseline(source: Path, folder: Path, db: Path, workers: int) -> float:
+    """Indexing time of another lifededup source tree (say the release
+    before this change: ``git archive REV | tar -x -C DIR``), in a process
+    of its own."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(source)}
+    done = subprocess.run([sys.executable, "-c", _BASELINE, str(db), str(folder), str(workers)],
+                          env=env, check=True, capture_output=True, text=True)
+    return float(done.stdout.strip().splitlines()[-1])
+
+
 def datasketch_clusters(archive: Archive, threshold: float) -> tuple[dict[int, int], float]:
     from datasketch import MinHash, MinHashLSH
 
@@ -230,6 +258,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=2, help="index runs per rule, best kept")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="a lifededup source tree to time indexing with too (e.g. the code before this change)")
     args = parser.parse_args()
     folder = real_archive.build().resolve()
     files = sum(1 for p in folder.rglob("*") if p.is_file() and p.name != ".complete")
@@ -247,6 +277,9 @@ def main() -> None:
                 else:
                     verified = store
         t_features, t_verified = min(times["features"]), min(times["verified"])
+        if args.baseline is not None:
+            times["baseline"] = [index_baseline(args.baseline, folder, Path(tmp) / f"baseline{n}.db", args.workers)
+                                 for n in range(args.repeat)]
         archive = Archive(verified)
         keys = {k: i for i, k in archive.key.items()}
         print(f"archive: {folder} ({files} files, {len(archive.ids)} items with text, "
@@ -275,6 +308,11 @@ def main() -> None:
               f"(best of {args.repeat}: {t_verified:.1f} s / {t_features:.1f} s, {args.workers} workers; "
               f"all runs: verified {', '.join(f'{t:.1f}' for t in times['verified'])}, "
               f"features {', '.join(f'{t:.1f}' for t in times['features'])})")
+        if "baseline" in times:
+            best = min(times["baseline"])
+            print(f"indexing time, verified / {args.baseline}: {t_verified / best:.2f}x "
+                  f"(best of {args.repeat}: {t_verified:.1f} s / {best:.1f} s; "
+                  f"runs {', '.join(f'{t:.1f}' for t in times['baseline'])})")
         features.close()
         verified.close()
 

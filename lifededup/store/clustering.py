@@ -170,6 +170,10 @@ class _Admission:
     def _load(self, item_id: int) -> Member:
         raise LookupError(f"item {item_id} has no fingerprint")
 
+    def _prefetch(self, item_ids: list[int]) -> None:
+        """Read these members at once (a lookup that reads one at a time
+        need not)."""
+
     def words(self, item_id: int) -> list[str]:
         raise NotImplementedError
 
@@ -192,6 +196,7 @@ class _Admission:
             for rep, count in self._sharing_minima(member, rule.min_shared_minima, 4 * rule.candidates).items():
                 shared.setdefault(rep, [0, 0])[1] = count
         shared.pop(item, None)
+        self._prefetch([c for c in shared if c not in self._members])
         ranked = sorted(shared, key=lambda c: (-shared[c][0], -shared[c][1], *self._canonical(c)))
         return ranked[: rule.candidates] if rule.kind == "verified" else ranked
 
@@ -233,6 +238,13 @@ class StoreRepresentatives(_Admission):
         if found is None:
             raise LookupError(f"item {item_id} has no fingerprint")
         return found
+
+    def _prefetch(self, item_ids: list[int]) -> None:
+        for marks in id_lists(item_ids):
+            for row in self.conn.exec_driver_sql(
+                f"SELECT {_MEMBER_COLUMNS} FROM fingerprints WHERE item_id IN ({marks})"
+            ):
+                self.remember(Member.from_row(row))
 
     def words(self, item_id: int) -> list[str]:
         found = self._words.get(item_id)
