@@ -14,10 +14,7 @@ from typing import Generic, TypeVar
 
 from lifededup.detect.base import Body, Detector, IndexKey, Signature
 from lifededup.store.engine import place
-from lifededup.store.similarity import Similarity
-
-# a detector decides without measuring: no similarity to show
-UNMEASURED = Similarity(float("nan"), float("nan"))
+from lifededup.store.similarity import UNMEASURED, Similarity
 
 __all__ = ["CandidateIndex", "conservative_clusters"]
 

@@ -25,6 +25,7 @@ it is only offered for comparison, never by default.
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -136,9 +137,12 @@ def _feature_params(features: tuple[int, ...]) -> dict[str, int]:
 
 
 def _similarity_row(similarity: Similarity | None) -> dict[str, float | None]:
+    """The clusters columns; NaN (not measured) is stored as NULL."""
     if similarity is None:
         return {"resemblance": None, "word_distance": None}
-    return {"resemblance": similarity.resemblance, "word_distance": similarity.word_distance}
+    return {name: None if math.isnan(value) else value
+            for name, value in (("resemblance", similarity.resemblance),
+                                ("word_distance", similarity.word_distance))}
 
 
 def _set_keys(conn: Connection, member: Member, present: bool) -> None:
@@ -212,12 +216,16 @@ class _Admission:
             if shared_features(a.features, b.features) < self.settings.threshold:
                 return None
             return measure_any(a.sketch, b.sketch, self.words(item), self.words(representative),
-                               self.settings.features)
+                               self.settings.features, self.settings.rule.max_word_distance)
         if a.features is None or b.features is None:
             return None  # short texts are exact-only (seeds/002)
         return measure(a.sketch, b.sketch, self.words(item), self.words(representative),
                        self.settings.features, self.settings.rule)
 
+
+
+def _number(value: object) -> float:
+    return float("nan") if value is None else float(str(value))
 
 
 class StoreRepresentatives(_Admission):
@@ -275,7 +283,7 @@ class StoreRepresentatives(_Admission):
         if row is None:
             return None
         # a copy is as close to the representative as the text it copies
-        similarity = EXACT if row[2] is None else Similarity(float(row[1]), float(row[2]))
+        similarity = Similarity(_number(row[1]), _number(row[2]))
         return int(row[0]), similarity
 
     def join(self, item: int, cluster: int, similarity: Similarity) -> None:

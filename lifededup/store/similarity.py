@@ -54,6 +54,9 @@ class Similarity:
 
 
 EXACT = Similarity(1.0, 0.0)
+# admitted without a measure (a detector's decision, or a features-rule
+# member farther than the bound, which is not worth measuring exactly)
+UNMEASURED = Similarity(float("nan"), float("nan"))
 
 
 @dataclass(frozen=True)
@@ -155,9 +158,10 @@ def measure(a_sketch: bytes | None, b_sketch: bytes | None, a_words: list[str], 
 
 
 def measure_any(a_sketch: bytes | None, b_sketch: bytes | None, a_words: list[str], b_words: list[str],
-                features: int) -> Similarity:
-    """The similarity of two texts, whatever it is (for a rule that admits
-    without verifying, so that every member still shows its closeness)."""
+                features: int, bound: float) -> Similarity:
+    """The similarity of two texts a rule admitted without verifying, so
+    that a member still shows its closeness; beyond ``bound`` the word
+    distance is not computed (it costs most there) and is left unmeasured."""
     resemblance = 0.0 if a_sketch is None or b_sketch is None else estimate_resemblance(a_sketch, b_sketch, features)
-    distance = bounded_word_distance(a_words, b_words, 1.0)
-    return Similarity(resemblance, 1.0 if distance is None else distance)
+    distance = bounded_word_distance(a_words, b_words, bound)
+    return Similarity(resemblance, float("nan")) if distance is None else Similarity(resemblance, distance)
