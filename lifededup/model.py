@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from lifededup.config import FingerprintParams
@@ -26,6 +26,10 @@ class Fingerprint:
     words: int
     shingles: int
     params: FingerprintParams
+    # The 84 Rabin minima the features are hashed from (features x minima
+    # big-endian uint64, polynomial by polynomial), kept as the sketch the
+    # verified second stage estimates resemblance from; None with features.
+    sketch: bytes | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {

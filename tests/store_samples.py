@@ -29,10 +29,11 @@ def revised(text: str, seed: int, changes: int = 1) -> str:
     return " ".join(words)
 
 
-def synthetic(sha1_seed: object, features: tuple[int, ...] | None) -> Fingerprint:
-    """A fingerprint with chosen features: the store only compares them."""
+def synthetic(sha1_seed: object, features: tuple[int, ...] | None, words: int = 100) -> Fingerprint:
+    """A fingerprint with chosen features: the store's ``features`` rule only
+    compares them (``words`` decides who is elected: the longest text)."""
     sha1 = hashlib.sha1(repr(sha1_seed).encode()).hexdigest()
-    return Fingerprint(sha1=sha1, features=features, words=100, shingles=97, params=PARAMS)
+    return Fingerprint(sha1=sha1, features=features, words=words, shingles=97, params=PARAMS)
 
 
 def fp(text: str) -> Fingerprint:

@@ -61,7 +61,8 @@ def test_index_failures_check_and_recluster_speak_json(indexed: tuple[str, Path]
     assert [(Path(f["path"]).name, f["part"], f["status"]) for f in failed] == [("broken.pdf", "", "corrupt")], failed
     checked = json.loads(cli("check", "--db", db, "--json"))
     assert checked["ok"] is True and checked["problems"] == [] and checked["items"] == 6, checked
-    assert json.loads(cli("recluster", "--db", db, "--json")) == {"method": "conservative", "clusters": 1}
+    assert json.loads(cli("recluster", "--db", db, "--json")) == {"method": "conservative", "rule": "verified:30",
+                                                                   "clusters": 1}
 
 
 def test_folders_list_and_add_speak_json(tmp_path: Path) -> None:

@@ -194,3 +194,24 @@ def test_eval_on_the_sample_corpus(monkeypatch: pytest.MonkeyPatch) -> None:
     # Kolcz (seeds/002): random lexicons raise I-Match's recall
     assert rows["imatch-lex"]["recall"] > rows["imatch"]["recall"], f"{rows['imatch']} vs {rows['imatch-lex']}"
     assert rows["bytes8"]["bytes_per_doc"] < rows["shingles"]["bytes_per_doc"], "8 bytes must be smaller than 48"
+
+
+def test_eval_on_a_store_without_truth_labels_a_sample_by_edit_distance(tmp_path: Path) -> None:
+    """Drafts 0-40% of words apart in three unrelated families: the verified
+    rule finds near copies the six-feature rule misses.  Scores are pairwise:
+    two members each within 30% of their representative may be further apart,
+    so a conservative cluster's pairs are not all near copies."""
+    from test_clusters_order import DRAFTS
+
+    from lifededup.eval import evaluate_archive
+    from lifededup.fingerprint import fingerprint
+    from lifededup.store import ItemRecord, open_store
+
+    with open_store(tmp_path / "s.db") as store:
+        for n, text in enumerate(DRAFTS):
+            store.upsert_item(ItemRecord(f"/d/{n}.txt", text=text), fingerprint(text))
+        scores = {s.detector: s for s in evaluate_archive(store, ["verified", "shingles"], pairs=500)}
+    verified, six = scores["verified:30"], scores["shingles:2"]
+    assert verified.near == six.near > 0, scores
+    assert six.precision == 1.0 and verified.precision >= 0.75, scores
+    assert verified.recall > six.recall and verified.f1 > six.f1, f"verification should find more drafts: {scores}"

@@ -87,3 +87,14 @@ def test_pdf_dates() -> None:
     got = parse_pdf_date("D:20240131093000+01'00'")
     assert got is not None and got.isoformat() == "2024-01-31T09:30:00+01:00", got
     assert parse_pdf_date("garbage") is None
+
+
+def test_layout_joins_pdfium_hyphens_drops_leaders_and_ligatures() -> None:
+    from lifededup.extract.layout import strip_leaders, unligature
+
+    assert dehyphenate("the files\x02ystem is full") == "the filesystem is full"
+    assert dehyphenate("the files\x02\nystem") == "the filesystem"
+    contents = "Contents\nInstalling ............ 12\nUpgrading . . . . . 3\nNotes \u2026 iv\nA line. With dots... 7 times"
+    assert strip_leaders(contents).split("\n") == ["Contents", "Installing", "Upgrading", "Notes",
+                                                   "A line. With dots... 7 times"], strip_leaders(contents)
+    assert unligature("\ufb01le \ufb02ow e\ufb00ort") == "file flow effort"

@@ -3,6 +3,7 @@ models agreeing with the revisions, and a store newer than the program."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,8 @@ from alembic.script import ScriptDirectory
 from store_samples import fp, prose
 from test_store import sound
 
-from lifededup.detect.table import metadata as detector_metadata
 from lifededup.store import ItemRecord, StoreTooNew, open_store
+from lifededup.store.similarity import sketch_values
 from lifededup.store.models import Base
 from lifededup.store.opening import Location, alembic_config, make_engine
 
@@ -26,12 +27,6 @@ def upgrade_to(path: Path, revision: str) -> None:
         config.attributes["connection"] = conn
         command.upgrade(config, revision)
     engine.dispose()
-
-
-def _about_detector_tables(diff: object) -> bool:
-    subject = diff[0] if isinstance(diff, list) else diff
-    table = getattr(subject[1], "table", subject[1]) if isinstance(subject, tuple) else None  # type: ignore[index]
-    return getattr(table, "name", None) in detector_metadata.tables
 
 
 def head() -> str:
@@ -48,9 +43,6 @@ def test_empty_store_upgrades_to_head_and_matches_the_models(tmp_path: Path) -> 
             diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
         tables = {d[1].name for d in diff if d[0] == "remove_table"}
         diff = [d for d in diff if not (d[0] == "remove_table" and d[1].name.startswith("items_fts"))]
-        # the detectors' tables (revision 0003) are described by
-        # lifededup.detect.table and checked in tests/test_detect_table.py
-        diff = [d for d in diff if not _about_detector_tables(d)]
         assert diff == [], f"models and revisions disagree: {diff} (fts tables {tables})"
         _, names = store.execute("SELECT name FROM sqlite_master WHERE type IN ('view', 'trigger') ORDER BY name")
         assert [n[0] for n in names] == [
@@ -169,11 +161,63 @@ def test_0005_drops_the_redundant_sha1_index_and_keeps_the_clusters(tmp_path: Pa
         assert store.execute("SELECT item_id, cluster_id FROM clusters ORDER BY item_id")[1] == [(1, 1), (2, 1)]
 
 
+def test_0006_fills_sketches_keys_and_drops_the_detector_tables(tmp_path: Path) -> None:
+    """A store at 0005 with a representative, a near copy, an exact copy and
+    a short text: 0006 gives the sampled items their sketch (the very bytes
+    the fingerprint stage makes), files the representative's sketch values,
+    keeps the clusters, and drops revision 0003's empty tables."""
+    path = tmp_path / "at0005.db"
+    upgrade_to(path, "0005")
+    a = prose(1)
+    b = a.replace(a.split()[5], "changedword", 1)
+    texts = {1: a, 2: b, 3: a.upper(), 4: "a short note"}
+    prints = {i: fp(t) for i, t in texts.items()}
+    clusters_before = [(1, 1), (2, 1), (3, 1), (4, 4)]
+    engine = make_engine(Location(path), readonly=False)
+    with engine.begin() as conn:
+        conn.exec_driver_sql("INSERT INTO params (name, value) VALUES ('fingerprint', ?)",
+                             (json.dumps({"key": prints[1].params.key(), "params": prints[1].params.to_dict()}),))
+        for item_id, text in texts.items():
+            made = prints[item_id]
+            conn.exec_driver_sql(
+                "INSERT INTO items (id, path, part, kind, status, indexed_at, text)"
+                " VALUES (?, ?, '', 'document', 'ok', '2026-01-01 00:00:00', ?)", (item_id, f"/{item_id}", text))
+            features = made.features or (None,) * 6
+            conn.exec_driver_sql(
+                "INSERT INTO fingerprints (item_id, sha1, f1, f2, f3, f4, f5, f6, words, shingles, is_representative)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (item_id, made.sha1, *features, made.words, made.shingles, int(item_id in (1, 4))))
+        for item_id, cluster_id in clusters_before:
+            conn.exec_driver_sql("INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (?, ?, ?)",
+                                 (item_id, prints[item_id].sha1, cluster_id))
+    engine.dispose()
+    with open_store(path) as store:
+        _, rows = store.execute("SELECT item_id, sketch FROM fingerprints ORDER BY item_id")
+        got = {int(str(r[0])): r[1] for r in rows}
+        assert got == {i: prints[i].sketch for i in texts}, "sketches differ from the fingerprint stage's"
+        _, keys = store.execute("SELECT DISTINCT item_id FROM sketch_keys")
+        assert keys == [(1,)], f"only the sampled representative is filed: {keys}"
+        _, count = store.execute("SELECT count(*) FROM sketch_keys")
+        assert count == [(len(set(sketch_values(prints[1].sketch or b"").tolist())),)], count
+        _, rows = store.execute("SELECT item_id, cluster_id, resemblance, word_distance FROM clusters ORDER BY item_id")
+        assert [(r[0], r[1]) for r in rows] == clusters_before, rows
+        # representatives and exact copies are at distance 0; the near copy
+        # waits for recluster
+        assert [(r[2], r[3]) for r in rows] == [(1.0, 0.0), (None, None), (1.0, 0.0), (1.0, 0.0)], rows
+        _, tables = store.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'detect%'")
+        assert tables == [], f"revision 0003's tables are still there: {tables}"
+        sound(store)
+        store.recluster()
+        _, rows = store.execute("SELECT item_id, cluster_id, word_distance FROM clusters ORDER BY item_id")
+        assert rows[1][1] == 1 and 0 < float(str(rows[1][2])) < 0.05, rows
+        sound(store)
+
+
 def test_0007_escapes_stored_backslashes_and_adds_text_cut(tmp_path: Path) -> None:
     from lifededup.model import fs_path
 
-    path = tmp_path / "at0005.db"
-    upgrade_to(path, "0005")
+    path = tmp_path / "at0006.db"
+    upgrade_to(path, "0006")
     engine = make_engine(Location(path), readonly=False)
     with engine.begin() as conn:
         conn.exec_driver_sql(

@@ -195,7 +195,7 @@ def test_0008_upgrades_a_populated_store_and_the_next_run_fills_the_identity(
     a, _ = folders
     note = a / "notes" / "note0.txt"
     db = tmp_path / "old.db"
-    upgrade_to(db, "0005")
+    upgrade_to(db, "0007")
     stat = note.stat()
     engine = make_engine(Location(db), readonly=False)
     with engine.begin() as conn:

@@ -119,7 +119,7 @@ def test_stats_cli_prints_both_tables(corpus: CorpusStore) -> None:
     assert bad.exit_code == 2 and "4.0,5.0" in bad.output, bad.output
 
 
-# -- clustering in a scratch store -------------------------------------------
+# -- clustering apart from the store -------------------------------------------
 
 FEATURE_POOL = st.lists(st.integers(0, 5), min_size=6, max_size=6).map(tuple)
 
@@ -134,12 +134,14 @@ def test_scratch_clusters_are_the_stores_own(tmp_path_factory: pytest.TempPathFa
     db = tmp_path_factory.mktemp("scratch") / "s.db"
     prints = []
     with open_store(db) as store:
+        store.recluster(rule="features")  # synthetic features: the features rule alone
         for n, (text_id, small) in enumerate(drawn):
             # few distinct values, so that features collide and clusters form
             features = tuple(v * 7 + i for i, v in enumerate(small))
             fingerprint = synthetic(("text", text_id, features), features)
             item_id = store.upsert_item(ItemRecord(f"/f/{n}", text="x"), fingerprint)
             prints.append(Fingerprinted(item_id, fingerprint.sha1, fingerprint.features))
+        store.recluster()  # the canonical clusters, which clustering apart forms
         _, rows = store.execute("SELECT item_id, cluster_id FROM clusters")
         params = store.params
     assert params is not None
@@ -195,6 +197,9 @@ def store_of(db: Path, texts: list[str]) -> None:
 def test_transitive_chains_reach_further_than_conservative_clusters(tmp_path: Path) -> None:
     db = tmp_path / "chain.db"
     store_of(db, chain(40))
+    with open_store(db) as store:
+        # the paper's comparison (its Figures 2 and 4): both over features
+        store.recluster(rule="features")
     before = digest(db)
     with open_store(db, readonly=True) as store:
         kept = verify(store)

@@ -45,6 +45,14 @@ def store(tmp_path: Path) -> Store:
     opened.close()
 
 
+@pytest.fixture
+def features_store(store: Store) -> Store:
+    """A store clustering by the design card's rule alone (at least 2 shared
+    features, no verification): synthetic fingerprints are tested on it."""
+    store.recluster(rule="features")
+    return store
+
+
 def test_new_store_is_private_wal_and_at_head(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "er" / "s.db"
     with open_store(path) as store:
@@ -100,7 +108,8 @@ def test_exact_copy_joins_the_cluster_of_its_original(store: Store) -> None:
     sound(store)
 
 
-def test_near_copy_joins_representative_and_members_never_represent(store: Store) -> None:
+def test_near_copy_joins_representative_and_members_never_represent(features_store: Store) -> None:
+    store = features_store
     a = prose(1)
     ids = [add(store, "/a", a), add(store, "/b", revised(a, 2, changes=1))]
     got = clusters(store)
@@ -117,19 +126,21 @@ def test_near_copy_joins_representative_and_members_never_represent(store: Store
     sound(store)
 
 
-def test_ties_go_to_the_most_shared_then_the_earliest_representative(store: Store) -> None:
+def test_ties_go_to_the_most_shared_then_the_longest_representative(features_store: Store) -> None:
+    store = features_store
     # representatives share at most one feature pairwise, so none joins another
     r1 = store.upsert_item(ItemRecord("/r1", text="r1"), synthetic("r1", (1, 2, 3, 4, 5, 6)))
-    r2 = store.upsert_item(ItemRecord("/r2", text="r2"), synthetic("r2", (1, 20, 30, 40, 50, 60)))
+    r2 = store.upsert_item(ItemRecord("/r2", text="r2"), synthetic("r2", (1, 20, 30, 40, 50, 60), words=150))
     r3 = store.upsert_item(ItemRecord("/r3", text="r3"), synthetic("r3", (10, 2, 300, 400, 500, 600)))
     assert clusters(store) == {r1: r1, r2: r2, r3: r3}, clusters(store)
     # shares 2 with r1 and 4 with r3: the most shared wins
     most = store.upsert_item(ItemRecord("/m", text="m"), synthetic("m", (1, 2, 300, 400, 500, 0)))
-    # shares 2 with r1 and 2 with r2: the earliest wins
+    # shares 2 with r1 and 2 with r2: the longer text wins (not the earlier:
+    # arrival order must not decide)
     tie = store.upsert_item(ItemRecord("/t", text="t"), synthetic("t", (1, 2, 30, 0, 0, 0)))
     got = clusters(store)
     assert got[most] == r3, f"most shared features should win: {got}"
-    assert got[tie] == r1, f"tie should go to the earliest representative: {got}"
+    assert got[tie] == r2, f"tie should go to the longer representative: {got}"
     sound(store)
 
 
@@ -141,9 +152,12 @@ def test_short_text_without_features_matches_by_sha1_only(store: Store) -> None:
     sound(store)
 
 
-def test_deleting_a_representative_elects_the_earliest_member_and_reclusters_the_rest(store: Store) -> None:
+def test_deleting_a_representative_elects_the_longest_member_and_reclusters_the_rest(
+    features_store: Store,
+) -> None:
+    store = features_store
     rep = store.upsert_item(ItemRecord("/rep", text="x"), synthetic("rep", (1, 2, 3, 4, 5, 6)))
-    m1 = store.upsert_item(ItemRecord("/m1", text="x"), synthetic("m1", (1, 2, 0, 0, 0, 0)))
+    m1 = store.upsert_item(ItemRecord("/m1", text="x"), synthetic("m1", (1, 2, 0, 0, 0, 0), words=120))
     m2 = store.upsert_item(ItemRecord("/m2", text="x"), synthetic("m2", (0, 0, 3, 4, 9, 9)))
     m3 = store.upsert_item(ItemRecord("/m3", text="x"), synthetic("m3", (1, 2, 7, 7, 7, 7)))
     assert set(clusters(store).values()) == {rep}
@@ -252,7 +266,8 @@ def test_store_keeps_its_params_and_refuses_others(store: Store) -> None:
         store.set_params(other)
 
 
-def test_changing_the_threshold_rebuilds_clusters(store: Store) -> None:
+def test_changing_the_threshold_rebuilds_clusters(features_store: Store) -> None:
+    store = features_store
     r = store.upsert_item(ItemRecord("/r", text="x"), synthetic("r", (1, 2, 3, 4, 5, 6)))
     m = store.upsert_item(ItemRecord("/m", text="x"), synthetic("m", (1, 2, 0, 0, 0, 0)))
     assert clusters(store) == {r: r, m: r}
@@ -262,10 +277,10 @@ def test_changing_the_threshold_rebuilds_clusters(store: Store) -> None:
 
 
 def test_feature_lookup_uses_the_indexes(store: Store) -> None:
-    from lifededup.store.clustering import _BEST_REPRESENTATIVE
+    from lifededup.store.clustering import _REPRESENTATIVES_SHARING
 
     values: dict[str, object] = {f: 1 for f in ("f1", "f2", "f3", "f4", "f5", "f6")}
-    _, rows = store.execute("EXPLAIN QUERY PLAN " + str(_BEST_REPRESENTATIVE), {**values, "threshold": 2})
+    _, rows = store.execute("EXPLAIN QUERY PLAN " + str(_REPRESENTATIVES_SHARING), {**values, "threshold": 2})
     plan = "\n".join(str(r[-1]) for r in rows)
     assert "SCAN fingerprints" not in plan, f"candidate lookup scans:\n{plan}"
     for f in ("f1", "f2", "f3", "f4", "f5", "f6"):

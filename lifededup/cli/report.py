@@ -89,8 +89,8 @@ def stats_command(idf: tuple[float, ...], as_json: bool, plot_path: Path | None,
     near-copies (hidden behind a different text of their cluster); and the
     reduction in what you must look at (1 - clusters / items). Table 1:
     items, distinct texts, and clusters under fully transitive and under
-    conservative clustering (the other method is computed in a scratch
-    store). Only items with text count.
+    conservative clustering (the other method is computed apart, in
+    memory, by the store's own engine). Only items with text count.
 
     \b
     Examples:
@@ -143,7 +143,7 @@ def _print_stats(report: StatsReport) -> None:
 @click.option("--clustering", type=click.Choice(["store", "conservative", "transitive"]), default="store",
               show_default=True,
               help="Measure the store's clusters, or its fingerprints clustered afresh one way or the other "
-              "(in a scratch store; yours is not changed).")
+              "(in memory, by the store's own engine and rule; yours is not changed).")
 @click.option("--json", "as_json", is_flag=True, help="Every distance and cluster as one JSON object.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True, path_type=Path),
               metavar="FILE.png", help='Draw the histogram (needs pip install "lifededup[plot]").')

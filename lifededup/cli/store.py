@@ -14,7 +14,7 @@ from sqlalchemy.exc import DBAPIError
 
 from lifededup.cli import main
 from lifededup.cli.options import ROWS, db_option, opened_store
-from lifededup.store import METHODS, Method, check_store, clusters, explain
+from lifededup.store import METHODS, Method, Rule, Similarity, check_store, clusters, explain
 from lifededup.store.queries import Explanation
 
 
@@ -89,7 +89,9 @@ def dups_command(as_json: bool, limit: int | None, min_size: int, db: str | None
     """List clusters of copies and near-copies, largest first.
 
     Each cluster is shown under its representative (the item search shows);
-    the indented lines are the members a collapsed search hides.
+    the indented lines are the members a collapsed search hides, each near
+    copy with its word edit distance and estimated resemblance to the
+    representative.
 
     \b
     Example:
@@ -107,8 +109,15 @@ def dups_command(as_json: bool, limit: int | None, min_size: int, db: str | None
         rep = cluster.representative
         click.echo(f"cluster {cluster.cluster_id} ({len(cluster.members)} items)")
         click.echo(f"  * {rep.id:>7}  {_name(rep.path, rep.part)}")
-        for member in cluster.members[1:]:
-            click.echo(f"    {member.id:>7}  {_name(member.path, member.part)}")
+        measured = cluster.similarity or [None] * len(cluster.members)
+        for member, similarity in zip(cluster.members[1:], measured[1:]):
+            click.echo(f"    {member.id:>7}  {_name(member.path, member.part)}{_closeness(similarity)}")
+
+
+def _closeness(similarity: Similarity | None) -> str:
+    if similarity is None or similarity.word_distance == 0.0:
+        return ""
+    return f"  ({similarity.word_distance:.1%} of words apart, resemblance {similarity.resemblance:.2f})"
 
 
 def _name(path: str, part: str) -> str:
@@ -152,8 +161,11 @@ def _print_explanation(found: Explanation) -> None:
         click.echo("not in any cluster (no text to fingerprint)")
         return
     size = len(found.reasons)
-    click.echo(f"cluster {found.cluster_id} ({size} items, {found.method}; near copy = "
-               f"at least {found.threshold} shared features)")
+    if found.rule == "features" or found.method == "transitive":
+        near = f"at least {found.threshold} shared features"
+    else:
+        near = f"within {found.rule.partition(':')[2]}% word edit distance, verified"
+    click.echo(f"cluster {found.cluster_id} ({size} items, {found.method}; near copy = {near})")
     click.echo(f"  {'id':>7}  {'why':<22} {'shared':>6} {'resemblance':>11} {'edit dist':>9}  path")
     for reason in found.reasons:
         why = found.why(reason)
@@ -206,25 +218,40 @@ def check_command(as_json: bool, db: str | None) -> None:
 @click.option("--method", type=click.Choice(METHODS), default="conservative", show_default=True,
               help="conservative: members must be near their representative (the paper's choice); "
               "transitive: any chain of near copies links (for comparison).")
-@click.option("--json", "as_json", is_flag=True, help='One JSON object: {"method", "clusters"} (clusters with copies).')
+@click.option("--rule", default=None, metavar="SPEC",
+              help="How a near copy is admitted: verified[:PERCENT] (candidates verified within PERCENT "
+              "word edit distance of the representative; the default, 30) or features (at least 2 of 6 "
+              "shared features, unverified). Kept for later indexing. [default: the store's]")
+@click.option("--json", "as_json", is_flag=True,
+              help='One JSON object: {"method", "rule", "clusters"} (clusters with copies).')
 @db_option
-def recluster_command(method: Method, as_json: bool, db: str | None) -> None:
+def recluster_command(method: Method, rule: str | None, as_json: bool, db: str | None) -> None:
     """Rebuild every cluster from the stored fingerprints.
 
     Conservative clustering is the default and what lifededup keeps up to
-    date as you index. Transitive clustering links every pair of near copies
-    and can chain documents that are far apart (seeds/000 Figure 2); it is
-    here to compare the two. Later indexing keeps using the method chosen.
+    date as you index. Texts are placed most central first, so the clusters
+    depend on the texts alone, not on the order they were indexed in (run
+    it after a large index to get the canonical clusters). Transitive
+    clustering links every pair of near copies and can chain documents that
+    are far apart (seeds/000 Figure 2); it is here to compare the two. Later
+    indexing keeps using the method and rule chosen.
 
     \b
     Example:
       lifededup recluster --method transitive && lifededup dups --limit 5
-      lifededup recluster            # back to conservative
+      lifededup recluster --rule features   # the design card's rule alone
+      lifededup recluster --rule verified:20
+      lifededup recluster                   # back to conservative, the store's rule
     """
+    try:
+        chosen = None if rule is None else Rule.parse(rule)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
     with opened_store(db) as store:
-        store.recluster(method)
+        store.recluster(method, chosen)
         _, [(groups,)] = store.execute("SELECT count(*) FROM cluster_sizes WHERE members > 1")
+        spec = store.cluster_rule.spec
     if as_json:
-        click.echo(json.dumps({"method": method, "clusters": groups}))
+        click.echo(json.dumps({"method": method, "rule": spec, "clusters": groups}))
     else:
-        click.echo(f"reclustered ({method}): {groups} clusters with copies")
+        click.echo(f"reclustered ({method}, {spec}): {groups} clusters with copies")

@@ -1,14 +1,14 @@
 """Near-duplicate detectors side by side (seeds/001-004) behind one contract.
 
-The paper's super-shingles are the default; I-Match, its lexicon-randomized
+The store's verified rule (:class:`Verified`) is the default, the paper's
+super-shingles its first stage; I-Match, its lexicon-randomized
 variant, MinHash-LSH, SimHash with Manku's block tables and Broder's 8-byte
 variant sit beside it so that they can be measured on the same documents.
 Each detector gives a text a :class:`Signature`, files it under index keys,
 and decides near-duplicates; :class:`CandidateIndex` is the in-memory lookup,
-:func:`conservative_clusters` the paper's clustering, :func:`make_detector`
-builds one from a spec such as ``"simhash:3"``, :func:`dedup_results`
-de-duplicates a query's result set (seeds/004), and :class:`TableIndex` is the
-same lookup over a store's per-detector tables (revision 0003).
+:func:`conservative_clusters` the store's clustering engine over it,
+:func:`make_detector` builds one from a spec such as ``"simhash:3"``, and
+:func:`dedup_results` de-duplicates a query's result set (seeds/004).
 """
 
 from lifededup.detect.base import EXACT_SLOT, Detector, IndexKey, Signature
@@ -20,8 +20,8 @@ from lifededup.detect.query import Deduplicated, dedup_results
 from lifededup.detect.simhash import SimHash
 from lifededup.detect.spec import DEFAULT_DETECTOR, DETECTOR_NAMES, make_detector, needs_statistics
 from lifededup.detect.supershingle import SuperShingles
-from lifededup.detect.table import SpecMismatch, TableIndex
 from lifededup.detect.terms import CollectionStatistics, collection_statistics
+from lifededup.detect.verified import Verified, VerifiedSketch
 
 __all__ = [
     "DEFAULT_DETECTOR",
@@ -38,9 +38,9 @@ __all__ = [
     "RandomizedIMatch",
     "Signature",
     "SimHash",
-    "SpecMismatch",
     "SuperShingles",
-    "TableIndex",
+    "Verified",
+    "VerifiedSketch",
     "collection_statistics",
     "conservative_clusters",
     "dedup_results",

@@ -1,4 +1,5 @@
-"""The in-memory candidate index and the paper's conservative clustering.
+"""The in-memory candidate index, and the store's conservative clustering
+engine over it.
 
 :class:`CandidateIndex` is the lookup a store table does with an index on
 ``(slot, value)``: file each signature under its detector's keys, and for a new
@@ -12,6 +13,8 @@ from collections.abc import Hashable, Iterable
 from typing import Generic, TypeVar
 
 from lifededup.detect.base import Body, Detector, IndexKey, Signature
+from lifededup.store.engine import place
+from lifededup.store.similarity import UNMEASURED, Similarity
 
 __all__ = ["CandidateIndex", "conservative_clusters"]
 
@@ -52,24 +55,50 @@ class CandidateIndex(Generic[Item, Body]):
         ]
 
 
+class _Indexed(Generic[Item, Body]):
+    """The store's clustering engine over a :class:`CandidateIndex` of
+    representatives: candidates in the order they became representatives
+    (a query's best-ranked result first), admitted by the detector."""
+
+    def __init__(self, detector: Detector[Body]) -> None:
+        self.detector = detector
+        self.representatives: CandidateIndex[Item, Body] = CandidateIndex(detector)
+        self.signatures: dict[Item, Signature[Body]] = {}
+        self.cluster_of: dict[Item, Item] = {}
+        self._first_of_sha1: dict[str, Item] = {}
+
+    def copy_of(self, item: Item) -> tuple[Item, Similarity] | None:
+        first = self._first_of_sha1.get(self.signatures[item].sha1)
+        return None if first is None else (self.cluster_of[first], UNMEASURED)
+
+    def candidates(self, item: Item) -> list[Item]:
+        return self.representatives.candidates(self.signatures[item])
+
+    def admit(self, item: Item, representative: Item) -> Similarity | None:
+        accepted = self.detector.is_near_duplicate(self.signatures[item], self.signatures[representative])
+        return UNMEASURED if accepted else None
+
+    def join(self, item: Item, cluster: Item, similarity: Similarity) -> None:
+        self.cluster_of[item] = cluster
+        self._first_of_sha1.setdefault(self.signatures[item].sha1, item)
+        if cluster == item:
+            self.representatives.add(item, self.signatures[item])
+
+
 def conservative_clusters(
     detector: Detector[Body], signed: Iterable[tuple[Item, Signature[Body]]]
 ) -> dict[Item, Item]:
-    """Each item's cluster representative, in the paper's conservative way
-    (seeds/000 section 3.2): items arrive in order; an item that is a
-    near-duplicate of an existing representative joins the earliest such
-    cluster, otherwise it becomes a representative itself.  Only
-    representatives are indexed, so every member is near its representative.
+    """Each item's cluster representative, by the store's own engine
+    (:mod:`lifededup.store.engine`, seeds/000 section 3.2): items arrive in
+    order; an exact copy joins its copy's cluster, an item the detector finds
+    near an existing representative joins the earliest such, otherwise it
+    becomes a representative itself.  Only representatives are indexed, so
+    every member is near its representative.
     """
-    representatives: CandidateIndex[Item, Body] = CandidateIndex(detector)
-    cluster_of: dict[Item, Item] = {}
+    lookup: _Indexed[Item, Body] = _Indexed(detector)
     for item, signature in signed:
-        if item in cluster_of:
+        if item in lookup.signatures:
             raise ValueError(f"item {item!r} given twice")
-        found = representatives.matches(signature)
-        if found:
-            cluster_of[item] = found[0]
-        else:
-            representatives.add(item, signature)
-            cluster_of[item] = item
-    return cluster_of
+        lookup.signatures[item] = signature
+        place(item, lookup)
+    return lookup.cluster_of

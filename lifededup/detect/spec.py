@@ -9,6 +9,9 @@ argument, as :attr:`Detector.spec` prints it::
     imatch-lex[:K]       I-Match with K random lexicons (default 10)
     minhash[:BxR[:S]]    MinHash-LSH, B bands of R rows, resemblance S (20x5, 0.8)
     simhash[:K]          SimHash, Hamming distance K (default 3)
+    verified[:D]         the store's default: candidates by sketch values or a
+                         shared feature, admitted within D% word edit distance
+                         (default 30) -- the store's own test
 """
 
 from __future__ import annotations
@@ -23,12 +26,14 @@ from lifededup.detect.imatch import IMatch, RandomizedIMatch
 from lifededup.detect.minhash import MinHashLSH
 from lifededup.detect.simhash import SimHash
 from lifededup.detect.supershingle import SuperShingles
+from lifededup.detect.verified import Verified
 from lifededup.detect.terms import CollectionStatistics
 from lifededup.fingerprint import DEFAULT_PARAMS
+from lifededup.store.similarity import Rule
 
 __all__ = ["DEFAULT_DETECTOR", "DETECTOR_NAMES", "make_detector", "needs_statistics"]
 
-DEFAULT_DETECTOR = "shingles"
+DEFAULT_DETECTOR = "verified"
 
 Factory = Callable[[list[str], FingerprintParams, "CollectionStatistics | None"], Detector[Any]]
 
@@ -71,7 +76,13 @@ def _simhash(args: list[str], params: FingerprintParams, _: CollectionStatistics
     return SimHash(params=params, **options)
 
 
+def _verified(args: list[str], params: FingerprintParams, _: CollectionStatistics | None) -> Detector[Any]:
+    rule = Rule.parse("verified" + (":" + args[0] if args else ""))
+    return Verified(rule, params=params)
+
+
 _FACTORIES: dict[str, Factory] = {
+    "verified": _verified,
     "shingles": _shingles,
     "bytes8": _bytes8,
     "imatch": _imatch,

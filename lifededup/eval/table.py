@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from lifededup.eval.measure import Score
 
-__all__ = ["format_table"]
+__all__ = ["format_table", "render"]
 
 _HEADERS = (
     "detector", "precision", "recall", "F1", "accepted pairs", "clusters",
@@ -30,12 +30,16 @@ def _cells(row: Score) -> tuple[str, ...]:
 
 
 def format_table(rows: Sequence[Score], markdown: bool = False) -> str:
-    body = [_cells(row) for row in rows]
+    return render(_HEADERS, [_cells(row) for row in rows], markdown)
+
+
+def render(headers: Sequence[str], body: Sequence[Sequence[str]], markdown: bool = False) -> str:
+    """A table with its first column left-aligned and the others right."""
     if markdown:
-        lines = [_HEADERS, tuple("---" if i == 0 else "---:" for i in range(len(_HEADERS))), *body]
+        lines = [tuple(headers), tuple("---" if i == 0 else "---:" for i in range(len(headers))), *body]
         return "\n".join("| " + " | ".join(line) + " |" for line in lines)
-    widths = [max(len(line[i]) for line in (_HEADERS, *body)) for i in range(len(_HEADERS))]
+    widths = [max(len(line[i]) for line in (headers, *body)) for i in range(len(headers))]
     return "\n".join(
         "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths)))
-        for line in (_HEADERS, *body)
+        for line in (headers, *body)
     )

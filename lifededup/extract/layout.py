@@ -2,7 +2,8 @@
 
 seeds/000 section 2.2 step 1: "the .doc and .pdf versions of the same document
 should produce about the same output".  A PDF repeats a running header and
-footer on every page, numbers its pages, hyphenates words at line ends and
+footer on every page, numbers its pages, hyphenates words at line ends, sets
+ligatures, leads its table of contents with dots to page numbers and
 breaks every line mid-sentence; a DOCX has none of that in its body.  These
 functions are shared by every extractor that sees pages or lines.
 """
@@ -30,6 +31,17 @@ _DIGITS = re.compile(r"\d+")
 # so that "well-\nKnown" or "COVID-\n19" keep their hyphen.
 _LINE_END_HYPHEN = re.compile(r"([a-z\u00df-\u00ff])[-\u00ad]\n[ \t]*([a-z\u00df-\u00ff])")
 _SOFT_HYPHEN = "\u00ad"
+# PDFium marks a hyphen it found at a line end with U+0002 and joins the two
+# halves itself ("files\x02ystem"): the word, without the mark.
+_PDFIUM_HYPHEN = re.compile(r"(\w)\x02\s*(\w)")
+# A table of contents line: a title, a leader of dots (". . ." or "....",
+# or an ellipsis character) and a page number.  The title is content, the
+# leader and number are layout (another rendering numbers pages otherwise).
+_DOT_LEADER = re.compile(r"^(.*?\S)\s*(?:(?:\.\s?){3,}|\u2026+|(?:\u00b7\s?){3,})\s*(?:\d{1,4}|[ivxlcdm]{1,6})\s*$",
+                         re.IGNORECASE)
+# Typographic ligatures (Unicode's Alphabetic Presentation Forms): the letters.
+_LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi",
+                            "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st"})
 
 
 def is_page_number(line: str) -> bool:
@@ -71,8 +83,21 @@ def _edge_lines(lines: list[str]) -> set[int]:
 
 
 def dehyphenate(text: str) -> str:
-    """Join words split across lines ("exam-\\nple" -> "example") and drop soft hyphens."""
+    """Join words split across lines ("exam-\\nple" -> "example", PDFium's
+    "exam\\x02ple" too) and drop soft hyphens."""
+    text = _PDFIUM_HYPHEN.sub(r"\1\2", text).replace("\x02", "")
     return _LINE_END_HYPHEN.sub(r"\1\2", text).replace(_SOFT_HYPHEN, "")
+
+
+def strip_leaders(text: str) -> str:
+    """Tables of contents without their dot leaders and page numbers
+    ("Installing ........ 12" -> "Installing")."""
+    return "\n".join(_DOT_LEADER.sub(r"\1", line) for line in text.split("\n"))
+
+
+def unligature(text: str) -> str:
+    """Ligature characters as their letters ("\ufb01le" -> "file")."""
+    return text.translate(_LIGATURES)
 
 
 def reflow(text: str) -> str:
@@ -83,9 +108,10 @@ def reflow(text: str) -> str:
 
 
 def clean_pages(pages: Sequence[str]) -> str:
-    """The whole treatment for paged formats (PDF): running lines, hyphens, line breaks."""
+    """The whole treatment for paged formats (PDF): running lines and page
+    numbers, contents' dot leaders, ligatures, hyphens, line breaks."""
     body = "\n\n".join(p.strip("\n") for p in strip_running_lines(pages))
-    return reflow(dehyphenate(body))
+    return reflow(dehyphenate(strip_leaders(unligature(body))))
 
 
 def clean_text(text: str) -> str:

@@ -274,6 +274,7 @@ def fingerprint_many(
                     words=int(batch.words[doc]),
                     shingles=int(batch.counts[doc]),
                     params=params,
+                    sketch=minima[doc].astype(">u8").tobytes() if complete[doc] else None,
                 )
             )
     return out

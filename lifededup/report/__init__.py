@@ -9,7 +9,7 @@ Public API:
     reduction in what a user must look at -- and Table 1 -- objects, unique
     objects, clusters under transitive and under conservative clustering.
     Each ``idf`` threshold adds a column: the texts fingerprinted again
-    through the low-IDF filter and clustered in a scratch store.
+    through the low-IDF filter and clustered apart (in memory).
 ``verify(store, threshold=0.30, clustering="store") -> VerifyReport``
     Word edit distance of every member to its representative and of each
     cluster's farthest pair (exact up to ``ALL_PAIRS_MAX`` distinct texts,
@@ -21,12 +21,13 @@ Public API:
     (``require_matplotlib()`` says so before any work).
 ``Counts``, ``Table1``, ``table1``, ``table2``, ``Member``: the counting
     itself, over any clustering; ``cluster_apart(prints, params, methods)``
-    clusters fingerprints in a scratch store with the store's own code.
+    clusters fingerprints in memory with the store's own engine and rule;
+    ``cluster_store_apart(store, methods)`` the store's own fingerprints.
 """
 
 from lifededup.report.counts import PAPER_KINDS, TOTAL, Counts, Member, Table1, table1, table2
 from lifededup.report.plot import PlotUnavailable, plot_stats, plot_verify, require_matplotlib
-from lifededup.report.scratch import Fingerprinted, cluster_apart
+from lifededup.report.apart import Fingerprinted, cluster_apart, cluster_store_apart
 from lifededup.report.stats import Column, StatsReport, document_frequencies, stats
 from lifededup.report.verify import (
     ALL_PAIRS_MAX,
@@ -40,5 +41,6 @@ from lifededup.report.verify import (
 __all__ = [
     "ALL_PAIRS_MAX", "Clustering", "ClusterCheck", "Column", "Counts", "DEFAULT_THRESHOLD", "Fingerprinted",
     "Member", "PAPER_KINDS", "PlotUnavailable", "StatsReport", "TOTAL", "Table1", "VerifyReport", "cluster_apart",
-    "document_frequencies", "plot_stats", "plot_verify", "require_matplotlib", "stats", "table1", "table2", "verify",
+    "cluster_store_apart", "document_frequencies", "plot_stats", "plot_verify", "require_matplotlib", "stats", "table1",
+    "table2", "verify",
 ]

@@ -12,7 +12,7 @@ from lifededup.config import FingerprintParams
 from lifededup.fingerprint import fingerprint_many
 from lifededup.normalize import DocFrequencies, words
 from lifededup.report.counts import Counts, Member, Table1, table1, table2
-from lifededup.report.scratch import Fingerprinted, cluster_apart
+from lifededup.report.apart import Fingerprinted, cluster_apart, cluster_store_apart
 from lifededup.store import FEATURE_COLUMNS, METHODS, Method, Store
 
 _FINGERPRINTED = (
@@ -88,13 +88,13 @@ def document_frequencies(texts: Sequence[str]) -> DocFrequencies:
 def stats(store: Store, idf: Sequence[float] = ()) -> StatsReport:
     """Table 2 and Table 1 of the store; with ``idf`` thresholds, the same
     columns again for the texts fingerprinted through each low-IDF filter
-    (seeds/000 section 4 tried 4.0 and 5.0) and clustered in a scratch store:
+    (seeds/000 section 4 tried 4.0 and 5.0) and clustered apart by the store's own rule:
     the user's store is only read."""
     params = store.params or FingerprintParams()
     method = store.cluster_method
     members, prints, stored = _read(store)
     other: Method = "transitive" if method == "conservative" else "conservative"
-    clusters: dict[Method, dict[int, int]] = {method: stored, **cluster_apart(prints, params, [other])}
+    clusters: dict[Method, dict[int, int]] = {method: stored, **cluster_store_apart(store, [other])}
     columns = [_column(_label(params.filters.idf), params.filters.idf, members, method, clusters)]
     if idf:
         texts = _texts(store, [m.item_id for m in members])
@@ -102,7 +102,8 @@ def stats(store: Store, idf: Sequence[float] = ()) -> StatsReport:
         for threshold in idf:
             filtered = params.with_filters(idf=threshold)
             again = fingerprint_many(texts, filtered, frequencies)
-            prints = [Fingerprinted(m.item_id, f.sha1, f.features) for m, f in zip(members, again)]
+            prints = [Fingerprinted(m.item_id, f.sha1, f.features, f.sketch, f.words) for m, f in zip(members, again)]
+            by_id = {m.item_id: t for m, t in zip(members, texts)}
             columns.append(_column(_label(threshold), threshold, members, method,
-                                   cluster_apart(prints, filtered, METHODS)))
+                                   cluster_apart(prints, filtered, METHODS, store.cluster_rule, by_id)))
     return StatsReport(str(store.location), method, params, columns)

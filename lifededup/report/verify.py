@@ -24,11 +24,10 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Literal
 
-from lifededup.config import FingerprintParams
 from lifededup.fingerprint.compare import word_edit_distance
 from lifededup.normalize import word_stream
-from lifededup.report.scratch import Fingerprinted, cluster_apart
-from lifededup.store import FEATURE_COLUMNS, Store
+from lifededup.report.apart import cluster_store_apart
+from lifededup.store import Store
 
 Clustering = Literal["store", "conservative", "transitive"]
 
@@ -118,16 +117,13 @@ class VerifyReport:
 
 # -- which clusters ----------------------------------------------------------
 
-_PRINTS = "SELECT item_id, sha1, " + ", ".join(FEATURE_COLUMNS) + " FROM fingerprints ORDER BY item_id"
 
 
 def _cluster_of(store: Store, clustering: Clustering) -> dict[int, int]:
+    if clustering != "store":
+        return cluster_store_apart(store, [clustering])[clustering]
     with store.transaction() as conn:
-        if clustering == "store":
-            return {int(r[0]): int(r[1]) for r in conn.exec_driver_sql("SELECT item_id, cluster_id FROM clusters")}
-        prints = [Fingerprinted(int(r[0]), str(r[1]), None if r[2] is None else tuple(int(v) for v in r[2:8]))
-                  for r in conn.exec_driver_sql(_PRINTS)]
-    return cluster_apart(prints, store.params or FingerprintParams(), [clustering])[clustering]
+        return {int(r[0]): int(r[1]) for r in conn.exec_driver_sql("SELECT item_id, cluster_id FROM clusters")}
 
 
 def _sha1s(store: Store) -> dict[int, str]:
@@ -204,7 +200,7 @@ def _check(cluster_id: int, texts: list[Text]) -> tuple[ClusterCheck, list[float
 
 def verify(store: Store, *, threshold: float = DEFAULT_THRESHOLD, clustering: Clustering = "store") -> VerifyReport:
     """Measure every cluster of the store (``"store"``), or of the store's
-    fingerprints clustered afresh in a scratch store (``"conservative"``,
+    fingerprints clustered afresh by its rule, in memory (``"conservative"``,
     ``"transitive"``: the paper's Figures 4 and 2) without changing it."""
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(f"the threshold is a fraction of the longer document, 0..1, not {threshold}")

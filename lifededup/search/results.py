@@ -32,6 +32,9 @@ class Copy:
     id: int
     path: str
     part: str
+    # similarity to the cluster's representative (the pivot), as stored
+    resemblance: float | None = None
+    word_distance: float | None = None
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,10 @@ class Hit:
     hidden: int
     copies: tuple[Copy, ...] = ()
     snippet: Snippet = field(default_factory=lambda: Snippet(""))
+    # this item's similarity to its cluster's representative (1 and 0 for the
+    # representative itself and exact copies; None without a cluster)
+    resemblance: float | None = None
+    word_distance: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -212,16 +219,18 @@ def _with_details(conn: Connection, hits: list[Hit], query: str | None) -> list[
         return hits
     ids = _ids([h.id for h in hits])
     details = {
-        int(r[0]): (r[1], int(r[2]))
+        int(r[0]): (r[1], int(r[2]), r[3], r[4])
         for r in conn.exec_driver_sql(
-            f"SELECT i.id, {ITEM_DATE}, (SELECT count(*) FROM clusters c2 WHERE c2.cluster_id = c.cluster_id) "
+            f"SELECT i.id, {ITEM_DATE}, (SELECT count(*) FROM clusters c2 WHERE c2.cluster_id = c.cluster_id), "
+            f"c.resemblance, c.word_distance "
             f"FROM items i LEFT JOIN clusters c ON c.item_id = i.id WHERE i.id IN ({ids})"
         )
     }
     snippets = _snippets(conn, ids, query)
     return [
         replace(h, date=details[h.id][0], cluster_size=max(details[h.id][1], 1),
-                snippet=snippets.get(h.id, Snippet("")))
+                snippet=snippets.get(h.id, Snippet("")), resemblance=details[h.id][2],
+                word_distance=details[h.id][3])
         for h in hits
     ]
 
@@ -264,15 +273,16 @@ def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: 
                           else f"EXISTS ({matching} AND rowid = i.id)")
         params["query"] = query
     rows = conn.exec_driver_sql(
-        "SELECT c.cluster_id, i.id, i.path, i.part FROM clusters c JOIN items i ON i.id = c.item_id "
+        "SELECT c.cluster_id, i.id, i.path, i.part, c.resemblance, c.word_distance "
+        "FROM clusters c JOIN items i ON i.id = c.item_id "
         f"WHERE c.cluster_id IN ({_ids(shared)}) "
         f"AND i.id NOT IN ({_ids([h.id for h in hits])}) {''.join(' AND ' + c for c in conditions)} "
         "ORDER BY c.cluster_id, i.path, i.part",
         params,
     )
     copies: dict[int, list[Copy]] = {}
-    for cluster_id, item_id, path, part in rows:
-        copies.setdefault(int(cluster_id), []).append(Copy(int(item_id), str(path), str(part)))
+    for cluster_id, item_id, path, part, resemblance, distance in rows:
+        copies.setdefault(int(cluster_id), []).append(Copy(int(item_id), str(path), str(part), resemblance, distance))
     return [replace(h, hidden=len(found), copies=tuple(found[:COPIES_LISTED]))
             for h, found in ((h, copies.get(h.cluster_id or h.id, [])) for h in hits)]
 

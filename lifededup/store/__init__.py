@@ -23,7 +23,8 @@ Public API (everything else in this package is internal):
     ``move_item(old_path, new_path) -> int``  ids, text and clusters kept
     ``item_id(path, part="") -> int | None``
     ``params`` / ``set_params(FingerprintParams)``  the params the store was built with
-    ``recluster(method="conservative" | "transitive")``, ``cluster_method``
+    ``recluster(method="conservative" | "transitive", rule=None)``, ``cluster_method``,
+        ``cluster_rule`` (a :class:`Rule`: ``verified`` by default, or ``features``)
     ``execute(sql, params) -> (columns, rows)``  one statement, named
         ``:params``; joins an open ``transaction()``, else runs on its own
         (SQL errors: ``sqlite3.Error`` alone, ``sqlalchemy.exc.DBAPIError`` inside)
@@ -44,6 +45,10 @@ An item in full (``details.py``): ``item_details(store, ids) -> {id: ItemDetails
 ``item_parts(store, id, limit=200) -> (parts, total)`` (a mailbox's messages,
 a mail's attachments).
 
+The clustering engine (``engine.py``, ``clustering.py``): ``cluster_members(
+members, ClusterSettings, texts)`` forms clusters in memory with the store's
+own rule and engine (reports' experiments); ``Rule``, ``Similarity``.
+
 Watched folders (``folders.py``): ``list_folders(store)``,
 ``add_folder(store, path, include, exclude)``, ``remove_folder(store, path, forget=False)``,
 ``items_under(store, path)``,
@@ -60,7 +65,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from lifededup.store.check import Problem, check_store
-from lifededup.store.clustering import METHODS, Method
+from lifededup.store.clustering import METHODS, Method, cluster_members
+from lifededup.store.clustering import Member as ClusterMember
+from lifededup.store.clustering import Settings as ClusterSettings
 from lifededup.store.details import ItemDetails, item_details, item_parts, item_text
 from lifededup.store.errors import (
     ItemNotFound,
@@ -85,10 +92,17 @@ from lifededup.store.queries import (
     find_item,
 )
 from lifededup.store.records import ItemRecord
+from lifededup.store.similarity import RULES, Rule, Similarity
 from lifededup.store.store import Store
 
 __all__ = [
+    "RULES",
     "Cluster",
+    "ClusterMember",
+    "ClusterSettings",
+    "Rule",
+    "Similarity",
+    "cluster_members",
     "ENV_VAR",
     "Explanation",
     "ItemDetails",

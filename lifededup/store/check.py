@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
 
+from lifededup.store.clustering import unmeasured_members
 from lifededup.store.models import FEATURE_COLUMNS
 from lifededup.store.opening import damage_of, damaged_message
 from lifededup.store.store import Store
@@ -59,6 +60,20 @@ _CONSERVATIVE = (
     " JOIN fingerprints m ON m.item_id = c.item_id JOIN fingerprints r ON r.item_id = c.cluster_id"
     f" WHERE c.item_id != c.cluster_id AND m.sha1 != r.sha1 AND coalesce({_SHARED}, 0) < :threshold",
 )
+# the verified rule: every measured member within the bound (a member still
+# unmeasured, from before revision 0006, was admitted by its features)
+_VERIFIED = (
+    "member-not-near", "members farther from their representative than the rule's word-distance bound",
+    "SELECT m.item_id FROM clusters c"
+    " JOIN fingerprints m ON m.item_id = c.item_id JOIN fingerprints r ON r.item_id = c.cluster_id"
+    " WHERE c.item_id != c.cluster_id AND m.sha1 != r.sha1 AND (c.word_distance > :bound"
+    # the length difference is a lower bound of the edit distance: a stored
+    # distance below it was not measured against this representative
+    " OR abs(m.words - r.words) > c.word_distance * max(m.words, r.words) + 1"
+    # (and, in Python, a stored resemblance that is not the sketches': see
+    # clustering.unmeasured_members)
+    f" OR (c.word_distance IS NULL AND coalesce({_SHARED}, 0) < :threshold))",
+)
 
 
 def damage(store: Store) -> Problem | None:
@@ -109,9 +124,12 @@ def check_store(store: Store) -> list[Problem]:
             if ids:
                 problems.append(Problem(name, message, sorted(ids)))
         if store.cluster_method == "conservative":
-            name, message, sql = _CONSERVATIVE
+            rule = store.cluster_rule
+            name, message, sql = _CONSERVATIVE if rule.kind == "features" else _VERIFIED
             threshold = store.params.threshold if store.params else 2
-            ids = [int(r[0]) for r in conn.exec_driver_sql(sql, {"threshold": threshold})]
+            bound = rule.max_word_distance + 1e-9
+            ids = [int(r[0]) for r in conn.exec_driver_sql(sql, {"threshold": threshold, "bound": bound})]
+            ids += unmeasured_members(conn, store.params.features if store.params else 6)
             if ids:
                 problems.append(Problem(name, message, sorted(ids)))
         if not store.readonly:

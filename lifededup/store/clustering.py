@@ -1,34 +1,58 @@
-"""Conservative clusters (seeds/000 section 3.2), kept true through every
-write, and the fully transitive alternative for comparison.
+"""The store's clusters (seeds/000 section 3.2), kept true through every
+write: the engine of :mod:`lifededup.store.engine` over the store's tables,
+and the fully transitive alternative for comparison.
 
-Conservative: a new document with the SHA-1 of an indexed one joins that one's
-cluster; otherwise it joins the representative it shares the most features
-with (at least ``threshold``; ties go to the earliest representative);
-otherwise it represents a new cluster.  Members never act as representatives,
-which is what keeps every member close to the document it is shown under.
+Conservative (the default): a new document with the SHA-1 of an indexed one
+joins that one's cluster; otherwise it joins the first candidate
+representative its :class:`~lifededup.store.similarity.Rule` admits --
+``verified`` (default): representatives sharing a feature or at least a few of
+the 84 sketch values, admitted within the word-distance and resemblance
+bounds; ``features``: the design card's rule, at least ``threshold`` shared
+features.  Candidates are tried most shared first; ties go to the longer text,
+then the smaller SHA-1 -- never to arrival order, so that ``recluster``, which
+places the texts in :func:`canonical_order` (most central first), gives the
+same clusters whatever order the files were indexed in.  Members never act as
+representatives.
 
-Transitive: any two near-duplicates are linked and clusters are the connected
-components (union-find), named after their earliest item.  The paper found
-such chains join documents more than 50% apart (its Figure 2), so it is only
-offered for comparison, never by default.
+Transitive: any two near-duplicates (by features) are linked and clusters are
+the connected components (union-find), named after their earliest item.  The
+paper found such chains join documents more than 50% apart (its Figure 2), so
+it is only offered for comparison, never by default.
+
+``sketch_keys`` holds the sketch values of every conservative representative
+(none under transitive clustering): the candidate lookup of the verified rule.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Literal
 
 from sqlalchemy import Connection
 
 from lifededup.model import shared_features
+from lifededup.store import engine
 from lifededup.store.models import FEATURE_COLUMNS
+from lifededup.store.similarity import (
+    EXACT,
+    Rule,
+    Similarity,
+    estimate_resemblance,
+    measure,
+    measure_any,
+    sketch_values,
+)
 
 Method = Literal["conservative", "transitive"]
 METHODS: tuple[Method, ...] = ("conservative", "transitive")
 
 # SQLite accepts 32766 bound variables a statement; stay far below.
 CHUNK = 500
+# texts kept split into words while one write call verifies candidates
+_WORDS_CACHED = 64
 
 
 def _feature_union(only_representatives: bool) -> str:
@@ -43,27 +67,34 @@ def _feature_union(only_representatives: bool) -> str:
 # fi is exactly one shared feature.
 # Plain SQL run with exec_driver_sql: no statement is compiled per call, and
 # these run for every insert.
-_BEST_REPRESENTATIVE = (
+_REPRESENTATIVES_SHARING = (
     f"SELECT item_id, count(*) AS shared FROM ({_feature_union(True)}) "
-    "GROUP BY item_id HAVING count(*) >= :threshold "
-    "ORDER BY shared DESC, item_id LIMIT 1"
+    "GROUP BY item_id HAVING count(*) >= :threshold"
 )
 _NEIGHBOURS = (
     f"SELECT item_id FROM ({_feature_union(False)}) "
     "GROUP BY item_id HAVING count(*) >= :threshold"
 )
 _SAME_SHA1 = "SELECT cluster_id FROM clusters WHERE sha1 = :sha1 LIMIT 1"
-_ADD = "INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (:item_id, :sha1, :cluster_id)"
+_COPY = "SELECT cluster_id, resemblance, word_distance FROM clusters WHERE sha1 = :sha1 LIMIT 1"
+_ADD = ("INSERT INTO clusters (item_id, sha1, cluster_id, resemblance, word_distance)"
+        " VALUES (:item_id, :sha1, :cluster_id, :resemblance, :word_distance)")
 _FLAG = "UPDATE fingerprints SET is_representative = :flag WHERE item_id = :item_id"
-_FINGERPRINT = "SELECT item_id, sha1, " + ", ".join(FEATURE_COLUMNS) + " FROM fingerprints WHERE item_id = :item_id"
-_FINGERPRINT_COLUMNS = ("item_id", "sha1", *FEATURE_COLUMNS, "words", "shingles", "is_representative")
+_MEMBER_COLUMNS = "item_id, sha1, " + ", ".join(FEATURE_COLUMNS) + ", sketch, words"
+_FINGERPRINT = f"SELECT {_MEMBER_COLUMNS} FROM fingerprints WHERE item_id = :item_id"
+_FINGERPRINT_COLUMNS = ("item_id", "sha1", *FEATURE_COLUMNS, "sketch", "words", "shingles", "is_representative")
 INSERT_FINGERPRINT = (f"INSERT INTO fingerprints ({', '.join(_FINGERPRINT_COLUMNS)}) "
                       f"VALUES ({', '.join(':' + c for c in _FINGERPRINT_COLUMNS)})")
+# longest text first, then by SHA-1: an order that depends on the texts
+# alone (the election of a new representative when one goes)
+CANONICAL_ORDER = "words DESC, sha1, item_id"
 _MEMBERS = (
-    "SELECT f.item_id, f.sha1, " + ", ".join(f"f.{f}" for f in FEATURE_COLUMNS)
-    + " FROM clusters c JOIN fingerprints f ON f.item_id = c.item_id"
-    " WHERE c.cluster_id = :cluster_id ORDER BY f.item_id"
+    f"SELECT {', '.join('f.' + c for c in _MEMBER_COLUMNS.split(', '))}"
+    " FROM clusters c JOIN fingerprints f ON f.item_id = c.item_id"
+    " WHERE c.cluster_id = :cluster_id ORDER BY " + ", ".join("f." + c for c in CANONICAL_ORDER.split(", "))
 )
+_ADD_KEYS = "INSERT OR IGNORE INTO sketch_keys (value, item_id) VALUES (:value, :item_id)"
+_DROP_KEYS = "DELETE FROM sketch_keys WHERE value = :value AND item_id = :item_id"
 
 
 @dataclass(frozen=True)
@@ -73,66 +104,302 @@ class Member:
     item_id: int
     sha1: str
     features: tuple[int, ...] | None
+    sketch: bytes | None = field(default=None, compare=False)
+    words: int = field(default=0, compare=False)
 
     @classmethod
     def from_row(cls, row: Sequence[object]) -> Member:
         values = row[2:8]
         features = None if values[0] is None else tuple(int(v) for v in values)  # type: ignore[call-overload]
-        return cls(item_id=int(row[0]), sha1=str(row[1]), features=features)  # type: ignore[call-overload]
+        sketch = row[8] if len(row) > 8 else None
+        words = row[9] if len(row) > 9 else 0
+        return cls(item_id=int(row[0]), sha1=str(row[1]), features=features,  # type: ignore[call-overload]
+                   sketch=None if sketch is None else bytes(sketch),  # type: ignore[call-overload]
+                   words=int(words or 0))  # type: ignore[call-overload]
 
 
-def qualifies(member: Member, representative: Member, threshold: int) -> bool:
-    """An exact copy, or a near-duplicate (seeds/000 section 2.2 step 7)."""
-    if member.sha1 == representative.sha1:
-        return True
-    return shared_features(member.features, representative.features) >= threshold
+@dataclass(frozen=True)
+class Settings:
+    """Everything a write needs to place items: the features threshold (the
+    FingerprintParams'), how many features a document has, the method and the
+    admission rule."""
+
+    threshold: int
+    features: int
+    method: Method = "conservative"
+    rule: Rule = field(default_factory=Rule)
 
 
 def _feature_params(features: tuple[int, ...]) -> dict[str, int]:
     return dict(zip(FEATURE_COLUMNS, features))
 
 
-def _join(conn: Connection, item: Member, cluster_id: int) -> None:
-    conn.exec_driver_sql(_ADD, {"item_id": item.item_id, "sha1": item.sha1, "cluster_id": cluster_id})
-    if cluster_id == item.item_id:
-        conn.exec_driver_sql(_FLAG, {"flag": 1, "item_id": item.item_id})
+def _similarity_row(similarity: Similarity | None) -> dict[str, float | None]:
+    """The clusters columns; NaN (not measured) is stored as NULL."""
+    if similarity is None:
+        return {"resemblance": None, "word_distance": None}
+    return {name: None if math.isnan(value) else value
+            for name, value in (("resemblance", similarity.resemblance),
+                                ("word_distance", similarity.word_distance))}
 
 
-def choose_conservative(conn: Connection, item: Member, threshold: int) -> int:
-    """The cluster a fingerprinted item without a clusters row belongs in
-    (reads only: the item's own rows are not needed to find it)."""
-    exact = conn.exec_driver_sql(_SAME_SHA1, {"sha1": item.sha1}).scalar()
-    if exact is not None:
-        return int(exact)
-    if item.features is not None:
-        best = conn.exec_driver_sql(
-            _BEST_REPRESENTATIVE, {**_feature_params(item.features), "threshold": threshold}
-        ).first()
-        if best is not None:
-            return int(best[0])
-    return item.item_id
+def _set_keys(conn: Connection, member: Member, present: bool) -> None:
+    if member.sketch is None:
+        return
+    rows = [{"value": int(v), "item_id": member.item_id} for v in sketch_values(member.sketch).tolist()]
+    conn.exec_driver_sql(_ADD_KEYS if present else _DROP_KEYS, rows)
 
 
-def place_conservative(conn: Connection, item: Member, threshold: int) -> int:
-    """Give a fingerprinted item without a clusters row its cluster; return it."""
-    cluster_id = choose_conservative(conn, item, threshold)
-    _join(conn, item, cluster_id)
-    return cluster_id
+class _Admission:
+    """What both lookups share: the ranking of candidates and the admission
+    test of the rule.  A subclass says how members and their words are read,
+    and which representatives share features or sketch values."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._members: dict[int, Member] = {}
+
+    def remember(self, member: Member) -> None:
+        self._members[member.item_id] = member
+
+    def member(self, item_id: int) -> Member:
+        found = self._members.get(item_id)
+        if found is None:
+            found = self._load(item_id)
+            self._members[item_id] = found
+        return found
+
+    def _load(self, item_id: int) -> Member:
+        raise LookupError(f"item {item_id} has no fingerprint")
+
+    def _prefetch(self, item_ids: list[int]) -> None:
+        """Read these members at once (a lookup that reads one at a time
+        need not)."""
+
+    def words(self, item_id: int) -> list[str]:
+        raise NotImplementedError
+
+    def _sharing_features(self, member: Member, least: int) -> dict[int, int]:
+        raise NotImplementedError
+
+    def _sharing_minima(self, member: Member, least: int, most: int) -> dict[int, int]:
+        raise NotImplementedError
+
+    def candidates(self, item: int) -> list[int]:
+        member, rule = self.member(item), self.settings.rule
+        shared: dict[int, list[int]] = {}
+        if member.features is not None:
+            # the verified rule verifies anything sharing one feature; the
+            # features rule needs `threshold` of them and nothing else
+            least = 1 if rule.kind == "verified" else self.settings.threshold
+            for rep, count in self._sharing_features(member, least).items():
+                shared[rep] = [count, 0]
+        if rule.kind == "verified" and member.sketch is not None:
+            for rep, count in self._sharing_minima(member, rule.min_shared_minima, 4 * rule.candidates).items():
+                shared.setdefault(rep, [0, 0])[1] = count
+        shared.pop(item, None)
+        self._prefetch([c for c in shared if c not in self._members])
+        ranked = sorted(shared, key=lambda c: (-shared[c][0], -shared[c][1], *self._canonical(c)))
+        return ranked[: rule.candidates] if rule.kind == "verified" else ranked
+
+    def _canonical(self, item_id: int) -> tuple[int, str, int]:
+        found = self.member(item_id)
+        return (-found.words, found.sha1, item_id)
+
+    def admit(self, item: int, representative: int) -> Similarity | None:
+        a, b = self.member(item), self.member(representative)
+        if a.sha1 == b.sha1:
+            return EXACT
+        if self.settings.rule.kind == "features":
+            if shared_features(a.features, b.features) < self.settings.threshold:
+                return None
+            return measure_any(a.sketch, b.sketch, self.words(item), self.words(representative),
+                               self.settings.features, self.settings.rule.max_word_distance)
+        if a.features is None or b.features is None:
+            return None  # short texts are exact-only (seeds/002)
+        return measure(a.sketch, b.sketch, self.words(item), self.words(representative),
+                       self.settings.features, self.settings.rule)
 
 
-def add_new(conn: Connection, item: Member, fingerprint_row: dict[str, object], threshold: int,
-            method: Method) -> int:
-    """Store a new fingerprints row and place the item; return its cluster.
-    Conservatively the cluster is chosen first, so the row is written once
-    with its representative flag (the flag is in all six feature indexes)."""
-    if method == "transitive":
+
+def _number(value: object) -> float:
+    return float("nan") if value is None else float(str(value))
+
+
+class StoreRepresentatives(_Admission):
+    """The engine's candidate lookup over the store's tables (one write call).
+
+    ``pending`` holds the fingerprints rows of new items: each is written by
+    :meth:`join` once its cluster is known, with its representative flag (the
+    flag is in all six feature indexes, so it is written once)."""
+
+    def __init__(self, conn: Connection, settings: Settings) -> None:
+        super().__init__(settings)
+        self.conn = conn
+        self.pending: dict[int, dict[str, object]] = {}
+        self._words: dict[int, list[str]] = {}
+
+    def _load(self, item_id: int) -> Member:
+        found = load_member(self.conn, item_id)
+        if found is None:
+            raise LookupError(f"item {item_id} has no fingerprint")
+        return found
+
+    def _prefetch(self, item_ids: list[int]) -> None:
+        for marks in id_lists(item_ids):
+            for row in self.conn.exec_driver_sql(
+                f"SELECT {_MEMBER_COLUMNS} FROM fingerprints WHERE item_id IN ({marks})"
+            ):
+                self.remember(Member.from_row(row))
+
+    def words(self, item_id: int) -> list[str]:
+        found = self._words.get(item_id)
+        if found is None:
+            text = self.conn.exec_driver_sql("SELECT text FROM items WHERE id = :i", {"i": item_id}).scalar()
+            found = _words_of(str(text or ""))
+            if len(self._words) >= _WORDS_CACHED:
+                self._words.pop(next(iter(self._words)))
+            self._words[item_id] = found
+        return found
+
+    def _sharing_features(self, member: Member, least: int) -> dict[int, int]:
+        assert member.features is not None
+        params = {**_feature_params(member.features), "threshold": least}
+        return {int(r[0]): int(r[1]) for r in self.conn.exec_driver_sql(_REPRESENTATIVES_SHARING, params)}
+
+    def _sharing_minima(self, member: Member, least: int, most: int) -> dict[int, int]:
+        assert member.sketch is not None
+        values = ", ".join(str(int(v)) for v in sketch_values(member.sketch).tolist())
+        rows = self.conn.exec_driver_sql(
+            f"SELECT item_id, count(*) FROM sketch_keys WHERE value IN ({values}) GROUP BY item_id"
+            f" HAVING count(*) >= {int(least)} ORDER BY count(*) DESC LIMIT {int(most)}"
+        )
+        return {int(r[0]): int(r[1]) for r in rows}
+
+    def copy_of(self, item: int) -> tuple[int, Similarity] | None:
+        row = self.conn.exec_driver_sql(_COPY, {"sha1": self.member(item).sha1}).first()
+        if row is None:
+            return None
+        # a copy is as close to the representative as the text it copies
+        similarity = Similarity(_number(row[1]), _number(row[2]))
+        return int(row[0]), similarity
+
+    def join(self, item: int, cluster: int, similarity: Similarity) -> None:
+        member = self.member(item)
+        is_representative = cluster == item
+        row = self.pending.pop(item, None)
+        if row is not None:
+            self.conn.exec_driver_sql(INSERT_FINGERPRINT, {**row, "is_representative": int(is_representative)})
+        elif is_representative:
+            self.conn.exec_driver_sql(_FLAG, {"flag": 1, "item_id": item})
+        self.conn.exec_driver_sql(
+            _ADD, {"item_id": item, "sha1": member.sha1, "cluster_id": cluster, **_similarity_row(similarity)}
+        )
+        if is_representative:
+            _set_keys(self.conn, member, True)
+
+
+class MemoryRepresentatives(_Admission):
+    """The same lookup over members held in memory (reports' experiments):
+    ``texts`` gives each item's text when the rule verifies."""
+
+    def __init__(self, settings: Settings, texts: Mapping[int, str] | None = None) -> None:
+        super().__init__(settings)
+        self.texts = texts or {}
+        self.cluster_of: dict[int, int] = {}
+        self.similarity: dict[int, Similarity] = {}
+        self._first_of_sha1: dict[str, int] = {}
+        self._features: defaultdict[tuple[int, int], list[int]] = defaultdict(list)
+        self._minima: defaultdict[int, list[int]] = defaultdict(list)
+
+    def words(self, item_id: int) -> list[str]:
+        return _words_of(self.texts.get(item_id, ""))
+
+    def _sharing_features(self, member: Member, least: int) -> dict[int, int]:
+        assert member.features is not None
+        counts = Counter(rep for key in enumerate(member.features) for rep in self._features.get(key, ()))
+        return {rep: n for rep, n in counts.items() if n >= least}
+
+    def _sharing_minima(self, member: Member, least: int, most: int) -> dict[int, int]:
+        assert member.sketch is not None
+        counts = Counter(rep for v in set(sketch_values(member.sketch).tolist()) for rep in self._minima.get(v, ()))
+        return {rep: n for rep, n in counts.most_common(most) if n >= least}
+
+    def copy_of(self, item: int) -> tuple[int, Similarity] | None:
+        first = self._first_of_sha1.get(self.member(item).sha1)
+        return None if first is None else (self.cluster_of[first], self.similarity[first])
+
+    def join(self, item: int, cluster: int, similarity: Similarity) -> None:
+        member = self.member(item)
+        self.cluster_of[item] = cluster
+        self.similarity[item] = similarity
+        self._first_of_sha1.setdefault(member.sha1, item)
+        if cluster == item:
+            for key in enumerate(member.features or ()):
+                self._features[key].append(item)
+            if member.sketch is not None:
+                for value in set(sketch_values(member.sketch).tolist()):
+                    self._minima[value].append(item)
+
+
+# a sketch value held by more texts than this is boilerplate: it says
+# nothing about which text is central
+_CENTRALITY_CAP = 40
+
+
+def canonical_order(members: Sequence[Member]) -> list[Member]:
+    """The order recluster places texts in, which depends on the texts alone:
+    the most central first -- the text sharing the most sketch values with
+    others (each value counted for at most 40 holders), a draft in the middle
+    of its series rather than one of its ends -- then the longer, then the
+    smaller SHA-1."""
+    import numpy as np
+
+    sketched = [m for m in members if m.sketch is not None]
+    score: dict[int, int] = {}
+    if sketched:
+        values = np.concatenate([sketch_values(m.sketch) for m in sketched if m.sketch is not None])
+        owner = np.repeat(np.arange(len(sketched)), values.size // len(sketched))
+        _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+        shared = np.minimum(counts[inverse], _CENTRALITY_CAP) - 1
+        totals = np.bincount(owner, weights=shared, minlength=len(sketched))
+        score = {m.item_id: int(t) for m, t in zip(sketched, totals.tolist())}
+    return sorted(members, key=lambda m: (-score.get(m.item_id, 0), -m.words, m.sha1, m.item_id))
+
+
+def cluster_members(members: Sequence[Member], settings: Settings,
+                    texts: Mapping[int, str] | None = None) -> dict[int, int]:
+    """Every member's cluster, formed apart from any store by the store's
+    own rule and engine, in recluster's canonical order (most central first)."""
+    if settings.method == "transitive":
+        sets = UnionFind()
+        first_of_sha1: dict[str, int] = {}
+        features: defaultdict[tuple[int, int], list[int]] = defaultdict(list)
+        for member in sorted(members, key=lambda m: m.item_id):
+            sets.union(member.item_id, first_of_sha1.setdefault(member.sha1, member.item_id))
+            counts = Counter(o for key in enumerate(member.features or ()) for o in features.get(key, ()))
+            for other, n in counts.items():
+                if n >= settings.threshold:
+                    sets.union(member.item_id, other)
+            for key in enumerate(member.features or ()):
+                features[key].append(member.item_id)
+        return {m.item_id: sets.find(m.item_id) for m in members}
+    lookup = MemoryRepresentatives(settings, texts)
+    for member in members:
+        lookup.remember(member)
+    engine.cluster_in_order([m.item_id for m in canonical_order(members)], lookup)
+    return lookup.cluster_of
+
+
+def add_new(conn: Connection, item: Member, fingerprint_row: dict[str, object], settings: Settings) -> int:
+    """Store a new fingerprints row and place the item; return its cluster."""
+    if settings.method == "transitive":
         conn.exec_driver_sql(INSERT_FINGERPRINT, {**fingerprint_row, "is_representative": 0})
-        return place_transitive(conn, item, threshold)
-    cluster_id = choose_conservative(conn, item, threshold)
-    flag = int(cluster_id == item.item_id)
-    conn.exec_driver_sql(INSERT_FINGERPRINT, {**fingerprint_row, "is_representative": flag})
-    conn.exec_driver_sql(_ADD, {"item_id": item.item_id, "sha1": item.sha1, "cluster_id": cluster_id})
-    return cluster_id
+        return place_transitive(conn, item, settings.threshold)
+    tables = StoreRepresentatives(conn, settings)
+    tables.remember(item)
+    tables.pending[item.item_id] = fingerprint_row
+    return engine.place(item.item_id, tables)
 
 
 def load_member(conn: Connection, item_id: int) -> Member | None:
@@ -147,6 +414,14 @@ def id_lists(ids: Sequence[int]) -> Iterable[str]:
         yield ", ".join(str(int(i)) for i in ids[start : start + CHUNK])
 
 
+def _drop_representatives_keys(conn: Connection, marks: str) -> None:
+    rows = conn.exec_driver_sql(
+        f"SELECT {_MEMBER_COLUMNS} FROM fingerprints WHERE item_id IN ({marks}) AND is_representative = 1"
+    )
+    for row in rows.all():
+        _set_keys(conn, Member.from_row(row), False)
+
+
 def detach(conn: Connection, item_ids: Iterable[int]) -> set[int]:
     """Drop the fingerprints and clusters rows of these items; return the
     clusters they were in (which need :func:`repair`)."""
@@ -156,6 +431,7 @@ def detach(conn: Connection, item_ids: Iterable[int]) -> set[int]:
         affected.update(
             int(r[0]) for r in conn.exec_driver_sql(f"SELECT cluster_id FROM clusters WHERE item_id IN ({marks})")
         )
+        _drop_representatives_keys(conn, marks)
         conn.exec_driver_sql(f"DELETE FROM clusters WHERE item_id IN ({marks})")
         conn.exec_driver_sql(f"DELETE FROM fingerprints WHERE item_id IN ({marks})")
     return affected
@@ -166,10 +442,11 @@ def _members_of(conn: Connection, cluster_id: int) -> list[Member]:
     return [Member.from_row(r) for r in rows]
 
 
-def repair_conservative(conn: Connection, cluster_ids: Iterable[int], threshold: int) -> None:
-    """Mend clusters whose representative changed or disappeared: the earliest
-    remaining member is elected, and members that are not exact or near
-    copies of it are clustered again, in the order they were first indexed."""
+def repair_conservative(conn: Connection, cluster_ids: Iterable[int], settings: Settings) -> None:
+    """Mend clusters whose representative changed or disappeared: the first
+    remaining member in the canonical order (longest text) is elected, and
+    members it does not admit are clustered again."""
+    tables = StoreRepresentatives(conn, settings)
     for cluster_id in sorted(set(cluster_ids)):
         still_there = conn.exec_driver_sql(
             "SELECT 1 FROM clusters WHERE item_id = :c AND cluster_id = :c", {"c": cluster_id}
@@ -182,17 +459,14 @@ def repair_conservative(conn: Connection, cluster_ids: Iterable[int], threshold:
         # Take them all out first, so no lookup below can land in the
         # half-mended cluster through a member not yet placed again.
         detach_clusters_only(conn, [m.item_id for m in members])
-        elected = members[0]
-        _join(conn, elected, elected.item_id)
-        for member in members[1:]:
-            if qualifies(member, elected, threshold):
-                _join(conn, member, elected.item_id)
-            else:
-                place_conservative(conn, member, threshold)
+        for member in members:
+            tables.remember(member)
+        engine.repair([m.item_id for m in members], tables)
 
 
 def detach_clusters_only(conn: Connection, item_ids: Sequence[int]) -> None:
     for marks in id_lists(list(item_ids)):
+        _drop_representatives_keys(conn, marks)
         conn.exec_driver_sql(f"DELETE FROM clusters WHERE item_id IN ({marks})")
         conn.exec_driver_sql(f"UPDATE fingerprints SET is_representative = 0 WHERE item_id IN ({marks})")
 
@@ -241,9 +515,17 @@ def _components(conn: Connection, members: list[Member], threshold: int, inside:
     return sets
 
 
+def _write_transitive(conn: Connection, member: Member, cluster_id: int) -> None:
+    # members of a chain are not measured against its name: NULL similarity
+    conn.exec_driver_sql(_ADD, {"item_id": member.item_id, "sha1": member.sha1, "cluster_id": cluster_id,
+                                **_similarity_row(None)})
+    if cluster_id == member.item_id:
+        conn.exec_driver_sql(_FLAG, {"flag": 1, "item_id": member.item_id})
+
+
 def _write_components(conn: Connection, members: Iterable[Member], sets: UnionFind) -> None:
     for member in members:
-        _join(conn, member, sets.find(member.item_id))
+        _write_transitive(conn, member, sets.find(member.item_id))
 
 
 def repair_transitive(conn: Connection, cluster_ids: Iterable[int], threshold: int) -> None:
@@ -273,27 +555,53 @@ def place_transitive(conn: Connection, item: Member, threshold: int) -> int:
     for marks in id_lists(merged):
         conn.exec_driver_sql(f"UPDATE fingerprints SET is_representative = 0 WHERE item_id IN ({marks})")
         conn.exec_driver_sql(f"UPDATE clusters SET cluster_id = {int(target)} WHERE cluster_id IN ({marks})")
-    _join(conn, item, target)
+    _write_transitive(conn, item, target)
     return target
 
 
-def repair(conn: Connection, cluster_ids: Iterable[int], threshold: int, method: Method) -> None:
-    if method == "transitive":
-        repair_transitive(conn, cluster_ids, threshold)
+def repair(conn: Connection, cluster_ids: Iterable[int], settings: Settings) -> None:
+    if settings.method == "transitive":
+        repair_transitive(conn, cluster_ids, settings.threshold)
     else:
-        repair_conservative(conn, cluster_ids, threshold)
+        repair_conservative(conn, cluster_ids, settings)
 
 
-def recluster(conn: Connection, threshold: int, method: Method) -> None:
-    """Rebuild the clusters table from the fingerprints, in indexing order."""
+def recluster(conn: Connection, settings: Settings) -> None:
+    """Rebuild the clusters table from the fingerprints.  Conservatively,
+    texts are placed in :func:`canonical_order`: the result depends on the
+    texts alone, not on the order they were indexed in."""
     conn.exec_driver_sql("DELETE FROM clusters")
+    conn.exec_driver_sql("DELETE FROM sketch_keys")
     conn.exec_driver_sql("UPDATE fingerprints SET is_representative = 0")
-    rows = conn.exec_driver_sql(
-        "SELECT item_id, sha1, " + ", ".join(FEATURE_COLUMNS) + " FROM fingerprints ORDER BY item_id"
-    ).all()
-    members = [Member.from_row(r) for r in rows]
-    if method == "conservative":
+    if settings.method == "conservative":
+        rows = conn.exec_driver_sql(f"SELECT {_MEMBER_COLUMNS} FROM fingerprints")
+        tables = StoreRepresentatives(conn, settings)
+        members = [Member.from_row(row) for row in rows.all()]
         for member in members:
-            place_conservative(conn, member, threshold)
+            tables.remember(member)
+        engine.cluster_in_order([m.item_id for m in canonical_order(members)], tables)
         return
-    _write_components(conn, members, _components(conn, members, threshold, None))
+    rows = conn.exec_driver_sql(f"SELECT {_MEMBER_COLUMNS} FROM fingerprints ORDER BY item_id")
+    members = [Member.from_row(r) for r in rows.all()]
+    _write_components(conn, members, _components(conn, members, settings.threshold, None))
+
+
+def unmeasured_members(conn: Connection, features: int) -> list[int]:
+    """Near members whose stored resemblance is not that of their sketch with
+    their representative's: placed by something else than this code (say by
+    hand), so their stored word distance says nothing either."""
+    rows = conn.exec_driver_sql(
+        "SELECT c.item_id, c.resemblance, m.sketch, r.sketch FROM clusters c"
+        " JOIN fingerprints m ON m.item_id = c.item_id JOIN fingerprints r ON r.item_id = c.cluster_id"
+        " WHERE c.item_id != c.cluster_id AND m.sha1 != r.sha1 AND c.resemblance IS NOT NULL"
+        " AND m.sketch IS NOT NULL AND r.sketch IS NOT NULL"
+    )
+    return [int(row[0]) for row in rows
+            if abs(estimate_resemblance(bytes(row[2]), bytes(row[3]), features) - float(row[1])) > 1e-9]
+
+
+def _words_of(text: str) -> list[str]:
+    """The words verification compares (the fingerprint's word stream)."""
+    from lifededup.normalize import word_stream  # numpy: imported when a cluster is formed, not by a search
+
+    return word_stream(text).split()

@@ -20,6 +20,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -100,6 +101,9 @@ class FingerprintRow(Base):
     f4: Mapped[int | None] = mapped_column(Integer, nullable=True)
     f5: Mapped[int | None] = mapped_column(Integer, nullable=True)
     f6: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # the 84 Rabin minima the features are hashed from (6 x 14 big-endian
+    # uint64, revision 0006): the verified stage's sketch; NULL with features
+    sketch: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
     words: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
     shingles: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
     # Mirrors clusters.item_id = clusters.cluster_id so the feature indexes can
@@ -124,6 +128,24 @@ class ClusterRow(Base):
     )
     sha1: Mapped[str] = mapped_column(String(40), nullable=False)
     cluster_id: Mapped[int] = mapped_column(Integer, nullable=False)
+    # similarity to the representative (revision 0006): estimated resemblance
+    # and word edit distance; 1 and 0 for the representative and exact
+    # copies, NULL under transitive clustering (a chain is not measured)
+    resemblance: Mapped[float | None] = mapped_column(Float, nullable=True)
+    word_distance: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class SketchKey(Base):
+    """The sketch values of each conservative representative (revision
+    0006): the candidate lookup of the verified rule, one index seek per
+    value.  Rows go with their representative (kept by the clustering code,
+    no foreign key: a cascade would need a second index)."""
+
+    __tablename__ = "sketch_keys"
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    value: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    item_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
 
 
 class Param(Base):

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ from lifededup.config import FingerprintParams
 from lifededup.model import shared_features, stored_path
 from lifededup.store.clustering import Member, load_member
 from lifededup.store.errors import ItemNotFound
+from lifededup.store.similarity import Similarity
 from lifededup.store.store import Store
 
 
@@ -52,7 +53,8 @@ class ItemSummary:
         return asdict(self)
 
 
-_SUMMARY = "SELECT i.id, i.path, i.part, i.kind, i.title, i.status FROM items i"
+_COLUMNS = "SELECT i.id, i.path, i.part, i.kind, i.title, i.status"
+_SUMMARY = _COLUMNS + " FROM items i"
 
 
 def _summary(row: Any) -> ItemSummary:
@@ -63,18 +65,28 @@ def _summary(row: Any) -> ItemSummary:
 class Cluster:
     cluster_id: int
     members: list[ItemSummary]  # the representative first, then by id
+    # each member's similarity to the representative, as stored (None: not
+    # measured -- transitive clusters, or kept from before revision 0006)
+    similarity: list[Similarity | None] = field(default_factory=list)
 
     @property
     def representative(self) -> ItemSummary:
         return self.members[0]
 
     def to_dict(self) -> dict[str, Any]:
+        measured = self.similarity or [None] * len(self.members)
         return {
             "cluster_id": self.cluster_id,
             "size": len(self.members),
             "representative": self.representative.to_dict(),
-            "members": [m.to_dict() for m in self.members[1:]],
+            "members": [{**m.to_dict(), **_similarity_dict(s)} for m, s in zip(self.members[1:], measured[1:])],
         }
+
+
+def _similarity_dict(similarity: Similarity | None) -> dict[str, float | None]:
+    if similarity is None:
+        return {"resemblance": None, "word_distance": None}
+    return {"resemblance": similarity.resemblance, "word_distance": similarity.word_distance}
 
 
 def clusters(store: Store, *, min_size: int = 2, limit: int | None = None) -> list[Cluster]:
@@ -93,12 +105,13 @@ def clusters(store: Store, *, min_size: int = 2, limit: int | None = None) -> li
 def _cluster(conn: Connection, cluster_id: int) -> Cluster:
     rows = conn.execute(
         text(
-            _SUMMARY + " JOIN clusters c ON c.item_id = i.id WHERE c.cluster_id = :c"
-            " ORDER BY i.id != :c, i.id"
+            _COLUMNS + ", c.resemblance, c.word_distance FROM items i"
+            " JOIN clusters c ON c.item_id = i.id WHERE c.cluster_id = :c ORDER BY i.id != :c, i.id"
         ),
         {"c": cluster_id},
-    )
-    return Cluster(cluster_id, [_summary(r) for r in rows])
+    ).all()
+    similarity = [None if r[7] is None else Similarity(float(r[6]), float(r[7])) for r in rows]
+    return Cluster(cluster_id, [_summary(r) for r in rows], similarity)
 
 
 @dataclass(frozen=True)
@@ -123,6 +136,7 @@ class Explanation:
     method: str
     threshold: int
     reasons: list[Reason]  # the representative first
+    rule: str = "verified:30"  # the store's admission rule (Rule.spec)
 
     def why(self, reason: Reason) -> str:
         """Why a member is in the cluster, in words."""
@@ -137,6 +151,7 @@ class Explanation:
             "item": self.item.to_dict(),
             "cluster_id": self.cluster_id,
             "method": self.method,
+            "rule": self.rule,
             "threshold": self.threshold,
             "members": [r.to_dict() for r in self.reasons],
         }
@@ -198,15 +213,16 @@ def explain(store: Store, item: int | str) -> Explanation:
     found = find_item(store, item)
     params = store.params or FingerprintParams()
     method = store.cluster_method
+    rule = store.cluster_rule.spec
     with store.transaction() as conn:
         cluster_id = conn.execute(
             text("SELECT cluster_id FROM clusters WHERE item_id = :i"), {"i": found.id}
         ).scalar()
         if cluster_id is None:
-            return Explanation(found, None, method, params.threshold, [])
+            return Explanation(found, None, method, params.threshold, [], rule)
         rep = load_member(conn, int(cluster_id))
         assert rep is not None
         rep_text = _text(conn, rep.item_id)
         members = _cluster(conn, int(cluster_id)).members
         reasons = [_reason(conn, m, rep, rep_text, params) for m in members]
-        return Explanation(found, int(cluster_id), method, params.threshold, reasons)
+        return Explanation(found, int(cluster_id), method, params.threshold, reasons, rule)

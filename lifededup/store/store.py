@@ -15,11 +15,12 @@ from sqlalchemy import Connection, Engine
 from lifededup.config import FingerprintParams
 from lifededup.model import Fingerprint
 from lifededup.store import clustering
-from lifededup.store.clustering import METHODS, Member, Method
+from lifededup.store.clustering import METHODS, Member, Method, Settings
 from lifededup.store.errors import ParamsMismatch
 from lifededup.store.models import FEATURE_COLUMNS
 from lifededup.store.opening import Location
 from lifededup.store.records import ItemRecord, utc_now
+from lifededup.store.similarity import Rule
 
 
 _ITEM_COLUMNS = ("path", "part", "parent_id", "kind", "mime_type", "size", "mtime", "doc_date",
@@ -32,6 +33,7 @@ _UPDATE_ITEM = f"UPDATE items SET {', '.join(f'{c} = :{c}' for c in _ITEM_COLUMN
 
 _FINGERPRINT_PARAMS = "fingerprint"
 _CLUSTER_METHOD = "cluster_method"
+_CLUSTER_RULE = "cluster_rule"
 
 
 class Store:
@@ -48,9 +50,9 @@ class Store:
         self.location = location
         self.readonly = readonly
         self._conn: Connection | None = None
-        # (params, method) read once per outermost transaction: they are
-        # consulted on every insert
-        self._settings: tuple[FingerprintParams | None, Method] | None = None
+        # (params, method, rule) read once per outermost transaction: they
+        # are consulted on every insert
+        self._settings: tuple[FingerprintParams | None, Method, Rule] | None = None
 
     @property
     def path(self) -> Path:
@@ -91,14 +93,21 @@ class Store:
             {"name": name, "value": json.dumps(value, sort_keys=True)},
         )
 
-    def _read_settings(self, conn: Connection) -> tuple[FingerprintParams | None, Method]:
+    def _read_settings(self, conn: Connection) -> tuple[FingerprintParams | None, Method, Rule]:
         if self._settings is None:
             raw = self._param(conn, _FINGERPRINT_PARAMS)
             params = None if raw is None else FingerprintParams.from_dict(raw["params"])  # type: ignore[index]
             stored = self._param(conn, _CLUSTER_METHOD)
             method: Method = "transitive" if stored == "transitive" else "conservative"
-            self._settings = (params, method)
+            rule = self._param(conn, _CLUSTER_RULE)
+            self._settings = (params, method, Rule() if rule is None else Rule(**rule))  # type: ignore[arg-type]
         return self._settings
+
+    def _clustering(self, conn: Connection, params: FingerprintParams | None = None) -> Settings:
+        """How the store places items now (one read per transaction)."""
+        stored, method, rule = self._read_settings(conn)
+        params = params or stored or FingerprintParams()
+        return Settings(threshold=params.threshold, features=params.features, method=method, rule=rule)
 
     @property
     def params(self) -> FingerprintParams | None:
@@ -119,7 +128,7 @@ class Store:
                 raise ParamsMismatch(_mismatch(self.location, current, params))
             self._store_params(conn, params)
             if current is not None and current.threshold != params.threshold:
-                clustering.recluster(conn, params.threshold, self._method(conn))
+                clustering.recluster(conn, self._clustering(conn, params))
 
     def _store_params(self, conn: Connection, params: FingerprintParams) -> None:
         if params.features != len(FEATURE_COLUMNS):
@@ -146,9 +155,11 @@ class Store:
     def _method(self, conn: Connection) -> Method:
         return self._read_settings(conn)[1]
 
-    def _threshold(self, conn: Connection) -> int:
-        params = self._params(conn)
-        return params.threshold if params is not None else FingerprintParams().threshold
+    @property
+    def cluster_rule(self) -> Rule:
+        """How a near copy is admitted into a cluster (``verified`` by default)."""
+        with self.transaction() as conn:
+            return self._read_settings(conn)[2]
 
     # -- items --------------------------------------------------------------
 
@@ -181,16 +192,16 @@ class Store:
         with self.transaction() as conn:
             params = self._params_for(conn, fingerprint.params) if fingerprint is not None else None
             item_id, created = self._write_item(conn, record, status="ok", error=None)
-            new = None if fingerprint is None else Member(item_id, fingerprint.sha1, fingerprint.features)
+            new = None if fingerprint is None else Member(
+                item_id, fingerprint.sha1, fingerprint.features, fingerprint.sketch, fingerprint.words)
             old = None if created else clustering.load_member(conn, item_id)
             if old == new:
                 return item_id
-            threshold = params.threshold if params is not None else self._threshold(conn)
-            method = self._method(conn)
+            settings = self._clustering(conn, params)
             if old is not None:
-                clustering.repair(conn, clustering.detach(conn, [item_id]), threshold, method)
+                clustering.repair(conn, clustering.detach(conn, [item_id]), settings)
             if new is not None and fingerprint is not None:
-                clustering.add_new(conn, new, _fingerprint_row(item_id, fingerprint), threshold, method)
+                clustering.add_new(conn, new, _fingerprint_row(item_id, fingerprint), settings)
             return item_id
 
     def record_failure(self, record: ItemRecord | str, error: str, *, status: str = "failed") -> int:
@@ -210,7 +221,7 @@ class Store:
     def _detach(self, conn: Connection, item_ids: Iterable[int]) -> None:
         affected = clustering.detach(conn, item_ids)
         if affected:
-            clustering.repair(conn, affected, self._threshold(conn), self._method(conn))
+            clustering.repair(conn, affected, self._clustering(conn))
 
     def _with_descendants(self, conn: Connection, item_ids: list[int]) -> list[int]:
         found: set[int] = set(item_ids)
@@ -252,14 +263,19 @@ class Store:
             moved = conn.exec_driver_sql("UPDATE items SET path = :new WHERE path = :old", {"old": old, "new": new})
             return int(moved.rowcount)
 
-    def recluster(self, method: Method = "conservative") -> None:
-        """Rebuild every cluster from the fingerprints; later writes keep
-        using ``method``."""
+    def recluster(self, method: Method = "conservative", rule: Rule | str | None = None) -> None:
+        """Rebuild every cluster from the fingerprints, in an order that
+        depends on the texts alone (the canonical clusters); later writes
+        keep using ``method`` and ``rule`` (a :class:`Rule` or its spec,
+        ``verified[:PERCENT]`` or ``features``; None keeps the store's)."""
         if method not in METHODS:
             raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
+        chosen = Rule.parse(rule) if isinstance(rule, str) else rule
         with self.transaction() as conn:
             self._set_param(conn, _CLUSTER_METHOD, method)
-            clustering.recluster(conn, self._threshold(conn), method)
+            if chosen is not None:
+                self._set_param(conn, _CLUSTER_RULE, json.loads(chosen.to_json()))
+            clustering.recluster(conn, self._clustering(conn))
 
     def execute(self, sql: str, params: dict[str, object] | None = None) -> tuple[list[str], list[tuple[object, ...]]]:
         """Run one SQL statement as given; return column names and rows.
@@ -300,6 +316,7 @@ def _fingerprint_row(item_id: int, fingerprint: Fingerprint) -> dict[str, object
         "item_id": item_id,
         "sha1": fingerprint.sha1,
         **dict(zip(FEATURE_COLUMNS, features)),
+        "sketch": fingerprint.sketch,
         "words": fingerprint.words,
         "shingles": fingerprint.shingles,
     }

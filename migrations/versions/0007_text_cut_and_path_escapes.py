@@ -1,7 +1,7 @@
 """items.text_cut, and paths in the store's escaped form.
 
 Revision ID: 0007
-Revises: 0005
+Revises: 0006
 Create Date: 2026-11-23
 
 ``items.text_cut``: the length (in characters) of an item's text when it was
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0007"
-down_revision = "0005"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,175 @@
+"""The verified clusters on real texts in real stores: every member within
+the rule's bound of its representative through inserts, changes and deletes
+(hypothesis stateful test), and clusters that do not depend on the order the
+files arrived in once ``recluster`` has run."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import tempfile
+from pathlib import Path
+
+import hypothesis.strategies as st
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+from store_samples import fp, prose
+
+from lifededup.fingerprint.compare import word_edit_distance
+from lifededup.model import shared_features
+from lifededup.normalize import word_stream
+from lifededup.store import ItemRecord, Store, check_store, open_store
+
+
+def drifted(seed: int, base: int, share: float, words: int = 160) -> str:
+    """Base text ``base`` with ``share`` of its words replaced at random
+    places (new words, so that they change the shingles too)."""
+    out = prose(base, words).split()
+    rng = random.Random(seed)
+    for position in rng.sample(range(len(out)), int(share * len(out))):
+        out[position] = f"w{seed}x{position}"
+    return " ".join(out)
+
+
+# three families of drafts, from identical to far apart (40% of words
+# replaced is beyond the default bound of 30%)
+DRAFTS = [drifted(seed, base, share) for base in (1, 2, 3)
+          for seed, share in enumerate((0.0, 0.02, 0.08, 0.15, 0.25, 0.4), start=10 * base)]
+
+
+def partition(store: Store) -> set[frozenset[str]]:
+    _, rows = store.execute("SELECT i.path, c.cluster_id FROM clusters c JOIN items i ON i.id = c.item_id")
+    groups: dict[int, set[str]] = {}
+    for path, cluster in rows:
+        groups.setdefault(int(str(cluster)), set()).add(str(path))
+    return {frozenset(g) for g in groups.values()}
+
+
+def index(db: Path, order: list[int]) -> Store:
+    store = open_store(db)
+    with store.transaction():
+        for n in order:
+            store.upsert_item(ItemRecord(f"/drafts/{n:02}.txt", text=DRAFTS[n]), fp(DRAFTS[n]))
+    return store
+
+
+def test_recluster_gives_the_same_clusters_whatever_the_order(tmp_path: Path) -> None:
+    forward = list(range(len(DRAFTS)))
+    seen = []
+    for attempt, order in enumerate([forward, forward[::-1], random.Random(7).sample(forward, len(forward))]):
+        with index(tmp_path / f"{attempt}.db", order) as store:
+            store.recluster()
+            seen.append(partition(store))
+            assert check_store(store) == [], check_store(store)
+    assert seen[0] == seen[1] == seen[2], f"clusters depend on arrival order:\n{seen}"
+    # and they are the clusters people mean: each family's drafts within 15%
+    # of its base are together (the 25% draft may be over 30% from the
+    # representative chosen), the 40% draft is alone
+    for base in range(3):
+        family = {f"/drafts/{6 * base + k:02}.txt" for k in range(4)}
+        assert any(family <= group for group in seen[0]), (base, seen[0])
+        far = f"/drafts/{6 * base + 5:02}.txt"
+        assert frozenset({far}) in seen[0], (base, seen[0])
+
+
+def test_drafts_sharing_no_feature_are_verified_into_one_cluster(tmp_path: Path) -> None:
+    a, b = DRAFTS[0], DRAFTS[3]  # 15% of words apart
+    assert shared_features(fp(a).features, fp(b).features) == 0, "the six-feature rule would find this pair"
+    with open_store(tmp_path / "s.db") as store:
+        ia = store.upsert_item(ItemRecord("/a.txt", text=a), fp(a))
+        ib = store.upsert_item(ItemRecord("/b.txt", text=b), fp(b))
+        _, rows = store.execute("SELECT cluster_id, resemblance, word_distance FROM clusters WHERE item_id = ?",
+                                [ib])  # type: ignore[arg-type]
+        cluster_id, resemblance, distance = rows[0]
+        assert cluster_id == ia, f"verified near copy not joined: {rows}"
+        want = word_edit_distance(word_stream(a), word_stream(b))
+        assert distance == pytest.approx(want), (distance, want)
+        assert 0.0 < float(str(resemblance)) < 1.0, resemblance
+        store.recluster(rule="features")
+        _, rows = store.execute("SELECT cluster_id FROM clusters WHERE item_id = ?", [ib])  # type: ignore[arg-type]
+        assert rows[0][0] == ib, "the features rule alone should not find this pair"
+
+
+PATHS = [f"/archive/{name}.txt" for name in "abcdef"]
+
+
+class VerifiedMachine(RuleBasedStateMachine):
+    """Inserts, changes (an item gets another draft) and deletes, on real
+    texts; after each step every member is within the rule's bound of its
+    representative, measured again from the texts."""
+
+    rule_spec = "verified"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.folder = Path(tempfile.mkdtemp(prefix="lifededup-verified-"))
+        self.store = open_store(self.folder / "store.db")
+        self.store.recluster(rule=self.rule_spec)
+        self.model: dict[str, int] = {}
+
+    def teardown(self) -> None:
+        self.store.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    @rule(path=st.sampled_from(PATHS), draft=st.integers(0, len(DRAFTS) - 1))
+    def upsert(self, path: str, draft: int) -> None:
+        self.store.upsert_item(ItemRecord(path, text=DRAFTS[draft]), fp(DRAFTS[draft]))
+        self.model[path] = draft
+
+    @rule(path=st.sampled_from(PATHS))
+    def delete(self, path: str) -> None:
+        self.store.remove_items([path])
+        self.model.pop(path, None)
+
+    @invariant()
+    def members_within_bound(self) -> None:
+        _, rows = self.store.execute("SELECT i.path, r.path, c.word_distance FROM clusters c"
+                                     " JOIN items i ON i.id = c.item_id JOIN items r ON r.id = c.cluster_id")
+        assert len(rows) == len(self.model), (rows, self.model)
+        for member, representative, stored in rows:
+            a, b = DRAFTS[self.model[str(member)]], DRAFTS[self.model[str(representative)]]
+            if self.rule_spec == "features":
+                assert a == b or shared_features(fp(a).features, fp(b).features) >= 2, (member, representative)
+                continue
+            distance = word_edit_distance(word_stream(a), word_stream(b))
+            assert distance <= 0.30, f"{member} is {distance:.0%} from its representative {representative}"
+            assert stored == pytest.approx(distance), (member, stored, distance)
+        problems = check_store(self.store)
+        assert problems == [], problems
+
+
+class FeaturesMachine(VerifiedMachine):
+    rule_spec = "features"
+
+
+TestVerifiedBounds = VerifiedMachine.TestCase
+# no shrinking: each step fingerprints and measures real texts, and a
+# failing sequence is short enough to read as it is
+QUICK = [Phase.explicit, Phase.reuse, Phase.generate]
+TestVerifiedBounds.settings = settings(max_examples=12, stateful_step_count=12, deadline=None, phases=QUICK,
+                                       suppress_health_check=[HealthCheck.too_slow])
+TestFeaturesBounds = FeaturesMachine.TestCase
+TestFeaturesBounds.settings = settings(max_examples=8, stateful_step_count=12, deadline=None, phases=QUICK,
+                                       suppress_health_check=[HealthCheck.too_slow])
+
+
+def test_one_manual_in_four_formats_is_one_cluster(tmp_path: Path) -> None:
+    """TXT (with a contents list and a licence), single-page HTML (with a
+    menu and a footer), EPUB (a chapter a file) and a paged PDF (running
+    header, page numbers, hyphenated line ends, a dotted table of contents),
+    made here: indexed, they are one cluster, each member measured."""
+    from manual_formats import write_manual
+
+    from lifededup.index import IndexConfig, run
+
+    made = write_manual(tmp_path / "manuals")
+    with open_store(tmp_path / "s.db") as store:
+        summary = run(store, [tmp_path / "manuals"], IndexConfig(workers=1))
+        assert summary.failed == 0, summary
+        _, rows = store.execute("SELECT i.path, c.cluster_id, c.word_distance FROM clusters c"
+                                " JOIN items i ON i.id = c.item_id ORDER BY i.path")
+        assert len(rows) == len(made), rows
+        assert len({r[1] for r in rows}) == 1, f"the renderings of one manual are apart: {rows}"
+        assert all(float(str(r[2])) <= 0.30 for r in rows), rows
+        assert check_store(store) == []
