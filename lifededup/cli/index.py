@@ -14,7 +14,7 @@ from types import FrameType
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import BATCH, MEMORY_MB, ROWS, SECONDS, TEXT_MB, db_option, opened_store
+from lifededup.cli.options import BATCH, MEMORY_MB, ROWS, SECONDS, TEXT_MB, F, db_option, opened_store
 from lifededup.extract import Limits
 from lifededup.index import (
     Bar, IndexConfig, LogLines, Progress, Summary, default_workers, failures, max_workers, run_in_folders,
@@ -67,6 +67,22 @@ def summary_lines(summary: Summary) -> list[str]:
     return lines
 
 
+def max_text_option(func: F) -> F:
+    """``--max-text-mb``: what bounds memory on a huge file (index and watch)."""
+    return click.option(
+        "--max-text-mb", type=TEXT_MB, default=IndexConfig.max_text_chars / 2**20, show_default=True,
+        help="The most text kept of one item, in millions of characters (Mi); a longer text is cut and the cut "
+        "recorded (items.text_cut). What bounds memory on a huge file.")(func)
+
+
+def ocr_option(func: F) -> F:
+    """``--ocr``: read scans with Tesseract (index, watch, daemon start)."""
+    return click.option(
+        "--ocr", is_flag=True, default=False,
+        help="Read scans (PDFs without a text layer, PNG/JPEG/TIFF images) with Tesseract OCR: slow, seconds a "
+        "page (sudo apt-get install tesseract-ocr tesseract-ocr-eng).")(func)
+
+
 @main.command("index")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--workers", "-j", type=click.IntRange(1, max_workers()), default=default_workers,
@@ -77,12 +93,8 @@ def summary_lines(summary: Summary) -> list[str]:
               help="Memory limit of each worker process, in MiB.")
 @click.option("--batch", type=BATCH, default=IndexConfig.batch_items, show_default=True,
               help="Items per transaction: what an interruption may lose (it is read again next run).")
-@click.option("--max-text-mb", type=TEXT_MB, default=IndexConfig.max_text_chars / 2**20, show_default=True,
-              help="The most text kept of one item, in millions of characters (Mi); a longer text is cut "
-              "and the cut recorded (items.text_cut). What bounds memory on a huge file.")
-@click.option("--ocr", is_flag=True, default=False,
-              help="Read scans (PDFs without a text layer, PNG/JPEG/TIFF images) with Tesseract OCR: slow, "
-                   "seconds a page (sudo apt-get install tesseract-ocr tesseract-ocr-eng).")
+@max_text_option
+@ocr_option
 @click.option("--json", "as_json", is_flag=True,
               help="The summary as one JSON object (new, updated, unchanged, moved, removed, failed, items, bytes, "
               "exact_duplicates, near_duplicates, failed_in_store, seconds, interrupted).")

@@ -15,8 +15,8 @@ from pathlib import Path
 import click
 
 from lifededup.cli import main
-from lifededup.cli.index import stop_on_signals
-from lifededup.cli.options import DELAY, SECONDS, TEXT_MB, db_option, opened_store
+from lifededup.cli.index import max_text_option, ocr_option, stop_on_signals
+from lifededup.cli.options import DELAY, SECONDS, db_option, opened_store
 from lifededup.extract import Limits
 from lifededup.index import IndexConfig, absolute, default_workers, max_workers
 from lifededup.model import stored_path
@@ -158,12 +158,8 @@ class _StatusFile:
               help="Seconds between full rescans (they catch events the system dropped).")
 @click.option("--workers", "-j", type=click.IntRange(1, max_workers()), default=default_workers,
               show_default="one per core", help="Extraction worker processes (at most 4 per core).")
-@click.option("--max-text-mb", type=TEXT_MB, default=IndexConfig.max_text_chars / 2**20, show_default=True,
-              help="The most text kept of one item, in millions of characters (Mi); a longer text is cut "
-              "and the cut recorded (items.text_cut).")
-@click.option("--ocr", is_flag=True, default=False,
-              help="Read scans (PDFs without a text layer, PNG/JPEG/TIFF images) with Tesseract OCR: slow, "
-                   "seconds a page (sudo apt-get install tesseract-ocr tesseract-ocr-eng).")
+@max_text_option
+@ocr_option
 @db_option
 def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers: int, max_text_mb: float,
                   ocr: bool, db: str | None) -> None:
@@ -224,9 +220,7 @@ def daemon_group() -> None:
 @daemon_group.command("start")
 @click.option("--delay", type=DELAY, default=DEFAULT_DELAY_S, show_default=True,
               help="Seconds a file must stay unchanged before it is read.")
-@click.option("--ocr", is_flag=True, default=False,
-              help="Read scans (PDFs without a text layer, PNG/JPEG/TIFF images) with Tesseract OCR: slow, "
-                   "seconds a page (sudo apt-get install tesseract-ocr tesseract-ocr-eng).")
+@ocr_option
 @click.option("--json", "as_json", is_flag=True, help='One JSON object: {"pid", "log"}.')
 @db_option
 def daemon_start(delay: float, ocr: bool, as_json: bool, db: str | None) -> None:
