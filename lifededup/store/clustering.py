@@ -387,11 +387,10 @@ def cluster_members(members: Sequence[Member], settings: Settings,
         features: defaultdict[tuple[int, int], list[int]] = defaultdict(list)
         for member in sorted(members, key=lambda m: m.item_id):
             sets.union(member.item_id, first_of_sha1.setdefault(member.sha1, member.item_id))
-            shared = [o for key in enumerate(member.features or ()) for o in features.get(key, ())]
-            if len(shared) >= settings.threshold:  # most items share too few features to count
-                for other, n in Counter(shared).items():
-                    if n >= settings.threshold:
-                        sets.union(member.item_id, other)
+            counts = Counter(o for key in enumerate(member.features or ()) for o in features.get(key, ()))
+            for other, n in counts.items():
+                if n >= settings.threshold:
+                    sets.union(member.item_id, other)
             for key in enumerate(member.features or ()):
                 features[key].append(member.item_id)
         return {m.item_id: sets.find(m.item_id) for m in members}
