@@ -15,6 +15,13 @@ Public API (everything else in this package is internal):
     raises :class:`StoreDamaged` (what ``index`` and ``watch`` do); a damaged
     page met later raises it too, wherever it is met (``damage_of(exc)``).
 
+``open_reader(url_or_path=None) -> Reader | Store`` (``reader.py``)
+    Read-only on the standard library's ``sqlite3`` alone when the store is
+    at head (no SQLAlchemy import: a search starts in a tenth of a second),
+    else ``open_store(readonly=True)``.  Both are :class:`Readable`:
+    ``reading()`` gives the ``sqlite3`` connection inside one read
+    transaction (what ``lifededup.search`` runs on).
+
 ``Store`` (see ``store.py``; use as a context manager or call ``close()``)
     ``with store.transaction():``            batch writes in one transaction
     ``upsert_item(ItemRecord, Fingerprint | None) -> int``   add/refresh, re-cluster if changed
