@@ -55,8 +55,11 @@ class Reader:
         self._conn.execute("BEGIN")
         try:
             yield self._conn
-        finally:
-            self._conn.execute("COMMIT")
+        except BaseException:
+            if self._conn.in_transaction:
+                self._conn.rollback()  # the read's own error is the one to see
+            raise
+        self._conn.execute("COMMIT")
 
     def close(self) -> None:
         self._conn.close()
