@@ -5,7 +5,8 @@ stands on, in one run.
 The search runs on a store of 16,000 items (``bench_store.py``'s generator
 and bulk fill) for its common word, a page of 20 collapsed rows.  Peers:
 ``python -c pass`` (the interpreter's own start) and ``python -c "import
-click, sqlalchemy"`` (the floor of any command that opens the store today).
+click, sqlalchemy"`` (what search stood on before it read through
+``sqlite3`` alone: the floor of the commands that still open a ``Store``).
 Each command runs ``--runs`` times, interleaved; median and fastest.
 Target (issue 15): 0.2 s for both.
 

@@ -21,6 +21,7 @@ same columns without the collapse.
 
     python benchmarks/bench_store.py                 # 1,000,000 items
     python benchmarks/bench_store.py --items 100000  # quicker
+    python benchmarks/bench_store.py --stats --items 100000  # the stats report alone
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from pathlib import Path
 from lifededup.config import FingerprintParams
 from lifededup.model import Fingerprint
 from lifededup.store import ItemRecord, Store, check_store, collapse_sql, open_store
-from lifededup.store.clustering import _BEST_REPRESENTATIVE
+from lifededup.store.clustering import _feature_union
 
 PARAMS = FingerprintParams()
 VOCAB = [f"w{i}" for i in range(20_000)]
@@ -181,7 +182,8 @@ def bulk_fill(path: Path, gen: Generator, until: int) -> float:
 
 def lookup_seconds(store: Store, probes: list[tuple[int, ...]], *, scan: bool) -> float:
     """Median seconds of one candidate lookup, by the indexes or by a scan."""
-    sql = _BEST_REPRESENTATIVE
+    sql = (f"SELECT item_id, count(*) AS shared FROM ({_feature_union(True)}) "
+           "GROUP BY item_id HAVING count(*) >= :threshold ORDER BY shared DESC, item_id LIMIT 1")
     if scan:
         sql = sql.replace("FROM fingerprints", "FROM fingerprints NOT INDEXED")
     times = []
@@ -207,14 +209,43 @@ def search_seconds(store: Store, term: str, *, collapsed: bool) -> tuple[float, 
     return statistics.median(times), rows
 
 
+def stats_timing(path: Path, items: int) -> None:
+    """``--stats``: the ``stats`` report (and ``--idf 4``) on a bulk-filled
+    store, beside its peer: reading the rows the report reads (fingerprints,
+    sketches, texts) and nothing else.  Run it with ``PYTHONPATH`` set to
+    another checkout's top folder to time that code (README: before/after)."""
+    import lifededup
+    from lifededup.report import stats
+
+    bulk_fill(path, Generator(), items)
+    with open_store(path, readonly=True) as store:
+        start = time.perf_counter()
+        store.execute("SELECT f.*, i.kind, i.text FROM fingerprints f JOIN items i ON i.id = f.item_id")
+        read = time.perf_counter() - start
+        start = time.perf_counter()
+        stats(store)
+        plain = time.perf_counter() - start
+        start = time.perf_counter()
+        stats(store, idf=[4.0])
+        idf = time.perf_counter() - start
+    print(f"code: {Path(lifededup.__file__).parent}")
+    print(f"stats at {items:,} items: {plain:.1f} s ({plain / read:.0f}x reading its rows, {read:.2f} s); "
+          f"stats --idf 4: {idf:.1f} s ({idf / read:.0f}x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", type=int, default=1_000_000)
     parser.add_argument("--small", type=int, default=10_000)
     parser.add_argument("--dir", type=Path, default=None, help="where to build the store (default: a temp dir)")
+    parser.add_argument("--stats", action="store_true", help="time the stats report alone (see stats_timing)")
     args = parser.parse_args()
     folder = args.dir or Path(tempfile.mkdtemp(prefix="bench-store-"))
     path = folder / "bench.db"
+    if args.stats:
+        open_store(path).close()
+        stats_timing(path, args.items)
+        return
     gen = Generator()
     store = open_store(path)
 

@@ -23,7 +23,7 @@ from lifededup.search import (
     SYNTAX, Filters, QuerySyntaxError, SearchResult, Snippet, path_pattern, results_sql, search,
 )
 from lifededup.search.syntax import has_prefix, quoted
-from lifededup.store import ItemRecord, Store, collapse_sql, open_store
+from lifededup.store import ItemRecord, Reader, Store, collapse_sql, open_reader, open_store
 
 
 @pytest.fixture(scope="session")
@@ -341,3 +341,29 @@ def test_prefix_queries_find_the_same_snippets_and_copies_as_their_words(corpus:
     for hit, same in both:
         assert (hit.hidden, hit.copies) == (same.hidden, same.copies), f"{hit.path}: copies differ"
         assert hit.snippet.text and hit.snippet.spans, f"{hit.path}: no marked snippet"
+
+
+@pytest.mark.parametrize("query, options", [
+    ("sourdough", {}), ("sourdough", {"collapse": False}), (None, {"limit": 1000}), ("river OR kitchen", {"limit": 5}),
+    ("surv*", {}), ("report", {"offset": 2, "limit": 3}),
+])
+def test_the_sqlite3_reader_finds_what_the_store_finds(corpus: CorpusStore, query: str | None,
+                                                       options: dict[str, object]) -> None:
+    filters = Filters() if query is not None else Filters(path="*")
+    reader = open_reader(corpus.db)
+    try:
+        assert isinstance(reader, Reader), f"a store at head opened as {type(reader).__name__}, not on sqlite3 alone"
+        got = search(reader, query, filters, **options)  # type: ignore[arg-type]
+    finally:
+        reader.close()
+    want = run(corpus, query, filters, **options)
+    assert got == want, f"{query!r} {options}: the reader gave {got.to_dict()}, the store {want.to_dict()}"
+
+
+def test_the_reader_says_what_is_wrong_with_a_file_that_is_no_store(tmp_path: Path) -> None:
+    junk = tmp_path / "notes.txt"
+    junk.write_text("not a database, just notes\n" * 100)
+    done = CliRunner().invoke(main, ["search", "--db", str(junk), "river"])
+    assert done.exit_code == 1 and "is not a usable lifededup store" in done.output, done.output
+    missing = CliRunner().invoke(main, ["search", "--db", str(tmp_path / "none.db"), "river"])
+    assert missing.exit_code == 1 and "no store at" in missing.output, missing.output

@@ -54,6 +54,15 @@ def test_search_loads_neither_the_fingerprinting_engine_nor_the_detectors(tmp_pa
     assert not heavy, f"`lifededup search` imported {sorted(heavy)}, which it never uses"
 
 
+def test_search_on_a_store_at_head_runs_on_sqlite3_alone(tmp_path: Path) -> None:
+    db = tmp_path / "store.db"
+    open_store(db).close()
+    modules = imported_after(["search", "--db", str(db), "river"])
+    heavy = {m for m in modules if m.split(".")[0] in {"sqlalchemy", "alembic"}}
+    engine = modules & {"lifededup.store.clustering", "lifededup.store.models", "lifededup.store.store"}
+    assert not heavy and not engine, f"`lifededup search` imported {sorted(heavy | engine)[:8]}..."
+
+
 def test_the_head_the_revision_files_write_is_alembics() -> None:
     want = ScriptDirectory.from_config(alembic_config()).get_current_head()
     assert _written_head() == want, f"read without Alembic: {_written_head()}, Alembic says {want}"

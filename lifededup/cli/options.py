@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import math
 import sqlite3
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from sqlalchemy.exc import DBAPIError
+from lifededup.store import ENV_VAR, Readable, StoreError, damage_of, open_reader, open_store
 
-from lifededup.store import ENV_VAR, Store, StoreError, damage_of, open_store
+if TYPE_CHECKING:
+    from lifededup.store import Store
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -43,13 +45,42 @@ def opened_store(db: str | None, *, readonly: bool = False, migrate: bool = True
         yield store
     except StoreError as exc:
         raise click.ClickException(str(exc)) from exc
-    except (sqlite3.DatabaseError, DBAPIError) as exc:
-        damage = damage_of(exc, store.location)
-        if damage is None:
-            raise
-        raise click.ClickException(str(damage)) from exc
+    except Exception as exc:
+        _raise_damage(exc, store)
+        raise
     finally:
         store.close()
+
+
+@contextmanager
+def opened_reader(db: str | None) -> Iterator[Readable]:
+    """:func:`opened_store` read-only for a command that only reads through
+    ``reading()`` (``search``): on ``sqlite3`` alone when the store is at head."""
+    try:
+        store = open_reader(db)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from exc
+    try:
+        yield store
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from exc
+    except Exception as exc:
+        _raise_damage(exc, store)
+        raise
+    finally:
+        store.close()
+
+
+def _raise_damage(exc: Exception, store: Readable) -> None:
+    """SQLite finding the file damaged, as a message (SQLAlchemy's wrapper of
+    it too, checked only if SQLAlchemy was ever imported)."""
+    wrapped = sys.modules.get("sqlalchemy.exc")
+    if not isinstance(exc, sqlite3.DatabaseError) and not (
+            wrapped is not None and isinstance(exc, wrapped.DBAPIError)):
+        return
+    damage = damage_of(exc, store.location)
+    if damage is not None:
+        raise click.ClickException(str(damage)) from exc
 
 
 class Finite(click.FloatRange):

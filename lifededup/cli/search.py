@@ -9,7 +9,7 @@ from datetime import date, datetime
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import ITEM_ID, ROWS, db_option, opened_store
+from lifededup.cli.options import ITEM_ID, ROWS, db_option, opened_reader
 from lifededup.search import SYNTAX, Filters, Hit, QuerySyntaxError, SearchResult, Snippet, search
 
 # Copies named under a collapsed row on a terminal; --json lists them all.
@@ -76,7 +76,7 @@ def search_command(query: str | None, kinds: tuple[str, ...], since: date | None
         raise click.UsageError(str(exc)) from exc
     if not (query or "").strip() and cluster is None and not filters.active:
         raise click.UsageError("give a query, a filter (--kind, --since, --until, --path) or --cluster")
-    with opened_store(db, readonly=True) as store:
+    with opened_reader(db) as store:
         try:
             found = search(store, query, filters, limit=limit, collapse=not show_all, cluster=cluster, dedup=dedup)
         except QuerySyntaxError as exc:

@@ -9,6 +9,8 @@ Public API:
 ``search(store, query, filters=Filters(), *, limit=20, collapse=True, cluster=None, dedup=None, offset=0) -> SearchResult``
     ``query`` is FTS5 syntax (``SYNTAX`` says it for people), ranked by
     bm25; ``None`` with filters or ``cluster`` lists by date, newest first.
+    ``store``: a ``Store`` or ``open_reader()``'s ``Reader`` (any
+    ``lifededup.store.Readable``); the results are the same.
     Collapsed: one :class:`Hit` per cluster (its best-ranked matching member)
     with ``hidden`` (how many other results it stands for) and ``copies``
     (where they live).  ``collapse=False`` gives every item; ``cluster=ID``

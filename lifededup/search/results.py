@@ -7,13 +7,13 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
-from sqlalchemy import Connection
-from sqlalchemy.exc import DBAPIError
+import sqlite3
+from sqlite3 import Connection
 
 from lifededup.search.query import ITEM_DATE, Filters, results_sql
 from lifededup.search.snippet import SNIPPET_SQL, Snippet
 from lifededup.search.syntax import has_prefix, is_query_error, syntax_error
-from lifededup.store import Store
+from lifededup.store.reader import Readable
 
 Mode = Literal["collapsed", "all", "cluster", "dedup"]
 
@@ -84,7 +84,7 @@ class SearchResult:
 
 
 def search(
-    store: Store,
+    store: Readable,
     query: str | None,
     filters: Filters = Filters(),
     *,
@@ -113,15 +113,15 @@ def search(
         raise ValueError("give a query, a filter (--kind, --since, --until, --path) or --cluster")
     if offset and dedup is not None:
         raise ValueError("--dedup de-duplicates the best-ranked results only: it has no next page")
-    with store.transaction() as conn:
+    with store.reading() as conn:
         try:
             if dedup is not None:
                 return _deduplicated(conn, query, filters, limit, dedup)
             collapse = collapse and cluster is None
             mode: Mode = "cluster" if cluster is not None else ("collapsed" if collapse else "all")
             return _page(conn, query, filters, limit, cluster, mode, offset)
-        except DBAPIError as exc:
-            reason = str(exc.orig)
+        except sqlite3.Error as exc:
+            reason = str(exc)
             if query is not None and is_query_error(reason):
                 raise syntax_error(query, reason) from exc
             raise
@@ -149,7 +149,7 @@ def _collapsed_page(conn: Connection, results: str, params: dict[str, object], l
     ``collapse_sql`` gives them.  The results are read best first only until
     ``limit`` clusters have appeared, rather than grouped all by cluster
     first; ``hidden`` is left for :func:`_with_copies` to count."""
-    ranked = conn.exec_driver_sql(f"SELECT id, rank FROM ({results}) ORDER BY rank, id", params)
+    ranked = conn.execute(f"SELECT id, rank FROM ({results}) ORDER BY rank, id", params)
     shown: dict[int, tuple[int, float]] = {}  # cluster (or the item, without one) -> (item, rank)
     wanted = offset + limit
     try:
@@ -157,7 +157,7 @@ def _collapsed_page(conn: Connection, results: str, params: dict[str, object], l
             rows = ranked.fetchmany(_READ_ROWS)
             if not rows:
                 break
-            cluster_of = {int(r[0]): int(r[1]) for r in conn.exec_driver_sql(
+            cluster_of = {int(r[0]): int(r[1]) for r in conn.execute(
                 f"SELECT item_id, cluster_id FROM clusters WHERE item_id IN ({_ids([r[0] for r in rows])})")}
             for item_id, rank in rows:
                 shown.setdefault(cluster_of.get(item_id, item_id), (int(item_id), float(rank)))
@@ -168,7 +168,7 @@ def _collapsed_page(conn: Connection, results: str, params: dict[str, object], l
     page = {item_id: (cluster, rank) for cluster, (item_id, rank) in list(shown.items())[offset:]}
     if not page:
         return []
-    items = {int(r[0]): r for r in conn.exec_driver_sql(
+    items = {int(r[0]): r for r in conn.execute(
         f"SELECT id, path, part, kind, title FROM items WHERE id IN ({_ids(list(page))})")}
     return [_hit((*items[item_id], rank, cluster, 0)) for item_id, (cluster, rank) in page.items()]
 
@@ -178,11 +178,11 @@ def _totals(conn: Connection, query: str | None, filters: Filters, cluster: int 
     """How many items match, and (collapsed) how many clusters they are in."""
     matching, params = results_sql(query, filters, cluster=cluster, ranked=False)
     if mode != "collapsed":  # the clusters are not counted: a join per match saved
-        matches = int(conn.exec_driver_sql(f"SELECT count(*) FROM ({matching})", params).scalar_one())
+        matches = int(conn.execute(f"SELECT count(*) FROM ({matching})", params).fetchone()[0])
         return matches, matches
-    row = conn.exec_driver_sql(
+    row = conn.execute(
         f"SELECT count(*), count(DISTINCT coalesce(c.cluster_id, r.id)) FROM ({matching}) r "
-        "LEFT JOIN clusters c ON c.item_id = r.id", params).one()
+        "LEFT JOIN clusters c ON c.item_id = r.id", params).fetchone()
     return int(row[0]), int(row[1])
 
 
@@ -192,8 +192,8 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
     if mode == "collapsed":
         hits = _collapsed_page(conn, results, params, limit, offset)
     else:
-        hits = [_hit(r) for r in conn.exec_driver_sql(_page_sql(results),
-                                                      {**params, "limit": limit, "offset": offset}).all()]
+        hits = [_hit(r) for r in conn.execute(_page_sql(results),
+                                                      {**params, "limit": limit, "offset": offset}).fetchall()]
     matches, clusters = _totals(conn, query, filters, cluster, mode)
     if not hits:
         _check_kinds(conn, filters)
@@ -220,7 +220,7 @@ def _with_details(conn: Connection, hits: list[Hit], query: str | None) -> list[
     ids = _ids([h.id for h in hits])
     details = {
         int(r[0]): (r[1], int(r[2]), r[3], r[4])
-        for r in conn.exec_driver_sql(
+        for r in conn.execute(
             f"SELECT i.id, {ITEM_DATE}, (SELECT count(*) FROM clusters c2 WHERE c2.cluster_id = c.cluster_id), "
             f"c.resemblance, c.word_distance "
             f"FROM items i LEFT JOIN clusters c ON c.item_id = i.id WHERE i.id IN ({ids})"
@@ -237,9 +237,9 @@ def _with_details(conn: Connection, hits: list[Hit], query: str | None) -> list[
 
 def _snippets(conn: Connection, ids: str, query: str | None) -> dict[int, Snippet]:
     if query is None:
-        rows = conn.exec_driver_sql(f"SELECT id, substr(text, 1, 400) FROM items WHERE id IN ({ids})")
+        rows = conn.execute(f"SELECT id, substr(text, 1, 400) FROM items WHERE id IN ({ids})")
         return {int(r[0]): Snippet.preview(r[1]) for r in rows}
-    rows = conn.exec_driver_sql(
+    rows = conn.execute(
         f"SELECT rowid, {SNIPPET_SQL} FROM items_fts WHERE items_fts MATCH :query AND {_rowid(query)} IN ({ids})",
         {"query": query},
     )
@@ -272,7 +272,7 @@ def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: 
         conditions.append(f"+i.id IN ({matching})" if has_prefix(query)
                           else f"EXISTS ({matching} AND rowid = i.id)")
         params["query"] = query
-    rows = conn.exec_driver_sql(
+    rows = conn.execute(
         "SELECT c.cluster_id, i.id, i.path, i.part, c.resemblance, c.word_distance "
         "FROM clusters c JOIN items i ON i.id = c.item_id "
         f"WHERE c.cluster_id IN ({_ids(shared)}) "
@@ -291,7 +291,7 @@ def _check_kinds(conn: Connection, filters: Filters) -> None:
     """An empty result because of a kind no item has is a typo: say so."""
     if not filters.kinds:
         return
-    known = sorted(str(r[0]) for r in conn.exec_driver_sql("SELECT DISTINCT kind FROM items"))
+    known = sorted(str(r[0]) for r in conn.execute("SELECT DISTINCT kind FROM items"))
     unknown = [k for k in filters.kinds if k not in known]
     if unknown:
         raise ValueError(f"no item of kind {', '.join(map(repr, unknown))} in the store; "
@@ -306,7 +306,7 @@ def _deduplicated(conn: Connection, query: str | None, filters: Filters, limit: 
     window = _page(conn, query, filters, limit * DEDUP_WINDOW_PER_ROW, None, "all")
     texts = {
         int(r[0]): str(r[1] or "")
-        for r in conn.exec_driver_sql(f"SELECT id, text FROM items WHERE id IN ({_ids([h.id for h in window.hits])})")
+        for r in conn.execute(f"SELECT id, text FROM items WHERE id IN ({_ids([h.id for h in window.hits])})")
     } if window.hits else {}
     found = dedup_results([(h.id, texts[h.id]) for h in window.hits], spec)
     by_id = {h.id: h for h in window.hits}

@@ -15,6 +15,13 @@ Public API (everything else in this package is internal):
     raises :class:`StoreDamaged` (what ``index`` and ``watch`` do); a damaged
     page met later raises it too, wherever it is met (``damage_of(exc)``).
 
+``open_reader(url_or_path=None) -> Reader | Store`` (``reader.py``)
+    Read-only on the standard library's ``sqlite3`` alone when the store is
+    at head (no SQLAlchemy import: a search starts in a tenth of a second),
+    else ``open_store(readonly=True)``.  Both are :class:`Readable`:
+    ``reading()`` gives the ``sqlite3`` connection inside one read
+    transaction (what ``lifededup.search`` runs on).
+
 ``Store`` (see ``store.py``; use as a context manager or call ``close()``)
     ``with store.transaction():``            batch writes in one transaction
     ``upsert_item(ItemRecord, Fingerprint | None) -> int``   add/refresh, re-cluster if changed
@@ -62,38 +69,102 @@ can act on.
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from lifededup.store.check import Problem, check_store
-from lifededup.store.clustering import METHODS, Method, cluster_members
-from lifededup.store.clustering import Member as ClusterMember
-from lifededup.store.clustering import Settings as ClusterSettings
-from lifededup.store.details import ItemDetails, item_details, item_parts, item_text
-from lifededup.store.errors import (
-    ItemNotFound,
-    ParamsMismatch,
-    StoreDamaged,
-    StoreError,
-    StoreNotFound,
-    StoreTooNew,
-    UnsupportedStore,
-)
-from lifededup.store.folders import WatchedFolder, add_folder, items_under, list_folders, mark_scanned, remove_folder
-from lifededup.store.models import FEATURE_COLUMNS
-from lifededup.store.opening import ENV_VAR, damage_of, default_path, open_engine, resolve
-from lifededup.store.queries import (
-    Cluster,
-    Explanation,
-    ItemSummary,
-    Reason,
-    clusters,
-    collapse_sql,
-    explain,
-    find_item,
-)
-from lifededup.store.records import ItemRecord
-from lifededup.store.similarity import RULES, Rule, Similarity
-from lifededup.store.store import Store
+from lifededup.store.reader import Readable, Reader, open_reader
+
+# The names below are imported when first used (PEP 562): the read path
+# (``open_reader``, a search) stands on sqlite3 alone, and importing the
+# clustering engine and SQLAlchemy would cost it most of its start-up.
+if TYPE_CHECKING:
+    from lifededup.store.check import Problem, check_store
+    from lifededup.store.clustering import METHODS, Method, cluster_members
+    from lifededup.store.clustering import Member as ClusterMember
+    from lifededup.store.clustering import Settings as ClusterSettings
+    from lifededup.store.details import ItemDetails, item_details, item_parts, item_text
+    from lifededup.store.errors import (
+        ItemNotFound,
+        ParamsMismatch,
+        StoreDamaged,
+        StoreError,
+        StoreNotFound,
+        StoreTooNew,
+        UnsupportedStore,
+    )
+    from lifededup.store.folders import WatchedFolder, add_folder, items_under, list_folders, mark_scanned, remove_folder
+    from lifededup.store.models import FEATURE_COLUMNS
+    from lifededup.store.opening import ENV_VAR, damage_of, default_path, open_engine, resolve
+    from lifededup.store.queries import (
+        Cluster,
+        Explanation,
+        ItemSummary,
+        Reason,
+        clusters,
+        collapse_sql,
+        explain,
+        find_item,
+    )
+    from lifededup.store.records import ItemRecord
+    from lifededup.store.similarity import RULES, Rule, Similarity
+    from lifededup.store.store import Store
+
+_LAZY: dict[str, tuple[str, str]] = {
+    "Problem": ("lifededup.store.check", "Problem"),
+    "check_store": ("lifededup.store.check", "check_store"),
+    "METHODS": ("lifededup.store.clustering", "METHODS"),
+    "Method": ("lifededup.store.clustering", "Method"),
+    "cluster_members": ("lifededup.store.clustering", "cluster_members"),
+    "ClusterMember": ("lifededup.store.clustering", "Member"),
+    "ClusterSettings": ("lifededup.store.clustering", "Settings"),
+    "ItemDetails": ("lifededup.store.details", "ItemDetails"),
+    "item_details": ("lifededup.store.details", "item_details"),
+    "item_parts": ("lifededup.store.details", "item_parts"),
+    "item_text": ("lifededup.store.details", "item_text"),
+    "ItemNotFound": ("lifededup.store.errors", "ItemNotFound"),
+    "ParamsMismatch": ("lifededup.store.errors", "ParamsMismatch"),
+    "StoreDamaged": ("lifededup.store.errors", "StoreDamaged"),
+    "StoreError": ("lifededup.store.errors", "StoreError"),
+    "StoreNotFound": ("lifededup.store.errors", "StoreNotFound"),
+    "StoreTooNew": ("lifededup.store.errors", "StoreTooNew"),
+    "UnsupportedStore": ("lifededup.store.errors", "UnsupportedStore"),
+    "WatchedFolder": ("lifededup.store.folders", "WatchedFolder"),
+    "add_folder": ("lifededup.store.folders", "add_folder"),
+    "items_under": ("lifededup.store.folders", "items_under"),
+    "list_folders": ("lifededup.store.folders", "list_folders"),
+    "mark_scanned": ("lifededup.store.folders", "mark_scanned"),
+    "remove_folder": ("lifededup.store.folders", "remove_folder"),
+    "FEATURE_COLUMNS": ("lifededup.store.models", "FEATURE_COLUMNS"),
+    "ENV_VAR": ("lifededup.store.opening", "ENV_VAR"),
+    "damage_of": ("lifededup.store.opening", "damage_of"),
+    "default_path": ("lifededup.store.opening", "default_path"),
+    "open_engine": ("lifededup.store.opening", "open_engine"),
+    "resolve": ("lifededup.store.opening", "resolve"),
+    "Cluster": ("lifededup.store.queries", "Cluster"),
+    "Explanation": ("lifededup.store.queries", "Explanation"),
+    "ItemSummary": ("lifededup.store.queries", "ItemSummary"),
+    "Reason": ("lifededup.store.queries", "Reason"),
+    "clusters": ("lifededup.store.queries", "clusters"),
+    "collapse_sql": ("lifededup.store.queries", "collapse_sql"),
+    "explain": ("lifededup.store.queries", "explain"),
+    "find_item": ("lifededup.store.queries", "find_item"),
+    "ItemRecord": ("lifededup.store.records", "ItemRecord"),
+    "RULES": ("lifededup.store.similarity", "RULES"),
+    "Rule": ("lifededup.store.similarity", "Rule"),
+    "Similarity": ("lifededup.store.similarity", "Similarity"),
+    "Store": ("lifededup.store.store", "Store"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attribute = _LAZY[name]
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "RULES",
@@ -138,12 +209,17 @@ __all__ = [
     "damage_of",
     "default_path",
     "open_store",
+    "open_reader",
+    "Reader",
+    "Readable",
 ]
 
 
 def open_store(url_or_path: str | Path | None = None, *, readonly: bool = False, migrate: bool = True,
                verify: bool = False) -> Store:
     """Open the store, creating or upgrading it as needed (see module docs)."""
-    location = resolve(url_or_path)
-    engine = open_engine(location, readonly=readonly, migrate=migrate, verify=verify)
-    return Store(engine, location, readonly=readonly)
+    from lifededup.store import opening, store
+
+    location = opening.resolve(url_or_path)
+    engine = opening.open_engine(location, readonly=readonly, migrate=migrate, verify=verify)
+    return store.Store(engine, location, readonly=readonly)

@@ -317,12 +317,21 @@ class MemoryRepresentatives(_Admission):
 
     def _sharing_features(self, member: Member, least: int) -> dict[int, int]:
         assert member.features is not None
-        counts = Counter(rep for key in enumerate(member.features) for rep in self._features.get(key, ()))
+        counts: Counter[int] = Counter()
+        for key in enumerate(member.features):
+            holders = self._features.get(key)
+            if holders:
+                counts.update(holders)  # counted in C, in the same order as one by one
         return {rep: n for rep, n in counts.items() if n >= least}
 
     def _sharing_minima(self, member: Member, least: int, most: int) -> dict[int, int]:
         assert member.sketch is not None
-        counts = Counter(rep for v in set(sketch_values(member.sketch).tolist()) for rep in self._minima.get(v, ()))
+        counts: Counter[int] = Counter()
+        minima = self._minima
+        for value in set(sketch_values(member.sketch).tolist()):
+            holders = minima.get(value)
+            if holders:
+                counts.update(holders)
         return {rep: n for rep, n in counts.most_common(most) if n >= least}
 
     def copy_of(self, item: int) -> tuple[int, Similarity] | None:
@@ -338,8 +347,9 @@ class MemoryRepresentatives(_Admission):
             for key in enumerate(member.features or ()):
                 self._features[key].append(item)
             if member.sketch is not None:
+                minima = self._minima
                 for value in set(sketch_values(member.sketch).tolist()):
-                    self._minima[value].append(item)
+                    minima[value].append(item)
 
 
 # a sketch value held by more texts than this is boilerplate: it says

@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import platformdirs
-from sqlalchemy import Engine, create_engine, event, pool
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, DatabaseError, DBAPIError
 
 from lifededup.store.errors import StoreDamaged, StoreNotFound, StoreTooNew, UnsupportedStore
 
+# SQLAlchemy is imported where an engine is made or its errors are met:
+# resolving a location and reading the head (store/reader.py) need neither.
 if TYPE_CHECKING:
+    from sqlalchemy import Engine
     from alembic.config import Config
     from alembic.script import ScriptDirectory
 
@@ -66,6 +66,9 @@ def resolve(url_or_path: str | Path | None) -> Location:
 
 
 def _path_of_url(url: str) -> Path:
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     try:
         parsed = make_url(url)
     except ArgumentError as exc:
@@ -120,6 +123,8 @@ def _create_private(path: Path) -> None:
 
 def make_engine(location: Location, *, readonly: bool) -> Engine:
     """An engine whose connections carry the store's pragmas."""
+    from sqlalchemy import create_engine, event, pool
+
     path = location.path
 
     def connect() -> sqlite3.Connection:
@@ -196,7 +201,7 @@ _SQLITE_NOTADB = 26
 
 def damage_of(exc: BaseException, location: Location) -> StoreDamaged | None:
     """The :class:`StoreDamaged` an SQLite error means, or None if it is another kind of error."""
-    orig = exc.orig if isinstance(exc, DBAPIError) else exc
+    orig = getattr(exc, "orig", exc) if not isinstance(exc, sqlite3.Error) else exc
     code = getattr(orig, "sqlite_errorcode", None)
     if not isinstance(code, int) or code & 0xFF not in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
         return None
@@ -224,6 +229,8 @@ def damaged_message(location: Location, finding: str) -> str:
 def quick_check(engine: Engine, location: Location) -> None:
     """SQLite's quick check (every page and index entry well formed, without
     comparing indexes with their tables); raises :class:`StoreDamaged`."""
+    from sqlalchemy.exc import DBAPIError
+
     try:
         with engine.connect() as conn:
             found = [str(r[0]) for r in conn.exec_driver_sql("PRAGMA quick_check(20)")]
@@ -313,6 +320,8 @@ def at_written_head(engine: Engine) -> bool:
     """Whether the store is at the head the revision files write: then no
     command needs Alembic.  False when unsure (no version table yet, a
     revision file that does not say plainly)."""
+    from sqlalchemy.exc import DatabaseError
+
     head = _written_head()
     if head is None:
         return False
@@ -336,6 +345,8 @@ def needs_upgrade(engine: Engine, location: Location) -> bool:
 @contextmanager
 def database_errors(location: Location) -> Iterator[None]:
     """Say which file is not a store, or is a damaged one, instead of SQLite's bare message."""
+    from sqlalchemy.exc import DatabaseError
+
     try:
         yield
     except DatabaseError as exc:

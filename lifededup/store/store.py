@@ -6,6 +6,7 @@ representative)."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -79,6 +80,16 @@ class Store:
                 yield conn
             finally:
                 self._conn, self._settings = None, None
+
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """The ``sqlite3`` connection inside one transaction (joining an open
+        ``transaction()``): what :mod:`lifededup.store.reader` gives without
+        SQLAlchemy, so a read runs the same either way."""
+        with self.transaction() as conn:
+            driver = conn.connection.driver_connection
+            assert isinstance(driver, sqlite3.Connection)
+            yield driver
 
     # -- params -------------------------------------------------------------
 
