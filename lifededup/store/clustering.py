@@ -26,7 +26,8 @@ it is only offered for comparison, never by default.
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
+import threading
+from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -51,8 +52,41 @@ METHODS: tuple[Method, ...] = ("conservative", "transitive")
 
 # SQLite accepts 32766 bound variables a statement; stay far below.
 CHUNK = 500
-# texts kept split into words while one write call verifies candidates
-_WORDS_CACHED = 64
+
+
+class _WordCache:
+    """Texts split into words, kept across write calls (a representative is
+    verified against item after item), least recently used first out.  The
+    key is the SHA-1 of the normalized word stream the words are split from,
+    so an entry can never be stale; the bound is in words, not texts."""
+
+    def __init__(self, most_words: int) -> None:
+        self.most_words = most_words
+        self._lists: OrderedDict[str, list[str]] = OrderedDict()
+        self._held = 0
+        self._lock = threading.Lock()
+
+    def get(self, sha1: str) -> list[str] | None:
+        with self._lock:
+            found = self._lists.get(sha1)
+            if found is not None:
+                self._lists.move_to_end(sha1)
+            return found
+
+    def put(self, sha1: str, words: list[str]) -> None:
+        if len(words) > self.most_words:
+            return
+        with self._lock:
+            if sha1 in self._lists:
+                return
+            self._lists[sha1] = words
+            self._held += len(words)
+            while self._held > self.most_words:
+                self._held -= len(self._lists.popitem(last=False)[1])
+
+
+# about 30 MB of word lists: a few long manuals, or thousands of letters
+_WORDS = _WordCache(400_000)
 
 
 def _feature_union(only_representatives: bool) -> str:
@@ -237,7 +271,6 @@ class StoreRepresentatives(_Admission):
         super().__init__(settings)
         self.conn = conn
         self.pending: dict[int, dict[str, object]] = {}
-        self._words: dict[int, list[str]] = {}
 
     def _load(self, item_id: int) -> Member:
         found = load_member(self.conn, item_id)
@@ -253,13 +286,12 @@ class StoreRepresentatives(_Admission):
                 self.remember(Member.from_row(row))
 
     def words(self, item_id: int) -> list[str]:
-        found = self._words.get(item_id)
+        sha1 = self.member(item_id).sha1
+        found = _WORDS.get(sha1)
         if found is None:
             text = self.conn.exec_driver_sql("SELECT text FROM items WHERE id = :i", {"i": item_id}).scalar()
             found = _words_of(str(text or ""))
-            if len(self._words) >= _WORDS_CACHED:
-                self._words.pop(next(iter(self._words)))
-            self._words[item_id] = found
+            _WORDS.put(sha1, found)
         return found
 
     def _sharing_features(self, member: Member, least: int) -> dict[int, int]:

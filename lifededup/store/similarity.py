@@ -120,28 +120,55 @@ def sketch_values(sketch: bytes) -> npt.NDArray[np.int64]:
 
 def estimate_resemblance(a: bytes, b: bytes, features: int) -> float:
     """Broder's bottom-k estimate, averaged over the polynomials: of the k
-    smallest values of the union of both samples, the share in both."""
+    smallest values of the union of both samples, the share in both.
+
+    All polynomials at once: each row of both samples (distinct values
+    each) sorted together; a value in both samples is one equal to its left
+    neighbour, and it is among the union's k smallest when fewer than k
+    distinct values precede it."""
     import numpy as np
 
     left = np.frombuffer(a, dtype=">u8").reshape(features, -1)
     right = np.frombuffer(b, dtype=">u8").reshape(features, -1)
     k = left.shape[1]
-    both = 0
-    for x, y in zip(left, right):
-        union = np.union1d(x, y)[:k]
-        both += int(np.isin(union, np.intersect1d(x, y, assume_unique=True), assume_unique=True).sum())
+    merged = np.sort(np.concatenate([left, right], axis=1), axis=1)
+    repeated = merged[:, 1:] == merged[:, :-1]
+    # distinct values up to and including each position (the first is new)
+    rank = 1 + np.cumsum(~repeated, axis=1)
+    both = int(np.count_nonzero(repeated & (rank <= k)))
     return both / left.size
+
+
+# Above this many words in the longer text, a bag-of-words lower bound is
+# checked before the edit distance (it costs one pass; the edit distance
+# costs the product of the lengths).
+_BAG_CHECK_WORDS = 2_000
+
+
+def _bag_distance(left: list[str], right: list[str]) -> int:
+    """A lower bound of the word edit distance: the words of one text the
+    other lacks (as multisets), the larger side.  An edit removes at most
+    one word of either side's surplus, so no alignment needs fewer edits."""
+    from collections import Counter
+
+    surplus = Counter(left)
+    surplus.subtract(right)
+    extra = sum(n for n in surplus.values() if n > 0)
+    return max(extra, extra - (len(left) - len(right)))
 
 
 def bounded_word_distance(left: list[str], right: list[str], bound: float) -> float | None:
     """Word edit distance as a share of the longer text, or None when it is
-    over ``bound``.  The length difference is a lower bound of the distance,
-    so far-apart lengths cost nothing; rapidfuzz stops once past the bound."""
+    over ``bound``.  Lower bounds first, so far-apart texts cost little: the
+    length difference, then on long texts the multiset difference of their
+    words; rapidfuzz stops once past the bound."""
     longest = max(len(left), len(right))
     if longest == 0:
         return 0.0
     allowed = int(bound * longest)
     if abs(len(left) - len(right)) > allowed:
+        return None
+    if longest > _BAG_CHECK_WORDS and _bag_distance(left, right) > allowed:
         return None
     from rapidfuzz.distance import Levenshtein
 
