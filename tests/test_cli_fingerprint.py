@@ -164,3 +164,22 @@ def test_fingerprint_sources_splits_the_work_and_keeps_the_order(tmp_path: Path)
     alone = list(fingerprint_sources(paths, labelled_with_pid, sizes=[1 << 20] * len(paths), workers=1))
     assert {pid for (_, pid), _ in alone} == {os.getpid()}, "workers=1 runs in this process"
     assert [f for _, f in alone] == fingerprints
+
+
+def test_a_name_that_is_not_utf8_is_shown_escaped_as_the_store_holds_it(tmp_path: Path) -> None:
+    """``fingerprint --json`` and ``compare --json`` print a name with a byte
+    that is not UTF-8 as the store does (``\\xNN``), not as a lone surrogate
+    (``\\udcff``, which strict JSON readers refuse) nor as U+FFFD."""
+    raw = os.fsencode(tmp_path) + b"/caf\xe9 notes.txt"
+    with open(raw, "wb") as out:
+        out.write(" ".join(prose(4, 200)).encode())
+    name = os.fsdecode(raw)
+    want = str(tmp_path) + "/caf\\xe9 notes.txt"
+    printed = CliRunner().invoke(main, ["fingerprint", "--json", name])
+    assert printed.exit_code == 0, printed.output
+    assert json.loads(printed.output)["path"] == want, printed.output
+    assert "\\udc" not in printed.output, f"a lone surrogate in the JSON: {printed.output[:120]}"
+    text = CliRunner().invoke(main, ["fingerprint", name])
+    assert f"  {want}\n" in text.output, f"not the escaped name: {text.output!r}"
+    compared = CliRunner().invoke(main, ["compare", "--json", name, name])
+    assert compared.exit_code == 0 and json.loads(compared.output)["a"] == want, compared.output
