@@ -111,7 +111,8 @@ def _entries(path: Path) -> Iterator[tuple[_Entry, str | None]]:
         yield _Entry(name, error=f"{exc} [{exc.status}]"), None
         return
     for item in walk(root):  # streamed: a large mailbox is never held whole
-        label = f"{name} [{item.part}]" if item.part else name
+        part = item.part.encode("utf-8", "surrogateescape").decode("utf-8", "replace")  # as the store keeps it
+        label = f"{name} [{part}]" if item.part else name
         if isinstance(item, Failure):
             yield _Entry(label, error=f"{item.reason} [{item.status}]"), None
         elif item.text.strip():  # a mailbox itself has no text: its messages follow
