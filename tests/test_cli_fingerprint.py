@@ -164,3 +164,49 @@ def test_fingerprint_sources_splits_the_work_and_keeps_the_order(tmp_path: Path)
     alone = list(fingerprint_sources(paths, labelled_with_pid, sizes=[1 << 20] * len(paths), workers=1))
     assert {pid for (_, pid), _ in alone} == {os.getpid()}, "workers=1 runs in this process"
     assert [f for _, f in alone] == fingerprints
+
+
+def test_a_name_that_is_not_utf8_is_shown_escaped_as_the_store_holds_it(tmp_path: Path) -> None:
+    """``fingerprint --json`` and ``compare --json`` print a name with a byte
+    that is not UTF-8 as the store does (``\\xNN``), not as a lone surrogate
+    (``\\udcff``, which strict JSON readers refuse) nor as U+FFFD."""
+    raw = os.fsencode(tmp_path) + b"/caf\xe9 notes.txt"
+    with open(raw, "wb") as out:
+        out.write(" ".join(prose(4, 200)).encode())
+    name = os.fsdecode(raw)
+    want = str(tmp_path) + "/caf\\xe9 notes.txt"
+    printed = CliRunner().invoke(main, ["fingerprint", "--json", name])
+    assert printed.exit_code == 0, printed.output
+    assert json.loads(printed.output)["path"] == want, printed.output
+    assert "\\udc" not in printed.output, f"a lone surrogate in the JSON: {printed.output[:120]}"
+    text = CliRunner().invoke(main, ["fingerprint", name])
+    assert f"  {want}\n" in text.output, f"not the escaped name: {text.output!r}"
+    compared = CliRunner().invoke(main, ["compare", "--json", name, name])
+    assert compared.exit_code == 0 and json.loads(compared.output)["a"] == want, compared.output
+
+
+def test_an_archive_member_named_in_latin1_is_shown_as_the_store_keeps_it(tmp_path: Path) -> None:
+    """A tar member whose name is not UTF-8: `fingerprint --json` names the
+    part as the indexer stores it (U+FFFD for the odd byte), not with a lone
+    surrogate that strict JSON readers refuse."""
+    import io
+    import tarfile
+
+    from lifededup.index import IndexConfig, run
+    from lifededup.store import open_store
+
+    data = " ".join(prose(5, 120)).encode()
+    archive = tmp_path / "odd" / "letters.tar"
+    archive.parent.mkdir()
+    with tarfile.open(archive, "w", format=tarfile.GNU_FORMAT, encoding="latin-1") as tar:
+        info = tarfile.TarInfo("caf\xe9.txt")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    with open_store(tmp_path / "s.db") as store:
+        run(store, [archive.parent], IndexConfig(workers=1))
+        _, rows = store.execute("SELECT part FROM items WHERE part != ''")
+    [(stored,)] = rows
+    printed = CliRunner().invoke(main, ["fingerprint", "--json", str(archive)])
+    assert printed.exit_code == 0, printed.output
+    assert "\\udc" not in printed.output, f"a lone surrogate in the JSON: {printed.output[:120]}"
+    assert json.loads(printed.output)["path"] == f"{archive} [{stored}]", (printed.output[:120], stored)

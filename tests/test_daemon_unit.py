@@ -146,3 +146,37 @@ def test_stop_returns_once_the_daemon_and_its_workers_are_gone(tmp_path: Path, e
     assert not alive(pid) and not group_alive(pid), "stop returned while the daemon or a worker still ran"
     gone = lifededup(env, "daemon", "status", "--json")
     assert gone.returncode == 3 and json.loads(gone.stdout)["running"] is False, gone.stdout
+
+
+def test_a_unit_with_ocr_runs_a_watcher_that_reads_scans(tmp_path: Path, env: dict[str, str]) -> None:
+    """Issue 12's `watch --ocr` through issue 14's unit: `daemon unit --ocr`
+    (and `daemon install --ocr`) runs the watcher with --ocr, so a service
+    reads scans as `daemon start --ocr` does."""
+    if shutil.which("tesseract") is None:
+        pytest.skip("no tesseract here: scripts/install-system-deps.sh installs tesseract-ocr")
+    scan = tmp_path / "archive" / "scanned letter.pdf"
+    shutil.copyfile(Path(__file__).parent.parent / "sample_corpus" / "Bad files" / "scanned letter.pdf", scan)
+    result = lifededup(env, "daemon", "unit", "--ocr")
+    assert result.returncode == 0, result.stderr
+    [exec_start] = unit_lines(result.stdout, "ExecStart")
+    assert shlex.split(exec_start)[3:] == ["watch", "--db", str((tmp_path / "chosen.db").resolve()), "--ocr"], \
+        exec_start
+    environment = dict(shlex.split(e)[0].split("=", 1) for e in unit_lines(result.stdout, "Environment"))
+    process = subprocess.Popen(shlex.split(exec_start), env={"HOME": str(tmp_path), **environment},
+                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        rows: list[object] = []
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not rows:
+            assert process.poll() is None, f"the service exited: {process.stdout.read()}"  # type: ignore[union-attr]
+            time.sleep(0.2)
+            if (tmp_path / "chosen.db").exists():
+                with open_store(tmp_path / "chosen.db", readonly=True) as store:
+                    _, rows = store.execute("SELECT status, text FROM items WHERE path = :p", {"p": str(scan)})
+        assert rows, "the unit's watcher never stored the scan"
+        [(status, text)] = rows  # type: ignore[misc]
+        assert status == "ok" and "Scanned letter" in str(text), f"the scan was not OCR'd: {status} {text!r}"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        output = process.communicate(timeout=60)[0]
+    assert process.returncode == 0, output

@@ -165,6 +165,39 @@ def test_a_file_that_vanishes_mid_run_is_recorded_as_vanished(tmp_path: Path) ->
     assert summary.failed == 1, summary
 
 
+class _MoveOnStart(Quiet):
+    """Progress that moves a file (a byte path) once the plan is made, before it is read."""
+
+    def __init__(self, source: bytes, target: bytes) -> None:
+        self.source, self.target = source, target
+
+    def start(self, total: int) -> None:
+        os.rename(self.source, self.target)
+
+
+def test_a_file_moved_to_another_folder_before_it_was_read_is_read_there(tmp_path: Path) -> None:
+    """Issue 13's ``vanished`` meets issue 14's moves: a new file (its name not
+    UTF-8) moved from one watched folder to another between the scan and the
+    read is recorded as vanished; the next run must read it at its new place,
+    not follow the failure there as a move of the same bytes (which left it
+    ``vanished`` for good: unchanged size and mtime are never read again)."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    name = b"caf\xe9 notes.txt"
+    with open(os.fsencode(a) + b"/" + name, "wb") as out:
+        out.write(hostile_corpus.prose(3).encode())
+    with open_store(tmp_path / "s.db") as store:
+        run(store, [a, b], IndexConfig(workers=1),
+            progress=_MoveOnStart(os.fsencode(a) + b"/" + name, os.fsencode(b) + b"/" + name))
+        _, first = store.execute("SELECT path, status FROM items")
+        assert first == [(stored_path(os.fsdecode(os.fsencode(a) + b"/" + name)), "vanished")], first
+        run(store, [a, b], IndexConfig(workers=1))
+        _, rows = store.execute("SELECT path, status FROM items")
+    assert rows == [(stored_path(os.fsdecode(os.fsencode(b) + b"/" + name)), "ok")], \
+        f"the moved file was not read at its new place: {rows}"
+
+
 def test_a_fifo_named_on_the_command_line_is_recorded(tmp_path: Path, env: dict[str, str]) -> None:
     os.mkfifo(tmp_path / "pipe")
     done = lifededup("index", str(tmp_path / "pipe"), env=env, timeout=60)

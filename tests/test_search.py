@@ -169,6 +169,29 @@ def test_path_glob(corpus: CorpusStore) -> None:
     assert path_pattern("*.pdf") == "*.pdf"
 
 
+def test_a_path_glob_with_a_name_that_is_not_utf8_finds_its_file(tmp_path: Path) -> None:
+    """A --path glob typed with the name's own bytes (as a shell completes it)
+    matches the escaped stored path, as the escaped form typed out does; it
+    used to fail with "'utf-8' codec can't encode character"."""
+    import os
+
+    from lifededup.index import IndexConfig
+    from lifededup.index import run as index
+
+    folder = tmp_path / "odd"
+    folder.mkdir()
+    with open(os.fsencode(folder) + b"/caf\xe9.txt", "wb") as out:
+        out.write(b"harbour notes about the ferry timetable and the tides")
+    db = tmp_path / "odd.db"
+    with open_store(db) as store:
+        index(store, [folder], IndexConfig(workers=1))
+    for glob in (os.fsdecode(os.fsencode(folder) + b"/caf\xe9*"), "*caf\\xe9*"):
+        result = CliRunner().invoke(main, ["search", "--path", glob, "--json", "--db", str(db)])
+        assert result.exit_code == 0, f"--path {glob!r}: {result.output}"
+        hits = json.loads(result.output)["hits"]
+        assert [h["path"] for h in hits] == [str(folder) + "/caf\\xe9.txt"], f"--path {glob!r} found {hits}"
+
+
 def test_one_cluster_with_and_without_a_query(corpus: CorpusStore) -> None:
     (row,) = run(corpus, "sourdough").hits
     assert row.cluster_id is not None

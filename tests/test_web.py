@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote_from_bytes
 
 import pytest
 
@@ -23,9 +24,10 @@ from corpus_store import CorpusStore, corpus_store  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
-from web_samples import SCRIPT, hostile_store  # noqa: E402
+from web_samples import PROSE, SCRIPT, hostile_store, prose  # noqa: E402
 
 from lifededup.cli import main  # noqa: E402
+from lifededup.index import IndexConfig, run  # noqa: E402
 from lifededup.store import open_store  # noqa: E402
 from lifededup.watch import WatchStatus  # noqa: E402
 from lifededup.watch import daemon as daemons  # noqa: E402
@@ -325,6 +327,29 @@ def test_an_original_swapped_for_a_link_is_not_served(hostile: tuple[TestClient,
     finally:
         page.unlink()
         page.write_bytes(kept)
+
+
+def test_an_original_with_a_name_that_is_not_utf8_is_linked_and_served(tmp_path: Path) -> None:
+    """Issue 13's escaped names in issue 16's view: the file:// link names the
+    file's real bytes, and the download is the file, not a 404."""
+    folder = tmp_path / "odd"
+    folder.mkdir()
+    raw = os.fsencode(folder) + b"/caf\xe9 notes.txt"
+    with open(raw, "wb") as out:
+        out.write(f"{PROSE} {prose(3, 300)}".encode())
+    db = tmp_path / "odd.db"
+    with open_store(db) as store:
+        run(store, [folder], IndexConfig(workers=1))
+    with TestClient(create_app(db), base_url=LOCAL) as client:
+        item = get(client, "/search.json?q=" + PROSE.split()[0]).json()["hits"][0]
+        assert item["path"].endswith("caf\\xe9 notes.txt"), f"not the escaped name: {item['path']}"
+        html = get(client, f"/items/{item['id']}").text
+        uri = "file://" + quote_from_bytes(raw)
+        links = re.findall(r'file://[^"]*', html)
+        assert f'href="{uri}"' in html, f"no file:// link to the real bytes {uri}: {links}"
+        download = get(client, f"/items/{item['id']}/original")
+        assert download.content == open(raw, "rb").read(), "the download is not the file"
+        assert download.headers["content-disposition"].startswith("attachment"), download.headers
 
 
 # -- who may connect ------------------------------------------------------------------

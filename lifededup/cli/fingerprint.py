@@ -11,7 +11,7 @@ import click
 
 from lifededup.cli import main
 from lifededup.config import FilterParams, FingerprintParams
-from lifededup.model import Fingerprint
+from lifededup.model import Fingerprint, stored_path
 
 
 def _params(shingle_words: int, threshold: int, stem: bool, no_stopwords: bool, no_numbers: bool) -> FingerprintParams:
@@ -104,13 +104,15 @@ def _entries(path: Path) -> Iterator[tuple[_Entry, str | None]]:
     """Each item of a file with its text, or its failure (run in a worker)."""
     from lifededup.extract import ExtractionError, Failure, extract, walk
 
+    name = stored_path(str(path))  # a name that is not UTF-8 is shown escaped, as the store holds it
     try:
         root = extract(path)
     except ExtractionError as exc:
-        yield _Entry(str(path), error=f"{exc} [{exc.status}]"), None
+        yield _Entry(name, error=f"{exc} [{exc.status}]"), None
         return
     for item in walk(root):  # streamed: a large mailbox is never held whole
-        label = f"{path} [{item.part}]" if item.part else str(path)
+        part = item.part.encode("utf-8", "surrogateescape").decode("utf-8", "replace")  # as the store keeps it
+        label = f"{name} [{part}]" if item.part else name
         if isinstance(item, Failure):
             yield _Entry(label, error=f"{item.reason} [{item.status}]"), None
         elif item.text.strip():  # a mailbox itself has no text: its messages follow
@@ -149,7 +151,7 @@ def compare_command(a: Path, b: Path, as_json: bool, **options: object) -> None:
     params = _params(**options)  # type: ignore[arg-type]
     result = compare_texts(_read(a), _read(b), params)
     if as_json:
-        click.echo(json.dumps({"a": str(a), "b": str(b), **result.to_dict()}))
+        click.echo(json.dumps({"a": stored_path(str(a)), "b": stored_path(str(b)), **result.to_dict()}))
         return
     verdict = "exact copy" if result.exact else ("near-duplicate" if result.near_duplicate else "different")
     sampled = "" if result.sampled else " (a text too short to sample: only an exact copy counts)"

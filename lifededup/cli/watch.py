@@ -308,18 +308,23 @@ def daemon_status(as_json: bool) -> None:
 _UNIT_ENVIRONMENT = ("PATH", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
 
 
-def _unit(db: str | None) -> daemons.Unit:
+_UNIT_OCR = click.option("--ocr", is_flag=True, default=False,
+                         help="The service reads scans too (watch --ocr): Tesseract OCR, seconds a page.")
+
+
+def _unit(db: str | None, ocr: bool = False) -> daemons.Unit:
     with opened_store(db) as store:
         folders = [f.path for f in list_folders(store)]
         path = store.path
     environment = {name: os.environ[name] for name in _UNIT_ENVIRONMENT if os.environ.get(name)}
     # this Python with this lifededup, whatever shell or virtual environment it runs in
-    return daemons.Unit([sys.executable, "-m", "lifededup"], path.resolve(), folders, environment)
+    return daemons.Unit([sys.executable, "-m", "lifededup"], path.resolve(), folders, environment, ocr)
 
 
 @daemon_group.command("unit")
+@_UNIT_OCR
 @db_option
-def daemon_unit(db: str | None) -> None:
+def daemon_unit(ocr: bool, db: str | None) -> None:
     """Print a systemd user unit that runs the watcher on this store, with
     this lifededup and the environment it needs (`daemon install` installs
     and starts it).  Refused when the unit could not work: a store with no
@@ -332,7 +337,7 @@ def daemon_unit(db: str | None) -> None:
       systemctl --user daemon-reload && systemctl --user enable --now lifededup
     """
     try:
-        click.echo(daemons.systemd_unit(_unit(db)), nl=False)
+        click.echo(daemons.systemd_unit(_unit(db, ocr)), nl=False)
     except daemons.DaemonError as exc:
         raise click.ClickException(str(exc)) from exc
 
@@ -340,9 +345,10 @@ def daemon_unit(db: str | None) -> None:
 @daemon_group.command("install")
 @click.option("--enable/--no-enable", default=True, show_default=True,
               help="Have systemd start it now and at every login (systemctl --user enable --now).")
+@_UNIT_OCR
 @click.option("--json", "as_json", is_flag=True, help='One JSON object: {"unit", "enabled"}.')
 @db_option
-def daemon_install(enable: bool, as_json: bool, db: str | None) -> None:
+def daemon_install(enable: bool, ocr: bool, as_json: bool, db: str | None) -> None:
     """Install the watcher as a systemd user service (the unit of `daemon
     unit`, in ~/.config/systemd/user/) and start it.
 
@@ -355,7 +361,7 @@ def daemon_install(enable: bool, as_json: bool, db: str | None) -> None:
     """
     target = daemons.user_unit_path()
     try:
-        daemons.install(_unit(db), target, daemons.DaemonPaths.default(), enable=enable)
+        daemons.install(_unit(db, ocr), target, daemons.DaemonPaths.default(), enable=enable)
     except daemons.DaemonError as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:

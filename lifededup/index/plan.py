@@ -112,7 +112,7 @@ def known_under(store: Store, roots: Iterable[str], reread_scans: bool = False) 
         stem = root.rstrip("/")
         _, rows = store.execute(query, {"root": root, "low": stem + "/", "high": stem + "0"})
         for path, size, mtime, sha1, device, inode, status in rows:
-            stale = reread_scans and status == "no-text-layer"
+            stale = status == "vanished" or (reread_scans and status == "no-text-layer")  # never read: read it
             found[str(path)] = Known(str(path), size, None if stale else mtime, sha1, device, inode)  # type: ignore[arg-type]
     return found
 

@@ -170,6 +170,10 @@ class BatchWriter:
                 "raw_sha1": info.raw_sha1} if whole else {}
         parent = None if whole else parts.get(parent_part(part), parts.get(""))
         if isinstance(result, Failure):
+            if whole and result.status == "vanished":
+                # its bytes were never read: no source for a move (it may have been
+                # moved into another watched folder), and read again should it be back
+                stat["mtime"] = None
             return ItemRecord(path=str(outcome.path), part=part, parent_id=parent, **stat)  # type: ignore[arg-type]
         # a format with no date of its own: the date in the file's name, if any, beats the mtime
         doc_date = result.doc_date or (date_in_name(outcome.path.name) if whole else None)

@@ -10,6 +10,8 @@ import os
 from dataclasses import dataclass
 from datetime import date
 
+from lifededup.model import stored_path
+
 # The date a person would file a document under: its own (a mail's Date
 # header, a PDF's creation date) when the extractor found one, else the file's
 # modification time.  datetime() turns both into one comparable UTC text
@@ -68,6 +70,8 @@ def path_pattern(glob: str) -> str:
     matches any characters, ``/`` included (SQLite's GLOB, case-sensitive).
     """
     pattern = os.path.expanduser(glob)
+    if any("\udc80" <= char <= "\udcff" for char in pattern):
+        pattern = stored_path(pattern)  # typed with a name's own bytes: stored names are escaped
     if not pattern.startswith(("/", "*")):
         pattern = "*/" + pattern
     return pattern

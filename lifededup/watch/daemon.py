@@ -201,6 +201,7 @@ class Unit:
     store: Path
     folders: list[str]
     environment: dict[str, str]
+    ocr: bool = False  # the watcher reads scans with Tesseract (watch --ocr)
 
     def check(self) -> None:
         """Refuse a unit that cannot work, saying why."""
@@ -238,7 +239,8 @@ def systemd_unit(unit: Unit) -> str:
     """The shipped user unit for ``unit``, after :meth:`Unit.check`."""
     unit.check()
     text = resources.files("lifededup.watch").joinpath(UNIT_NAME).read_text(encoding="utf-8")
-    exec_start = " ".join(_quote(w) for w in [*unit.command, "watch", "--db", str(unit.store)])
+    exec_start = " ".join(_quote(w) for w in [*unit.command, "watch", "--db", str(unit.store),
+                                                     *(["--ocr"] if unit.ocr else [])])
     environment = "\n".join(f"Environment={_quote(f'{k}={v}', command=False)}"
                             for k, v in sorted(unit.environment.items()))
     folders = "\n".join(f"#   {f}" for f in unit.folders)

@@ -178,7 +178,8 @@ class View:
             raise NotFound(f"the file of item {view.details.id} is not there to hand out "
                            "(moved, gone, or reached through a link)")
         return FileResponse(view.original, media_type="application/octet-stream",
-                            filename=view.original.name, content_disposition_type="attachment")
+                            filename=Path(view.details.path).name,  # the escaped name: headers take no surrogates
+                            content_disposition_type="attachment")
 
     # -- failures and status ----------------------------------------------------
 

@@ -11,9 +11,10 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from lifededup.index import FailedItem, failures
+from lifededup.model import fs_path
 from lifededup.search import Filters, SearchResult, search
 from lifededup.store import (
     Explanation,
@@ -210,9 +211,12 @@ class ItemView:
 
     @property
     def file_uri(self) -> str:
-        """A file:// link to the item's file, for the desktop to open."""
+        """A file:// link to the item's file, for the desktop to open (a name
+        that is not UTF-8 is stored escaped: the link names its real bytes)."""
         path = Path(self.details.path)
-        return path.as_uri() if path.is_absolute() else ""
+        if not path.is_absolute():
+            return ""
+        return "file://" + quote(os.fsencode(fs_path(self.details.path)))
 
 
 def item_view(store: Store, item_id: int) -> ItemView:
@@ -233,7 +237,7 @@ def original_file(details: ItemDetails) -> Path | None:
     item's own file, by its stored absolute path, still a regular file
     there, reached through no link (a link swapped in since indexing could
     point anywhere).  No other file is ever served."""
-    path = Path(details.path)
+    path = Path(fs_path(details.path))
     if not path.is_absolute() or Path(os.path.realpath(path)) != Path(os.path.normpath(path)):
         return None
     return path if path.is_file() else None
