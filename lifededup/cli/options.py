@@ -32,32 +32,31 @@ def db_option(func: F) -> F:
     )(func)
 
 
+R = TypeVar("R", bound=Readable)
+
+
 @contextmanager
 def opened_store(db: str | None, *, readonly: bool = False, migrate: bool = True,
                  verify: bool = False) -> Iterator[Store]:
     """Open the store for one command; store errors become messages, and so
     does SQLite finding the file damaged, wherever the command meets it."""
-    try:
-        store = open_store(db, readonly=readonly, migrate=migrate, verify=verify)
-    except StoreError as exc:
-        raise click.ClickException(str(exc)) from exc
-    try:
+    with _speaking(lambda: open_store(db, readonly=readonly, migrate=migrate, verify=verify)) as store:
         yield store
-    except StoreError as exc:
-        raise click.ClickException(str(exc)) from exc
-    except Exception as exc:
-        _raise_damage(exc, store)
-        raise
-    finally:
-        store.close()
 
 
 @contextmanager
 def opened_reader(db: str | None) -> Iterator[Readable]:
     """:func:`opened_store` read-only for a command that only reads through
     ``reading()`` (``search``): on ``sqlite3`` alone when the store is at head."""
+    with _speaking(lambda: open_reader(db)) as store:
+        yield store
+
+
+@contextmanager
+def _speaking(opening: Callable[[], R]) -> Iterator[R]:
+    """The store ``opening`` gives, its errors turned into messages for a person, closed at the end."""
     try:
-        store = open_reader(db)
+        store = opening()
     except StoreError as exc:
         raise click.ClickException(str(exc)) from exc
     try:
