@@ -9,9 +9,28 @@ failing example saved in .hypothesis/) rather than by chance in CI.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _own_data_and_state_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """No test touches the user's own store or the daemon's state: the default
+    store (XDG data folder) and the status/pid/log files (XDG state folder) of
+    every command a test runs, in this process or a child, live under the
+    session's temporary folder.  A test that needs its own sets them itself."""
+    home = tmp_path_factory.mktemp("xdg")
+    saved = {name: os.environ.get(name) for name in ("XDG_DATA_HOME", "XDG_STATE_HOME")}
+    os.environ.update(XDG_DATA_HOME=str(home / "data"), XDG_STATE_HOME=str(home / "state"))
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
