@@ -174,6 +174,28 @@ def test_cluster_page_shows_members_and_their_differences(corpus: CorpusStore, c
     assert "compare must be an item id" in get(client, f"/clusters/{cid}?compare=x", 400).text
 
 
+def test_cluster_page_says_the_rule_its_members_were_admitted_by(tmp_path: Path, corpus: CorpusStore,
+                                                                   state: daemons.DaemonPaths) -> None:
+    """The page states the store's own rule, as `show` does: verified by word edit
+    distance by default, the six shared features after `recluster --rule features`."""
+    import sqlite3
+
+    db = tmp_path / "copy.db"
+    with sqlite3.connect(corpus.db) as source, sqlite3.connect(db) as copy:
+        source.backup(copy)  # the store as it stands, WAL included; the module's store is left as it is
+    wants = {None: "a near copy within 30% word edit distance of the representative, verified",
+             "features": "a near copy shares at least 2 of its 6 features with the representative"}
+    for rule, want in wants.items():
+        if rule is not None:
+            assert CliRunner().invoke(main, ["recluster", "--rule", rule, "--db", str(db)]).exit_code == 0
+        with TestClient(create_app(db, daemon_paths=state), base_url=LOCAL) as fresh:
+            cid = get(fresh, "/clusters.json").json()[0]["cluster_id"]
+            html = " ".join(get(fresh, f"/clusters/{cid}").text.split())
+        shown = CliRunner().invoke(main, ["show", str(cid), "--db", str(db)]).output
+        assert want in html, f"rule {rule or 'default'}: the cluster page does not say {want!r}"
+        assert want in " ".join(shown.split()), f"rule {rule or 'default'}: show does not say {want!r}:\n{shown}"
+
+
 def test_a_member_is_not_a_cluster(client: TestClient) -> None:
     cluster = get(client, "/clusters.json").json()[0]
     member = cluster["members"][0]["id"]

@@ -161,11 +161,7 @@ def _print_explanation(found: Explanation) -> None:
         click.echo("not in any cluster (no text to fingerprint)")
         return
     size = len(found.reasons)
-    if found.rule == "features" or found.method == "transitive":
-        near = f"at least {found.threshold} shared features"
-    else:
-        near = f"within {found.rule.partition(':')[2]}% word edit distance, verified"
-    click.echo(f"cluster {found.cluster_id} ({size} items, {found.method}; near copy = {near})")
+    click.echo(f"cluster {found.cluster_id} ({size} items, {found.method}; a near copy {found.admission()})")
     click.echo(f"  {'id':>7}  {'why':<22} {'shared':>6} {'resemblance':>11} {'edit dist':>9}  path")
     for reason in found.reasons:
         why = found.why(reason)

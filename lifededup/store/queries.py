@@ -138,6 +138,12 @@ class Explanation:
     reasons: list[Reason]  # the representative first
     rule: str = "verified:30"  # the store's admission rule (Rule.spec)
 
+    def admission(self) -> str:
+        """What makes a member a near copy in this cluster, in words (``show``, the web view)."""
+        if self.rule == "features" or self.method == "transitive":
+            return f"shares at least {self.threshold} of its 6 features with the representative"
+        return f"within {self.rule.partition(':')[2]}% word edit distance of the representative, verified"
+
     def why(self, reason: Reason) -> str:
         """Why a member is in the cluster, in words."""
         if reason.representative:
