@@ -26,6 +26,7 @@ it is only offered for comparison, never by default.
 from __future__ import annotations
 
 import math
+import sqlite3
 import threading
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -177,11 +178,22 @@ def _similarity_row(similarity: Similarity | None) -> dict[str, float | None]:
                                 ("word_distance", similarity.word_distance))}
 
 
+def driver(conn: Connection) -> sqlite3.Connection:
+    """The ``sqlite3`` connection under ``conn`` (inside its transaction):
+    the statements run for every item go to it directly, sparing
+    SQLAlchemy's per-statement work; the SQL and its parameters are the
+    same ones ``exec_driver_sql`` would pass it."""
+    found = conn.connection.driver_connection
+    assert isinstance(found, sqlite3.Connection), f"the store runs on sqlite3, not {type(found)}"
+    return found
+
+
 def _set_keys(conn: Connection, member: Member, present: bool) -> None:
     if member.sketch is None:
         return
-    rows = [{"value": int(v), "item_id": member.item_id} for v in sketch_values(member.sketch).tolist()]
-    conn.exec_driver_sql(_ADD_KEYS if present else _DROP_KEYS, rows)
+    item_id = member.item_id
+    rows = [{"value": v, "item_id": item_id} for v in sketch_values(member.sketch).tolist()]
+    driver(conn).executemany(_ADD_KEYS if present else _DROP_KEYS, rows)
 
 
 class _Admission:
@@ -270,6 +282,7 @@ class StoreRepresentatives(_Admission):
     def __init__(self, conn: Connection, settings: Settings) -> None:
         super().__init__(settings)
         self.conn = conn
+        self.db = driver(conn)
         self.pending: dict[int, dict[str, object]] = {}
 
     def _load(self, item_id: int) -> Member:
@@ -280,36 +293,34 @@ class StoreRepresentatives(_Admission):
 
     def _prefetch(self, item_ids: list[int]) -> None:
         for marks in id_lists(item_ids):
-            for row in self.conn.exec_driver_sql(
-                f"SELECT {_MEMBER_COLUMNS} FROM fingerprints WHERE item_id IN ({marks})"
-            ):
+            for row in self.db.execute(f"SELECT {_MEMBER_COLUMNS} FROM fingerprints WHERE item_id IN ({marks})"):
                 self.remember(Member.from_row(row))
 
     def words(self, item_id: int) -> list[str]:
         sha1 = self.member(item_id).sha1
         found = _WORDS.get(sha1)
         if found is None:
-            text = self.conn.exec_driver_sql("SELECT text FROM items WHERE id = :i", {"i": item_id}).scalar()
-            found = _words_of(str(text or ""))
+            row = self.db.execute("SELECT text FROM items WHERE id = :i", {"i": item_id}).fetchone()
+            found = _words_of(str((None if row is None else row[0]) or ""))
             _WORDS.put(sha1, found)
         return found
 
     def _sharing_features(self, member: Member, least: int) -> dict[int, int]:
         assert member.features is not None
         params = {**_feature_params(member.features), "threshold": least}
-        return {int(r[0]): int(r[1]) for r in self.conn.exec_driver_sql(_REPRESENTATIVES_SHARING, params)}
+        return {int(r[0]): int(r[1]) for r in self.db.execute(_REPRESENTATIVES_SHARING, params)}
 
     def _sharing_minima(self, member: Member, least: int, most: int) -> dict[int, int]:
         assert member.sketch is not None
         values = ", ".join(str(int(v)) for v in sketch_values(member.sketch).tolist())
-        rows = self.conn.exec_driver_sql(
+        rows = self.db.execute(
             f"SELECT item_id, count(*) FROM sketch_keys WHERE value IN ({values}) GROUP BY item_id"
             f" HAVING count(*) >= {int(least)} ORDER BY count(*) DESC LIMIT {int(most)}"
         )
         return {int(r[0]): int(r[1]) for r in rows}
 
     def copy_of(self, item: int) -> tuple[int, Similarity] | None:
-        row = self.conn.exec_driver_sql(_COPY, {"sha1": self.member(item).sha1}).first()
+        row = self.db.execute(_COPY, {"sha1": self.member(item).sha1}).fetchone()
         if row is None:
             return None
         # a copy is as close to the representative as the text it copies
@@ -321,10 +332,10 @@ class StoreRepresentatives(_Admission):
         is_representative = cluster == item
         row = self.pending.pop(item, None)
         if row is not None:
-            self.conn.exec_driver_sql(INSERT_FINGERPRINT, {**row, "is_representative": int(is_representative)})
+            self.db.execute(INSERT_FINGERPRINT, {**row, "is_representative": int(is_representative)})
         elif is_representative:
-            self.conn.exec_driver_sql(_FLAG, {"flag": 1, "item_id": item})
-        self.conn.exec_driver_sql(
+            self.db.execute(_FLAG, {"flag": 1, "item_id": item})
+        self.db.execute(
             _ADD, {"item_id": item, "sha1": member.sha1, "cluster_id": cluster, **_similarity_row(similarity)}
         )
         if is_representative:

@@ -151,9 +151,8 @@ def _bag_distance(left: list[str], right: list[str]) -> int:
     one word of either side's surplus, so no alignment needs fewer edits."""
     from collections import Counter
 
-    surplus = Counter(left)
-    surplus.subtract(right)
-    extra = sum(n for n in surplus.values() if n > 0)
+    # both counted in C; the difference keeps the positive counts alone
+    extra = sum((Counter(left) - Counter(right)).values())
     return max(extra, extra - (len(left) - len(right)))
 
 

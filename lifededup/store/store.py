@@ -179,8 +179,8 @@ class Store:
             return self._item_id(conn, path, part)
 
     def _item_id(self, conn: Connection, path: str, part: str) -> int | None:
-        found = conn.exec_driver_sql(_ITEM_ID, {"path": path, "part": part}).scalar()
-        return None if found is None else int(found)
+        found = clustering.driver(conn).execute(_ITEM_ID, {"path": path, "part": part}).fetchone()
+        return None if found is None else int(found[0])
 
     def _write_item(
         self, conn: Connection, record: ItemRecord, *, status: str, error: str | None
@@ -188,9 +188,12 @@ class Store:
         """The item's id, and whether it is new."""
         values = record.row(status=status, error=error, indexed_at=utc_now())
         existing = self._item_id(conn, record.path, record.part)
+        db = clustering.driver(conn)
         if existing is None:
-            return int(conn.exec_driver_sql(_INSERT_ITEM, values).lastrowid), True
-        conn.exec_driver_sql(_UPDATE_ITEM, {**values, "id": existing})
+            created = db.execute(_INSERT_ITEM, values).lastrowid
+            assert created is not None, "an INSERT sets lastrowid"
+            return int(created), True
+        db.execute(_UPDATE_ITEM, {**values, "id": existing})
         return existing, False
 
     def upsert_item(self, record: ItemRecord, fingerprint: Fingerprint | None) -> int:
