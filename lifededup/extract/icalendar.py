@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import date, datetime, time
 from typing import Any
 
-from lifededup.extract.base import EmptyFile, Extracted, Failure, Format, Probe, Source
+from lifededup.extract.base import EmptyFile, Extracted, Format, Probe, Source
 from lifededup.extract.text import decode
-from lifededup.extract.vcard import value_text
+from lifededup.extract.vcard import field_lines, one_or_parts, value_text
 
 COMPONENTS = ("VEVENT", "VTODO", "VJOURNAL")
 FIELDS = ("summary", "location", "description", "organizer", "attendee", "categories", "comment", "url")
@@ -26,12 +25,7 @@ def _when(component: Any) -> datetime | None:
 
 def _entry(component: Any, number: int = 0) -> Extracted:
     """One event, to-do or journal entry; ``number`` > 0 names it as a part ("event 2: Dentist")."""
-    lines = []
-    for field in FIELDS:
-        for line in component.contents.get(field, []):
-            text = value_text(line.value).removeprefix("mailto:").removeprefix("MAILTO:")
-            if text and text not in lines:
-                lines.append(text)
+    lines = field_lines(component, FIELDS, lambda text: text.removeprefix("mailto:").removeprefix("MAILTO:"))
     summary = component.contents.get("summary")
     title = value_text(summary[0].value) if summary else ""
     return Extracted(text="\n".join(lines), title=title, kind="event", mime="text/calendar",
@@ -47,11 +41,8 @@ def extract_icalendar(source: Source) -> Extracted:
                for c in cal.getChildren() if c.name.upper() in COMPONENTS]
     if not entries:
         raise EmptyFile(f"{source.name} holds no events, to-dos or journal entries")
-    if len(entries) == 1:
-        return _entry(entries[0])
-    parts: Iterator[Extracted | Failure] = (_entry(entry, n) for n, entry in enumerate(entries, start=1))
-    return Extracted(text="", title=source.name, kind="calendar", mime="text/calendar",
-                     metadata={"entries": str(len(entries))}, children=parts)
+    return one_or_parts(entries, _entry, Extracted(text="", title=source.name, kind="calendar", mime="text/calendar",
+                                                   metadata={"entries": str(len(entries))}))
 
 
 def _is_icalendar(probe: Probe) -> bool:
