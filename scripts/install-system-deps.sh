@@ -11,6 +11,7 @@ packages=(
     tesseract-ocr-eng         # ... its English model
     libreoffice-impress-nogui # tests only: saves a .pptx as PowerPoint 97-2003 .ppt (tests/test_extract_formats.py)
     chromium                  # the web view's browser tests (tests/test_web_browser.py), driven by Playwright
+    postgresql                # tests only: the PostgreSQL store's tests start their own server (tests/pg_server.py)
 )
 missing=()
 for pkg in "${packages[@]}"; do

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import settings
 
+import pg_server
+
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
@@ -34,3 +36,38 @@ def _own_data_and_state_folders(tmp_path_factory: pytest.TempPathFactory) -> Ite
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[pg_server.Server]:
+    """A real PostgreSQL server for the session (tests/pg_server.py).  Where
+    none can start the test is skipped with the reason -- except under CI,
+    whose command installs the server: there it fails."""
+    reason = pg_server.missing()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"PostgreSQL is needed under CI: {reason}")
+        pytest.skip(reason)
+    server = pg_server.Server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_url(postgres: pg_server.Server) -> Iterator[str]:
+    """An empty database of the session's server, for this test alone."""
+    url = postgres.new_database()
+    yield url
+    postgres.drop_database(url)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: object) -> str:
+    """Where a test's store lives, once for each backend: an SQLite file
+    under the test's folder, then an empty PostgreSQL database."""
+    if request.param == "sqlite":
+        from pathlib import Path
+
+        assert isinstance(tmp_path, Path)
+        return str(tmp_path / "store.db")
+    return str(request.getfixturevalue("pg_url"))

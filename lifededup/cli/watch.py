@@ -190,7 +190,7 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
             daemons.claim(daemon_paths)
         except daemons.DaemonError as exc:
             raise click.ClickException(str(exc)) from exc
-        store_files = tuple(str(location.path.resolve()) + s for s in ("", "-wal", "-shm", "-journal"))
+        store_files = tuple(str(location.file.resolve()) + s for s in ("", "-wal", "-shm", "-journal"))
         config = IndexConfig(workers=workers, max_text_chars=int(max_text_mb * 2**20), limits=Limits(ocr=ocr))
         watcher = Watcher(store, folders, config, stop, delay=delay, rescan_every=rescan,
                           ignore=store_files, on_status=_StatusFile(daemon_paths, str(location)))

@@ -45,9 +45,9 @@ _KNOWN_UNDER = (
 # thousands of stored copies checks the first few (each costs an lstat).
 _SAME_FILE = (
     "SELECT * FROM (SELECT path, size, mtime, raw_sha1, device, inode FROM items "
-    "WHERE raw_sha1 = :sha1 AND part = '' AND mtime IS NOT NULL ORDER BY path LIMIT 64) UNION "
+    "WHERE raw_sha1 = :sha1 AND part = '' AND mtime IS NOT NULL ORDER BY path LIMIT 64) AS by_bytes UNION "
     "SELECT * FROM (SELECT path, size, mtime, raw_sha1, device, inode FROM items "
-    "WHERE inode = :inode AND device = :device AND part = '' AND mtime IS NOT NULL LIMIT 64)"
+    "WHERE inode = :inode AND device = :device AND part = '' AND mtime IS NOT NULL LIMIT 64) AS by_identity"
 )
 
 Identity = tuple[int, int]  # (st_dev, st_ino)

@@ -26,7 +26,7 @@ class Problem:
         return f"{self.check}: {self.message}" + (f" [items {shown}{more}]" if shown else "")
 
 
-_SHARED = " + ".join(f"(m.{f} = r.{f})" for f in FEATURE_COLUMNS)
+_SHARED = " + ".join(f"CAST(m.{f} = r.{f} AS INTEGER)" for f in FEATURE_COLUMNS)
 
 # (name, what is wrong when rows come back, SQL returning offending item ids)
 _INVARIANTS: tuple[tuple[str, str, str], ...] = (
@@ -69,7 +69,8 @@ _VERIFIED = (
     " WHERE c.item_id != c.cluster_id AND m.sha1 != r.sha1 AND (c.word_distance > :bound"
     # the length difference is a lower bound of the edit distance: a stored
     # distance below it was not measured against this representative
-    " OR abs(m.words - r.words) > c.word_distance * max(m.words, r.words) + 1"
+    " OR abs(m.words - r.words) > c.word_distance"
+    " * CASE WHEN m.words > r.words THEN m.words ELSE r.words END + 1"
     # (and, in Python, a stored resemblance that is not the sketches': see
     # clustering.unmeasured_members)
     f" OR (c.word_distance IS NULL AND coalesce({_SHARED}, 0) < :threshold))",
@@ -78,7 +79,10 @@ _VERIFIED = (
 
 def damage(store: Store) -> Problem | None:
     """SQLite's integrity check (every page, every index entry against its
-    table): the finding in SQLite's words, or None for a sound file."""
+    table): the finding in SQLite's words, or None for a sound file.  A
+    PostgreSQL server keeps its own pages and foreign keys."""
+    if store.location.url is not None:
+        return None
     try:
         with store.engine.connect() as conn:
             integrity = [str(r[0]) for r in conn.exec_driver_sql("PRAGMA integrity_check(20)")]
@@ -100,6 +104,14 @@ def _sqlite_checks(conn: Connection) -> list[Problem]:
     return problems
 
 
+def _server_fts_check(conn: Connection) -> list[Problem]:
+    # every item has its search row (the trigger keeps them); the row's
+    # words are the server's own work
+    ids = [int(r[0]) for r in conn.exec_driver_sql(
+        "SELECT i.id FROM items i LEFT JOIN items_fts f ON f.rowid = i.id WHERE f.rowid IS NULL")]
+    return [Problem("fts-index", "items missing from items_fts", ids)] if ids else []
+
+
 def _fts_check(conn: Connection) -> list[Problem]:
     # FTS5's own check compares the index with the items it indexes; it is
     # issued as an INSERT, so a read-only store cannot run it.
@@ -117,8 +129,9 @@ def check_store(store: Store) -> list[Problem]:
     damaged = damage(store)
     if damaged is not None:
         return [damaged]
+    server = store.location.url is not None
     with store.transaction() as conn:
-        problems = _sqlite_checks(conn)
+        problems = [] if server else _sqlite_checks(conn)
         for name, message, sql in _INVARIANTS:
             ids = [int(r[0]) for r in conn.exec_driver_sql(sql)]
             if ids:
@@ -132,6 +145,8 @@ def check_store(store: Store) -> list[Problem]:
             ids += unmeasured_members(conn, store.params.features if store.params else 6)
             if ids:
                 problems.append(Problem(name, message, sorted(ids)))
-        if not store.readonly:
+        if server:
+            problems.extend(_server_fts_check(conn))
+        elif not store.readonly:
             problems.extend(_fts_check(conn))
         return problems

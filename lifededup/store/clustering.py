@@ -26,7 +26,6 @@ it is only offered for comparison, never by default.
 from __future__ import annotations
 
 import math
-import sqlite3
 import threading
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -37,6 +36,7 @@ from sqlalchemy import Connection
 
 from lifededup.model import shared_features
 from lifededup.store import engine
+from lifededup.store.dialect import driver
 from lifededup.store.models import FEATURE_COLUMNS
 from lifededup.store.similarity import (
     EXACT,
@@ -91,7 +91,7 @@ _WORDS = _WordCache(400_000)
 
 
 def _feature_union(only_representatives: bool) -> str:
-    rep = " AND is_representative = 1" if only_representatives else ""
+    rep = " AND is_representative = TRUE" if only_representatives else ""
     return " UNION ALL ".join(
         f"SELECT item_id FROM fingerprints WHERE {f} = :{f}{rep}" for f in FEATURE_COLUMNS
     )
@@ -103,11 +103,11 @@ def _feature_union(only_representatives: bool) -> str:
 # Plain SQL run with exec_driver_sql: no statement is compiled per call, and
 # these run for every insert.
 _REPRESENTATIVES_SHARING = (
-    f"SELECT item_id, count(*) AS shared FROM ({_feature_union(True)}) "
+    f"SELECT item_id, count(*) AS shared FROM ({_feature_union(True)}) AS sharing "
     "GROUP BY item_id HAVING count(*) >= :threshold"
 )
 _NEIGHBOURS = (
-    f"SELECT item_id FROM ({_feature_union(False)}) "
+    f"SELECT item_id FROM ({_feature_union(False)}) AS sharing "
     "GROUP BY item_id HAVING count(*) >= :threshold"
 )
 _SAME_SHA1 = "SELECT cluster_id FROM clusters WHERE sha1 = :sha1 LIMIT 1"
@@ -128,7 +128,7 @@ _MEMBERS = (
     " FROM clusters c JOIN fingerprints f ON f.item_id = c.item_id"
     " WHERE c.cluster_id = :cluster_id ORDER BY " + ", ".join("f." + c for c in CANONICAL_ORDER.split(", "))
 )
-_ADD_KEYS = "INSERT OR IGNORE INTO sketch_keys (value, item_id) VALUES (:value, :item_id)"
+_ADD_KEYS = "INSERT INTO sketch_keys (value, item_id) VALUES (:value, :item_id) ON CONFLICT DO NOTHING"
 _DROP_KEYS = "DELETE FROM sketch_keys WHERE value = :value AND item_id = :item_id"
 
 
@@ -176,16 +176,6 @@ def _similarity_row(similarity: Similarity | None) -> dict[str, float | None]:
     return {name: None if math.isnan(value) else value
             for name, value in (("resemblance", similarity.resemblance),
                                 ("word_distance", similarity.word_distance))}
-
-
-def driver(conn: Connection) -> sqlite3.Connection:
-    """The ``sqlite3`` connection under ``conn`` (inside its transaction):
-    the statements run for every item go to it directly, sparing
-    SQLAlchemy's per-statement work; the SQL and its parameters are the
-    same ones ``exec_driver_sql`` would pass it."""
-    found = conn.connection.driver_connection
-    assert isinstance(found, sqlite3.Connection), f"the store runs on sqlite3, not {type(found)}"
-    return found
 
 
 def _set_keys(conn: Connection, member: Member, present: bool) -> None:
@@ -332,9 +322,9 @@ class StoreRepresentatives(_Admission):
         is_representative = cluster == item
         row = self.pending.pop(item, None)
         if row is not None:
-            self.db.execute(INSERT_FINGERPRINT, {**row, "is_representative": int(is_representative)})
+            self.db.execute(INSERT_FINGERPRINT, {**row, "is_representative": bool(is_representative)})
         elif is_representative:
-            self.db.execute(_FLAG, {"flag": 1, "item_id": item})
+            self.db.execute(_FLAG, {"flag": True, "item_id": item})
         self.db.execute(
             _ADD, {"item_id": item, "sha1": member.sha1, "cluster_id": cluster, **_similarity_row(similarity)}
         )
@@ -447,7 +437,7 @@ def cluster_members(members: Sequence[Member], settings: Settings,
 def add_new(conn: Connection, item: Member, fingerprint_row: dict[str, object], settings: Settings) -> int:
     """Store a new fingerprints row and place the item; return its cluster."""
     if settings.method == "transitive":
-        conn.exec_driver_sql(INSERT_FINGERPRINT, {**fingerprint_row, "is_representative": 0})
+        conn.exec_driver_sql(INSERT_FINGERPRINT, {**fingerprint_row, "is_representative": False})
         return place_transitive(conn, item, settings.threshold)
     tables = StoreRepresentatives(conn, settings)
     tables.remember(item)
@@ -469,7 +459,7 @@ def id_lists(ids: Sequence[int]) -> Iterable[str]:
 
 def _drop_representatives_keys(conn: Connection, marks: str) -> None:
     rows = conn.exec_driver_sql(
-        f"SELECT {_MEMBER_COLUMNS} FROM fingerprints WHERE item_id IN ({marks}) AND is_representative = 1"
+        f"SELECT {_MEMBER_COLUMNS} FROM fingerprints WHERE item_id IN ({marks}) AND is_representative = TRUE"
     )
     for row in rows.all():
         _set_keys(conn, Member.from_row(row), False)
@@ -521,7 +511,7 @@ def detach_clusters_only(conn: Connection, item_ids: Sequence[int]) -> None:
     for marks in id_lists(list(item_ids)):
         _drop_representatives_keys(conn, marks)
         conn.exec_driver_sql(f"DELETE FROM clusters WHERE item_id IN ({marks})")
-        conn.exec_driver_sql(f"UPDATE fingerprints SET is_representative = 0 WHERE item_id IN ({marks})")
+        conn.exec_driver_sql(f"UPDATE fingerprints SET is_representative = FALSE WHERE item_id IN ({marks})")
 
 
 # -- transitive ---------------------------------------------------------------
@@ -573,7 +563,7 @@ def _write_transitive(conn: Connection, member: Member, cluster_id: int) -> None
     conn.exec_driver_sql(_ADD, {"item_id": member.item_id, "sha1": member.sha1, "cluster_id": cluster_id,
                                 **_similarity_row(None)})
     if cluster_id == member.item_id:
-        conn.exec_driver_sql(_FLAG, {"flag": 1, "item_id": member.item_id})
+        conn.exec_driver_sql(_FLAG, {"flag": True, "item_id": member.item_id})
 
 
 def _write_components(conn: Connection, members: Iterable[Member], sets: UnionFind) -> None:
@@ -606,7 +596,7 @@ def place_transitive(conn: Connection, item: Member, threshold: int) -> int:
     target = min(clusters)
     merged = sorted(clusters - {item.item_id, target})
     for marks in id_lists(merged):
-        conn.exec_driver_sql(f"UPDATE fingerprints SET is_representative = 0 WHERE item_id IN ({marks})")
+        conn.exec_driver_sql(f"UPDATE fingerprints SET is_representative = FALSE WHERE item_id IN ({marks})")
         conn.exec_driver_sql(f"UPDATE clusters SET cluster_id = {int(target)} WHERE cluster_id IN ({marks})")
     _write_transitive(conn, item, target)
     return target
@@ -625,7 +615,7 @@ def recluster(conn: Connection, settings: Settings) -> None:
     texts alone, not on the order they were indexed in."""
     conn.exec_driver_sql("DELETE FROM clusters")
     conn.exec_driver_sql("DELETE FROM sketch_keys")
-    conn.exec_driver_sql("UPDATE fingerprints SET is_representative = 0")
+    conn.exec_driver_sql("UPDATE fingerprints SET is_representative = FALSE")
     if settings.method == "conservative":
         rows = conn.exec_driver_sql(f"SELECT {_MEMBER_COLUMNS} FROM fingerprints")
         tables = StoreRepresentatives(conn, settings)

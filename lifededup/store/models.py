@@ -14,6 +14,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     DateTime,
     Float,
@@ -31,6 +32,9 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 # The paper's six features (seeds/000 section 2.2 step 5), one column each so
 # that each has its own index: candidate lookup is six index seeks.
 FEATURE_COLUMNS = ("f1", "f2", "f3", "f4", "f5", "f6")
+
+# 64-bit integers: SQLite's INTEGER (and its rowid), PostgreSQL's BIGINT
+Int64 = BigInteger().with_variant(Integer(), "sqlite")
 
 
 class Base(DeclarativeBase):
@@ -53,22 +57,22 @@ class Item(Base):
         {"sqlite_autoincrement": True},
     )
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    id: Mapped[int] = mapped_column(Int64, primary_key=True)
     path: Mapped[str] = mapped_column(Text, nullable=False)
     part: Mapped[str] = mapped_column(Text, nullable=False, server_default=text("''"))
     parent_id: Mapped[int | None] = mapped_column(
-        Integer, ForeignKey("items.id", ondelete="CASCADE"), nullable=True
+        Int64, ForeignKey("items.id", ondelete="CASCADE"), nullable=True
     )
     kind: Mapped[str] = mapped_column(String, nullable=False, server_default=text("'document'"))
     mime_type: Mapped[str | None] = mapped_column(String, nullable=True)
-    size: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    size: Mapped[int | None] = mapped_column(Int64, nullable=True)
     mtime: Mapped[float | None] = mapped_column(Float, nullable=True)
     doc_date: Mapped[str | None] = mapped_column(String, nullable=True)
     title: Mapped[str | None] = mapped_column(Text, nullable=True)
     raw_sha1: Mapped[str | None] = mapped_column(String(40), nullable=True)
     # the file's (st_dev, st_ino): how a file moved and changed is recognised (revision 0008)
-    device: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    inode: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    device: Mapped[int | None] = mapped_column(Int64, nullable=True)
+    inode: Mapped[int | None] = mapped_column(Int64, nullable=True)
     status: Mapped[str] = mapped_column(String, nullable=False, server_default=text("'ok'"))
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     indexed_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
@@ -92,20 +96,20 @@ class FingerprintRow(Base):
     )
 
     item_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("items.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+        Int64, ForeignKey("items.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
     )
     sha1: Mapped[str] = mapped_column(String(40), nullable=False)
-    f1: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    f2: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    f3: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    f4: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    f5: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    f6: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    f1: Mapped[int | None] = mapped_column(Int64, nullable=True)
+    f2: Mapped[int | None] = mapped_column(Int64, nullable=True)
+    f3: Mapped[int | None] = mapped_column(Int64, nullable=True)
+    f4: Mapped[int | None] = mapped_column(Int64, nullable=True)
+    f5: Mapped[int | None] = mapped_column(Int64, nullable=True)
+    f6: Mapped[int | None] = mapped_column(Int64, nullable=True)
     # the 84 Rabin minima the features are hashed from (6 x 14 big-endian
     # uint64, revision 0006): the verified stage's sketch; NULL with features
     sketch: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
-    words: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
-    shingles: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
+    words: Mapped[int] = mapped_column(Int64, nullable=False, server_default=text("0"))
+    shingles: Mapped[int] = mapped_column(Int64, nullable=False, server_default=text("0"))
     # Mirrors clusters.item_id = clusters.cluster_id so the feature indexes can
     # be restricted to representatives; `lifededup check` verifies the mirror.
     is_representative: Mapped[bool] = mapped_column(
@@ -124,10 +128,10 @@ class ClusterRow(Base):
     )
 
     item_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("items.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+        Int64, ForeignKey("items.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
     )
     sha1: Mapped[str] = mapped_column(String(40), nullable=False)
-    cluster_id: Mapped[int] = mapped_column(Integer, nullable=False)
+    cluster_id: Mapped[int] = mapped_column(Int64, nullable=False)
     # similarity to the representative (revision 0006): estimated resemblance
     # and word edit distance; 1 and 0 for the representative and exact
     # copies, NULL under transitive clustering (a chain is not measured)
@@ -144,8 +148,8 @@ class SketchKey(Base):
     __tablename__ = "sketch_keys"
     __table_args__ = ({"sqlite_with_rowid": False},)
 
-    value: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
-    item_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    value: Mapped[int] = mapped_column(Int64, primary_key=True, autoincrement=False)
+    item_id: Mapped[int] = mapped_column(Int64, primary_key=True, autoincrement=False)
 
 
 class Param(Base):

@@ -23,6 +23,7 @@ from urllib.parse import quote
 
 import platformdirs
 
+from lifededup.store.dialect import translate_driver_sql
 from lifededup.store.errors import StoreDamaged, StoreNotFound, StoreTooNew, UnsupportedStore
 
 # SQLAlchemy is imported where an engine is made or its errors are met:
@@ -42,11 +43,29 @@ WAL_CHECKPOINT_PAGES = 10_000
 
 @dataclass(frozen=True)
 class Location:
-    """A store file, and what to call it in messages."""
+    """Where a store lives: an SQLite file (``path``), or a PostgreSQL
+    database (``url``, an SQLAlchemy URL naming the psycopg driver), and what
+    to call it in messages (a server's password never shown)."""
 
-    path: Path
+    path: Path | None = None
+    url: str | None = None
+
+    @property
+    def backend(self) -> str:
+        return "postgresql" if self.url is not None else "sqlite"
+
+    @property
+    def file(self) -> Path:
+        """The store file (an SQLite store's only)."""
+        if self.path is None:
+            raise UnsupportedStore(f"{self} is a database server, not a file")
+        return self.path
 
     def __str__(self) -> str:
+        if self.url is not None:
+            from sqlalchemy.engine import make_url
+
+            return make_url(self.url).set(drivername="postgresql").render_as_string(hide_password=True)
         return str(self.path)
 
 
@@ -57,15 +76,16 @@ def default_path() -> Path:
 
 
 def resolve(url_or_path: str | Path | None) -> Location:
-    """A path, an ``sqlite:///`` URL, or None (``LIFEDEDUP_DB``, else the default)."""
+    """A path, an ``sqlite:///`` or ``postgresql://`` URL, or None
+    (``LIFEDEDUP_DB``, else the default)."""
     if url_or_path is None or url_or_path == "":
         url_or_path = os.environ.get(ENV_VAR) or default_path()
     if isinstance(url_or_path, str) and "://" in url_or_path:
-        return Location(_path_of_url(url_or_path))
+        return _location_of_url(url_or_path)
     return Location(Path(url_or_path).expanduser())
 
 
-def _path_of_url(url: str) -> Path:
+def _location_of_url(url: str) -> Location:
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
 
@@ -73,14 +93,22 @@ def _path_of_url(url: str) -> Path:
         parsed = make_url(url)
     except ArgumentError as exc:
         raise UnsupportedStore(f"{url!r} is not a database URL: {exc}") from exc
-    if parsed.get_backend_name() != "sqlite":
+    backend = parsed.get_backend_name()
+    if backend in ("postgresql", "postgres"):
+        if parsed.get_driver_name() not in ("psycopg", "postgresql", "postgres", ""):
+            raise UnsupportedStore(f"{url!r}: lifededup talks to PostgreSQL through psycopg; "
+                                   "write postgresql://USER@HOST/DATABASE")
+        if not parsed.database:
+            raise UnsupportedStore(f"{url!r}: say which database (postgresql://USER@HOST/DATABASE)")
+        return Location(url=parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False))
+    if backend != "sqlite":
         raise UnsupportedStore(
-            f"{url!r}: lifededup stores are SQLite files (it uses FTS5); "
-            "give a path or an sqlite:///PATH URL"
+            f"{url!r}: a lifededup store is an SQLite file or a PostgreSQL database; "
+            "give a path, an sqlite:///PATH URL or a postgresql://USER@HOST/DATABASE URL"
         )
     if not parsed.database or parsed.database == ":memory:":
         raise UnsupportedStore(f"{url!r}: an in-memory store would vanish; give a file path")
-    return Path(parsed.database).expanduser()
+    return Location(Path(parsed.database).expanduser())
 
 
 def migrations_dir() -> Path:
@@ -121,11 +149,49 @@ def _create_private(path: Path) -> None:
     os.chmod(path, 0o600)
 
 
+# The key of the transaction-level advisory lock every writing transaction on
+# a PostgreSQL store takes first: PostgreSQL's counterpart of SQLite's BEGIN
+# IMMEDIATE.  Writers (indexers on several machines) take turns for the
+# length of a transaction, as on SQLite, so that an item is clustered against
+# every item committed before it; readers never take it.
+WRITE_LOCK = 0x6C6966656465  # "lifede"
+
+
+def _server_engine(location: Location, *, readonly: bool) -> Engine:
+    """An engine on a PostgreSQL store.  A read-only one starts every
+    transaction READ ONLY: the server itself refuses any change."""
+    from sqlalchemy import create_engine, event
+
+    assert location.url is not None
+    try:
+        import psycopg  # noqa: F401
+    except ImportError as exc:
+        raise UnsupportedStore(
+            f"{location} is a PostgreSQL store, and its driver is not installed: "
+            "pip install 'lifededup[postgres]'") from exc
+    connect: dict[str, object] = {"application_name": "lifededup", "connect_timeout": 10}
+    if readonly:
+        # every transaction of the session, not only those SQLAlchemy begins
+        connect["options"] = "-c default_transaction_read_only=on"
+    engine = create_engine(location.url, pool_size=2, pool_pre_ping=True, connect_args=connect)
+    first = "SET TRANSACTION READ ONLY" if readonly else f"SELECT pg_advisory_xact_lock({WRITE_LOCK})"
+    event.listen(engine, "before_cursor_execute", translate_driver_sql, retval=True)
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Any) -> None:
+        conn.exec_driver_sql(first)
+
+    return engine
+
+
 def make_engine(location: Location, *, readonly: bool) -> Engine:
-    """An engine whose connections carry the store's pragmas."""
+    """An engine whose connections carry the store's pragmas (SQLite), or
+    its transactions' read-only mode or write lock (PostgreSQL)."""
     from sqlalchemy import create_engine, event, pool
 
-    path = location.path
+    if location.url is not None:
+        return _server_engine(location, readonly=readonly)
+    path = location.file
 
     def connect() -> sqlite3.Connection:
         if readonly:
@@ -205,7 +271,7 @@ def damage_of(exc: BaseException, location: Location) -> StoreDamaged | None:
     code = getattr(orig, "sqlite_errorcode", None)
     if not isinstance(code, int) or code & 0xFF not in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
         return None
-    if code & 0xFF == _SQLITE_NOTADB and not _has_sqlite_header(location.path):
+    if code & 0xFF == _SQLITE_NOTADB and (location.path is None or not _has_sqlite_header(location.path)):
         return None  # some other file given as the store: not ours to call damaged
     return StoreDamaged(damaged_message(location, str(orig)))
 
@@ -344,11 +410,18 @@ def needs_upgrade(engine: Engine, location: Location) -> bool:
 
 @contextmanager
 def database_errors(location: Location) -> Iterator[None]:
-    """Say which file is not a store, or is a damaged one, instead of SQLite's bare message."""
-    from sqlalchemy.exc import DatabaseError
+    """Say which file is not a store, or is a damaged one, instead of SQLite's
+    bare message; which server cannot be reached, instead of the driver's."""
+    from sqlalchemy.exc import DatabaseError, OperationalError
 
     try:
         yield
+    except OperationalError as exc:
+        if location.url is None:
+            damage = damage_of(exc, location)
+            if damage is not None:
+                raise damage from exc
+        raise UnsupportedStore(f"cannot use the store {location}: {str(exc.orig).strip()}") from exc
     except DatabaseError as exc:
         damage = damage_of(exc, location)
         if damage is not None:
@@ -361,8 +434,11 @@ def open_engine(location: Location, *, readonly: bool, migrate: bool = True, ver
 
     ``migrate=False`` with ``readonly``: an older store is read as it is (the
     file is never changed).  ``verify``: SQLite's quick check first."""
+    if location.url is not None:
+        return _open_server(location, readonly=readonly, migrate=migrate)
+    path = location.file
     if readonly:
-        if not location.path.is_file():
+        if not path.is_file():
             raise StoreNotFound(f"no store at {location}: index something first (or check --db)")
         engine = make_engine(location, readonly=True)
         with database_errors(location):
@@ -375,11 +451,27 @@ def open_engine(location: Location, *, readonly: bool, migrate: bool = True, ver
                 upgrade(writer, location)
                 writer.dispose()
         return engine
-    _create_private(location.path)
+    _create_private(path)
     engine = make_engine(location, readonly=False)
     with database_errors(location):
         if verify:
             quick_check(engine, location)
         if not at_written_head(engine):
             upgrade(engine, location)
+    return engine
+
+
+def _open_server(location: Location, *, readonly: bool, migrate: bool) -> Engine:
+    """A PostgreSQL store, brought to head under the write lock (an empty
+    database becomes a store, as a new file does)."""
+    engine = make_engine(location, readonly=readonly)
+    with database_errors(location):
+        if not at_written_head(engine):
+            if readonly and not migrate:
+                needs_upgrade(engine, location)  # refuses a newer store
+                return engine
+            writer = engine if not readonly else make_engine(location, readonly=False)
+            upgrade(writer, location)
+            if writer is not engine:
+                writer.dispose()
     return engine

@@ -47,7 +47,7 @@ class Reader:
 
     @property
     def path(self) -> Path:
-        return self.location.path
+        return self.location.file
 
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:
@@ -74,7 +74,7 @@ class Reader:
 def open_reader(url_or_path: str | Path | None = None) -> Reader | Store:
     """Open the store to read (see module docs)."""
     location = resolve(url_or_path)
-    if not location.path.is_file():
+    if not location.file.is_file():
         raise StoreNotFound(f"no store at {location}: index something first (or check --db)")
     conn = _at_head(location)
     if conn is not None:
@@ -89,7 +89,7 @@ def _at_head(location: Location) -> sqlite3.Connection | None:
     head = _written_head()
     if head is None:
         return None
-    uri = f"file:{quote(str(location.path.resolve()))}?mode=ro"
+    uri = f"file:{quote(str(location.file.resolve()))}?mode=ro"
     try:
         conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
     except sqlite3.Error:

@@ -10,6 +10,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Connection, Engine
 
@@ -17,9 +18,10 @@ from lifededup.config import FingerprintParams
 from lifededup.model import Fingerprint
 from lifededup.store import clustering
 from lifededup.store.clustering import METHODS, Member, Method, Settings
+from lifededup.store.dialect import driver, is_postgres, pyformat
 from lifededup.store.errors import ParamsMismatch
 from lifededup.store.models import FEATURE_COLUMNS
-from lifededup.store.opening import Location
+from lifededup.store.opening import WRITE_LOCK, Location
 from lifededup.store.records import ItemRecord, utc_now
 from lifededup.store.similarity import Rule
 
@@ -57,7 +59,7 @@ class Store:
 
     @property
     def path(self) -> Path:
-        return self.location.path
+        return self.location.file
 
     def close(self) -> None:
         self.engine.dispose()
@@ -100,7 +102,8 @@ class Store:
     def _set_param(self, conn: Connection, name: str, value: object) -> None:
         self._settings = None
         conn.exec_driver_sql(
-            "INSERT OR REPLACE INTO params (name, value) VALUES (:name, :value)",
+            "INSERT INTO params (name, value) VALUES (:name, :value)"
+            " ON CONFLICT (name) DO UPDATE SET value = excluded.value",
             {"name": name, "value": json.dumps(value, sort_keys=True)},
         )
 
@@ -179,7 +182,7 @@ class Store:
             return self._item_id(conn, path, part)
 
     def _item_id(self, conn: Connection, path: str, part: str) -> int | None:
-        found = clustering.driver(conn).execute(_ITEM_ID, {"path": path, "part": part}).fetchone()
+        found = driver(conn).execute(_ITEM_ID, {"path": path, "part": part}).fetchone()
         return None if found is None else int(found[0])
 
     def _write_item(
@@ -188,9 +191,12 @@ class Store:
         """The item's id, and whether it is new."""
         values = record.row(status=status, error=error, indexed_at=utc_now())
         existing = self._item_id(conn, record.path, record.part)
-        db = clustering.driver(conn)
+        db = driver(conn)
         if existing is None:
-            created = db.execute(_INSERT_ITEM, values).lastrowid
+            if is_postgres(conn):
+                created = db.execute(_INSERT_ITEM + " RETURNING id", values).fetchone()[0]
+            else:
+                created = db.execute(_INSERT_ITEM, values).lastrowid
             assert created is not None, "an INSERT sets lastrowid"
             return int(created), True
         db.execute(_UPDATE_ITEM, {**values, "id": existing})
@@ -311,12 +317,21 @@ class Store:
             return list(result.keys()), [tuple(r) for r in result], -1
         raw = self.engine.raw_connection()
         try:
-            cursor = raw.cursor()
+            cursor: Any = raw.cursor()
             try:
-                cursor.execute(sql, params or {})
-                rows = [tuple(r) for r in cursor.fetchall()]
+                if self.location.url is not None:
+                    # one statement (a prepared one cannot hold two), inside
+                    # the engine's own opening: READ ONLY, or the write lock
+                    first = ("SET TRANSACTION READ ONLY" if self.readonly
+                             else f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+                    cursor.execute(first)
+                    cursor.execute(pyformat(sql), params or None, prepare=True)
+                else:
+                    cursor.execute(sql, params or {})
+                rows = [tuple(r) for r in cursor.fetchall()] if cursor.description else []
                 columns = [d[0] for d in cursor.description or ()]
                 changed = int(cursor.rowcount)
+                raw.commit()
             finally:
                 cursor.close()
         finally:

@@ -34,6 +34,8 @@ branch_labels = None
 depends_on = None
 
 _BATCH = 256
+# 64-bit sketch values: BIGINT on PostgreSQL (SQLite's INTEGER is 64 bits)
+Int = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 # revision 0003's detectors, as table stems
 _DETECTORS = ("shingles", "bytes8", "imatch", "imatch_lex", "minhash", "simhash")
 
@@ -58,12 +60,13 @@ def _fill_sketches(conn: sa.Connection) -> None:
         for row, fingerprint in zip(batch, made):
             if fingerprint.sketch is None:
                 continue
-            conn.exec_driver_sql("UPDATE fingerprints SET sketch = ? WHERE item_id = ?",
-                                 (fingerprint.sketch, int(row[0])))
+            conn.execute(sa.text("UPDATE fingerprints SET sketch = :sketch WHERE item_id = :item_id"),
+                         {"sketch": fingerprint.sketch, "item_id": int(row[0])})
             if row[2]:
                 values = np.frombuffer(fingerprint.sketch, dtype=">i8").tolist()
-                conn.exec_driver_sql("INSERT OR IGNORE INTO sketch_keys (value, item_id) VALUES (?, ?)",
-                                     [(int(v), int(row[0])) for v in values])
+                conn.execute(sa.text("INSERT INTO sketch_keys (value, item_id) VALUES (:value, :item_id)"
+                                     " ON CONFLICT DO NOTHING"),
+                             [{"value": int(v), "item_id": int(row[0])} for v in values])
 
 
 def upgrade() -> None:
@@ -73,14 +76,15 @@ def upgrade() -> None:
     op.add_column("clusters", sa.Column("word_distance", sa.Float(), nullable=True))
     op.create_table(
         "sketch_keys",
-        sa.Column("value", sa.Integer(), primary_key=True, autoincrement=False),
-        sa.Column("item_id", sa.Integer(), primary_key=True, autoincrement=False),
+        sa.Column("value", Int, primary_key=True, autoincrement=False),
+        sa.Column("item_id", Int, primary_key=True, autoincrement=False),
         sqlite_with_rowid=False,
     )
+    is_not = "IS NOT" if op.get_bind().dialect.name == "sqlite" else "IS DISTINCT FROM"
     # representatives and exact copies are at distance 0 already
     op.execute("UPDATE clusters SET resemblance = 1.0, word_distance = 0.0 WHERE sha1 IN"
                " (SELECT r.sha1 FROM clusters r WHERE r.item_id = clusters.cluster_id)"
-               " AND (SELECT value FROM params WHERE name = 'cluster_method') IS NOT '\"transitive\"'")
+               f" AND (SELECT value FROM params WHERE name = 'cluster_method') {is_not} '\"transitive\"'")
     _fill_sketches(op.get_bind())
     for name in _DETECTORS:
         op.drop_index(f"ix_detect_{name}_keys_item_id", f"detect_{name}_keys")

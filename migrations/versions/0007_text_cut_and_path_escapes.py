@@ -25,14 +25,18 @@ branch_labels = None
 depends_on = None
 
 
+def _position() -> str:
+    return "instr" if op.get_bind().dialect.name == "sqlite" else "strpos"
+
+
 def upgrade() -> None:
     op.add_column("items", sa.Column("text_cut", sa.Integer(), nullable=True))
     for table in ("items", "watched_folders"):
-        op.execute(f"UPDATE {table} SET path = replace(path, '\\', '\\\\') WHERE instr(path, '\\') > 0")
+        op.execute(f"UPDATE {table} SET path = replace(path, '\\', '\\\\') WHERE {_position()}(path, '\\') > 0")
 
 
 def downgrade() -> None:
     for table in ("items", "watched_folders"):
-        op.execute(f"UPDATE {table} SET path = replace(path, '\\\\', '\\') WHERE instr(path, '\\') > 0")
+        op.execute(f"UPDATE {table} SET path = replace(path, '\\\\', '\\') WHERE {_position()}(path, '\\') > 0")
     with op.batch_alter_table("items") as batch:
         batch.drop_column("text_cut")

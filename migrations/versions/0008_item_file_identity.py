@@ -23,9 +23,13 @@ branch_labels = None
 depends_on = None
 
 
+# st_dev and st_ino are 64 bits: BIGINT on PostgreSQL (SQLite's INTEGER is 64 bits)
+Int = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
+
+
 def upgrade() -> None:
-    op.add_column("items", sa.Column("device", sa.Integer, nullable=True))
-    op.add_column("items", sa.Column("inode", sa.Integer, nullable=True))
+    op.add_column("items", sa.Column("device", Int, nullable=True))
+    op.add_column("items", sa.Column("inode", Int, nullable=True))
     op.create_index("ix_items_inode", "items", ["inode"])
 
 

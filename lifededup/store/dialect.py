@@ -1,0 +1,112 @@
+"""The store's SQL on either backend: SQLite through ``sqlite3``, PostgreSQL
+through psycopg.
+
+The store writes its statements once, with ``:name`` (or ``?``) parameters,
+as SQLite's driver takes them; on PostgreSQL :func:`pyformat` rewrites them
+into psycopg's ``%(name)s`` / ``%s`` (once per statement text, cached).  What
+the two dialects spell differently is chosen where it is written, by
+:func:`is_postgres`.
+
+:func:`driver` gives the connection under an SQLAlchemy one, for the
+statements run for every item (SQLAlchemy's per-statement work cost more than
+most of them): the ``sqlite3`` connection itself, or a :class:`PgDriver` with
+the same ``execute`` / ``executemany`` calls.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Protocol, Union
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
+
+Params = Union[Mapping[str, Any], Sequence[Any]]
+
+# a quoted string or name (left as it is), a cast (::), a :name, a ?, a %
+_TOKEN = re.compile(r"""'(?:[^']|'')*'|"(?:[^"]|"")*"|::|(?<![:\w]):([A-Za-z_]\w*)|(\?)|(%)""")
+
+
+@lru_cache(maxsize=1024)
+def pyformat(sql: str) -> str:
+    """``sql`` with SQLite's ``:name`` and ``?`` parameters as psycopg's
+    ``%(name)s`` and ``%s``.  A statement without parameters is left as it is;
+    with them, every ``%`` is doubled (psycopg reads ``%`` even inside quotes)."""
+    if not any(m.group(1) or m.group(2) for m in _TOKEN.finditer(sql)):
+        return sql
+
+    def swap(m: re.Match[str]) -> str:
+        if m.group(1):
+            return f"%({m.group(1)})s"
+        if m.group(2):
+            return "%s"
+        if m.group(3):
+            return "%%"
+        return m.group(0).replace("%", "%%")
+
+    return _TOKEN.sub(swap, sql)
+
+
+class Cursor(Protocol):
+    """What the store reads of a cursor, on either driver."""
+
+    rowcount: int
+    description: Any
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class Driver(Protocol):
+    """A driver connection as the store uses one: ``sqlite3.Connection``'s calls."""
+
+    def execute(self, sql: str, params: Params = ..., /) -> Any: ...
+
+    def executemany(self, sql: str, rows: Iterable[Params], /) -> Any: ...
+
+
+class PgDriver:
+    """A psycopg connection taking the store's SQLite-style statements."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, params: Params = (), /) -> Any:
+        query = pyformat(sql)
+        return self.conn.execute(query, params if query is not sql else None)
+
+    def executemany(self, sql: str, rows: Iterable[Params], /) -> Any:
+        cursor = self.conn.cursor()
+        cursor.executemany(pyformat(sql), list(rows))
+        return cursor
+
+
+def is_postgres(conn: Connection) -> bool:
+    return conn.dialect.name == "postgresql"
+
+
+def driver(conn: Connection) -> Driver:
+    """The driver connection under ``conn``, inside its transaction."""
+    found = conn.connection.driver_connection
+    if isinstance(found, sqlite3.Connection):
+        return found
+    return PgDriver(found)
+
+
+def translate_driver_sql(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any,
+                         executemany: bool) -> tuple[str, Any]:
+    """SQLAlchemy's ``before_cursor_execute`` hook on a PostgreSQL engine:
+    statements given as plain SQL (``exec_driver_sql``) get psycopg's
+    parameters; compiled ones already have them."""
+    if context is not None and getattr(context, "compiled", None) is None:
+        query = pyformat(statement)
+        if query is statement and not parameters:
+            return statement, None
+        return query, parameters
+    return statement, parameters

@@ -1,0 +1,117 @@
+"""A real PostgreSQL server for the tests and benchmarks, started from
+Debian's ``postgresql`` package (scripts/install-system-deps.sh installs it):
+``initdb`` and ``pg_ctl`` in a temporary folder, listening on a Unix socket in
+that folder only (no TCP port to collide with), as an unprivileged user --
+PostgreSQL refuses to run as root, so under root (CI) the server runs as the
+package's ``postgres`` user.
+
+``Server.start()`` -> a running server; ``server.new_database()`` -> the URL of
+an empty database of its own (one per test); ``server.stop()``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import pwd
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_BINARIES = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), reverse=True)
+
+
+def binaries() -> Path | None:
+    """The folder of the newest installed server's programs, or None."""
+    found = shutil.which("initdb")
+    if found:
+        return Path(found).parent
+    return _BINARIES[0].parent if _BINARIES else None
+
+
+def missing() -> str | None:
+    """Why no server can be started here (None: one can)."""
+    if binaries() is None:
+        return "PostgreSQL's server programs are not installed (scripts/install-system-deps.sh installs them)"
+    if os.geteuid() == 0:
+        try:
+            pwd.getpwnam("postgres")
+        except KeyError:
+            return "running as root and there is no 'postgres' user to run the server as"
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        return "the psycopg driver is missing: pip install -e '.[test]'"
+    return None
+
+
+@dataclass
+class Server:
+    root: Path
+    socket_dir: Path
+    port: int = 5432
+    user: str = "postgres"
+    _names: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    @classmethod
+    def start(cls) -> Server:
+        reason = missing()
+        if reason is not None:
+            raise RuntimeError(reason)
+        bin_dir = binaries()
+        assert bin_dir is not None
+        root = Path(tempfile.mkdtemp(prefix="lifededup-pg-"))
+        os.chmod(root, 0o755)
+        data, sockets = root / "data", root / "run"
+        sockets.mkdir()
+        as_user: list[str] = []
+        if os.geteuid() == 0:
+            entry = pwd.getpwnam("postgres")
+            os.chown(root, entry.pw_uid, entry.pw_gid)
+            os.chown(sockets, entry.pw_uid, entry.pw_gid)
+            as_user = ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", "--init-groups"]
+        env = {**os.environ, "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"}
+        subprocess.run([*as_user, str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust",
+                        "-E", "UTF8", "--no-sync"],
+                       check=True, capture_output=True, env=env)
+        options = (f"-c listen_addresses='' -c unix_socket_directories={sockets} -c fsync=off "
+                   "-c synchronous_commit=off -c full_page_writes=off -c max_connections=60 "
+                   "-c shared_buffers=128MB")
+        subprocess.run([*as_user, str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(root / "log"), "-w",
+                        "-t", "60", "-o", options, "start"],
+                       check=True, capture_output=True, env=env, cwd=root)
+        return cls(root=root, socket_dir=sockets)
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://{self.user}@/{database}?host={self.socket_dir}&port={self.port}"
+
+    def admin(self, sql: str) -> None:
+        import psycopg
+
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            conn.execute(sql)  # type: ignore[arg-type]
+
+    def new_database(self, stem: str = "t") -> str:
+        name = f"{stem}_{os.getpid()}_{next(self._names)}"
+        self.admin(f'CREATE DATABASE "{name}"')
+        return self.url(name)
+
+    def drop_database(self, url: str) -> None:
+        name = url.split("?")[0].rsplit("/", 1)[1]
+        self.admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    def stop(self) -> None:
+        bin_dir = binaries()
+        assert bin_dir is not None
+        as_user = (["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"]
+                   if os.geteuid() == 0 else [])
+        subprocess.run([*as_user, str(bin_dir / "pg_ctl"), "-D", str(self.root / "data"), "-m", "immediate",
+                        "-w", "stop"], capture_output=True, cwd=self.root)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+if __name__ == "__main__":  # a server for a developer's session: python tests/pg_server.py
+    server = Server.start()
+    print(server.url())
