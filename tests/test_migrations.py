@@ -1,5 +1,6 @@
 """Schema revisions: from nothing, from the previous revision with rows in it,
-models agreeing with the revisions, and a store newer than the program."""
+models agreeing with the revisions, and a store newer than the program -- on
+an SQLite file and on a real PostgreSQL server (the ``store_url`` fixture)."""
 
 from __future__ import annotations
 
@@ -17,16 +18,53 @@ from test_store import sound
 from lifededup.store import ItemRecord, StoreTooNew, open_store
 from lifededup.store.similarity import sketch_values
 from lifededup.store.models import Base
-from lifededup.store.opening import Location, alembic_config, make_engine
+from lifededup.store import Store
+from lifededup.store.opening import alembic_config, make_engine, resolve
 
 
-def upgrade_to(path: Path, revision: str) -> None:
-    engine = make_engine(Location(path), readonly=False)
+def upgrade_to(path: Path | str, revision: str) -> None:
+    engine = make_engine(resolve(path), readonly=False)
     config = alembic_config()
     with engine.begin() as conn:
         config.attributes["connection"] = conn
         command.upgrade(config, revision)
     engine.dispose()
+
+
+def ids_written(conn: object) -> None:
+    """After rows written with their own ids: PostgreSQL's id sequence
+    continues after them, as it would had the store written them itself."""
+    from sqlalchemy import Connection
+
+    assert isinstance(conn, Connection)
+    if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql("SELECT setval(pg_get_serial_sequence('items', 'id'), (SELECT max(id) FROM items))")
+
+
+def search_ids(store: Store, word: str) -> list[int]:
+    """The items whose title or text holds ``word``, by the store's own full-text index."""
+    if store.location.url is not None:
+        sql = "SELECT rowid FROM items_fts WHERE document @@ to_tsquery('simple', :w) ORDER BY rowid"
+    else:
+        sql = "SELECT rowid FROM items_fts WHERE items_fts MATCH :w ORDER BY rowid"
+    return [int(str(r[0])) for r in store.execute(sql, {"w": word})[1]]
+
+
+def catalog(store: Store, what: str, table: str = "") -> list[str]:
+    """Names in the store's catalog: ``views``, ``triggers`` (on items),
+    ``indexes`` (of ``table``), ``tables``."""
+    server = store.location.url is not None
+    sql = {
+        "views": ("SELECT viewname FROM pg_views WHERE schemaname = 'public'" if server
+                  else "SELECT name FROM sqlite_master WHERE type = 'view'"),
+        "triggers": ("SELECT tgname FROM pg_trigger WHERE NOT tgisinternal" if server
+                     else "SELECT name FROM sqlite_master WHERE type = 'trigger'"),
+        "indexes": (f"SELECT indexname FROM pg_indexes WHERE tablename = '{table}'" if server
+                    else f"SELECT name FROM pragma_index_list('{table}')"),
+        "tables": ("SELECT tablename FROM pg_tables WHERE schemaname = 'public'" if server
+                   else "SELECT name FROM sqlite_master WHERE type = 'table'"),
+    }[what]
+    return sorted(str(r[0]) for r in store.execute(sql)[1])
 
 
 def head() -> str:
@@ -35,25 +73,26 @@ def head() -> str:
     return found
 
 
-def test_empty_store_upgrades_to_head_and_matches_the_models(tmp_path: Path) -> None:
-    with open_store(tmp_path / "s.db") as store:
+def test_empty_store_upgrades_to_head_and_matches_the_models(store_url: str) -> None:
+    with open_store(store_url) as store:
         _, [(revision,)] = store.execute("SELECT version_num FROM alembic_version")
         assert revision == head()
         with store.engine.connect() as conn:
             diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
         tables = {d[1].name for d in diff if d[0] == "remove_table"}
-        diff = [d for d in diff if not (d[0] == "remove_table" and d[1].name.startswith("items_fts"))]
+        diff = [d for d in diff if not (d[0] == "remove_table" and d[1].name.startswith("items_fts"))
+                and not (d[0] == "remove_index" and d[1].table.name == "items_fts")]
         assert diff == [], f"models and revisions disagree: {diff} (fts tables {tables})"
-        _, names = store.execute("SELECT name FROM sqlite_master WHERE type IN ('view', 'trigger') ORDER BY name")
-        assert [n[0] for n in names] == [
-            "cluster_sizes", "collapsed_items", "items_ad", "items_ai", "items_au", "representatives"
-        ]
+        assert catalog(store, "views") == ["cluster_sizes", "collapsed_items", "representatives"]
+        # SQLite's FTS5 needs a trigger for deletes; PostgreSQL's items_fts rows go by ON DELETE CASCADE
+        want = ["items_ai", "items_au"] if store.location.url else ["items_ad", "items_ai", "items_au"]
+        assert catalog(store, "triggers") == want
 
 
-def test_previous_revision_with_rows_upgrades_and_keeps_them(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
+def test_previous_revision_with_rows_upgrades_and_keeps_them(store_url: str) -> None:
+    path = store_url
     upgrade_to(path, "0001")
-    engine = make_engine(Location(path), readonly=False)
+    engine = make_engine(resolve(path), readonly=False)
     with engine.begin() as conn:
         # edge cases: unicode path, empty part, a failed item, a child part,
         # text that only FTS can find, NULL features
@@ -67,9 +106,10 @@ def test_previous_revision_with_rows_upgrades_and_keeps_them(tmp_path: Path) -> 
         )
         conn.exec_driver_sql("UPDATE items SET parent_id = 2 WHERE id = 3")
         conn.exec_driver_sql("UPDATE items SET error = 'encrypted' WHERE id = 4")
+        ids_written(conn)
         conn.exec_driver_sql(
             "INSERT INTO fingerprints (item_id, sha1, words, shingles, is_representative) VALUES"
-            " (1, 'aa', 3, 0, 1), (3, 'aa', 3, 0, 0)"
+            " (1, 'aa', 3, 0, TRUE), (3, 'aa', 3, 0, FALSE)"
         )
         conn.exec_driver_sql("INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (1, 'aa', 1), (3, 'aa', 1)")
     engine.dispose()
@@ -77,10 +117,10 @@ def test_previous_revision_with_rows_upgrades_and_keeps_them(tmp_path: Path) -> 
     with open_store(path) as store:
         _, [(revision,)] = store.execute("SELECT version_num FROM alembic_version")
         assert revision == head()
-        _, rows = store.execute("SELECT rowid FROM items_fts WHERE items_fts MATCH 'zebra' ORDER BY rowid")
-        assert rows == [(1,), (3,)], f"texts stored before the FTS revision must be searchable: {rows}"
-        _, rows = store.execute("SELECT rowid FROM items_fts WHERE items_fts MATCH 'résumé'")
-        assert rows == [(1,)], rows
+        rows = search_ids(store, "zebra")
+        assert rows == [1, 3], f"texts stored before the FTS revision must be searchable: {rows}"
+        rows = search_ids(store, "résumé")
+        assert rows == [1], rows
         _, rows = store.execute("SELECT id, path, part, parent_id, status, error FROM items ORDER BY id")
         assert rows == [
             (1, "/home/zoë/naïve résumé.txt", "", None, "ok", None),
@@ -97,16 +137,16 @@ def test_previous_revision_with_rows_upgrades_and_keeps_them(tmp_path: Path) -> 
         sound(store)
 
 
-def test_read_only_open_also_upgrades_an_older_store(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
+def test_read_only_open_also_upgrades_an_older_store(store_url: str) -> None:
+    path = store_url
     upgrade_to(path, "0001")
     with open_store(path, readonly=True) as store:
         _, [(revision,)] = store.execute("SELECT version_num FROM alembic_version")
         assert revision == head()
 
 
-def test_store_from_a_newer_program_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "s.db"
+def test_store_from_a_newer_program_is_refused(store_url: str) -> None:
+    path = store_url
     with open_store(path) as store:
         store.execute("UPDATE alembic_version SET version_num = '9999_from_the_future'")
     for readonly in (False, True):
@@ -114,10 +154,10 @@ def test_store_from_a_newer_program_is_refused(tmp_path: Path) -> None:
             open_store(path, readonly=readonly)
 
 
-def test_two_processes_opening_a_new_store_migrate_once(tmp_path: Path) -> None:
+def test_two_processes_opening_a_new_store_migrate_once(store_url: str) -> None:
     import multiprocessing
 
-    path = tmp_path / "race.db"
+    path = store_url
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(4) as pool:
         results = pool.map(_open_and_count, [str(path)] * 4)
@@ -133,10 +173,10 @@ def _open_and_count(path: str) -> int:
         return int(count)  # type: ignore[call-overload]
 
 
-def test_0005_drops_the_redundant_sha1_index_and_keeps_the_clusters(tmp_path: Path) -> None:
-    path = tmp_path / "at0004.db"
+def test_0005_drops_the_redundant_sha1_index_and_keeps_the_clusters(store_url: str) -> None:
+    path = store_url
     upgrade_to(path, "0004")
-    engine = make_engine(Location(path), readonly=False)
+    engine = make_engine(resolve(path), readonly=False)
     with engine.begin() as conn:
         conn.exec_driver_sql(
             "INSERT INTO items (id, path, part, kind, status, indexed_at, text) VALUES"
@@ -145,13 +185,13 @@ def test_0005_drops_the_redundant_sha1_index_and_keeps_the_clusters(tmp_path: Pa
         )
         conn.exec_driver_sql(
             "INSERT INTO fingerprints (item_id, sha1, words, shingles, is_representative) VALUES"
-            " (1, 'bb', 2, 0, 1), (2, 'bb', 2, 0, 0)"
+            " (1, 'bb', 2, 0, TRUE), (2, 'bb', 2, 0, FALSE)"
         )
         conn.exec_driver_sql("INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (1, 'bb', 1), (2, 'bb', 1)")
     engine.dispose()
     with open_store(path) as store:
-        _, indexes = store.execute("SELECT name FROM pragma_index_list('fingerprints')")
-        assert "ix_fingerprints_sha1" not in {i[0] for i in indexes}, indexes
+        indexes = catalog(store, "indexes", "fingerprints")
+        assert "ix_fingerprints_sha1" not in indexes and "ix_fingerprints_f1" in indexes, indexes
         assert store.execute("SELECT item_id, cluster_id FROM clusters ORDER BY item_id")[1] == [(1, 1), (2, 1)]
         sound(store)
         # exact copies are still found (through clusters.sha1), by both methods
@@ -161,19 +201,19 @@ def test_0005_drops_the_redundant_sha1_index_and_keeps_the_clusters(tmp_path: Pa
         assert store.execute("SELECT item_id, cluster_id FROM clusters ORDER BY item_id")[1] == [(1, 1), (2, 1)]
 
 
-def test_0006_fills_sketches_keys_and_drops_the_detector_tables(tmp_path: Path) -> None:
+def test_0006_fills_sketches_keys_and_drops_the_detector_tables(store_url: str) -> None:
     """A store at 0005 with a representative, a near copy, an exact copy and
     a short text: 0006 gives the sampled items their sketch (the very bytes
     the fingerprint stage makes), files the representative's sketch values,
     keeps the clusters, and drops revision 0003's empty tables."""
-    path = tmp_path / "at0005.db"
+    path = store_url
     upgrade_to(path, "0005")
     a = prose(1)
     b = a.replace(a.split()[5], "changedword", 1)
     texts = {1: a, 2: b, 3: a.upper(), 4: "a short note"}
     prints = {i: fp(t) for i, t in texts.items()}
     clusters_before = [(1, 1), (2, 1), (3, 1), (4, 4)]
-    engine = make_engine(Location(path), readonly=False)
+    engine = make_engine(resolve(path), readonly=False)
     with engine.begin() as conn:
         conn.exec_driver_sql("INSERT INTO params (name, value) VALUES ('fingerprint', ?)",
                              (json.dumps({"key": prints[1].params.key(), "params": prints[1].params.to_dict()}),))
@@ -186,14 +226,14 @@ def test_0006_fills_sketches_keys_and_drops_the_detector_tables(tmp_path: Path) 
             conn.exec_driver_sql(
                 "INSERT INTO fingerprints (item_id, sha1, f1, f2, f3, f4, f5, f6, words, shingles, is_representative)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (item_id, made.sha1, *features, made.words, made.shingles, int(item_id in (1, 4))))
+                (item_id, made.sha1, *features, made.words, made.shingles, item_id in (1, 4)))
         for item_id, cluster_id in clusters_before:
             conn.exec_driver_sql("INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (?, ?, ?)",
                                  (item_id, prints[item_id].sha1, cluster_id))
     engine.dispose()
     with open_store(path) as store:
         _, rows = store.execute("SELECT item_id, sketch FROM fingerprints ORDER BY item_id")
-        got = {int(str(r[0])): r[1] for r in rows}
+        got = {int(str(r[0])): None if r[1] is None else bytes(r[1]) for r in rows}  # type: ignore[call-overload]
         assert got == {i: prints[i].sketch for i in texts}, "sketches differ from the fingerprint stage's"
         _, keys = store.execute("SELECT DISTINCT item_id FROM sketch_keys")
         assert keys == [(1,)], f"only the sampled representative is filed: {keys}"
@@ -204,7 +244,7 @@ def test_0006_fills_sketches_keys_and_drops_the_detector_tables(tmp_path: Path) 
         # representatives and exact copies are at distance 0; the near copy
         # waits for recluster
         assert [(r[2], r[3]) for r in rows] == [(1.0, 0.0), (None, None), (1.0, 0.0), (1.0, 0.0)], rows
-        _, tables = store.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'detect%'")
+        tables = [t for t in catalog(store, "tables") if t.startswith("detect")]
         assert tables == [], f"revision 0003's tables are still there: {tables}"
         sound(store)
         store.recluster()
@@ -213,12 +253,12 @@ def test_0006_fills_sketches_keys_and_drops_the_detector_tables(tmp_path: Path) 
         sound(store)
 
 
-def test_0007_escapes_stored_backslashes_and_adds_text_cut(tmp_path: Path) -> None:
+def test_0007_escapes_stored_backslashes_and_adds_text_cut(store_url: str) -> None:
     from lifededup.model import fs_path
 
-    path = tmp_path / "at0006.db"
+    path = store_url
     upgrade_to(path, "0006")
-    engine = make_engine(Location(path), readonly=False)
+    engine = make_engine(resolve(path), readonly=False)
     with engine.begin() as conn:
         conn.exec_driver_sql(
             "INSERT INTO items (id, path, part, kind, status, indexed_at, text) VALUES"
@@ -234,5 +274,5 @@ def test_0007_escapes_stored_backslashes_and_adds_text_cut(tmp_path: Path) -> No
         assert fs_path(str(rows[0][1])) == "/docs/back\\slash.txt", "the escaped form must map back to the name"
         _, rows = store.execute("SELECT path FROM watched_folders ORDER BY path")
         assert rows == [("/home/a\\\\b",), ("/home/c",)], rows
-        _, rows = store.execute("SELECT rowid FROM items_fts WHERE items_fts MATCH 'words' ORDER BY rowid")
-        assert rows == [(1,), (2,)], f"the search index must survive the path rewrite: {rows}"
+        rows = search_ids(store, "words")
+        assert rows == [1, 2], f"the search index must survive the path rewrite: {rows}"
