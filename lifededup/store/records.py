@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import socket
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Any
+
+# Names the machine whose files a store's items are (README "Sharing a store").
+MACHINE_ENV = "LIFEDEDUP_MACHINE"
 
 
 @dataclass(frozen=True)
@@ -58,3 +63,11 @@ class ItemRecord:
 def utc_now() -> datetime:
     """Stored naive, in UTC, as SQLAlchemy's DateTime does on SQLite."""
     return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def machine_name() -> str:
+    """The name this machine's items and watched folders are kept under:
+    ``$LIFEDEDUP_MACHINE`` when set, else the host name.  Paths are unique
+    per machine, so a machine renamed keeps its items only under the same
+    name: set ``LIFEDEDUP_MACHINE`` to pin it."""
+    return os.environ.get(MACHINE_ENV, "").strip() or socket.gethostname() or "localhost"
