@@ -115,6 +115,10 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
     in flight and stops; run the command again to finish.  Your files are
     only read, never changed.
 
+    Items belong to this machine ($LIFEDEDUP_MACHINE, else the host name):
+    several machines may index into one PostgreSQL store at once, each
+    seeing, moving and removing only its own items.
+
     \b
     Example:
       lifededup index ~/Documents ~/Mail

@@ -108,7 +108,7 @@ if TYPE_CHECKING:
         explain,
         find_item,
     )
-    from lifededup.store.records import ItemRecord, machine_name
+    from lifededup.store.records import MACHINE_ENV, ItemRecord, machine_name
     from lifededup.store.similarity import RULES, Rule, Similarity
     from lifededup.store.store import Store
 
@@ -153,6 +153,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "find_item": ("lifededup.store.queries", "find_item"),
     "ItemRecord": ("lifededup.store.records", "ItemRecord"),
     "machine_name": ("lifededup.store.records", "machine_name"),
+    "MACHINE_ENV": ("lifededup.store.records", "MACHINE_ENV"),
     "RULES": ("lifededup.store.similarity", "RULES"),
     "Rule": ("lifededup.store.similarity", "Rule"),
     "Similarity": ("lifededup.store.similarity", "Similarity"),
@@ -196,6 +197,7 @@ __all__ = [
     "ItemNotFound",
     "ItemRecord",
     "machine_name",
+    "MACHINE_ENV",
     "Method",
     "ParamsMismatch",
     "Store",
