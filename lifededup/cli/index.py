@@ -14,7 +14,7 @@ from types import FrameType
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import BATCH, MEMORY_MB, ROWS, SECONDS, TEXT_MB, F, db_option, opened_store
+from lifededup.cli.options import BATCH, MEMORY_MB, ROWS, SECONDS, TEXT_MB, F, db_option, on_machine, opened_store
 from lifededup.extract import Limits
 from lifededup.index import (
     Bar, IndexConfig, LogLines, Progress, Summary, default_workers, failures, max_workers, run_in_folders,
@@ -158,13 +158,12 @@ def failures_command(limit: int | None, as_json: bool, db: str | None) -> None:
     """
     with opened_store(db, readonly=True) as store:
         found = failures(store, limit)
-        here = store.machine
     if as_json:
         click.echo(json.dumps([item.to_dict() for item in found], indent=2, ensure_ascii=False))
         return
     for item in found:
         name = f"{item.path} [{item.part}]" if item.part else item.path
-        name = name if item.machine == here else f"{item.machine}:{name}"
+        name = on_machine(name, item.machine)
         click.echo(f"{item.status}\t{name}\t{item.reason}")
     if not found:
         click.echo("no failures")

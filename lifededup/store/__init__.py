@@ -58,7 +58,7 @@ The clustering engine (``engine.py``, ``clustering.py``): ``cluster_members(
 members, ClusterSettings, texts)`` forms clusters in memory with the store's
 own rule and engine (reports' experiments); ``Rule``, ``Similarity``.
 
-Watched folders (``folders.py``): ``list_folders(store)``,
+Watched folders (``folders.py``), each machine's own (``store.machine``): ``list_folders(store)``,
 ``add_folder(store, path, include, exclude)``, ``remove_folder(store, path, forget=False)``,
 ``items_under(store, path)``,
 ``mark_scanned(store, path)`` -> :class:`WatchedFolder` (path, include,
