@@ -11,6 +11,7 @@ import random
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -194,3 +195,36 @@ def test_an_sqlite_store_holding_another_machines_path_is_refused_before_reading
         assert summary.unchanged == 1, "under its pinned name the machine finds its items again"
         store.upsert_item(ItemRecord(str(folder / "b.txt"), text=prose(2)), fp(prose(2)))
         sound(store)
+
+
+def test_an_indexer_waits_for_the_write_lock_as_long_as_another_writer_holds_it(tmp_path: Path,
+                                                                                  pg_url: str) -> None:
+    """Writers on PostgreSQL take turns through one advisory lock: an indexer
+    that finds it held waits -- past SQLite's busy timeout, the only timeout
+    a writer has there -- and finishes once it is free, instead of failing."""
+    import psycopg
+
+    from lifededup.store.opening import BUSY_TIMEOUT_MS, WRITE_LOCK
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for n in range(3):
+        (folder / f"{n}.txt").write_text(prose(n))
+    open_store(pg_url).close()
+    with psycopg.connect(pg_url) as holder:
+        holder.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")  # held until the transaction ends
+        indexer = subprocess.Popen([sys.executable, "-m", "lifededup", "index", "--db", pg_url, "-j", "1",
+                                    str(folder)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            waited = 0.0
+            while waited < BUSY_TIMEOUT_MS / 1000 + 1:
+                assert indexer.poll() is None, f"the indexer did not wait for the lock: {indexer.communicate()}"
+                time.sleep(0.5)
+                waited += 0.5
+            [(waiting,)] = holder.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted").fetchall()
+            assert waiting == 1, f"the indexer should be waiting for the write lock ({waiting} waiting)"
+        finally:
+            holder.rollback()
+        out, err = indexer.communicate(timeout=120)
+    assert indexer.returncode == 0 and "new 3," in out, (out, err)
