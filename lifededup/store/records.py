@@ -14,7 +14,8 @@ MACHINE_ENV = "LIFEDEDUP_MACHINE"
 
 @dataclass(frozen=True)
 class ItemRecord:
-    """One item as extracted.  ``(path, part)`` names it: ``part`` is ``''`` for
+    """One item as extracted.  ``(path, part)`` names it among its machine's
+    items (the store's ``machine`` is written with it): ``part`` is ``''`` for
     a whole file, or the key of a piece inside it (an mbox message's index,
     ``"12/report.pdf"`` for an attachment of that message).  ``parent_id`` is
     the id :meth:`Store.upsert_item` returned for the containing item.
