@@ -132,7 +132,7 @@ def known_under(store: Store, roots: Iterable[str], reread_scans: bool = False) 
 def _not_this_machine(store: Store, path: str, other: str) -> str:
     return (f"the store {store.location} holds {path} as a file of the machine {other!r}, and this is {store.machine!r}: "
             "an SQLite store is one machine's file (a path is unique in it). If this is that machine under a new "
-            f"name, pin the old one: export LIFEDEDUP_MACHINE={other} (README \"Sharing a store\"); "
+            f"name, pin the old one: export LIFEDEDUP_MACHINE={other} (README, \"Machines\"); "
             "to index both machines into one store, use a PostgreSQL store")
 
 

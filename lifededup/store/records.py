@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Any
 
-# Names the machine whose files a store's items are (README "Sharing a store").
+# Names the machine whose files a store's items are (README, "Machines").
 MACHINE_ENV = "LIFEDEDUP_MACHINE"
 
 
