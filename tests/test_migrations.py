@@ -82,11 +82,22 @@ def test_empty_store_upgrades_to_head_and_matches_the_models(store_url: str) -> 
         tables = {d[1].name for d in diff if d[0] == "remove_table"}
         diff = [d for d in diff if not (d[0] == "remove_table" and d[1].name.startswith("items_fts"))
                 and not (d[0] == "remove_index" and d[1].table.name == "items_fts")]
+        diff = [d for d in diff if not sqlite_keeps_unique_path(d)]
         assert diff == [], f"models and revisions disagree: {diff} (fts tables {tables})"
         assert catalog(store, "views") == ["cluster_sizes", "collapsed_items", "representatives"]
         # SQLite's FTS5 needs a trigger for deletes; PostgreSQL's items_fts rows go by ON DELETE CASCADE
         want = ["items_ai", "items_au"] if store.location.url else ["items_ad", "items_ai", "items_au"]
         assert catalog(store, "triggers") == want
+
+
+def sqlite_keeps_unique_path(difference: tuple[object, ...]) -> bool:
+    """Revision 0009's one difference on SQLite (README, items): ``items``
+    keeps UNIQUE (path, part) in place of the models' (machine, path, part)."""
+    action, constraint = difference[0], difference[1]
+    columns = [c.name for c in getattr(constraint, "columns", [])]
+    return (getattr(getattr(constraint, "table", None), "name", None) == "items"
+            and (action, columns) in (("remove_constraint", ["path", "part"]),
+                                      ("add_constraint", ["machine", "path", "part"])))
 
 
 def test_previous_revision_with_rows_upgrades_and_keeps_them(store_url: str) -> None:
@@ -276,3 +287,81 @@ def test_0007_escapes_stored_backslashes_and_adds_text_cut(store_url: str) -> No
         assert rows == [("/home/a\\\\b",), ("/home/c",)], rows
         rows = search_ids(store, "words")
         assert rows == [1, 2], f"the search index must survive the path rewrite: {rows}"
+
+
+def test_0009_gives_items_and_folders_the_migrating_machine_and_paths_per_machine(
+        store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store at 0008 with a file, a mailbox and its message in one cluster,
+    a failed item and a watched folder: 0009 names the machine that migrates
+    it on every row, keeps clusters and search, and from then on a path is
+    unique per machine -- on PostgreSQL another machine may hold the same
+    path; SQLite keeps (path, part) unique (README, items)."""
+    from lifededup.store.opening import resolve
+
+    location = resolve(store_url)
+    engine = make_engine(location, readonly=False)
+    config = alembic_config()
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, "0008")
+    text = prose(3)
+    made = fp(text)
+    with engine.begin() as conn:
+        conn.exec_driver_sql(
+            "INSERT INTO items (id, path, part, parent_id, kind, status, error, indexed_at, text) VALUES"
+            " (1, '/home/zoë/report.txt', '', NULL, 'document', 'ok', NULL, '2026-01-01 00:00:00', :t),"
+            " (2, '/home/zoë/m.mbox', '', NULL, 'mailbox', 'ok', NULL, '2026-01-01 00:00:00', NULL),"
+            " (3, '/home/zoë/m.mbox', '0', 2, 'email', 'ok', NULL, '2026-01-01 00:00:00', :t),"
+            " (4, '/home/zoë/bad.pdf', '', NULL, 'document', 'corrupt', 'truncated', '2026-01-01 00:00:00', NULL)",
+            {"t": text})
+        for item_id in (1, 3):
+            conn.exec_driver_sql(
+                "INSERT INTO fingerprints (item_id, sha1, words, shingles, is_representative)"
+                " VALUES (:i, :s, 300, 0, :r)", {"i": item_id, "s": made.sha1, "r": item_id == 1})
+            conn.exec_driver_sql("INSERT INTO clusters (item_id, sha1, cluster_id, resemblance, word_distance)"
+                                 " VALUES (:i, :s, 1, 1.0, 0.0)", {"i": item_id, "s": made.sha1})
+        conn.exec_driver_sql("INSERT INTO watched_folders (path, added_at, include, exclude) VALUES"
+                             " ('/home/zoë', '2026-01-01 00:00:00', '[\"*.txt\"]', '[]')")
+        if location.backend == "postgresql":  # ids given by hand leave the sequence behind
+            conn.exec_driver_sql("SELECT setval(pg_get_serial_sequence('items', 'id'), 4)")
+    engine.dispose()
+
+    monkeypatch.setenv("LIFEDEDUP_MACHINE", "laptop")
+    with open_store(store_url) as store:
+        assert store.machine == "laptop"
+        _, rows = store.execute("SELECT id, machine, path, part, parent_id, status FROM items ORDER BY id")
+        assert rows == [(1, "laptop", "/home/zoë/report.txt", "", None, "ok"),
+                        (2, "laptop", "/home/zoë/m.mbox", "", None, "ok"),
+                        (3, "laptop", "/home/zoë/m.mbox", "0", 2, "ok"),
+                        (4, "laptop", "/home/zoë/bad.pdf", "", None, "corrupt")], rows
+        _, rows = store.execute("SELECT machine, path, include FROM watched_folders")
+        assert rows == [("laptop", "/home/zoë", '["*.txt"]')], rows
+        _, rows = store.execute("SELECT item_id, cluster_id FROM clusters ORDER BY item_id")
+        assert rows == [(1, 1), (3, 1)], rows
+        sound(store)
+        assert store.item_id("/home/zoë/m.mbox", "0") == 3
+        from lifededup.store import list_folders
+
+        assert [f.path for f in list_folders(store)] == ["/home/zoë"]
+        _, [(searchable,)] = store.execute("SELECT count(*) FROM items_fts")
+        assert searchable >= 2, "the search index must survive the revision"  # type: ignore[operator]
+
+    with open_store(store_url, machine="nas") as nas:
+        assert nas.item_id("/home/zoë/report.txt") is None, "another machine's item is not the nas's"
+        from lifededup.store import list_folders
+
+        assert list_folders(nas) == [], "each machine watches its own folders"
+        if location.backend == "postgresql":
+            copy = nas.upsert_item(ItemRecord("/home/zoë/report.txt", text=text), made)
+            assert copy not in (1, 3) and nas.item_id("/home/zoë/report.txt") == copy
+            _, rows = nas.execute("SELECT machine, cluster_id FROM items JOIN clusters ON item_id = id "
+                                  "WHERE path = '/home/zoë/report.txt' ORDER BY machine")
+            assert rows == [("laptop", 1), ("nas", 1)], f"the nas's copy joins the laptop's cluster: {rows}"
+            assert nas.remove_items(["/home/zoë/report.txt"]) == 1
+            with open_store(store_url) as laptop:
+                assert laptop.item_id("/home/zoë/report.txt") == 1, "the nas removed only its own item"
+                sound(laptop)
+        else:
+            # an SQLite store is one machine's file: the same path cannot be stored twice
+            with pytest.raises(Exception, match="UNIQUE"):
+                nas.upsert_item(ItemRecord("/home/zoë/report.txt", text=text), made)

@@ -14,7 +14,7 @@ from types import FrameType
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import BATCH, MEMORY_MB, ROWS, SECONDS, TEXT_MB, F, db_option, opened_store
+from lifededup.cli.options import BATCH, MEMORY_MB, ROWS, SECONDS, TEXT_MB, F, db_option, on_machine, opened_store
 from lifededup.extract import Limits
 from lifededup.index import (
     Bar, IndexConfig, LogLines, Progress, Summary, default_workers, failures, max_workers, run_in_folders,
@@ -115,6 +115,10 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
     in flight and stops; run the command again to finish.  Your files are
     only read, never changed.
 
+    Items belong to this machine ($LIFEDEDUP_MACHINE, else the host name):
+    several machines may index into one PostgreSQL store at once, each
+    seeing, moving and removing only its own items.
+
     \b
     Example:
       lifededup index ~/Documents ~/Mail
@@ -140,10 +144,13 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
 
 @main.command("failures")
 @click.option("--limit", type=ROWS, default=None, help="Show at most this many.")
-@click.option("--json", "as_json", is_flag=True, help="A JSON list of objects: path, part, status, reason.")
+@click.option("--json", "as_json", is_flag=True, help="A JSON list of objects: path, part, status, reason, machine.")
 @db_option
 def failures_command(limit: int | None, as_json: bool, db: str | None) -> None:
     """List the files and parts that could not be read, and why.
+
+    A store shared by several machines lists every machine's; a file of
+    another machine than this one is shown as MACHINE:PATH.
 
     \b
     Example:
@@ -156,6 +163,7 @@ def failures_command(limit: int | None, as_json: bool, db: str | None) -> None:
         return
     for item in found:
         name = f"{item.path} [{item.part}]" if item.part else item.path
+        name = on_machine(name, item.machine)
         click.echo(f"{item.status}\t{name}\t{item.reason}")
     if not found:
         click.echo("no failures")

@@ -35,6 +35,14 @@ def db_option(func: F) -> F:
 R = TypeVar("R", bound=Readable)
 
 
+def on_machine(name: str, machine: str) -> str:
+    """An item's name as printed: ``MACHINE:name`` when it is another
+    machine's file (a store shared by several), else the name alone."""
+    from lifededup.store import machine_name
+
+    return f"{machine}:{name}" if machine and machine != machine_name() else name
+
+
 @contextmanager
 def opened_store(db: str | None, *, readonly: bool = False, migrate: bool = True,
                  verify: bool = False) -> Iterator[Store]:

@@ -9,7 +9,7 @@ from datetime import date, datetime
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import ITEM_ID, ROWS, db_option, opened_reader
+from lifededup.cli.options import ITEM_ID, ROWS, db_option, on_machine, opened_reader
 from lifededup.search import SYNTAX, Filters, Hit, QuerySyntaxError, SearchResult, Snippet, search
 
 # Copies named under a collapsed row on a terminal; --json lists them all.
@@ -94,8 +94,8 @@ def _home(path: str) -> str:
     return "~" + path[len(home):] if home != "/" and path.startswith(home + os.sep) else path
 
 
-def _name(path: str, part: str) -> str:
-    return f"{_home(path)} [{part}]" if part else _home(path)
+def _name(path: str, part: str, machine: str = "") -> str:
+    return on_machine(f"{_home(path)} [{part}]" if part else _home(path), machine)
 
 
 def _highlighted(snippet: Snippet) -> str:
@@ -114,7 +114,7 @@ def _print(found: SearchResult) -> None:
 
 def _print_hit(number: int, hit: Hit, found: SearchResult) -> None:
     when = (hit.date or "")[:10]
-    head = f"{number:>3}. {click.style(_name(hit.path, hit.part), bold=True)}  ({hit.kind}{', ' + when if when else ''})"
+    head = f"{number:>3}. {click.style(_name(hit.path, hit.part, hit.machine), bold=True)}  ({hit.kind}{', ' + when if when else ''})"
     if hit.hidden:
         head += click.style(f"  +{hit.hidden} {'copy' if hit.hidden == 1 else 'copies'}", fg="cyan")
     elif found.mode != "collapsed" and hit.cluster_size > 1:
@@ -125,7 +125,7 @@ def _print_hit(number: int, hit: Hit, found: SearchResult) -> None:
     if hit.snippet.text:
         click.echo(f"     {_highlighted(hit.snippet)}")
     if hit.copies:
-        names = [_name(c.path, c.part) for c in hit.copies[:COPIES_SHOWN]]
+        names = [_name(c.path, c.part, c.machine) for c in hit.copies[:COPIES_SHOWN]]
         more = hit.hidden - len(names)
         click.echo(f"     copies: {'; '.join(names)}{f'; and {more} more' if more > 0 else ''}")
         if found.mode == "collapsed" and more > 0:

@@ -13,7 +13,7 @@ import click
 from sqlalchemy.exc import DBAPIError
 
 from lifededup.cli import main
-from lifededup.cli.options import ROWS, db_option, opened_store
+from lifededup.cli.options import ROWS, db_option, on_machine, opened_store
 from lifededup.store import METHODS, Method, Rule, Similarity, check_store, clusters, explain
 from lifededup.store.queries import Explanation
 
@@ -108,10 +108,10 @@ def dups_command(as_json: bool, limit: int | None, min_size: int, db: str | None
     for cluster in found:
         rep = cluster.representative
         click.echo(f"cluster {cluster.cluster_id} ({len(cluster.members)} items)")
-        click.echo(f"  * {rep.id:>7}  {_name(rep.path, rep.part)}")
+        click.echo(f"  * {rep.id:>7}  {_name(rep.path, rep.part, rep.machine)}")
         measured = cluster.similarity or [None] * len(cluster.members)
         for member, similarity in zip(cluster.members[1:], measured[1:]):
-            click.echo(f"    {member.id:>7}  {_name(member.path, member.part)}{_closeness(similarity)}")
+            click.echo(f"    {member.id:>7}  {_name(member.path, member.part, member.machine)}{_closeness(similarity)}")
 
 
 def _closeness(similarity: Similarity | None) -> str:
@@ -120,9 +120,10 @@ def _closeness(similarity: Similarity | None) -> str:
     return f"  ({similarity.word_distance:.1%} of words apart, resemblance {similarity.resemblance:.2f})"
 
 
-def _name(path: str, part: str) -> str:
-    """An item's name, the one way everywhere: ``path [part]`` for a part inside a file."""
-    return f"{path} [{part}]" if part else path
+def _name(path: str, part: str, machine: str = "") -> str:
+    """An item's name, the one way everywhere: ``path [part]`` for a part
+    inside a file, ``MACHINE:`` before it for another machine's file."""
+    return on_machine(f"{path} [{part}]" if part else path, machine)
 
 
 @main.command("show")
@@ -156,7 +157,7 @@ def _fraction(value: float | None) -> str:
 
 def _print_explanation(found: Explanation) -> None:
     item = found.item
-    click.echo(f"item {item.id}: {_name(item.path, item.part)} ({item.kind}, {item.status})")
+    click.echo(f"item {item.id}: {_name(item.path, item.part, item.machine)} ({item.kind}, {item.status})")
     if found.cluster_id is None:
         click.echo("not in any cluster (no text to fingerprint)")
         return
@@ -168,7 +169,7 @@ def _print_explanation(found: Explanation) -> None:
         mark = ">" if reason.item.id == item.id else " "
         click.echo(f"{mark} {reason.item.id:>7}  {why:<22} {reason.shared_features:>4}/6 "
                    f"{_fraction(reason.resemblance):>11} {_fraction(reason.word_edit_distance):>9}  "
-                   f"{_name(reason.item.path, reason.item.part)}")
+                   f"{_name(reason.item.path, reason.item.part, reason.item.machine)}")
 
 
 @main.command("check")

@@ -20,7 +20,9 @@ from lifededup.cli.options import DELAY, SECONDS, db_option, opened_store
 from lifededup.extract import Limits
 from lifededup.index import IndexConfig, absolute, default_workers, max_workers
 from lifededup.model import stored_path
-from lifededup.store import WatchedFolder, add_folder, items_under, list_folders, remove_folder
+from lifededup.store import (
+    ENV_VAR, MACHINE_ENV, WatchedFolder, add_folder, items_under, list_folders, remove_folder,
+)
 from lifededup.watch import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, Watcher, WatchStatus
 from lifededup.watch import daemon as daemons
 
@@ -28,6 +30,10 @@ from lifededup.watch import daemon as daemons
 @main.group("folders")
 def folders_group() -> None:
     """The folders the watcher keeps indexed (kept in the store).
+
+    Each machine has its own: on a store shared by several machines, `list`,
+    `add` and `remove` are about this machine's folders and items (its name
+    is $LIFEDEDUP_MACHINE, else the host name).
 
     \b
     Example:
@@ -107,6 +113,8 @@ def folders_remove(paths: tuple[Path, ...], forget: bool | None, as_json: bool, 
 def folders_list(as_json: bool, db: str | None) -> None:
     """List the watched folders, their patterns and when each was last scanned.
 
+    On a store shared by several machines: this machine's folders.
+
     \b
     Example:
       lifededup folders list
@@ -121,7 +129,7 @@ def folders_list(as_json: bool, db: str | None) -> None:
         scanned = folder.last_scanned_at.strftime("%Y-%m-%d %H:%M UTC") if folder.last_scanned_at else "never"
         click.echo(f"{_describe(folder)}  (last scanned {scanned})")
     if not folders:
-        click.echo("no watched folders: lifededup folders add PATH")
+        click.echo(f"no watched folders of the machine {store.machine}: lifededup folders add PATH")
 
 
 def _folder_dict(folder: WatchedFolder) -> dict[str, object]:
@@ -140,14 +148,14 @@ def _describe(folder: WatchedFolder) -> str:
 class _StatusFile:
     """Writes the watcher's status for ``daemon status``: when its state changes, else at most once a second."""
 
-    def __init__(self, paths: daemons.DaemonPaths, store: str) -> None:
-        self.paths, self.store, self.last, self.state = paths, store, 0.0, ""
+    def __init__(self, paths: daemons.DaemonPaths, store: str, machine: str) -> None:
+        self.paths, self.store, self.machine, self.last, self.state = paths, store, machine, 0.0, ""
 
     def __call__(self, status: WatchStatus) -> None:
         now = time.monotonic()
         if now - self.last >= 1.0 or status.state != self.state:
             self.last, self.state = now, status.state
-            daemons.write_status(self.paths, status, self.store)
+            daemons.write_status(self.paths, status, self.store, self.machine)
 
 
 @main.command("watch")
@@ -169,7 +177,9 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
     It first catches up with a scan, then indexes each created, changed,
     moved or deleted file once it is stable.  Without PATHS it watches the
     folders of `lifededup folders list`.  Ctrl-C or SIGTERM commits the batch
-    in flight and exits.
+    in flight and exits.  On a PostgreSQL store shared by several machines
+    it keeps this machine's items true to its folders and never touches
+    another's; set LIFEDEDUP_MACHINE to pin the machine's name.
 
     \b
     Example:
@@ -190,12 +200,14 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
             daemons.claim(daemon_paths)
         except daemons.DaemonError as exc:
             raise click.ClickException(str(exc)) from exc
-        store_files = tuple(str(location.file.resolve()) + s for s in ("", "-wal", "-shm", "-journal"))
+        # an SQLite store's own files are never indexed; a server's store has none here
+        store_files = () if location.path is None else tuple(
+            str(location.path.resolve()) + s for s in ("", "-wal", "-shm", "-journal"))
         config = IndexConfig(workers=workers, max_text_chars=int(max_text_mb * 2**20), limits=Limits(ocr=ocr))
         watcher = Watcher(store, folders, config, stop, delay=delay, rescan_every=rescan,
-                          ignore=store_files, on_status=_StatusFile(daemon_paths, str(location)))
-        click.echo(f"watching {', '.join(f.path for f in folders)} into {location} (pid {os.getpid()})",
-                   err=True)
+                          ignore=store_files, on_status=_StatusFile(daemon_paths, str(location), store.machine))
+        click.echo(f"watching {', '.join(f.path for f in folders)} of the machine {store.machine} into {location} "
+                   f"(pid {os.getpid()})", err=True)
         try:
             watcher.run()
         except KeyboardInterrupt:
@@ -233,12 +245,14 @@ def daemon_start(delay: float, ocr: bool, as_json: bool, db: str | None) -> None
     with opened_store(db) as store:  # fail here, not in the background, if the store or folders are wrong
         if not list_folders(store):
             raise click.ClickException("no folders to watch: add some first with `lifededup folders add PATH`")
-        location = str(store.path)
+        location = store.location
     paths = daemons.DaemonPaths.default()
-    argv = [sys.executable, "-m", "lifededup", "watch", "--db", location, "--delay", str(delay),
+    # a server's URL goes by the environment, where its password does not show in `ps`
+    store_option = ["--db", str(location.path)] if location.path is not None else []
+    argv = [sys.executable, "-m", "lifededup", "watch", *store_option, "--delay", str(delay),
             *(["--ocr"] if ocr else [])]
     try:
-        pid = daemons.start(argv, paths)
+        pid = daemons.start(argv, paths, env={} if location.url is None else {ENV_VAR: location.url})
     except daemons.DaemonError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(json.dumps({"pid": pid, "log": str(paths.log)}) if as_json else f"started (pid {pid}); log: {paths.log}")
@@ -292,7 +306,7 @@ def daemon_status(as_json: bool) -> None:
     else:
         click.echo(f"running (pid {status.pid})" if status.running else "not running")
         if report is not None:
-            click.echo(f"store: {report.get('store')}")
+            click.echo(f"store: {report.get('store')}" + (f", machine {report['machine']}" if report.get("machine") else ""))
             click.echo(f"watching: {', '.join(report.get('watching', [])) or 'nothing'}")
             click.echo(f"state: {report.get('state')}, waiting: {report.get('pending', 0)} path(s)")
             click.echo(f"last indexed: {_when(report.get('last_indexed_at'))}, "
@@ -304,8 +318,10 @@ def daemon_status(as_json: bool) -> None:
 
 
 # What the service needs of this shell's environment: PATH (antiword and the
-# other format tools), the XDG folders (where `daemon status` looks).
-_UNIT_ENVIRONMENT = ("PATH", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
+# other format tools), the XDG folders (where `daemon status` looks), the
+# machine's name if pinned, and where libpq finds a server's password.
+_UNIT_ENVIRONMENT = ("PATH", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
+                     MACHINE_ENV, "PGPASSFILE")
 
 
 _UNIT_OCR = click.option("--ocr", is_flag=True, default=False,
@@ -315,10 +331,13 @@ _UNIT_OCR = click.option("--ocr", is_flag=True, default=False,
 def _unit(db: str | None, ocr: bool = False) -> daemons.Unit:
     with opened_store(db) as store:
         folders = [f.path for f in list_folders(store)]
-        path = store.path
+        location = store.location
     environment = {name: os.environ[name] for name in _UNIT_ENVIRONMENT if os.environ.get(name)}
+    # a server's URL as a person writes it (the unit refuses one with a password)
+    target = location.path.resolve() if location.path is not None else str(location)
     # this Python with this lifededup, whatever shell or virtual environment it runs in
-    return daemons.Unit([sys.executable, "-m", "lifededup"], path.resolve(), folders, environment, ocr)
+    return daemons.Unit([sys.executable, "-m", "lifededup"], target, folders, environment, ocr)
+
 
 
 @daemon_group.command("unit")
@@ -329,6 +348,11 @@ def daemon_unit(ocr: bool, db: str | None) -> None:
     this lifededup and the environment it needs (`daemon install` installs
     and starts it).  Refused when the unit could not work: a store with no
     watched folders, a lifededup that does not run outside this shell.
+
+    A PostgreSQL store is named by its URL without a password (the unit
+    file would keep it in clear): libpq reads the password from ~/.pgpass
+    (or $PGPASSFILE, carried into the unit).  $LIFEDEDUP_MACHINE, if set, is
+    carried too, so the service indexes under the name this shell uses.
 
     \b
     Example:

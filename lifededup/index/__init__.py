@@ -21,7 +21,11 @@ Public API
     ``duplicates=False`` skips counting the store's duplicates (a read of the
     whole store) for callers that do not show them, such as the watcher.
     While it runs, batches are written from a thread of its own: use
-    ``store`` for nothing else until it returns.
+    ``store`` for nothing else until it returns.  Every file is
+    ``store.machine``'s: on a store shared by several machines a run reads,
+    moves and removes only that machine's items (moves are followed among
+    them), and an SQLite store holding a path as another machine's file is
+    refused before anything is read (``UnsupportedStore``).
 
 ``run_in_folders(store, paths, folders, config, *, progress, stop, duplicates) -> Summary``
     :func:`run` with each path under the patterns of the watched folder it

@@ -8,9 +8,10 @@ from typing import Any
 from lifededup.store import Store
 
 # Two range seeks on ix_items_status (failures are few); `!=` would scan every
-# item, and `+path` keeps SQLite from walking the (path, part) index instead.
-_FAILED = ("SELECT path, part, status, error FROM items WHERE status < 'ok' OR status > 'ok' "
-           "ORDER BY +path, part LIMIT :limit")
+# item, and `+path` keeps SQLite from walking the (path, part) index instead
+# (PostgreSQL has no such prefix, and plans from its statistics).
+_FAILED = ("SELECT path, part, status, error, machine FROM items WHERE status < 'ok' OR status > 'ok' "
+           "ORDER BY {path}, part, machine LIMIT :limit")
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,8 @@ class FailedItem:
     part: str
     status: str
     reason: str
+    # the machine whose file it is (a shared store lists every machine's failures)
+    machine: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """The shape of ``lifededup failures --json`` and the web view's ``/failures.json``."""
@@ -26,5 +29,9 @@ class FailedItem:
 
 
 def failures(store: Store, limit: int | None = None) -> list[FailedItem]:
-    _, rows = store.execute(_FAILED, {"limit": -1 if limit is None else limit})
-    return [FailedItem(str(p), str(part), str(s), str(e or "")) for p, part, s, e in rows]
+    sqlite = store.location.backend == "sqlite"
+    # no limit: SQLite's LIMIT -1, PostgreSQL's LIMIT NULL
+    everything = -1 if sqlite else None
+    _, rows = store.execute(_FAILED.format(path="+path" if sqlite else "path"),
+                            {"limit": everything if limit is None else limit})
+    return [FailedItem(str(p), str(part), str(s), str(e or ""), str(m)) for p, part, s, e, m in rows]

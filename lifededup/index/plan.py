@@ -32,22 +32,26 @@ from pathlib import PurePath
 
 from lifededup.index.scan import Seen, raw_sha1
 from lifededup.model import fs_path
-from lifededup.store import Store
+from lifededup.store import Store, UnsupportedStore
 
-# Two seeks in the (path, part) index: the path itself, and the range of
-# paths that start with "root/" ('0' is the character after '/').
+# Two seeks in the (path, part) index -- (machine, path, part) on
+# PostgreSQL -- the path itself, and the range of paths that start with
+# "root/" ('0' is the character after '/').  Only this machine's files
+# (revision 0009), except on SQLite: see known_under.
 _KNOWN_UNDER = (
-    "SELECT path, size, mtime, raw_sha1, device, inode FROM items WHERE path = :root AND part = '' UNION ALL "
-    "SELECT path, size, mtime, raw_sha1, device, inode FROM items "
-    "WHERE path >= :low AND path < :high AND part = ''"
+    "SELECT path, size, mtime, raw_sha1, device, inode, status, machine FROM items "
+    "WHERE path = :root AND part = '' {mine} UNION ALL "
+    "SELECT path, size, mtime, raw_sha1, device, inode, status, machine FROM items "
+    "WHERE path >= :low AND path < :high AND part = '' {mine}"
 )
 # A seek in ix_items_raw_sha1 and one in ix_items_inode; a file with
 # thousands of stored copies checks the first few (each costs an lstat).
+# Moves are followed among this machine's files only.
 _SAME_FILE = (
-    "SELECT * FROM (SELECT path, size, mtime, raw_sha1, device, inode FROM items "
-    "WHERE raw_sha1 = :sha1 AND part = '' AND mtime IS NOT NULL ORDER BY path LIMIT 64) AS by_bytes UNION "
-    "SELECT * FROM (SELECT path, size, mtime, raw_sha1, device, inode FROM items "
-    "WHERE inode = :inode AND device = :device AND part = '' AND mtime IS NOT NULL LIMIT 64) AS by_identity"
+    "SELECT * FROM (SELECT path, size, mtime, raw_sha1, device, inode FROM items WHERE raw_sha1 = :sha1 "
+    "AND part = '' AND mtime IS NOT NULL AND machine = :machine ORDER BY path LIMIT 64) AS by_bytes UNION "
+    "SELECT * FROM (SELECT path, size, mtime, raw_sha1, device, inode FROM items WHERE inode = :inode "
+    "AND device = :device AND part = '' AND mtime IS NOT NULL AND machine = :machine LIMIT 64) AS by_identity"
 )
 
 Identity = tuple[int, int]  # (st_dev, st_ino)
@@ -104,17 +108,32 @@ def identity_of(path: str) -> Identity | None:
 
 
 def known_under(store: Store, roots: Iterable[str], reread_scans: bool = False) -> dict[str, Known]:
-    """The file items stored at or under these paths.  ``reread_scans`` (OCR is on): the scans stored
-    without text (``no-text-layer``) count as half written, so they are read again, with OCR."""
+    """This machine's file items stored at or under these paths.  ``reread_scans`` (OCR is on): the scans
+    stored without text (``no-text-layer``) count as half written, so they are read again, with OCR.
+
+    An SQLite store keeps its paths unique whatever the machine (revision
+    0009), so another machine's file there would collide with this one's:
+    that is refused here, before anything is read (:class:`UnsupportedStore`,
+    saying how to pin the name)."""
     found: dict[str, Known] = {}
-    query = _KNOWN_UNDER.replace("inode FROM", "inode, status FROM")
+    shared = store.location.backend != "sqlite"
+    query = _KNOWN_UNDER.format(mine="AND machine = :machine" if shared else "")
     for root in roots:
         stem = root.rstrip("/")
-        _, rows = store.execute(query, {"root": root, "low": stem + "/", "high": stem + "0"})
-        for path, size, mtime, sha1, device, inode, status in rows:
+        _, rows = store.execute(query, {"root": root, "low": stem + "/", "high": stem + "0", "machine": store.machine})
+        for path, size, mtime, sha1, device, inode, status, machine in rows:
+            if machine != store.machine:
+                raise UnsupportedStore(_not_this_machine(store, str(path), str(machine)))
             stale = status == "vanished" or (reread_scans and status == "no-text-layer")  # never read: read it
             found[str(path)] = Known(str(path), size, None if stale else mtime, sha1, device, inode)  # type: ignore[arg-type]
     return found
+
+
+def _not_this_machine(store: Store, path: str, other: str) -> str:
+    return (f"the store {store.location} holds {path} as a file of the machine {other!r}, and this is {store.machine!r}: "
+            "an SQLite store is one machine's file (a path is unique in it). If this is that machine under a new "
+            f"name, pin the old one: export LIFEDEDUP_MACHINE={other} (README, \"Machines\"); "
+            "to index both machines into one store, use a PostgreSQL store")
 
 
 def stored_elsewhere(store: Store, homes: Sequence[str]) -> Callable[[str | None, Identity | None], list[Known]]:
@@ -126,7 +145,8 @@ def stored_elsewhere(store: Store, homes: Sequence[str]) -> Callable[[str | None
         if sha1 is None and identity is None:
             return []
         device, inode = identity or (None, None)
-        _, rows = store.execute(_SAME_FILE, {"sha1": sha1, "device": device, "inode": inode})
+        _, rows = store.execute(_SAME_FILE, {"sha1": sha1, "device": device, "inode": inode,
+                                             "machine": store.machine})
         found = [Known(*row) for row in rows]  # type: ignore[arg-type]
         return [k for k in sorted(found, key=lambda k: k.path) if _gone(k.path, homes)]
 

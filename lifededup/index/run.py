@@ -28,9 +28,10 @@ _EXACT = "SELECT count(*) - count(DISTINCT sha1) FROM clusters"
 _NEAR = ("SELECT count(*) FROM clusters c JOIN clusters r ON r.item_id = c.cluster_id "
          "WHERE c.item_id != c.cluster_id AND c.sha1 != r.sha1")
 _FAILURES = "SELECT count(*) FROM items WHERE status != 'ok'"
-_STATUS_OF = "SELECT status, error FROM items WHERE path = :path AND part = ''"
+# by path: this machine's (revision 0009)
+_STATUS_OF = "SELECT status, error FROM items WHERE path = :path AND part = '' AND machine = :machine"
 _TOUCH = ("UPDATE items SET size = :size, mtime = :mtime, raw_sha1 = :sha1 "
-          "WHERE path = :path AND part = ''")
+          "WHERE path = :path AND part = '' AND machine = :machine")
 
 
 @dataclass
@@ -180,11 +181,13 @@ def _follow(store: Store, todo: Plan, tally: Tally, skipped: list[Skipped]) -> N
         if todo.removals:
             store.remove_items(todo.removals)
         for seen, sha1, identity in todo.touched:
-            store.execute(_TOUCH, {"size": seen.size, "mtime": seen.mtime, "sha1": sha1, "path": seen.path})
+            store.execute(_TOUCH, {"size": seen.size, "mtime": seen.mtime, "sha1": sha1, "path": seen.path,
+                                   "machine": store.machine})
             if identity is not None:
-                store.execute(IDENTIFY, {"path": seen.path, "device": identity[0], "inode": identity[1]})
+                store.execute(IDENTIFY, {"path": seen.path, "device": identity[0], "inode": identity[1],
+                                         "machine": store.machine})
         for path, (device, inode) in todo.identified:
-            store.execute(IDENTIFY, {"path": path, "device": device, "inode": inode})
+            store.execute(IDENTIFY, {"path": path, "device": device, "inode": inode, "machine": store.machine})
     tally.moved, tally.removed = len(todo.moves), len(todo.removals)
     tally.unchanged = todo.unchanged
 
@@ -193,7 +196,7 @@ def _record_skipped(store: Store, skipped: list[Skipped]) -> int:
     """Record each path passed over, unless it is recorded so already; how many were new."""
     recorded = 0
     for item in skipped:
-        _, rows = store.execute(_STATUS_OF, {"path": item.path})
+        _, rows = store.execute(_STATUS_OF, {"path": item.path, "machine": store.machine})
         if [tuple(r) for r in rows] == [(item.status, item.reason)]:
             continue
         if rows:  # was a file, or passed over for another reason: its parts go too

@@ -20,9 +20,11 @@ from lifededup.index.progress import Progress
 from lifededup.model import Fingerprint
 from lifededup.store import ItemRecord, Store
 
-_ROOT_STAT = "UPDATE items SET size = :size, mtime = :mtime WHERE path = :path AND part = ''"
-_PARTS_OF = "SELECT id, part FROM items WHERE path = :path"
-IDENTIFY = "UPDATE items SET device = :device, inode = :inode WHERE path = :path AND part = ''"
+# by path: this machine's (revision 0009), every statement given the store's machine
+_ROOT_STAT = "UPDATE items SET size = :size, mtime = :mtime WHERE path = :path AND part = '' AND machine = :machine"
+_PARTS_OF = "SELECT id, part FROM items WHERE path = :path AND machine = :machine"
+IDENTIFY = ("UPDATE items SET device = :device, inode = :inode "
+            "WHERE path = :path AND part = '' AND machine = :machine")
 
 
 @dataclass
@@ -187,11 +189,13 @@ class BatchWriter:
     def _complete(self, path: str, info: ToRead, parts: dict[str, int], *, last: str, failed: bool) -> None:
         del self._open[path]
         if info.identity is not None:
-            self.store.execute(IDENTIFY, {"path": path, "device": info.identity[0], "inode": info.identity[1]})
+            self.store.execute(IDENTIFY, {"path": path, "device": info.identity[0], "inode": info.identity[1],
+                                          "machine": self.store.machine})
         if last != "" and "" in parts:  # the file's own item was written before its parts: now complete
-            self.store.execute(_ROOT_STAT, {"size": info.seen.size, "mtime": info.seen.mtime, "path": path})
+            self.store.execute(_ROOT_STAT, {"size": info.seen.size, "mtime": info.seen.mtime, "path": path,
+                                            "machine": self.store.machine})
         if not info.is_new:
-            _, rows = self.store.execute(_PARTS_OF, {"path": path})
+            _, rows = self.store.execute(_PARTS_OF, {"path": path, "machine": self.store.machine})
             stale = [int(r[0]) for r in rows if r[1] not in parts]  # type: ignore[call-overload]
             if stale:
                 self.store.remove_ids(stale)

@@ -35,6 +35,7 @@ class Copy:
     # similarity to the cluster's representative (the pivot), as stored
     resemblance: float | None = None
     word_distance: float | None = None
+    machine: str = ""  # the machine whose file it is (revision 0009)
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class Hit:
     # representative itself and exact copies; None without a cluster)
     resemblance: float | None = None
     word_distance: float | None = None
+    machine: str = ""  # the machine whose file it is (revision 0009)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -219,10 +221,10 @@ def _with_details(conn: Connection, hits: list[Hit], query: str | None) -> list[
         return hits
     ids = _ids([h.id for h in hits])
     details = {
-        int(r[0]): (r[1], int(r[2]), r[3], r[4])
+        int(r[0]): (r[1], int(r[2]), r[3], r[4], str(r[5]))
         for r in conn.execute(
             f"SELECT i.id, {ITEM_DATE}, (SELECT count(*) FROM clusters c2 WHERE c2.cluster_id = c.cluster_id), "
-            f"c.resemblance, c.word_distance "
+            f"c.resemblance, c.word_distance, i.machine "
             f"FROM items i LEFT JOIN clusters c ON c.item_id = i.id WHERE i.id IN ({ids})"
         )
     }
@@ -230,7 +232,7 @@ def _with_details(conn: Connection, hits: list[Hit], query: str | None) -> list[
     return [
         replace(h, date=details[h.id][0], cluster_size=max(details[h.id][1], 1),
                 snippet=snippets.get(h.id, Snippet("")), resemblance=details[h.id][2],
-                word_distance=details[h.id][3])
+                word_distance=details[h.id][3], machine=details[h.id][4])
         for h in hits
     ]
 
@@ -273,7 +275,7 @@ def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: 
                           else f"EXISTS ({matching} AND rowid = i.id)")
         params["query"] = query
     rows = conn.execute(
-        "SELECT c.cluster_id, i.id, i.path, i.part, c.resemblance, c.word_distance "
+        "SELECT c.cluster_id, i.id, i.path, i.part, c.resemblance, c.word_distance, i.machine "
         "FROM clusters c JOIN items i ON i.id = c.item_id "
         f"WHERE c.cluster_id IN ({_ids(shared)}) "
         f"AND i.id NOT IN ({_ids([h.id for h in hits])}) {''.join(' AND ' + c for c in conditions)} "
@@ -281,8 +283,9 @@ def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: 
         params,
     )
     copies: dict[int, list[Copy]] = {}
-    for cluster_id, item_id, path, part, resemblance, distance in rows:
-        copies.setdefault(int(cluster_id), []).append(Copy(int(item_id), str(path), str(part), resemblance, distance))
+    for cluster_id, item_id, path, part, resemblance, distance, machine in rows:
+        copies.setdefault(int(cluster_id), []).append(
+            Copy(int(item_id), str(path), str(part), resemblance, distance, str(machine)))
     return [replace(h, hidden=len(found), copies=tuple(found[:COPIES_LISTED]))
             for h, found in ((h, copies.get(h.cluster_id or h.id, [])) for h in hits)]
 
@@ -313,7 +316,7 @@ def _deduplicated(conn: Connection, query: str | None, filters: Filters, limit: 
     copies: dict[int, list[Copy]] = {}
     for item, kept in found.hidden.items():
         hidden = by_id[item]
-        copies.setdefault(kept, []).append(Copy(hidden.id, hidden.path, hidden.part))
+        copies.setdefault(kept, []).append(Copy(hidden.id, hidden.path, hidden.part, machine=hidden.machine))
     hits = [replace(by_id[i], cluster_id=None, cluster_size=1, hidden=len(copies.get(i, [])),
                     copies=tuple(copies.get(i, [])[:COPIES_LISTED])) for i in found.kept[:limit]]
     return SearchResult(query, "dedup", hits, len(found.kept), len(window.hits))

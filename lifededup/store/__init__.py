@@ -14,6 +14,8 @@ Public API (everything else in this package is internal):
     changing the file.  ``verify=True`` runs SQLite's quick check first and
     raises :class:`StoreDamaged` (what ``index`` and ``watch`` do); a damaged
     page met later raises it too, wherever it is met (``damage_of(exc)``).
+    ``machine``: whose files the calls by path are about (``store.machine``;
+    default ``machine_name()``: ``$LIFEDEDUP_MACHINE``, else the host name).
 
 ``open_reader(url_or_path=None) -> Reader | Store`` (``reader.py``)
     Read-only on the standard library's ``sqlite3`` alone when the store is
@@ -56,7 +58,7 @@ The clustering engine (``engine.py``, ``clustering.py``): ``cluster_members(
 members, ClusterSettings, texts)`` forms clusters in memory with the store's
 own rule and engine (reports' experiments); ``Rule``, ``Similarity``.
 
-Watched folders (``folders.py``): ``list_folders(store)``,
+Watched folders (``folders.py``), each machine's own (``store.machine``): ``list_folders(store)``,
 ``add_folder(store, path, include, exclude)``, ``remove_folder(store, path, forget=False)``,
 ``items_under(store, path)``,
 ``mark_scanned(store, path)`` -> :class:`WatchedFolder` (path, include,
@@ -106,7 +108,7 @@ if TYPE_CHECKING:
         explain,
         find_item,
     )
-    from lifededup.store.records import ItemRecord
+    from lifededup.store.records import MACHINE_ENV, ItemRecord, machine_name
     from lifededup.store.similarity import RULES, Rule, Similarity
     from lifededup.store.store import Store
 
@@ -150,6 +152,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "explain": ("lifededup.store.queries", "explain"),
     "find_item": ("lifededup.store.queries", "find_item"),
     "ItemRecord": ("lifededup.store.records", "ItemRecord"),
+    "machine_name": ("lifededup.store.records", "machine_name"),
+    "MACHINE_ENV": ("lifededup.store.records", "MACHINE_ENV"),
     "RULES": ("lifededup.store.similarity", "RULES"),
     "Rule": ("lifededup.store.similarity", "Rule"),
     "Similarity": ("lifededup.store.similarity", "Similarity"),
@@ -192,6 +196,8 @@ __all__ = [
     "METHODS",
     "ItemNotFound",
     "ItemRecord",
+    "machine_name",
+    "MACHINE_ENV",
     "Method",
     "ParamsMismatch",
     "Store",
@@ -216,10 +222,10 @@ __all__ = [
 
 
 def open_store(url_or_path: str | Path | None = None, *, readonly: bool = False, migrate: bool = True,
-               verify: bool = False) -> Store:
+               verify: bool = False, machine: str | None = None) -> Store:
     """Open the store, creating or upgrading it as needed (see module docs)."""
     from lifededup.store import opening, store
 
     location = opening.resolve(url_or_path)
     engine = opening.open_engine(location, readonly=readonly, migrate=migrate, verify=verify)
-    return store.Store(engine, location, readonly=readonly)
+    return store.Store(engine, location, readonly=readonly, machine=machine)

@@ -1,5 +1,7 @@
 """The watched folders: the roots the daemon keeps indexed, each with its
-include and exclude patterns (table ``watched_folders``)."""
+include and exclude patterns (table ``watched_folders``).  Each machine
+watches its own (revision 0009): every call here is about the folders and
+items of ``store.machine``."""
 
 from __future__ import annotations
 
@@ -39,7 +41,9 @@ def _folder(row: tuple[object, ...]) -> WatchedFolder:
 
 
 def list_folders(store: Store) -> list[WatchedFolder]:
-    _, rows = store.execute(f"SELECT {_COLUMNS} FROM watched_folders ORDER BY path")
+    """This machine's watched folders."""
+    _, rows = store.execute(f"SELECT {_COLUMNS} FROM watched_folders WHERE machine = :machine ORDER BY path",
+                            {"machine": store.machine})
     return [_folder(r) for r in rows]
 
 
@@ -47,12 +51,14 @@ def add_folder(store: Store, path: str, include: tuple[str, ...] = (), exclude: 
     """Watch ``path`` (absolute); adding it again replaces its patterns."""
     with store.transaction():
         store.execute(
-            "INSERT INTO watched_folders (path, include, exclude, added_at) VALUES (:path, :inc, :exc, :now) "
-            "ON CONFLICT (path) DO UPDATE SET include = excluded.include, exclude = excluded.exclude",
-            {"path": path, "inc": json.dumps(list(include)), "exc": json.dumps(list(exclude)),
-             "now": utc_now().strftime(_TIME)},
+            "INSERT INTO watched_folders (machine, path, include, exclude, added_at) "
+            "VALUES (:machine, :path, :inc, :exc, :now) "
+            "ON CONFLICT (machine, path) DO UPDATE SET include = excluded.include, exclude = excluded.exclude",
+            {"machine": store.machine, "path": path, "inc": json.dumps(list(include)),
+             "exc": json.dumps(list(exclude)), "now": utc_now().strftime(_TIME)},
         )
-        _, rows = store.execute(f"SELECT {_COLUMNS} FROM watched_folders WHERE path = :path", {"path": path})
+        _, rows = store.execute(f"SELECT {_COLUMNS} FROM watched_folders WHERE path = :path AND machine = :machine",
+                                {"path": path, "machine": store.machine})
     return _folder(rows[0])
 
 
@@ -61,14 +67,15 @@ def remove_folder(store: Store, path: str, *, forget: bool = False) -> int | Non
     (searchable) unless ``forget``: then those not in another watched
     folder are removed, clusters repaired.  Returns how many were removed."""
     with store.transaction():
-        _, rows = store.execute("DELETE FROM watched_folders WHERE path = :path RETURNING id", {"path": path})
+        _, rows = store.execute("DELETE FROM watched_folders WHERE path = :path AND machine = :machine RETURNING id",
+                                {"path": path, "machine": store.machine})
         if not rows:
             return None
         return store.remove_ids(_ids_under(store, path)) if forget else 0
 
 
 def items_under(store: Store, path: str) -> int:
-    """How many items lie under ``path`` and no other watched folder."""
+    """How many of this machine's items lie under ``path`` and no other of its watched folders."""
     return len(_ids_under(store, path))
 
 
@@ -76,11 +83,11 @@ def _ids_under(store: Store, path: str) -> list[int]:
     stem = path.rstrip("/")
     others = [f.path.rstrip("/") + "/" for f in list_folders(store) if f.path != path]
     # the range of paths that start with "path/" ('0' is the character after '/')
-    _, rows = store.execute("SELECT id, path FROM items WHERE path >= :low AND path < :high",
-                            {"low": stem + "/", "high": stem + "0"})
+    _, rows = store.execute("SELECT id, path FROM items WHERE path >= :low AND path < :high AND machine = :machine",
+                            {"low": stem + "/", "high": stem + "0", "machine": store.machine})
     return [int(str(i)) for i, p in rows if not str(p).startswith(tuple(others))]
 
 
 def mark_scanned(store: Store, path: str, when: datetime | None = None) -> None:
-    store.execute("UPDATE watched_folders SET last_scanned_at = :when WHERE path = :path",
-                  {"when": (when or utc_now()).strftime(_TIME), "path": path})
+    store.execute("UPDATE watched_folders SET last_scanned_at = :when WHERE path = :path AND machine = :machine",
+                  {"when": (when or utc_now()).strftime(_TIME), "path": path, "machine": store.machine})

@@ -47,7 +47,9 @@ class Item(Base):
 
     __tablename__ = "items"
     __table_args__ = (
-        UniqueConstraint("path", "part", name="uq_items_path_part"),
+        # a path names a file on one machine (revision 0009); an SQLite store
+        # keeps its UNIQUE (path, part) from revision 0001 instead, which implies it
+        UniqueConstraint("machine", "path", "part", name="uq_items_machine_path_part"),
         Index("ix_items_parent_id", "parent_id"),
         Index("ix_items_raw_sha1", "raw_sha1"),
         Index("ix_items_status", "status"),
@@ -58,6 +60,8 @@ class Item(Base):
     )
 
     id: Mapped[int] = mapped_column(Int64, primary_key=True)
+    # the machine whose file this is (revision 0009; lifededup.store.records.machine_name)
+    machine: Mapped[str] = mapped_column(Text, nullable=False)
     path: Mapped[str] = mapped_column(Text, nullable=False)
     part: Mapped[str] = mapped_column(Text, nullable=False, server_default=text("''"))
     parent_id: Mapped[int | None] = mapped_column(
@@ -163,12 +167,14 @@ class Param(Base):
 
 
 class WatchedFolder(Base):
-    """A folder the watcher keeps indexed."""
+    """A folder a machine's watcher keeps indexed."""
 
     __tablename__ = "watched_folders"
+    __table_args__ = (UniqueConstraint("machine", "path", name="uq_watched_folders_machine_path"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    path: Mapped[str] = mapped_column(Text, nullable=False, unique=True)
+    machine: Mapped[str] = mapped_column(Text, nullable=False)  # revision 0009
+    path: Mapped[str] = mapped_column(Text, nullable=False)
     added_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
     last_scanned_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     # JSON lists of shell globs (revision 0004); see lifededup.store.folders

@@ -48,17 +48,18 @@ class ItemSummary:
     kind: str
     title: str | None
     status: str
+    machine: str = ""  # the machine whose file it is (revision 0009)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-_COLUMNS = "SELECT i.id, i.path, i.part, i.kind, i.title, i.status"
+_COLUMNS = "SELECT i.id, i.path, i.part, i.kind, i.title, i.status, i.machine"
 _SUMMARY = _COLUMNS + " FROM items i"
 
 
 def _summary(row: Any) -> ItemSummary:
-    return ItemSummary(int(row[0]), str(row[1]), str(row[2]), str(row[3]), row[4], str(row[5]))
+    return ItemSummary(int(row[0]), str(row[1]), str(row[2]), str(row[3]), row[4], str(row[5]), str(row[6]))
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ def _cluster(conn: Connection, cluster_id: int) -> Cluster:
         ),
         {"c": cluster_id},
     ).all()
-    similarity = [None if r[7] is None else Similarity(float(r[6]), float(r[7])) for r in rows]
+    similarity = [None if r[8] is None else Similarity(float(r[7]), float(r[8])) for r in rows]
     return Cluster(cluster_id, [_summary(r) for r in rows], similarity)
 
 
@@ -164,7 +165,7 @@ class Explanation:
 
 
 def find_item(store: Store, item: int | str) -> ItemSummary:
-    """An item by id, or by path (its whole-file item)."""
+    """An item by id, or by path (its whole-file item; this machine's first on a shared store)."""
     with store.transaction() as conn:
         if isinstance(item, int) or item.isdecimal():
             if len(str(item)) > 19 or int(item) > 2**63 - 1:  # past SQLite's largest rowid: no such item
@@ -176,7 +177,8 @@ def find_item(store: Store, item: int | str) -> ItemSummary:
             real = os.path.realpath(os.path.expanduser(item))  # not Path.resolve: it raises on a link loop
             for path in dict.fromkeys([*_as_typed(item), stored_path(item), stored_path(real)]):
                 row = row or conn.execute(
-                    text(_SUMMARY + " WHERE i.path = :v ORDER BY i.part = '' DESC, i.id"), {"v": path}
+                    text(_SUMMARY + " WHERE i.path = :v ORDER BY i.part = '' DESC, i.machine = :me DESC, i.id"),
+                    {"v": path, "me": store.machine}
                 ).first()
         if row is None:
             raise ItemNotFound(f"no item {item!r} in {store.location} (give an item id or an indexed path)")

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import os
+import socket
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Any
 
+# Names the machine whose files a store's items are (README, "Machines").
+MACHINE_ENV = "LIFEDEDUP_MACHINE"
+
 
 @dataclass(frozen=True)
 class ItemRecord:
-    """One item as extracted.  ``(path, part)`` names it: ``part`` is ``''`` for
+    """One item as extracted.  ``(path, part)`` names it among its machine's
+    items (the store's ``machine`` is written with it): ``part`` is ``''`` for
     a whole file, or the key of a piece inside it (an mbox message's index,
     ``"12/report.pdf"`` for an attachment of that message).  ``parent_id`` is
     the id :meth:`Store.upsert_item` returned for the containing item.
@@ -58,3 +64,11 @@ class ItemRecord:
 def utc_now() -> datetime:
     """Stored naive, in UTC, as SQLAlchemy's DateTime does on SQLite."""
     return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def machine_name() -> str:
+    """The name this machine's items and watched folders are kept under:
+    ``$LIFEDEDUP_MACHINE`` when set, else the host name.  Paths are unique
+    per machine, so a machine renamed keeps its items only under the same
+    name: set ``LIFEDEDUP_MACHINE`` to pin it."""
+    return os.environ.get(MACHINE_ENV, "").strip() or socket.gethostname() or "localhost"

@@ -22,16 +22,17 @@ from lifededup.store.dialect import driver, is_postgres, pyformat
 from lifededup.store.errors import ParamsMismatch
 from lifededup.store.models import FEATURE_COLUMNS
 from lifededup.store.opening import WRITE_LOCK, Location
-from lifededup.store.records import ItemRecord, utc_now
+from lifededup.store.records import ItemRecord, machine_name, utc_now
 from lifededup.store.similarity import Rule
 
 
 _ITEM_COLUMNS = ("path", "part", "parent_id", "kind", "mime_type", "size", "mtime", "doc_date",
                  "title", "raw_sha1", "status", "error", "indexed_at", "text", "text_cut")
-_ITEM_ID = "SELECT id FROM items WHERE path = :path AND part = :part"
-_IDS_OF_PATH = "SELECT id FROM items WHERE path = :path"
-_INSERT_ITEM = (f"INSERT INTO items ({', '.join(_ITEM_COLUMNS)}) "
-                f"VALUES ({', '.join(':' + c for c in _ITEM_COLUMNS)})")
+# A path names a file on one machine (revision 0009): every lookup by path is this machine's.
+_ITEM_ID = "SELECT id FROM items WHERE path = :path AND part = :part AND machine = :machine"
+_IDS_OF_PATH = "SELECT id FROM items WHERE path = :path AND machine = :machine"
+_INSERT_ITEM = (f"INSERT INTO items (machine, {', '.join(_ITEM_COLUMNS)}) "
+                f"VALUES (:machine, {', '.join(':' + c for c in _ITEM_COLUMNS)})")
 _UPDATE_ITEM = f"UPDATE items SET {', '.join(f'{c} = :{c}' for c in _ITEM_COLUMNS)} WHERE id = :id"
 
 _FINGERPRINT_PARAMS = "fingerprint"
@@ -46,12 +47,17 @@ class Store:
     Every write call runs in a transaction of its own, or joins the one a
     ``with store.transaction():`` block holds -- batch many items in one block
     for speed; a crash mid-block leaves the store as it was before it.
+
+    ``machine`` names the machine whose files this store's calls by path
+    are about (default :func:`machine_name`): several machines share one
+    PostgreSQL store, each reading, moving and removing only its own items.
     """
 
-    def __init__(self, engine: Engine, location: Location, *, readonly: bool) -> None:
+    def __init__(self, engine: Engine, location: Location, *, readonly: bool, machine: str | None = None) -> None:
         self.engine = engine
         self.location = location
         self.readonly = readonly
+        self.machine = machine or machine_name()
         self._conn: Connection | None = None
         # (params, method, rule) read once per outermost transaction: they
         # are consulted on every insert
@@ -182,14 +188,14 @@ class Store:
             return self._item_id(conn, path, part)
 
     def _item_id(self, conn: Connection, path: str, part: str) -> int | None:
-        found = driver(conn).execute(_ITEM_ID, {"path": path, "part": part}).fetchone()
+        found = driver(conn).execute(_ITEM_ID, {"path": path, "part": part, "machine": self.machine}).fetchone()
         return None if found is None else int(found[0])
 
     def _write_item(
         self, conn: Connection, record: ItemRecord, *, status: str, error: str | None
     ) -> tuple[int, bool]:
         """The item's id, and whether it is new."""
-        values = record.row(status=status, error=error, indexed_at=utc_now())
+        values = {**record.row(status=status, error=error, indexed_at=utc_now()), "machine": self.machine}
         existing = self._item_id(conn, record.path, record.part)
         db = driver(conn)
         if existing is None:
@@ -265,11 +271,11 @@ class Store:
             return len(ids)
 
     def remove_items(self, paths: Iterable[str]) -> int:
-        """Forget every item of these files (all their parts)."""
+        """Forget every item of these files (all their parts) of this machine."""
         with self.transaction() as conn:
             ids: list[int] = []
             for path in set(paths):
-                ids.extend(int(r[0]) for r in conn.exec_driver_sql(_IDS_OF_PATH, {"path": path}))
+                ids.extend(int(r[0]) for r in conn.exec_driver_sql(_IDS_OF_PATH, {"path": path, "machine": self.machine}))
             return self.remove_ids(ids)
 
     def move_item(self, old: str, new: str) -> int:
@@ -280,7 +286,8 @@ class Store:
             if old == new:
                 return 0
             self.remove_items([new])
-            moved = conn.exec_driver_sql("UPDATE items SET path = :new WHERE path = :old", {"old": old, "new": new})
+            moved = conn.exec_driver_sql("UPDATE items SET path = :new WHERE path = :old AND machine = :machine",
+                                         {"old": old, "new": new, "machine": self.machine})
             return int(moved.rowcount)
 
     def recluster(self, method: Method = "conservative", rule: Rule | str | None = None) -> None:

@@ -106,8 +106,8 @@ def release(paths: DaemonPaths) -> None:
         paths.pid.unlink(missing_ok=True)
 
 
-def write_status(paths: DaemonPaths, status: WatchStatus, store: str) -> None:
-    report = {**asdict(status), "store": store, "pid": os.getpid(), "updated_at": time.time()}
+def write_status(paths: DaemonPaths, status: WatchStatus, store: str, machine: str | None = None) -> None:
+    report = {**asdict(status), "store": store, "machine": machine, "pid": os.getpid(), "updated_at": time.time()}
     _write_atomically(paths.status, json.dumps(report, indent=1))
 
 
@@ -123,16 +123,18 @@ def read_status(paths: DaemonPaths) -> DaemonStatus:
     return DaemonStatus(running=pid is not None, pid=pid, report=report)
 
 
-def start(argv: list[str], paths: DaemonPaths, wait_s: float = 30.0) -> int:
-    """Start ``argv`` (a ``lifededup watch`` command line) detached; return its
-    pid once it has claimed the pid file."""
+def start(argv: list[str], paths: DaemonPaths, wait_s: float = 30.0, env: dict[str, str] | None = None) -> int:
+    """Start ``argv`` (a ``lifededup watch`` command line) detached, with
+    ``env`` added to this environment (what should not show in its command
+    line: a database URL's password); return its pid once it has claimed the
+    pid file."""
     other = running_pid(paths)
     if other is not None:
         raise DaemonError(f"the daemon already runs (pid {other})")
     paths.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     with paths.log.open("ab") as log:
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True, close_fds=True)
+                                   start_new_session=True, close_fds=True, env={**os.environ, **(env or {})})
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
         if running_pid(paths) == process.pid:
@@ -193,12 +195,14 @@ def _tail(path: Path, lines: int = 15) -> str:
 @dataclass(frozen=True)
 class Unit:
     """What the systemd unit runs: ``command`` (the lifededup program, as
-    argv), the store, its watched folders (shown in the unit) and the
-    environment the watcher needs (PATH for the format tools, the XDG
-    folders so that ``daemon status`` finds its status file)."""
+    argv), the store (an SQLite file, or a PostgreSQL URL without a
+    password: libpq reads it from ~/.pgpass or $PGPASSFILE), its watched
+    folders (shown in the unit) and the environment the watcher needs (PATH
+    for the format tools, the XDG folders so that ``daemon status`` finds its
+    status file, the machine's name if pinned)."""
 
     command: list[str]
-    store: Path
+    store: Path | str
     folders: list[str]
     environment: dict[str, str]
     ocr: bool = False  # the watcher reads scans with Tesseract (watch --ocr)
@@ -208,7 +212,9 @@ class Unit:
         program = Path(self.command[0])
         if not program.is_absolute() or not os.access(program, os.X_OK):
             raise DaemonError(f"{program} is not an executable absolute path: the unit could not start it")
-        if not self.store.is_absolute() or not self.store.is_file():
+        if isinstance(self.store, str):
+            _check_server(self.store)
+        elif not self.store.is_absolute() or not self.store.is_file():
             raise DaemonError(f"the store {self.store} is not a file: index into it first "
                               "(lifededup index PATH --db STORE)")
         if not self.folders:
@@ -224,6 +230,18 @@ class Unit:
         if probe.returncode != 0:
             raise DaemonError(f"{' '.join(self.command)} does not run outside this shell (in the unit's "
                               f"environment it said: {(probe.stderr or probe.stdout).strip()[-300:]})")
+
+
+def _check_server(url: str) -> None:
+    """A server's URL goes into the unit file as it is: refuse one holding a password."""
+    from urllib.parse import urlsplit
+
+    if urlsplit(url).password is not None or "password=" in url:
+        raise DaemonError(
+            "the store's URL holds a password, which the unit file would keep in clear: give the URL without it "
+            "(postgresql://USER@HOST/DATABASE) and put the password in ~/.pgpass, one line "
+            "HOST:PORT:DATABASE:USER:PASSWORD, mode 600 (chmod 600 ~/.pgpass), or in the file $PGPASSFILE names; "
+            "PostgreSQL's driver reads it from there")
 
 
 def _quote(word: str, *, command: bool = True) -> str:

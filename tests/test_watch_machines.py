@@ -1,0 +1,138 @@
+"""The watcher and the daemon on a PostgreSQL store shared by several
+machines: real watchdog events, real processes, a real server.  A machine's
+watcher keeps its own items true to its folders and never reads, moves or
+removes another machine's, even at the same paths."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import threading
+from pathlib import Path
+
+from index_samples import files_on_disk, write_text
+from test_daemon import lifededup
+from test_daemon_unit import unit_lines
+from test_store import sound
+from test_watch import TIMEOUT_S, eventually
+
+from lifededup.index import IndexConfig, run
+from lifededup.store import Store, WatchedFolder, open_store
+from lifededup.watch import Watcher, WatchStatus
+
+
+def files_of(store: Store, machine: str) -> dict[str, tuple[int, str]]:
+    """path -> (id, text) of a machine's file items."""
+    _, rows = store.execute("SELECT path, id, text FROM items WHERE part = '' AND machine = :m", {"m": machine})
+    return {str(p): (int(str(i)), str(t)) for p, i, t in rows}
+
+
+def test_a_machines_watcher_follows_its_files_and_leaves_anothers_items(tmp_path: Path, pg_url: str) -> None:
+    root = tmp_path / "archive"
+    for i in range(3):
+        write_text(root / f"note{i}.txt", seed=i)
+    with open_store(pg_url, machine="nas") as nas:  # the nas indexed the same paths before
+        run(nas, [root], IndexConfig(workers=1))
+    reader = open_store(pg_url, readonly=True)
+    nas_before = files_of(reader, "nas")
+    assert set(nas_before) == files_on_disk(root), nas_before
+
+    stop, caught_up, errors = threading.Event(), threading.Event(), []
+
+    def report(status: WatchStatus) -> None:
+        if status.state == "watching":
+            caught_up.set()
+
+    def target() -> None:
+        try:
+            with open_store(pg_url, machine="laptop") as store:
+                Watcher(store, [WatchedFolder(str(root.resolve()))], IndexConfig(workers=1), stop, delay=0.3,
+                        on_status=report).run()
+        except BaseException as exc:  # reported in the test's thread
+            errors.append(exc)
+            caught_up.set()
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    try:
+        assert caught_up.wait(TIMEOUT_S) and not errors, f"the catch-up scan did not finish: {errors}"
+        assert set(files_of(reader, "laptop")) == files_on_disk(root), "the laptop's catch-up indexes its files"
+        renamed_id = files_of(reader, "laptop")[str(root / "note1.txt")][0]
+        write_text(root / "new.txt", seed=7)
+        (root / "note1.txt").rename(root / "renamed.txt")
+        (root / "note2.txt").unlink()
+        write_text(root / "note0.txt", seed=8)
+        eventually(lambda: set(files_of(reader, "laptop")) == files_on_disk(root)
+                   and files_of(reader, "laptop")[str(root / "note0.txt")][1].startswith(
+                       (root / "note0.txt").read_text().split()[0]),
+                   "the laptop's items follow its files")
+        laptop = files_of(reader, "laptop")
+        assert laptop[str(root / "renamed.txt")][0] == renamed_id, "the renamed file keeps its item"
+        assert files_of(reader, "nas") == nas_before, "the nas's items are left as they were"
+    finally:
+        stop.set()
+        thread.join(TIMEOUT_S)
+    assert not errors, errors
+    sound(reader)
+    reader.close()
+
+
+def test_daemon_start_status_stop_on_a_postgresql_store(tmp_path: Path, pg_url: str) -> None:
+    root = tmp_path / "archive"
+    write_text(root / "a.txt", seed=1)
+    state = tmp_path / "state"
+    env = {**os.environ, "XDG_STATE_HOME": str(state), "LIFEDEDUP_DB": pg_url, "LIFEDEDUP_MACHINE": "laptop"}
+    added = lifededup(env, "folders", "add", str(root))
+    assert added.returncode == 0, added.stderr
+    others = lifededup({**env, "LIFEDEDUP_MACHINE": "nas"}, "folders", "list")
+    assert "no watched folders of the machine nas" in others.stdout, "each machine lists its own folders"
+
+    started = lifededup(env, "daemon", "start", "--delay", "0.3")
+    assert started.returncode == 0, started.stdout + started.stderr
+    pid = int((state / "lifededup" / "watch.pid").read_text())
+    try:
+        write_text(root / "b.txt", seed=2)
+        with open_store(pg_url, readonly=True) as store:
+            eventually(lambda: set(files_of(store, "laptop")) == files_on_disk(root), "the daemon indexes b.txt")
+        status = lifededup(env, "daemon", "status")
+        assert status.returncode == 0, status.stdout + status.stderr
+        for want in (f"running (pid {pid})", "store: postgresql://", "machine laptop", f"watching: {root.resolve()}"):
+            assert want in status.stdout, f"{want!r} missing from:\n{status.stdout}"
+    finally:
+        stopped = lifededup(env, "daemon", "stop")
+    assert stopped.returncode == 0 and f"stopped (pid {pid})" in stopped.stdout, stopped.stdout + stopped.stderr
+
+
+def test_the_unit_of_a_postgresql_store_runs_its_watcher_and_refuses_a_password(tmp_path: Path,
+                                                                                 pg_url: str) -> None:
+    root = tmp_path / "archive"
+    write_text(root / "a.txt", seed=1)
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
+           "LIFEDEDUP_DB": pg_url, "LIFEDEDUP_MACHINE": "laptop"}
+    assert lifededup(env, "folders", "add", str(root)).returncode == 0
+    text = lifededup(env, "daemon", "unit")
+    assert text.returncode == 0, text.stderr
+    [exec_start] = unit_lines(text.stdout, "ExecStart")
+    words = shlex.split(exec_start)
+    assert words[-3:-1] == ["watch", "--db"] and words[-1].startswith("postgresql://postgres@/"), exec_start
+    environment = dict(shlex.split(e)[0].split("=", 1) for e in unit_lines(text.stdout, "Environment"))
+    assert environment.get("LIFEDEDUP_MACHINE") == "laptop", "the pinned machine name goes with the unit"
+    # as systemd starts it: the unit's environment only, from the home folder
+    process = subprocess.Popen([w.replace("%%", "%") for w in words], env={"HOME": str(tmp_path), **environment},
+                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        with open_store(pg_url, readonly=True) as store:
+            eventually(lambda: set(files_of(store, "laptop")) == files_on_disk(root) or process.poll() is not None,
+                       "the unit's watcher indexes the server's store")
+            assert process.poll() is None, f"the service exited: {process.stdout.read()}"  # type: ignore[union-attr]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        output = process.communicate(timeout=60)[0]
+    assert process.returncode == 0, output
+
+    secret = pg_url.replace("postgresql://postgres@", "postgresql://postgres:hunter2@")
+    refused = lifededup({**env, "LIFEDEDUP_DB": secret}, "daemon", "unit")
+    assert refused.returncode == 1 and "hunter2" not in refused.stdout + refused.stderr, refused.stdout
+    assert "~/.pgpass" in refused.stderr and "holds a password" in refused.stderr, refused.stderr
