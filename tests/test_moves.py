@@ -187,22 +187,23 @@ def test_debouncer_settles_the_two_halves_of_a_move_together() -> None:
 
 
 def test_0008_upgrades_a_populated_store_and_the_next_run_fills_the_identity(
-        tmp_path: Path, folders: tuple[Path, Path]) -> None:
-    from test_migrations import upgrade_to
+        store_url: str, folders: tuple[Path, Path]) -> None:
+    from test_migrations import ids_written, upgrade_to
 
-    from lifededup.store.opening import Location, make_engine
+    from lifededup.store.opening import make_engine, resolve
 
     a, _ = folders
     note = a / "notes" / "note0.txt"
-    db = tmp_path / "old.db"
+    db = store_url
     upgrade_to(db, "0007")
     stat = note.stat()
-    engine = make_engine(Location(db), readonly=False)
+    engine = make_engine(resolve(db), readonly=False)
     with engine.begin() as conn:
         conn.exec_driver_sql(
             "INSERT INTO items (id, path, part, kind, status, indexed_at, text, size, mtime, raw_sha1) VALUES"
             " (7, :path, '', 'document', 'ok', '2026-01-01 00:00:00', 'old text', :size, :mtime, 'x')",
             {"path": str(note), "size": stat.st_size, "mtime": stat.st_mtime})
+        ids_written(conn)
     engine.dispose()
     with open_store(db) as store:
         _, rows = store.execute("SELECT id, path, device, inode FROM items")

@@ -10,13 +10,13 @@ from test_migrations import head, upgrade_to
 
 from lifededup.cli import main
 from lifededup.store import add_folder, list_folders, mark_scanned, open_store, remove_folder
-from lifededup.store.opening import Location, make_engine
+from lifededup.store.opening import make_engine, resolve
 
 
-def test_revision_0004_keeps_folders_and_gives_them_no_patterns(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
+def test_revision_0004_keeps_folders_and_gives_them_no_patterns(store_url: str) -> None:
+    path = store_url
     upgrade_to(path, "0003")
-    engine = make_engine(Location(path), readonly=False)
+    engine = make_engine(resolve(path), readonly=False)
     with engine.begin() as conn:
         conn.exec_driver_sql(
             "INSERT INTO watched_folders (path, added_at, last_scanned_at) VALUES"
