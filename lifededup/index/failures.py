@@ -26,5 +26,8 @@ class FailedItem:
 
 
 def failures(store: Store, limit: int | None = None) -> list[FailedItem]:
-    _, rows = store.execute(_FAILED, {"limit": -1 if limit is None else limit})
+    sql = _FAILED if store.location.url is None else _FAILED.replace("+path", "path")  # SQLite's hint only
+    if limit is None:  # LIMIT -1, SQLite's "no limit", is an error on PostgreSQL
+        sql = sql.replace(" LIMIT :limit", "")
+    _, rows = store.execute(sql, {} if limit is None else {"limit": limit})
     return [FailedItem(str(p), str(part), str(s), str(e or "")) for p, part, s, e in rows]

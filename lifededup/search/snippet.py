@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# FTS5's snippet() wraps each matched token in these; control characters
+# FTS5's snippet() (and ts_headline) wrap each matched token in these; control characters
 # cannot occur in stored text's words, so they cannot be confused with it.
 OPEN, CLOSE = "\x02", "\x03"
 ELLIPSIS = "…"
@@ -14,6 +14,26 @@ SNIPPET_TOKENS = 24
 PREVIEW_CHARS = 160
 
 SNIPPET_SQL = f"snippet(items_fts, -1, char(2), char(3), '{ELLIPSIS}', {SNIPPET_TOKENS})"
+
+# PostgreSQL's ts_headline reads the whole text it is given, so it is given a
+# bounded start of the text: a page of snippets costs the same whatever the
+# texts' length (a text matched only past it shows its start, unmarked).
+HEADLINE_CHARS = 20_000
+_HEADLINE_OPTIONS = (f"'StartSel=' || chr(2) || ', StopSel=' || chr(3) || "
+                     f"', MaxWords={SNIPPET_TOKENS}, MinWords={SNIPPET_TOKENS - 4}, ShortWord=0'")
+
+
+def headline_sql(tsquery: str, ids: str) -> str:
+    """PostgreSQL's counterpart of ``SNIPPET_SQL`` for the items ``ids``:
+    rows of id, the text's headline, the title's, where the headline starts
+    in the text (1: at its start) and the length of the text read."""
+    return (
+        "SELECT id, h, th, strpos(body, translate(h, chr(2) || chr(3), '')), length(rtrim(body)) FROM ("
+        f"SELECT i.id, left(i.text, {HEADLINE_CHARS + 1}) AS body, "
+        f"ts_headline('simple', left(i.text, {HEADLINE_CHARS}), {tsquery}, {_HEADLINE_OPTIONS}) AS h, "
+        f"ts_headline('simple', coalesce(i.title, ''), {tsquery}, {_HEADLINE_OPTIONS}) AS th "
+        f"FROM items i WHERE i.id IN ({ids})) AS headlines"
+    )
 
 
 @dataclass(frozen=True)
@@ -39,6 +59,19 @@ class Snippet:
                 out.append(char)
                 length += 1
         return cls("".join(out), tuple(spans))
+
+    @classmethod
+    def from_headline(cls, text: str | None, title: str | None, start: int, length: int) -> Snippet:
+        """Read a row of :func:`headline_sql`: the text's headline, with an
+        ellipsis where the text goes on (as FTS5 writes it), else the
+        title's when only the title matched."""
+        text = text or ""
+        if OPEN not in text and OPEN in (title or ""):
+            return cls.from_marked(title or "")
+        shown = len(text) - text.count(OPEN) - text.count(CLOSE)
+        before = ELLIPSIS if start != 1 else ""
+        after = ELLIPSIS if start < 1 or start - 1 + shown < length else ""
+        return cls.from_marked(before + text + after if text else "")
 
     @classmethod
     def preview(cls, text: str | None) -> Snippet:
