@@ -25,16 +25,21 @@ from lifededup.model import stored_path
 ITEM_DATE = "coalesce(datetime(i.doc_date), datetime(i.mtime, 'unixepoch'))"
 # The same on PostgreSQL, which has no lenient datetime(): a doc_date that
 # reads as an ISO date or time (what the indexer writes: a datetime's or a
-# date's isoformat()) is cast, anything else is NULL, as in SQLite.  A search
-# runs with the time zone UTC (``SET_UTC``), so a date without an offset is
-# UTC, as SQLite takes it.  COLLATE "C": compared with an ISO day as text,
-# byte by byte, as SQLite compares.
-_ISO = (r"'^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])"
-        r"([T ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]\d\d(:?\d\d(:\d\d)?)?)?)?$'")
-PG_ITEM_DATE = (f"(coalesce(CASE WHEN i.doc_date ~ {_ISO} "
-                "THEN to_char(CAST(i.doc_date AS timestamptz), 'YYYY-MM-DD HH24:MI:SS') END, "
-                "to_char(to_timestamp(i.mtime), 'YYYY-MM-DD HH24:MI:SS')) COLLATE \"C\")")
-SET_UTC = "SET LOCAL TIME ZONE 'UTC'"
+# date's isoformat()) is cast, anything else is NULL, as in SQLite; a time
+# with an offset is turned to UTC, one without is UTC already (SQLite takes
+# it so), whatever the session's time zone.  COLLATE "C": compared with an
+# ISO day as text, byte by byte, as SQLite compares.
+_DAY = r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])"
+_TIME = r"[T ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?"
+_OFFSET = r"(Z|[+-]\d\d(:?\d\d(:\d\d)?)?)"
+_SHOWN = "'YYYY-MM-DD HH24:MI:SS'"
+PG_ITEM_DATE = (
+    "(coalesce(CASE "
+    f"WHEN i.doc_date ~ '^{_DAY}{_TIME}{_OFFSET}$' "
+    f"THEN to_char(CAST(i.doc_date AS timestamptz) AT TIME ZONE 'UTC', {_SHOWN}) "
+    f"WHEN i.doc_date ~ '^{_DAY}({_TIME})?$' THEN to_char(CAST(i.doc_date AS timestamp), {_SHOWN}) END, "
+    f"to_char(to_timestamp(i.mtime) AT TIME ZONE 'UTC', {_SHOWN})) COLLATE \"C\")"
+)
 
 
 def item_date(postgres: bool) -> str:

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 import sqlite3
 
-from lifededup.search.query import SET_UTC, Filters, item_date, pg_query, results_sql
+from lifededup.search.query import Filters, item_date, pg_query, results_sql
 from lifededup.search.snippet import SNIPPET_SQL, Snippet, headline_sql
 from lifededup.search.syntax import has_prefix, is_query_error, syntax_error
 from lifededup.store.dialect import Driver as Connection
@@ -121,8 +121,6 @@ def search(
     if postgres and query is not None and "\0" in query:
         raise syntax_error(query, "PostgreSQL text cannot hold a NUL character")
     with store.reading() as conn:
-        if postgres:
-            conn.execute(SET_UTC)  # the item dates' zone (search/query.py)
         try:
             if dedup is not None:
                 return _deduplicated(conn, query, filters, limit, dedup, postgres)
