@@ -514,3 +514,22 @@ def test_a_prefix_term_becomes_a_tsquery_prefix(postgres: object, query: str, ts
     with psycopg.connect(postgres.url()) as conn:  # type: ignore[attr-defined]
         got = conn.execute(pyformat(f"SELECT CAST({expression} AS text)"), {"query": marked}).fetchone()[0]  # type: ignore[index,arg-type]
     assert got == tsquery, f"{query!r} read as {got!r}, wanted {tsquery!r}"
+
+
+def test_a_snippet_shows_the_text_as_written_with_ellipses_where_it_goes_on(store_url: str) -> None:
+    """On both backends: the matched word marked, markup-like text kept as
+    text (PostgreSQL's parser would take <b> for a tag), an ellipsis where
+    the text goes on before or after the snippet, none where it does not."""
+    from lifededup.search.snippet import ELLIPSIS
+
+    texts = {"/a/short.txt": "if a<b && c>d then the <b>lighthouse</b> keeper rings",
+             "/a/long.txt": prose(3, 200) + " the lighthouse keeper " + prose(4, 200)}
+    with open_store(store_url) as store:
+        for path, text in texts.items():
+            store.upsert_item(ItemRecord(path=path, text=text), fp(text))
+    with open_store(store_url, readonly=True) as store:
+        found = {h.path: h.snippet for h in search(store, "lighthouse", collapse=False).hits}
+    short, long = found["/a/short.txt"], found["/a/long.txt"]
+    assert short.text == texts["/a/short.txt"] and short.matched == ["lighthouse"], short
+    assert long.text.startswith(ELLIPSIS) and long.text.endswith(ELLIPSIS), long
+    assert long.matched == ["lighthouse"] and "keeper" in long.text, long

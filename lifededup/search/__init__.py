@@ -22,14 +22,16 @@ Public API:
 ``Hit`` (``to_dict()``), ``Copy``, ``Snippet`` (``text``, ``spans`` of the
     matched words, ``parts()``), ``SearchResult`` (``hits``, ``rows``,
     ``matches``, ``to_dict()``).
-``QuerySyntaxError``: a query FTS5 cannot parse; the message shows ``SYNTAX``.
+``QuerySyntaxError``: a query FTS5 cannot parse; the message shows ``SYNTAX``
+    (``PG_SYNTAX`` on a PostgreSQL store, whose query reads any text but a NUL;
+    ``syntax_of(postgres)`` picks).
 ``results_sql(query, filters)``: the result set as SQL, for ``collapse_sql``.
 """
 
 from lifededup.search.query import ITEM_DATE, Filters, path_pattern, results_sql
 from lifededup.search.results import Copy, Hit, SearchResult, search
 from lifededup.search.snippet import Snippet
-from lifededup.search.syntax import SYNTAX, QuerySyntaxError
+from lifededup.search.syntax import PG_SYNTAX, SYNTAX, QuerySyntaxError, syntax_of
 
-__all__ = ["Copy", "Filters", "Hit", "ITEM_DATE", "QuerySyntaxError", "SYNTAX", "SearchResult", "Snippet",
-           "path_pattern", "results_sql", "search"]
+__all__ = ["Copy", "Filters", "Hit", "ITEM_DATE", "PG_SYNTAX", "QuerySyntaxError", "SYNTAX", "SearchResult",
+           "Snippet", "path_pattern", "results_sql", "search", "syntax_of"]

@@ -119,7 +119,7 @@ def search(
         raise ValueError("--dedup de-duplicates the best-ranked results only: it has no next page")
     postgres = store.location.url is not None
     if postgres and query is not None and "\0" in query:
-        raise syntax_error(query, "PostgreSQL text cannot hold a NUL character")
+        raise syntax_error(query, "PostgreSQL text cannot hold a NUL character", postgres=True)
     with store.reading() as conn:
         try:
             if dedup is not None:
