@@ -488,16 +488,20 @@ GLOB_CHARS = st.sampled_from(["*", "?", "[a-c]", "[^b]", "[]]", "[", "]", "^", "
        st.lists(st.text(alphabet="abc/.é%_\\[]^$(", max_size=6), min_size=1, max_size=8))
 def test_a_path_glob_matches_on_postgresql_what_sqlite_glob_matches(postgres: object, glob: str,
                                                                     paths: list[str]) -> None:
-    """Law: ``i.path ~ glob_regex(g)`` on PostgreSQL is SQLite's ``i.path GLOB g``."""
+    """Law: ``i.path ~ glob_regex(g)`` on PostgreSQL, and ``i.path LIKE
+    glob_like(g)`` where a LIKE can say it, is SQLite's ``i.path GLOB g``."""
     import psycopg
 
-    from lifededup.search.query import glob_regex
+    from lifededup.search.query import glob_like, glob_regex
 
     lite = sqlite3.connect(":memory:")
     want = [bool(lite.execute("SELECT ? GLOB ?", (p, glob)).fetchone()[0]) for p in paths]
     with psycopg.connect(postgres.url()) as conn:  # type: ignore[attr-defined]
         got = [bool(conn.execute("SELECT %s ~ %s", (p, glob_regex(glob))).fetchone()[0]) for p in paths]  # type: ignore[index]
+        like = glob_like(glob)
+        liked = [bool(conn.execute("SELECT %s LIKE %s", (p, like)).fetchone()[0]) for p in paths] if like else want  # type: ignore[index]
     assert got == want, f"glob {glob!r} as {glob_regex(glob)!r} over {paths}"
+    assert liked == want, f"glob {glob!r} as LIKE {like!r} over {paths}"
 
 
 @pytest.mark.parametrize(("query", "tsquery"), [

@@ -86,8 +86,12 @@ class Filters:
             params["until"] = (self.until + timedelta(days=1)).isoformat()
         if self.path is not None:
             pattern = path_pattern(self.path)
-            conditions.append("i.path ~ :path_glob" if postgres else "i.path GLOB :path_glob")
-            params["path_glob"] = glob_regex(pattern) if postgres else pattern
+            like = glob_like(pattern) if postgres else None
+            if like is not None:  # LIKE is many times faster than a regular expression
+                conditions.append("i.path LIKE :path_glob")
+            else:
+                conditions.append("i.path ~ :path_glob" if postgres else "i.path GLOB :path_glob")
+            params["path_glob"] = like or (glob_regex(pattern) if postgres else pattern)
         return conditions, params
 
 
@@ -104,6 +108,16 @@ def path_pattern(glob: str) -> str:
     if not pattern.startswith(("/", "*")):
         pattern = "*/" + pattern
     return pattern
+
+
+def glob_like(glob: str) -> str | None:
+    """A GLOB pattern without character classes as the LIKE pattern that
+    matches the same strings (``*`` is ``%``, ``?`` is ``_``; LIKE's own
+    wildcards and escape are escaped); None for a pattern with a class."""
+    if "[" in glob:
+        return None
+    escaped = glob.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped.replace("*", "%").replace("?", "_")
 
 
 def glob_regex(glob: str) -> str:

@@ -149,12 +149,21 @@ def _page_sql(results: str) -> str:
 _READ_ROWS = 256
 
 
-def _ranked(conn: Connection, results: str, params: dict[str, object],
-            postgres: bool) -> Generator[list[Any], None, None]:
+# On PostgreSQL the first batch of ranked results also counts the matches and
+# their clusters: the matches are found once (index, recheck and rank of
+# every one), not again for the totals.
+_COUNTED = ("WITH r AS MATERIALIZED ({results}) SELECT id, rank, (SELECT count(*) FROM r), "
+            "(SELECT count(DISTINCT coalesce(c.cluster_id, m.id)) FROM r AS m LEFT JOIN clusters c ON c.item_id = m.id) "
+            "FROM r ORDER BY rank, id LIMIT :limit")
+
+
+def _ranked(conn: Connection, results: str, params: dict[str, object], postgres: bool,
+            totals: list[int] | None = None) -> Generator[list[Any], None, None]:
     """The ranked results, best first, a batch at a time.  SQLite's cursor
     steps through them as they are read; psycopg's would fetch them all, so
     on PostgreSQL each batch is a query of its own (LIMIT: a top-N sort),
-    four times longer than the one before."""
+    four times longer than the one before; given ``totals``, the first one
+    fills it with the matches and their clusters (``_COUNTED``)."""
     ordered = f"SELECT id, rank FROM ({results}) AS r ORDER BY rank, id"
     if not postgres:
         cursor = conn.execute(ordered, params)
@@ -166,8 +175,13 @@ def _ranked(conn: Connection, results: str, params: dict[str, object],
         return
     start, size = 0, _READ_ROWS
     while True:
-        rows = conn.execute(f"{ordered} LIMIT :limit OFFSET :offset",
-                            {**params, "limit": size, "offset": start}).fetchall()
+        if start == 0 and totals is not None:
+            rows = conn.execute(_COUNTED.format(results=results), {**params, "limit": size}).fetchall()
+            totals[:] = [int(rows[0][2]), int(rows[0][3])] if rows else [0, 0]
+            rows = [row[:2] for row in rows]
+        else:
+            rows = conn.execute(f"{ordered} LIMIT :limit OFFSET :offset",
+                                {**params, "limit": size, "offset": start}).fetchall()
         if rows:
             yield rows
         if len(rows) < size:
@@ -176,13 +190,13 @@ def _ranked(conn: Connection, results: str, params: dict[str, object],
 
 
 def _collapsed_page(conn: Connection, results: str, params: dict[str, object], limit: int,
-                    offset: int = 0, postgres: bool = False) -> list[Hit]:
+                    offset: int = 0, postgres: bool = False, totals: list[int] | None = None) -> list[Hit]:
     """The ``limit`` clusters after the first ``offset`` of the ranked results, each shown by its
     best-ranked result (lowest id among equals), as the store's
     ``collapse_sql`` gives them.  The results are read best first only until
     ``limit`` clusters have appeared, rather than grouped all by cluster
     first; ``hidden`` is left for :func:`_with_copies` to count."""
-    ranked = _ranked(conn, results, params, postgres)
+    ranked = _ranked(conn, results, params, postgres, totals)
     shown: dict[int, tuple[int, float]] = {}  # cluster (or the item, without one) -> (item, rank)
     wanted = offset + limit
     try:
@@ -221,12 +235,13 @@ def _totals(conn: Connection, query: str | None, filters: Filters, cluster: int 
 def _page(conn: Connection, query: str | None, filters: Filters, limit: int, cluster: int | None,
           mode: Mode, offset: int = 0, postgres: bool = False) -> SearchResult:
     results, params = results_sql(query, filters, cluster=cluster, postgres=postgres)
+    totals: list[int] = []
     if mode == "collapsed":
-        hits = _collapsed_page(conn, results, params, limit, offset, postgres)
+        hits = _collapsed_page(conn, results, params, limit, offset, postgres, totals)
     else:
         hits = [_hit(r) for r in conn.execute(_page_sql(results),
                                                       {**params, "limit": limit, "offset": offset}).fetchall()]
-    matches, clusters = _totals(conn, query, filters, cluster, mode, postgres)
+    matches, clusters = totals or _totals(conn, query, filters, cluster, mode, postgres)
     if not hits:
         _check_kinds(conn, filters)
     hits = _with_details(conn, hits, query, postgres)
