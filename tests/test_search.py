@@ -31,7 +31,8 @@ from lifededup.store import ItemRecord, Reader, Store, collapse_sql, open_reader
 @pytest.fixture(scope="session", params=["sqlite", "postgresql"])
 def corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
     """The sample corpus's store, once on each backend."""
-    return corpus_store(tmp_path_factory, request.getfixturevalue("postgres") if request.param == "postgresql" else None)
+    server = request.getfixturevalue("postgres") if request.param == "postgresql" else None
+    return corpus_store(tmp_path_factory, server)
 
 
 @pytest.fixture(scope="session")
@@ -497,9 +498,13 @@ def test_a_path_glob_matches_on_postgresql_what_sqlite_glob_matches(postgres: ob
     lite = sqlite3.connect(":memory:")
     want = [bool(lite.execute("SELECT ? GLOB ?", (p, glob)).fetchone()[0]) for p in paths]
     with psycopg.connect(postgres.url()) as conn:  # type: ignore[attr-defined]
-        got = [bool(conn.execute("SELECT %s ~ %s", (p, glob_regex(glob))).fetchone()[0]) for p in paths]  # type: ignore[index]
+        def matched(operator: str, pattern: str) -> list[bool]:
+            return [bool(conn.execute(f"SELECT %s {operator} %s", (p, pattern)).fetchone()[0])  # type: ignore
+                    for p in paths]
+
+        got = matched("~", glob_regex(glob))
         like = glob_like(glob)
-        liked = [bool(conn.execute("SELECT %s LIKE %s", (p, like)).fetchone()[0]) for p in paths] if like else want  # type: ignore[index]
+        liked = matched("LIKE", like) if like else want
     assert got == want, f"glob {glob!r} as {glob_regex(glob)!r} over {paths}"
     assert liked == want, f"glob {glob!r} as LIKE {like!r} over {paths}"
 
@@ -516,7 +521,8 @@ def test_a_prefix_term_becomes_a_tsquery_prefix(postgres: object, query: str, ts
 
     expression, marked = pg_query(query)
     with psycopg.connect(postgres.url()) as conn:  # type: ignore[attr-defined]
-        got = conn.execute(pyformat(f"SELECT CAST({expression} AS text)"), {"query": marked}).fetchone()[0]  # type: ignore[index,arg-type]
+        sql = pyformat(f"SELECT CAST({expression} AS text)")
+        got = conn.execute(sql, {"query": marked}).fetchone()[0]  # type: ignore[index,arg-type]
     assert got == tsquery, f"{query!r} read as {got!r}, wanted {tsquery!r}"
 
 

@@ -49,7 +49,8 @@ def cli_json(*args: str) -> Any:
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
     """The sample corpus's store, once on each backend."""
-    return corpus_store(tmp_path_factory, request.getfixturevalue("postgres") if request.param == "postgresql" else None)
+    server = request.getfixturevalue("postgres") if request.param == "postgresql" else None
+    return corpus_store(tmp_path_factory, server)
 
 
 @pytest.fixture(scope="module")

@@ -53,7 +53,8 @@ def browser() -> Iterator[sync_api.Browser]:
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
     """The sample corpus's store, once on each backend."""
-    return corpus_store(tmp_path_factory, request.getfixturevalue("postgres") if request.param == "postgresql" else None)
+    server = request.getfixturevalue("postgres") if request.param == "postgresql" else None
+    return corpus_store(tmp_path_factory, server)
 
 
 def watched_page(browser: sync_api.Browser, address: str) -> tuple[sync_api.Page, list[str], list[str]]:

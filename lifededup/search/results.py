@@ -153,7 +153,8 @@ _READ_ROWS = 256
 # their clusters: the matches are found once (index, recheck and rank of
 # every one), not again for the totals.
 _COUNTED = ("WITH r AS MATERIALIZED ({results}) SELECT id, rank, (SELECT count(*) FROM r), "
-            "(SELECT count(DISTINCT coalesce(c.cluster_id, m.id)) FROM r AS m LEFT JOIN clusters c ON c.item_id = m.id) "
+            "(SELECT count(DISTINCT coalesce(c.cluster_id, m.id)) FROM r AS m "
+            "LEFT JOIN clusters c ON c.item_id = m.id) "
             "FROM r ORDER BY rank, id LIMIT :limit")
 
 
@@ -268,7 +269,8 @@ def _with_details(conn: Connection, hits: list[Hit], query: str | None, postgres
     details = {
         int(r[0]): (r[1], int(r[2]), r[3], r[4])
         for r in conn.execute(
-            f"SELECT i.id, {item_date(postgres)}, (SELECT count(*) FROM clusters c2 WHERE c2.cluster_id = c.cluster_id), "
+            f"SELECT i.id, {item_date(postgres)}, "
+            "(SELECT count(*) FROM clusters c2 WHERE c2.cluster_id = c.cluster_id), "
             f"c.resemblance, c.word_distance "
             f"FROM items i LEFT JOIN clusters c ON c.item_id = i.id WHERE i.id IN ({ids})"
         )

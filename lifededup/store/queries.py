@@ -112,7 +112,8 @@ def clusters(store: Store, *, min_size: int = 2, limit: int | None = None) -> li
     bounded = "" if limit is None else " LIMIT :limit"
     with store.transaction() as conn:
         sizes = conn.execute(
-            text(f"SELECT cluster_id FROM cluster_sizes WHERE members >= :min ORDER BY members DESC, cluster_id{bounded}"),
+            text("SELECT cluster_id FROM cluster_sizes WHERE members >= :min"
+                 f" ORDER BY members DESC, cluster_id{bounded}"),
             {"min": min_size, "limit": limit},
         ).all()
         return [_cluster(conn, int(r[0])) for r in sizes]

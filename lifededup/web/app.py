@@ -230,7 +230,7 @@ class View:
 
 def create_app(db: str | Path | None = None, *, access: Access = Access("127.0.0.1", None),
                daemon_paths: daemons.DaemonPaths | None = None) -> Starlette:
-    """The view of the store ``db`` (a path or ``sqlite:///`` URL; None: the
+    """The view of the store ``db`` (a path, an ``sqlite:///`` or a ``postgresql://`` URL; None: the
     default store), read-only, guarded by ``access``.  Raises ``StoreError``
     when there is no usable store."""
     stores = Stores(db)
