@@ -8,7 +8,9 @@ Public API:
 
 ``search(store, query, filters=Filters(), *, limit=20, collapse=True, cluster=None, dedup=None, offset=0) -> SearchResult``
     ``query`` is FTS5 syntax (``SYNTAX`` says it for people), ranked by
-    bm25; ``None`` with filters or ``cluster`` lists by date, newest first.
+    bm25; on a PostgreSQL store websearch syntax (``PG_SYNTAX``) over the
+    tsvector's GIN index, ranked by ts_rank_cd, with the same rows, filters
+    and collapse; ``None`` with filters or ``cluster`` lists by date, newest first.
     ``store``: a ``Store`` or ``open_reader()``'s ``Reader`` (any
     ``lifededup.store.Readable``); the results are the same.
     Collapsed: one :class:`Hit` per cluster (its best-ranked matching member)
@@ -25,7 +27,8 @@ Public API:
 ``QuerySyntaxError``: a query FTS5 cannot parse; the message shows ``SYNTAX``
     (``PG_SYNTAX`` on a PostgreSQL store, whose query reads any text but a NUL;
     ``syntax_of(postgres)`` picks).
-``results_sql(query, filters)``: the result set as SQL, for ``collapse_sql``.
+``results_sql(query, filters, postgres=False)``: the result set as SQL, for
+    ``collapse_sql(results, postgres=False)``.
 """
 
 from lifededup.search.query import ITEM_DATE, Filters, path_pattern, results_sql
