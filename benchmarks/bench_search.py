@@ -18,7 +18,7 @@ On PostgreSQL (``--db postgresql://...``, or ``--postgres`` for a throwaway
 server started from Debian's package by tests/pg_server.py) the store is
 filled with the same items by COPY (the store's own trigger builds each
 tsvector), and the peer is the same bare page query in PostgreSQL's terms:
-``WHERE f.document @@ websearch_to_tsquery(...) ORDER BY -ts_rank_cd(...)
+``WHERE f.document @@ websearch_to_tsquery(...) ORDER BY -ts_rank(...)
 LIMIT 20``.
 
     python benchmarks/bench_search.py                  # 100,000 items, 30 runs a query
@@ -67,7 +67,7 @@ def peer_sql() -> str:
 def pg_peer_sql(query: str) -> tuple[str, str]:
     """The same bare page query on PostgreSQL, and the text to bind as ``:query``."""
     tsquery, marked = pg_query(query)
-    return (f"SELECT items.id, items.path, items.title, -ts_rank_cd(f.document, {tsquery}, 1) AS rank "
+    return (f"SELECT items.id, items.path, items.title, -ts_rank(f.document, {tsquery}, 1) AS rank "
             f"FROM items JOIN items_fts f ON f.rowid = items.id WHERE f.document @@ {tsquery} "
             "ORDER BY rank LIMIT :limit"), marked
 

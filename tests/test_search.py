@@ -388,8 +388,12 @@ def test_a_page_topped_by_hundreds_of_copies_reads_on_to_its_other_rows(store_ur
     with open_store(db, readonly=True) as store:
         for limit in (1, 2, 20, 100):
             assert_same_page(store, "lighthouse", Filters(), limit)
-        top = search(store, "lighthouse", limit=1).hits[0]
-        assert top.path == "/copies/0.txt" and top.hidden >= 299, top.to_dict()
+        rows = search(store, "lighthouse", limit=20).hits
+        copies = next(h for h in rows if h.path.startswith("/copies/"))
+        assert copies.path == "/copies/0.txt" and copies.hidden >= 299, copies.to_dict()
+        # bm25 puts the 300 copies first; PostgreSQL's ts_rank the five titles (a title's words weigh more)
+        first = [h.path for h in rows[:6] if not h.path.startswith("/scans/")]
+        assert first[0] == "/copies/0.txt", f"the copies do not top the text matches: {first}"
 
 
 @pytest.mark.parametrize(("query", "prefix"), [
@@ -463,7 +467,7 @@ def groups(result: SearchResult) -> set[frozenset[tuple[str, str]]]:
 @pytest.mark.parametrize("query", [*BOTH_WAYS, None])
 def test_both_backends_find_the_same_items_and_collapse_them_alike(sqlite_corpus: CorpusStore,
                                                                    pg_corpus: CorpusStore, query: str | None) -> None:
-    """Ranking differs (bm25 and ts_rank_cd), so sets are compared: the same
+    """Ranking differs (bm25 and ts_rank), so sets are compared: the same
     items match, in the same clusters; without words the order is by date on both."""
     filters = Filters(path="*") if query is None else Filters()
     lite, pg = (run(c, query, filters, limit=10_000) for c in (sqlite_corpus, pg_corpus))

@@ -9,7 +9,7 @@ Public API:
 ``search(store, query, filters=Filters(), *, limit=20, collapse=True, cluster=None, dedup=None, offset=0) -> SearchResult``
     ``query`` is FTS5 syntax (``SYNTAX`` says it for people), ranked by
     bm25; on a PostgreSQL store websearch syntax (``PG_SYNTAX``) over the
-    tsvector's GIN index, ranked by ts_rank_cd, with the same rows, filters
+    tsvector's GIN index, ranked by ts_rank, with the same rows, filters
     and collapse; ``None`` with filters or ``cluster`` lists by date, newest first.
     ``store``: a ``Store`` or ``open_reader()``'s ``Reader`` (any
     ``lifededup.store.Readable``); the results are the same.

@@ -105,7 +105,7 @@ def search(
     skips that many rows: the next page (not with ``dedup``).
 
     On a PostgreSQL store the query is ``websearch_to_tsquery``'s (which
-    reads any text) with ``word*`` a prefix, ranked by ``ts_rank_cd``; the
+    reads any text) with ``word*`` a prefix, ranked by ``ts_rank``; the
     rows, filters and collapse are the same.
 
     Raises :class:`QuerySyntaxError` for a query FTS5 cannot parse,
@@ -134,12 +134,15 @@ def search(
             raise
 
 
-def _page_sql(results: str) -> str:
-    """One page of items, best first, each with its cluster (not collapsed)."""
+def _page_sql(results: str, *, counted: bool = False) -> str:
+    """One page of items, best first, each with its cluster (not collapsed);
+    ``counted``: each row also with how many items match (PostgreSQL: the
+    matches are found once, not again for the count)."""
     # the page first, then its items: no item is read that is not shown
-    return (f"WITH page AS MATERIALIZED (SELECT id, rank FROM ({results}) AS r ORDER BY rank, id "
+    count = ", count(*) OVER () AS matches" if counted else ""
+    return (f"WITH page AS MATERIALIZED (SELECT id, rank{count} FROM ({results}) AS r ORDER BY rank, id "
             "LIMIT :limit OFFSET :offset) "
-            "SELECT p.id, i.path, i.part, i.kind, i.title, p.rank, c.cluster_id, 0 AS hidden "
+            f"SELECT p.id, i.path, i.part, i.kind, i.title, p.rank, c.cluster_id, 0 AS hidden{', p.matches' * counted} "
             "FROM page p JOIN items i ON i.id = p.id LEFT JOIN clusters c ON c.item_id = p.id ORDER BY p.rank, p.id")
 
 
@@ -240,8 +243,10 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
     if mode == "collapsed":
         hits = _collapsed_page(conn, results, params, limit, offset, postgres, totals)
     else:
-        hits = [_hit(r) for r in conn.execute(_page_sql(results),
-                                                      {**params, "limit": limit, "offset": offset}).fetchall()]
+        rows = conn.execute(_page_sql(results, counted=postgres), {**params, "limit": limit, "offset": offset}).fetchall()
+        hits = [_hit(r) for r in rows]
+        if postgres and rows:
+            totals = [int(rows[0][8])] * 2
     matches, clusters = totals or _totals(conn, query, filters, cluster, mode, postgres)
     if not hits:
         _check_kinds(conn, filters)
