@@ -22,7 +22,8 @@ HEADLINE_CHARS = 20_000
 # PostgreSQL's parser reads <...> as HTML tags (and a <script>'s body as
 # nothing), which ts_headline then leaves out of the text it shows: the
 # headline is made over the text with < > & as private-use characters, put
-# back as they were when it is read (``from_headline``).
+# back when it is read (``from_headline``; a text's own U+E000-U+E002, which
+# no font draws, would show as < > & there).
 _HIDDEN = {"<": "\ue000", ">": "\ue001", "&": "\ue002"}
 _SHOWN_AGAIN = str.maketrans({v: k for k, v in _HIDDEN.items()})
 _HIDE = "'<>&', chr(57344) || chr(57345) || chr(57346)"
