@@ -243,7 +243,8 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
     if mode == "collapsed":
         hits = _collapsed_page(conn, results, params, limit, offset, postgres, totals)
     else:
-        rows = conn.execute(_page_sql(results, counted=postgres), {**params, "limit": limit, "offset": offset}).fetchall()
+        rows = conn.execute(_page_sql(results, counted=postgres),
+                            {**params, "limit": limit, "offset": offset}).fetchall()
         hits = [_hit(r) for r in rows]
         if postgres and rows:
             totals = [int(rows[0][8])] * 2
