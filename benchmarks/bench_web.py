@@ -15,6 +15,8 @@ item's details and text).  The ratio is what the web layer adds.  Target
 
     python benchmarks/bench_web.py                  # 100,000 items, 20 runs a page
     python benchmarks/bench_web.py --items 20000 --runs 10
+    python benchmarks/bench_web.py --postgres       # a store on a throwaway PostgreSQL server
+    python benchmarks/bench_web.py --db postgresql://me@dbhost/bench
 """
 
 from __future__ import annotations
@@ -25,8 +27,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from bench_search import timings
-from bench_store import Generator, bulk_fill
+from bench_search import fill, throwaway_server, timings
 from starlette.testclient import TestClient
 
 from lifededup.search import Filters, search
@@ -73,12 +74,22 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--dir", type=Path, default=None, help="where to build the store (default: a temp dir)")
+    parser.add_argument("--db", default=None, metavar="PATH|URL",
+                        help="the store to build (or use again): an SQLite path or a postgresql:// URL")
+    parser.add_argument("--postgres", action="store_true",
+                        help="bench a store on a throwaway PostgreSQL server (tests/pg_server.py)")
     args = parser.parse_args()
-    path = (args.dir or Path(tempfile.mkdtemp(prefix="bench-web-"))) / "bench.db"
-    if not path.exists():
-        open_store(path).close()  # the schema
-        print(f"filling {path} with {args.items:,} items")
-        bulk_fill(path, Generator(), args.items)
+    if args.postgres:
+        with throwaway_server() as url:
+            run(url, args.items, args.runs)
+        return
+    run(args.db if args.db and "://" in args.db else
+        Path(args.db) if args.db else (args.dir or Path(tempfile.mkdtemp(prefix="bench-web-"))) / "bench.db",
+        args.items, args.runs)
+
+
+def run(path: str | Path, items: int, runs: int) -> None:
+    fill(path, items)
     print(f"\n{'page':<28} {'web ms':>16} {'library ms':>16} {'web/library':>11}")
     print(f"{'':<28} {'median / p95':>16} {'median / p95':>16}")
     worst = 0.0
@@ -86,7 +97,7 @@ def main() -> None:
         for name, (url, library) in pages(store).items():
             response = client.get(url)
             assert response.status_code == 200, f"{url}: {response.status_code} {response.text[:300]}"
-            (wm, wp), (lm, lp) = timings(lambda: client.get(url), args.runs), timings(library, args.runs)
+            (wm, wp), (lm, lp) = timings(lambda: client.get(url), runs), timings(library, runs)
             worst = max(worst, wp)
             ratio = f"{wm / lm:>10.1f}x" if lm > 1e-4 else f"{'-':>11}"
             print(f"{name:<28} {wm * 1e3:>7.1f} / {wp * 1e3:>6.1f} {lm * 1e3:>7.1f} / {lp * 1e3:>6.1f} {ratio}")

@@ -1,5 +1,7 @@
 """A store of sample_corpus/, built once per test session, and its ground
-truth in the store's terms (item ids), for the search and report tests."""
+truth in the store's terms (item ids), for the search and report tests; the
+same store on PostgreSQL (``corpus_store(factory, postgres)``), built once
+too, for the tests that run on both backends."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from pg_server import Server
 
 from lifededup.eval import SAMPLE_TRUTH, Truth, load_truth
 from lifededup.index import IndexConfig, Summary, run
@@ -17,7 +20,7 @@ CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
 
 @dataclass(frozen=True)
 class CorpusStore:
-    db: Path
+    db: Path | str  # an SQLite file, or a PostgreSQL URL
     truth: Truth
     ids: dict[str, int]  # truth item name ("file [part]") -> item id, items with text
     summary: Summary | None = None  # what indexing the corpus reported
@@ -33,7 +36,7 @@ class CorpusStore:
         return frozenset([name])
 
 
-def _populate(db: Path) -> tuple[dict[str, int], Summary]:
+def _populate(db: Path | str) -> tuple[dict[str, int], Summary]:
     """Index the corpus with the indexer (``lifededup index``), and name
     each item with text as the truth does."""
     config = IndexConfig(workers=2)
@@ -50,9 +53,11 @@ def _populate(db: Path) -> tuple[dict[str, int], Summary]:
 _BUILT: dict[str, CorpusStore] = {}
 
 
-def corpus_store(factory: pytest.TempPathFactory) -> CorpusStore:
-    """The sample corpus's store, built on first use in this test session."""
-    if "store" not in _BUILT:
-        db = factory.mktemp("corpus") / "corpus.db"
-        _BUILT["store"] = CorpusStore(db, load_truth(SAMPLE_TRUTH, CORPUS), *_populate(db))
-    return _BUILT["store"]
+def corpus_store(factory: pytest.TempPathFactory, postgres: Server | None = None) -> CorpusStore:
+    """The sample corpus's store, built on first use in this test session:
+    an SQLite file, or a database of the session's PostgreSQL server."""
+    key = "store" if postgres is None else "postgresql"
+    if key not in _BUILT:
+        db = factory.mktemp("corpus") / "corpus.db" if postgres is None else postgres.new_database("corpus")
+        _BUILT[key] = CorpusStore(db, load_truth(SAMPLE_TRUTH, CORPUS), *_populate(db))
+    return _BUILT[key]

@@ -1,6 +1,8 @@
 """Search over a store of sample_corpus/ (built by the indexer), checked
 against the corpus's ground truth: collapsed, every item, filters, one
-cluster, snippets, JSON, and clear errors for bad queries."""
+cluster, snippets, JSON, and clear errors for bad queries -- on an SQLite
+store and on a PostgreSQL one (the ``corpus`` fixture runs a test on each),
+which find the same items and collapse them into the same clusters."""
 
 from __future__ import annotations
 
@@ -26,9 +28,26 @@ from lifededup.search.syntax import has_prefix, quoted
 from lifededup.store import ItemRecord, Reader, Store, collapse_sql, open_reader, open_store
 
 
+@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
+def corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
+    """The sample corpus's store, once on each backend."""
+    server = request.getfixturevalue("postgres") if request.param == "postgresql" else None
+    return corpus_store(tmp_path_factory, server)
+
+
 @pytest.fixture(scope="session")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
+def sqlite_corpus(tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
+    """The SQLite store alone, for what only SQLite has (FTS5's query syntax, the sqlite3 Reader)."""
     return corpus_store(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def pg_corpus(tmp_path_factory: pytest.TempPathFactory, postgres: object) -> CorpusStore:
+    return corpus_store(tmp_path_factory, postgres)  # type: ignore[arg-type]
+
+
+def is_postgres(db: object) -> bool:
+    return str(db).startswith("postgresql://")
 
 
 def run(corpus: CorpusStore, query: str | None, filters: Filters = Filters(), **options: object) -> SearchResult:
@@ -135,15 +154,18 @@ def test_date_filters_use_the_documents_own_date_inclusively(corpus: CorpusStore
     assert run(corpus, None, Filters(kinds=("email",), since=date(2024, 10, 15))).hits == []
 
 
-def test_date_falls_back_to_mtime_and_reads_offsets(tmp_path: Path) -> None:
+def test_date_falls_back_to_mtime_and_reads_offsets(store_url: str) -> None:
     from lifededup.fingerprint import fingerprint
     from lifededup.store import ItemRecord
 
-    db = tmp_path / "dates.db"
+    db = store_url
     jan_2020, jun_2023 = 1578000000.0, 1686000000.0  # 2020-01-02, 2023-06-05 (UTC)
     records = [
         ItemRecord("/a/dated.txt", text="harbour notes one", doc_date="2021-03-01T23:30:00-02:00", mtime=jun_2023),
         ItemRecord("/a/undated.txt", text="harbour notes two", mtime=jan_2020),
+        # a date without an offset is UTC, and one that is no date falls back to the mtime
+        ItemRecord("/a/naive.txt", text="harbour notes three", doc_date="2019-05-06T23:59:59", mtime=jun_2023),
+        ItemRecord("/a/garbled.txt", text="harbour notes four", doc_date="sometime in May", mtime=jan_2020),
     ]
     with open_store(db) as store:
         for record in records:
@@ -153,8 +175,14 @@ def test_date_falls_back_to_mtime_and_reads_offsets(tmp_path: Path) -> None:
             return sorted(h.path for h in search(store, "harbour", filters, collapse=False).hits)
     # 23:30 at UTC-2 is 01:30 UTC the next day
     assert paths(Filters(since=date(2021, 3, 2), until=date(2021, 3, 2))) == ["/a/dated.txt"]
-    assert paths(Filters(until=date(2020, 12, 31))) == ["/a/undated.txt"], "the mtime stands in for a missing date"
+    assert paths(Filters(until=date(2020, 12, 31))) == ["/a/garbled.txt", "/a/naive.txt", "/a/undated.txt"], \
+        "the mtime stands in for a missing or unreadable date"
+    assert paths(Filters(since=date(2019, 5, 6), until=date(2019, 5, 6))) == ["/a/naive.txt"], "a naive date is UTC"
     assert paths(Filters(since=date(2023, 1, 1))) == [], "a document's own date wins over its mtime"
+    with open_store(db, readonly=True) as store:
+        dated = {h.path: h.date for h in search(store, "harbour", collapse=False).hits}
+    assert dated == {"/a/dated.txt": "2021-03-02 01:30:00", "/a/undated.txt": "2020-01-02 21:20:00",
+                     "/a/naive.txt": "2019-05-06 23:59:59", "/a/garbled.txt": "2020-01-02 21:20:00"}, dated
     with pytest.raises(ValueError, match="after"):
         Filters(since=date(2024, 1, 2), until=date(2024, 1, 1))
 
@@ -169,7 +197,7 @@ def test_path_glob(corpus: CorpusStore) -> None:
     assert path_pattern("*.pdf") == "*.pdf"
 
 
-def test_a_path_glob_with_a_name_that_is_not_utf8_finds_its_file(tmp_path: Path) -> None:
+def test_a_path_glob_with_a_name_that_is_not_utf8_finds_its_file(tmp_path: Path, store_url: str) -> None:
     """A --path glob typed with the name's own bytes (as a shell completes it)
     matches the escaped stored path, as the escaped form typed out does; it
     used to fail with "'utf-8' codec can't encode character"."""
@@ -182,7 +210,7 @@ def test_a_path_glob_with_a_name_that_is_not_utf8_finds_its_file(tmp_path: Path)
     folder.mkdir()
     with open(os.fsencode(folder) + b"/caf\xe9.txt", "wb") as out:
         out.write(b"harbour notes about the ferry timetable and the tides")
-    db = tmp_path / "odd.db"
+    db = store_url
     with open_store(db) as store:
         index(store, [folder], IndexConfig(workers=1))
     for glob in (os.fsdecode(os.fsencode(folder) + b"/caf\xe9*"), "*caf\\xe9*"):
@@ -216,8 +244,12 @@ def test_snippets_mark_the_matched_words(corpus: CorpusStore) -> None:
             assert word.casefold() == "lighthouse" or word.casefold().startswith("starter"), word
 
 
-@pytest.mark.parametrize("query", ["e-mail", '"unterminated', "NOT alone", "river AND", "nosuchcolumn:river", "(a OR"])
-def test_malformed_queries_get_a_message_with_the_syntax(corpus: CorpusStore, query: str) -> None:
+MALFORMED = ["e-mail", '"unterminated', "NOT alone", "river AND", "nosuchcolumn:river", "(a OR"]
+
+
+@pytest.mark.parametrize("query", MALFORMED)
+def test_malformed_queries_get_a_message_with_the_syntax(sqlite_corpus: CorpusStore, query: str) -> None:
+    corpus = sqlite_corpus
     with pytest.raises(QuerySyntaxError) as caught:
         run(corpus, query)
     message = str(caught.value)
@@ -225,6 +257,20 @@ def test_malformed_queries_get_a_message_with_the_syntax(corpus: CorpusStore, qu
     result = CliRunner().invoke(main, ["search", query, "--db", str(corpus.db)])
     assert result.exit_code == 1 and "cannot understand the query" in result.output, result.output
     assert "Traceback" not in result.output
+
+
+def test_postgresql_reads_any_query_and_refuses_only_a_nul(pg_corpus: CorpusStore) -> None:
+    """websearch_to_tsquery reads every text (what FTS5 cannot parse is read
+    as words): a search, or no matches -- never a server error; a NUL, which
+    PostgreSQL text cannot hold, gets the syntax message."""
+    for query in [*MALFORMED, "!!!", "-", '"', "OR", "a & b | !c <-> d:*", "'; DROP TABLE items; --", "**"]:
+        result = CliRunner().invoke(main, ["search", query, "--db", str(pg_corpus.db)])
+        assert result.exit_code == 0 and "Traceback" not in result.output, f"{query!r}: {result.output}"
+    nothing = CliRunner().invoke(main, ["search", "!!!", "--db", str(pg_corpus.db)])
+    assert nothing.output.strip() == "no matches", nothing.output
+    with pytest.raises(QuerySyntaxError, match="NUL"):
+        run(pg_corpus, "river\0survey")
+    assert run(pg_corpus, "e-mail").matches == run(pg_corpus, '"e-mail"').matches
 
 
 @settings(max_examples=200, deadline=None)
@@ -293,9 +339,10 @@ def collapse_sql_page(store: Store, query: str | None, filters: Filters, limit: 
     """A collapsed page as the store's collapse_sql gives it -- the SQL the
     README shows, which search ran whole until it learned to read only as
     far as its page."""
-    results, params = results_sql(query, filters)
-    _, rows = store.execute(f"SELECT id, rank, cluster_id, hidden FROM ({collapse_sql(results)}) "
-                            "LIMIT :limit OFFSET :offset", {**params, "limit": limit, "offset": offset})
+    postgres = store.location.url is not None
+    results, params = results_sql(query, filters, postgres=postgres)
+    _, rows = store.execute(f"SELECT id, rank, cluster_id, hidden FROM ({collapse_sql(results, postgres=postgres)}) "
+                            "AS collapsed LIMIT :limit OFFSET :offset", {**params, "limit": limit, "offset": offset})
     return rows
 
 
@@ -325,10 +372,10 @@ def test_a_later_collapsed_page_is_the_one_collapse_sql_gives(corpus: CorpusStor
             assert_same_page(store, query, Filters(path="*") if query is None else Filters(), limit, offset)
 
 
-def test_a_page_topped_by_hundreds_of_copies_reads_on_to_its_other_rows(tmp_path: Path) -> None:
+def test_a_page_topped_by_hundreds_of_copies_reads_on_to_its_other_rows(store_url: str) -> None:
     # 300 exact copies rank first (the same text: equal bm25, so the lowest id
     # stands for them), then near copies, others, and items with a title alone
-    db = tmp_path / "copies.db"
+    db = store_url
     lighthouse = "lighthouse " * 30 + prose(1, 40)
     with open_store(db) as store, store.transaction():
         for n in range(300):
@@ -341,8 +388,12 @@ def test_a_page_topped_by_hundreds_of_copies_reads_on_to_its_other_rows(tmp_path
     with open_store(db, readonly=True) as store:
         for limit in (1, 2, 20, 100):
             assert_same_page(store, "lighthouse", Filters(), limit)
-        top = search(store, "lighthouse", limit=1).hits[0]
-        assert top.path == "/copies/0.txt" and top.hidden >= 299, top.to_dict()
+        rows = search(store, "lighthouse", limit=20).hits
+        copies = next(h for h in rows if h.path.startswith("/copies/"))
+        assert copies.path == "/copies/0.txt" and copies.hidden >= 299, copies.to_dict()
+        # bm25 puts the 300 copies first; PostgreSQL's ts_rank the five titles (a title's words weigh more)
+        first = [h.path for h in rows[:6] if not h.path.startswith("/scans/")]
+        assert first[0] == "/copies/0.txt", f"the copies do not top the text matches: {first}"
 
 
 @pytest.mark.parametrize(("query", "prefix"), [
@@ -370,8 +421,9 @@ def test_prefix_queries_find_the_same_snippets_and_copies_as_their_words(corpus:
     ("sourdough", {}), ("sourdough", {"collapse": False}), (None, {"limit": 1000}), ("river OR kitchen", {"limit": 5}),
     ("surv*", {}), ("report", {"offset": 2, "limit": 3}),
 ])
-def test_the_sqlite3_reader_finds_what_the_store_finds(corpus: CorpusStore, query: str | None,
+def test_the_sqlite3_reader_finds_what_the_store_finds(sqlite_corpus: CorpusStore, query: str | None,
                                                        options: dict[str, object]) -> None:
+    corpus = sqlite_corpus
     filters = Filters() if query is not None else Filters(path="*")
     reader = open_reader(corpus.db)
     try:
@@ -390,3 +442,108 @@ def test_the_reader_says_what_is_wrong_with_a_file_that_is_no_store(tmp_path: Pa
     assert done.exit_code == 1 and "is not a usable lifededup store" in done.output, done.output
     missing = CliRunner().invoke(main, ["search", "--db", str(tmp_path / "none.db"), "river"])
     assert missing.exit_code == 1 and "no store at" in missing.output, missing.output
+
+
+def test_open_reader_reads_a_postgresql_store_as_a_read_only_store(pg_corpus: CorpusStore) -> None:
+    reader = open_reader(str(pg_corpus.db))
+    try:
+        assert isinstance(reader, Store) and reader.readonly, f"opened as {type(reader).__name__}"
+        got = search(reader, "sourdough")
+    finally:
+        reader.close()
+    assert got == run(pg_corpus, "sourdough"), "open_reader and open_store found different things"
+
+
+# What both query languages read alike: words, a phrase, OR, a prefix
+BOTH_WAYS = ["river survey", "kitchen", "sourdough", "the", "recipe*", "starter*", '"spare key"', "bread OR starter",
+             "lighthouse OR mill", "quotes", "minutes walk", "portugal"]
+
+
+def groups(result: SearchResult) -> set[frozenset[tuple[str, str]]]:
+    """Each row with the copies it hides, by path and part (ids differ between stores)."""
+    return {frozenset([(h.path, h.part), *((c.path, c.part) for c in h.copies)]) for h in result.hits}
+
+
+@pytest.mark.parametrize("query", [*BOTH_WAYS, None])
+def test_both_backends_find_the_same_items_and_collapse_them_alike(sqlite_corpus: CorpusStore,
+                                                                   pg_corpus: CorpusStore, query: str | None) -> None:
+    """Ranking differs (bm25 and ts_rank), so sets are compared: the same
+    items match, in the same clusters; without words the order is by date on both."""
+    filters = Filters(path="*") if query is None else Filters()
+    lite, pg = (run(c, query, filters, limit=10_000) for c in (sqlite_corpus, pg_corpus))
+    assert (pg.matches, pg.rows) == (lite.matches, lite.rows), f"{query!r}: PostgreSQL {pg.matches} matches in " \
+        f"{pg.rows} rows, SQLite {lite.matches} in {lite.rows}"
+    assert groups(pg) == groups(lite), f"{query!r}: the collapsed rows differ: {groups(pg) ^ groups(lite)}"
+    if query is None:
+        assert [h.date for h in pg.hits] == [h.date for h in lite.hits], "dates, or their order, differ"
+    for kind in ("email", "document"):
+        narrowed = [run(c, query, Filters(kinds=(kind,), since=date(2024, 1, 1), path="*/Documents/*" if
+                                          kind == "document" else None), collapse=False, limit=10_000)
+                    for c in (sqlite_corpus, pg_corpus)]
+        lite_ids, pg_ids = ({(h.path, h.part, h.date) for h in r.hits} for r in narrowed)
+        assert pg_ids == lite_ids, f"{query!r} {kind}: filtered results differ: {pg_ids ^ lite_ids}"
+
+
+GLOB_CHARS = st.sampled_from(["*", "?", "[a-c]", "[^b]", "[]]", "[", "]", "^", "$", ".", "\\", "(", "|", "+", "{1}",
+                              "a", "b", "/", "é", "%", "_"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(GLOB_CHARS, min_size=1, max_size=5).map("".join),
+       st.lists(st.text(alphabet="abc/.é%_\\[]^$(", max_size=6), min_size=1, max_size=8))
+def test_a_path_glob_matches_on_postgresql_what_sqlite_glob_matches(postgres: object, glob: str,
+                                                                    paths: list[str]) -> None:
+    """Law: ``i.path ~ glob_regex(g)`` on PostgreSQL, and ``i.path LIKE
+    glob_like(g)`` where a LIKE can say it, is SQLite's ``i.path GLOB g``."""
+    import psycopg
+
+    from lifededup.search.query import glob_like, glob_regex
+
+    lite = sqlite3.connect(":memory:")
+    want = [bool(lite.execute("SELECT ? GLOB ?", (p, glob)).fetchone()[0]) for p in paths]
+    with psycopg.connect(postgres.url()) as conn:  # type: ignore[attr-defined]
+        def matched(operator: str, pattern: str) -> list[bool]:
+            return [bool(conn.execute(f"SELECT %s {operator} %s", (p, pattern)).fetchone()[0])  # type: ignore
+                    for p in paths]
+
+        got = matched("~", glob_regex(glob))
+        like = glob_like(glob)
+        liked = matched("LIKE", like) if like else want
+    assert got == want, f"glob {glob!r} as {glob_regex(glob)!r} over {paths}"
+    assert liked == want, f"glob {glob!r} as LIKE {like!r} over {paths}"
+
+
+@pytest.mark.parametrize(("query", "tsquery"), [
+    ("surv*", "'surv':*"), ("title rep* river", "'title' & 'rep':* & 'river'"), ('"river surv*"', "'river' <-> 'surv'"),
+    ("w1* OR -w2*", "'w1':* | !'w2':*"), ("river survey", "'river' & 'survey'"), ("*", ""),
+])
+def test_a_prefix_term_becomes_a_tsquery_prefix(postgres: object, query: str, tsquery: str) -> None:
+    import psycopg
+
+    from lifededup.search.query import pg_query
+    from lifededup.store.dialect import pyformat
+
+    expression, marked = pg_query(query)
+    with psycopg.connect(postgres.url()) as conn:  # type: ignore[attr-defined]
+        sql = pyformat(f"SELECT CAST({expression} AS text)")
+        got = conn.execute(sql, {"query": marked}).fetchone()[0]  # type: ignore[index,arg-type]
+    assert got == tsquery, f"{query!r} read as {got!r}, wanted {tsquery!r}"
+
+
+def test_a_snippet_shows_the_text_as_written_with_ellipses_where_it_goes_on(store_url: str) -> None:
+    """On both backends: the matched word marked, markup-like text kept as
+    text (PostgreSQL's parser would take <b> for a tag), an ellipsis where
+    the text goes on before or after the snippet, none where it does not."""
+    from lifededup.search.snippet import ELLIPSIS
+
+    texts = {"/a/short.txt": "if a<b && c>d then the <b>lighthouse</b> keeper rings",
+             "/a/long.txt": prose(3, 200) + " the lighthouse keeper " + prose(4, 200)}
+    with open_store(store_url) as store:
+        for path, text in texts.items():
+            store.upsert_item(ItemRecord(path=path, text=text), fp(text))
+    with open_store(store_url, readonly=True) as store:
+        found = {h.path: h.snippet for h in search(store, "lighthouse", collapse=False).hits}
+    short, long = found["/a/short.txt"], found["/a/long.txt"]
+    assert short.text == texts["/a/short.txt"] and short.matched == ["lighthouse"], short
+    assert long.text.startswith(ELLIPSIS) and long.text.endswith(ELLIPSIS), long
+    assert long.matched == ["lighthouse"] and "keeper" in long.text, long

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from corpus_store import CorpusStore, corpus_store
 
 from lifededup.cli import main
-from lifededup.search import SYNTAX
+from lifededup.search import PG_SYNTAX, SYNTAX
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -58,8 +58,10 @@ def test_every_example_runs_on_the_sample_corpus(corpus: CorpusStore, args: list
 
 def test_the_readme_gives_the_programs_query_syntax() -> None:
     assert SYNTAX in section(), "the README's query syntax differs from lifededup.search.SYNTAX"
+    assert PG_SYNTAX in section(), "the README's PostgreSQL query syntax differs from lifededup.search.PG_SYNTAX"
     help_text = CliRunner().invoke(main, ["search", "--help"]).output
     assert "NEAR(river survey, 5)" in help_text and "Example" in help_text
+    assert "river -bank" in help_text, "search --help does not give the syntax on a PostgreSQL store"
 
 
 def test_the_sample_output_is_what_search_prints(corpus: CorpusStore) -> None:

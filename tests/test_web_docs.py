@@ -43,7 +43,10 @@ def test_the_section_shows_its_screenshot() -> None:
 
 
 @pytest.mark.parametrize("args", commands(), ids=lambda args: " ".join(args[1:]))
-def test_every_serve_example_serves_the_corpus(corpus: CorpusStore, args: list[str], tmp_path: Path) -> None:
+def test_every_serve_example_serves_the_corpus(request: pytest.FixtureRequest, corpus: CorpusStore, args: list[str],
+                                               tmp_path: Path) -> None:
+    if any(arg.startswith("postgresql://") for arg in args):  # served from the corpus's PostgreSQL store
+        corpus = corpus_store(request.getfixturevalue("tmp_path_factory"), request.getfixturevalue("postgres"))
     with serving(args[1:], corpus.db, tmp_path / "serve.log") as address:
         with urllib.request.urlopen(f"{address}/search.json?q=river", timeout=10) as answer:
             assert json.load(answer)["hits"], f"{shlex.join(args)} found nothing for 'river'"

@@ -25,9 +25,9 @@ PROSE = ("The allotment committee met in the village hall on a wet Tuesday and a
 HOSTILE_NAME = "<b>notes<i> \"quoted\" & 'single'.txt"
 
 
-def hostile_store(folder: Path) -> Path:
+def hostile_store(folder: Path, db: str | None = None) -> Path | str:
     """Write the documents into ``folder``, index them into a store beside
-    it, and return the store's path."""
+    it (or into the PostgreSQL database ``db``), and return where the store is."""
     (folder / "mail.eml").write_text(
         f"From: <a@example.org>\nTo: b@example.org\nSubject: {SCRIPT}\nDate: Tue, 1 Oct 2024 10:00:00 +0000\n\n"
         f"Dear friend, {SCRIPT} <img src=x onerror=alert(2)> see you soon.\n", encoding="utf-8")
@@ -39,10 +39,10 @@ def hostile_store(folder: Path) -> Path:
     (folder / HOSTILE_NAME).write_text(f"{PROSE} {SCRIPT} {prose(7, 1000)}", encoding="utf-8")
     (folder / "notes v2.txt").write_text(f"{PROSE} {SCRIPT} </td><ins>sneaky</ins> {prose(7, 1000)}",
                                          encoding="utf-8")
-    db = folder.parent / f"{folder.name}.db"
-    with open_store(db) as store:
+    store_at = db or folder.parent / f"{folder.name}.db"
+    with open_store(store_at) as store:
         run(store, [folder], IndexConfig(workers=1))
-    return db
+    return store_at
 
 
 def free_port() -> int:
@@ -52,7 +52,7 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(args: list[str], db: Path, log: Path) -> Iterator[str]:
+def serving(args: list[str], db: Path | str, log: Path) -> Iterator[str]:
     """``lifededup ARGS --db DB --port FREE`` as its own process (the last
     --db and --port given win); yields its address once it answers."""
     port = free_port()

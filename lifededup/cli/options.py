@@ -27,7 +27,7 @@ def db_option(func: F) -> F:
         show_envvar=True,
         metavar="PATH|URL",
         default=None,
-        help="The store: a file path or an sqlite:///PATH URL. "
+        help="The store: a file path, an sqlite:///PATH URL or a postgresql://USER@HOST/DATABASE URL. "
         "Default: the store in your data folder (~/.local/share/lifededup/lifededup.db).",
     )(func)
 

@@ -10,7 +10,7 @@ import click
 
 from lifededup.cli import main
 from lifededup.cli.options import ITEM_ID, ROWS, db_option, on_machine, opened_reader
-from lifededup.search import SYNTAX, Filters, Hit, QuerySyntaxError, SearchResult, Snippet, search
+from lifededup.search import PG_SYNTAX, SYNTAX, Filters, Hit, QuerySyntaxError, SearchResult, Snippet, search
 
 # Copies named under a collapsed row on a terminal; --json lists them all.
 COPIES_SHOWN = 3
@@ -25,7 +25,7 @@ def _day(ctx: click.Context, param: click.Parameter, value: str | None) -> date 
         raise click.BadParameter(f"{value!r} is not a date; write it as YYYY-MM-DD, e.g. 2024-03-01") from None
 
 
-@main.command("search", epilog="\b\n" + SYNTAX)
+@main.command("search", epilog="\b\n" + SYNTAX + "\n\n\b\n" + PG_SYNTAX)
 @click.argument("query", required=False)
 @click.option("--kind", "kinds", multiple=True, metavar="KIND",
               help="Only items of this kind: document, email, web page, text, spreadsheet, presentation "

@@ -8,7 +8,9 @@ Public API:
 
 ``search(store, query, filters=Filters(), *, limit=20, collapse=True, cluster=None, dedup=None, offset=0) -> SearchResult``
     ``query`` is FTS5 syntax (``SYNTAX`` says it for people), ranked by
-    bm25; ``None`` with filters or ``cluster`` lists by date, newest first.
+    bm25; on a PostgreSQL store websearch syntax (``PG_SYNTAX``) over the
+    tsvector's GIN index, ranked by ts_rank, with the same rows, filters
+    and collapse; ``None`` with filters or ``cluster`` lists by date, newest first.
     ``store``: a ``Store`` or ``open_reader()``'s ``Reader`` (any
     ``lifededup.store.Readable``); the results are the same.
     Collapsed: one :class:`Hit` per cluster (its best-ranked matching member)
@@ -22,14 +24,17 @@ Public API:
 ``Hit`` (``to_dict()``), ``Copy``, ``Snippet`` (``text``, ``spans`` of the
     matched words, ``parts()``), ``SearchResult`` (``hits``, ``rows``,
     ``matches``, ``to_dict()``).
-``QuerySyntaxError``: a query FTS5 cannot parse; the message shows ``SYNTAX``.
-``results_sql(query, filters)``: the result set as SQL, for ``collapse_sql``.
+``QuerySyntaxError``: a query FTS5 cannot parse; the message shows ``SYNTAX``
+    (``PG_SYNTAX`` on a PostgreSQL store, whose query reads any text but a NUL;
+    ``syntax_of(postgres)`` picks).
+``results_sql(query, filters, postgres=False)``: the result set as SQL, for
+    ``collapse_sql(results, postgres=False)``.
 """
 
 from lifededup.search.query import ITEM_DATE, Filters, path_pattern, results_sql
 from lifededup.search.results import Copy, Hit, SearchResult, search
 from lifededup.search.snippet import Snippet
-from lifededup.search.syntax import SYNTAX, QuerySyntaxError
+from lifededup.search.syntax import PG_SYNTAX, SYNTAX, QuerySyntaxError, syntax_of
 
-__all__ = ["Copy", "Filters", "Hit", "ITEM_DATE", "QuerySyntaxError", "SYNTAX", "SearchResult", "Snippet",
-           "path_pattern", "results_sql", "search"]
+__all__ = ["Copy", "Filters", "Hit", "ITEM_DATE", "PG_SYNTAX", "QuerySyntaxError", "SYNTAX", "SearchResult",
+           "Snippet", "path_pattern", "results_sql", "search", "syntax_of"]

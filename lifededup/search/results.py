@@ -3,16 +3,16 @@ not), one page of it, and for each row its snippet and the copies it hides."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 import sqlite3
-from sqlite3 import Connection
 
-from lifededup.search.query import ITEM_DATE, Filters, results_sql
-from lifededup.search.snippet import SNIPPET_SQL, Snippet
+from lifededup.search.query import Filters, item_date, pg_query, results_sql
+from lifededup.search.snippet import SNIPPET_SQL, Snippet, headline_sql
 from lifededup.search.syntax import has_prefix, is_query_error, syntax_error
+from lifededup.store.dialect import Driver as Connection
 from lifededup.store.reader import Readable
 
 Mode = Literal["collapsed", "all", "cluster", "dedup"]
@@ -106,6 +106,10 @@ def search(
     de-duplicates the best-ranked results themselves (seeds/004).  ``offset``
     skips that many rows: the next page (not with ``dedup``).
 
+    On a PostgreSQL store the query is ``websearch_to_tsquery``'s (which
+    reads any text) with ``word*`` a prefix, ranked by ``ts_rank``; the
+    rows, filters and collapse are the same.
+
     Raises :class:`QuerySyntaxError` for a query FTS5 cannot parse,
     ``ValueError`` for a bad detector spec or an empty search.
     """
@@ -115,13 +119,16 @@ def search(
         raise ValueError("give a query, a filter (--kind, --since, --until, --path) or --cluster")
     if offset and dedup is not None:
         raise ValueError("--dedup de-duplicates the best-ranked results only: it has no next page")
+    postgres = store.location.url is not None
+    if postgres and query is not None and "\0" in query:
+        raise syntax_error(query, "PostgreSQL text cannot hold a NUL character", postgres=True)
     with store.reading() as conn:
         try:
             if dedup is not None:
-                return _deduplicated(conn, query, filters, limit, dedup)
+                return _deduplicated(conn, query, filters, limit, dedup, postgres)
             collapse = collapse and cluster is None
             mode: Mode = "cluster" if cluster is not None else ("collapsed" if collapse else "all")
-            return _page(conn, query, filters, limit, cluster, mode, offset)
+            return _page(conn, query, filters, limit, cluster, mode, offset, postgres)
         except sqlite3.Error as exc:
             reason = str(exc)
             if query is not None and is_query_error(reason):
@@ -129,12 +136,15 @@ def search(
             raise
 
 
-def _page_sql(results: str) -> str:
-    """One page of items, best first, each with its cluster (not collapsed)."""
+def _page_sql(results: str, *, counted: bool = False) -> str:
+    """One page of items, best first, each with its cluster (not collapsed);
+    ``counted``: each row also with how many items match (PostgreSQL: the
+    matches are found once, not again for the count)."""
     # the page first, then its items: no item is read that is not shown
-    return (f"WITH page AS MATERIALIZED (SELECT id, rank FROM ({results}) ORDER BY rank, id "
+    count = ", count(*) OVER () AS matches" if counted else ""
+    return (f"WITH page AS MATERIALIZED (SELECT id, rank{count} FROM ({results}) AS r ORDER BY rank, id "
             "LIMIT :limit OFFSET :offset) "
-            "SELECT p.id, i.path, i.part, i.kind, i.title, p.rank, c.cluster_id, 0 AS hidden "
+            f"SELECT p.id, i.path, i.part, i.kind, i.title, p.rank, c.cluster_id, 0 AS hidden{', p.matches' * counted} "
             "FROM page p JOIN items i ON i.id = p.id LEFT JOIN clusters c ON c.item_id = p.id ORDER BY p.rank, p.id")
 
 
@@ -144,27 +154,67 @@ def _page_sql(results: str) -> str:
 _READ_ROWS = 256
 
 
+# On PostgreSQL the first batch of ranked results also counts the matches and
+# their clusters: the matches are found once (index, recheck and rank of
+# every one), not again for the totals.
+_COUNTED = ("WITH r AS MATERIALIZED ({results}) SELECT id, rank, (SELECT count(*) FROM r), "
+            "(SELECT count(DISTINCT coalesce(c.cluster_id, m.id)) FROM r AS m "
+            "LEFT JOIN clusters c ON c.item_id = m.id) "
+            "FROM r ORDER BY rank, id LIMIT :limit")
+
+
+def _ranked(conn: Connection, results: str, params: dict[str, object], postgres: bool,
+            totals: list[int] | None = None) -> Generator[list[Any], None, None]:
+    """The ranked results, best first, a batch at a time.  SQLite's cursor
+    steps through them as they are read; psycopg's would fetch them all, so
+    on PostgreSQL each batch is a query of its own (LIMIT: a top-N sort),
+    four times longer than the one before; given ``totals``, the first one
+    fills it with the matches and their clusters (``_COUNTED``)."""
+    ordered = f"SELECT id, rank FROM ({results}) AS r ORDER BY rank, id"
+    if not postgres:
+        cursor = conn.execute(ordered, params)
+        try:
+            while rows := cursor.fetchmany(_READ_ROWS):
+                yield rows
+        finally:
+            cursor.close()
+        return
+    start, size = 0, _READ_ROWS
+    while True:
+        if start == 0 and totals is not None:
+            rows = conn.execute(_COUNTED.format(results=results), {**params, "limit": size}).fetchall()
+            totals[:] = [int(rows[0][2]), int(rows[0][3])] if rows else [0, 0]
+            rows = [row[:2] for row in rows]
+        else:
+            rows = conn.execute(f"{ordered} LIMIT :limit OFFSET :offset",
+                                {**params, "limit": size, "offset": start}).fetchall()
+        if rows:
+            yield rows
+        if len(rows) < size:
+            return
+        start, size = start + size, size * 4
+
+
 def _collapsed_page(conn: Connection, results: str, params: dict[str, object], limit: int,
-                    offset: int = 0) -> list[Hit]:
+                    offset: int = 0, postgres: bool = False, totals: list[int] | None = None) -> list[Hit]:
     """The ``limit`` clusters after the first ``offset`` of the ranked results, each shown by its
     best-ranked result (lowest id among equals), as the store's
     ``collapse_sql`` gives them.  The results are read best first only until
     ``limit`` clusters have appeared, rather than grouped all by cluster
     first; ``hidden`` is left for :func:`_with_copies` to count."""
-    ranked = conn.execute(f"SELECT id, rank FROM ({results}) ORDER BY rank, id", params)
+    ranked = _ranked(conn, results, params, postgres, totals)
     shown: dict[int, tuple[int, float]] = {}  # cluster (or the item, without one) -> (item, rank)
     wanted = offset + limit
     try:
-        while len(shown) < wanted:
-            rows = ranked.fetchmany(_READ_ROWS)
-            if not rows:
-                break
+        for rows in ranked:
             cluster_of = {int(r[0]): int(r[1]) for r in conn.execute(
                 f"SELECT item_id, cluster_id FROM clusters WHERE item_id IN ({_ids([r[0] for r in rows])})")}
             for item_id, rank in rows:
                 shown.setdefault(cluster_of.get(item_id, item_id), (int(item_id), float(rank)))
                 if len(shown) == wanted:
                     break
+            if len(shown) >= wanted:
+                break
     finally:
         ranked.close()
     page = {item_id: (cluster, rank) for cluster, (item_id, rank) in list(shown.items())[offset:]}
@@ -176,11 +226,11 @@ def _collapsed_page(conn: Connection, results: str, params: dict[str, object], l
 
 
 def _totals(conn: Connection, query: str | None, filters: Filters, cluster: int | None,
-            mode: Mode) -> tuple[int, int]:
+            mode: Mode, postgres: bool) -> tuple[int, int]:
     """How many items match, and (collapsed) how many clusters they are in."""
-    matching, params = results_sql(query, filters, cluster=cluster, ranked=False)
+    matching, params = results_sql(query, filters, cluster=cluster, ranked=False, postgres=postgres)
     if mode != "collapsed":  # the clusters are not counted: a join per match saved
-        matches = int(conn.execute(f"SELECT count(*) FROM ({matching})", params).fetchone()[0])
+        matches = int(conn.execute(f"SELECT count(*) FROM ({matching}) AS r", params).fetchone()[0])
         return matches, matches
     row = conn.execute(
         f"SELECT count(*), count(DISTINCT coalesce(c.cluster_id, r.id)) FROM ({matching}) r "
@@ -189,19 +239,23 @@ def _totals(conn: Connection, query: str | None, filters: Filters, cluster: int 
 
 
 def _page(conn: Connection, query: str | None, filters: Filters, limit: int, cluster: int | None,
-          mode: Mode, offset: int = 0) -> SearchResult:
-    results, params = results_sql(query, filters, cluster=cluster)
+          mode: Mode, offset: int = 0, postgres: bool = False) -> SearchResult:
+    results, params = results_sql(query, filters, cluster=cluster, postgres=postgres)
+    totals: list[int] = []
     if mode == "collapsed":
-        hits = _collapsed_page(conn, results, params, limit, offset)
+        hits = _collapsed_page(conn, results, params, limit, offset, postgres, totals)
     else:
-        hits = [_hit(r) for r in conn.execute(_page_sql(results),
-                                                      {**params, "limit": limit, "offset": offset}).fetchall()]
-    matches, clusters = _totals(conn, query, filters, cluster, mode)
+        rows = conn.execute(_page_sql(results, counted=postgres),
+                            {**params, "limit": limit, "offset": offset}).fetchall()
+        hits = [_hit(r) for r in rows]
+        if postgres and rows:
+            totals = [int(rows[0][8])] * 2
+    matches, clusters = totals or _totals(conn, query, filters, cluster, mode, postgres)
     if not hits:
         _check_kinds(conn, filters)
-    hits = _with_details(conn, hits, query)
+    hits = _with_details(conn, hits, query, postgres)
     if mode == "collapsed":
-        hits = _with_copies(conn, hits, query, filters)
+        hits = _with_copies(conn, hits, query, filters, postgres)
     return SearchResult(query, mode, hits, clusters if mode == "collapsed" else matches, matches)
 
 
@@ -215,7 +269,7 @@ def _ids(ids: Sequence[int]) -> str:
     return ", ".join(str(int(i)) for i in ids)
 
 
-def _with_details(conn: Connection, hits: list[Hit], query: str | None) -> list[Hit]:
+def _with_details(conn: Connection, hits: list[Hit], query: str | None, postgres: bool) -> list[Hit]:
     """Date, cluster size and snippet of each hit of the page."""
     if not hits:
         return hits
@@ -223,12 +277,13 @@ def _with_details(conn: Connection, hits: list[Hit], query: str | None) -> list[
     details = {
         int(r[0]): (r[1], int(r[2]), r[3], r[4], str(r[5]))
         for r in conn.execute(
-            f"SELECT i.id, {ITEM_DATE}, (SELECT count(*) FROM clusters c2 WHERE c2.cluster_id = c.cluster_id), "
-            f"c.resemblance, c.word_distance, i.machine "
+            f"SELECT i.id, {item_date(postgres)}, "
+            "(SELECT count(*) FROM clusters c2 WHERE c2.cluster_id = c.cluster_id), "
+            "c.resemblance, c.word_distance, i.machine "
             f"FROM items i LEFT JOIN clusters c ON c.item_id = i.id WHERE i.id IN ({ids})"
         )
     }
-    snippets = _snippets(conn, ids, query)
+    snippets = _snippets(conn, ids, query, postgres)
     return [
         replace(h, date=details[h.id][0], cluster_size=max(details[h.id][1], 1),
                 snippet=snippets.get(h.id, Snippet("")), resemblance=details[h.id][2],
@@ -237,10 +292,14 @@ def _with_details(conn: Connection, hits: list[Hit], query: str | None) -> list[
     ]
 
 
-def _snippets(conn: Connection, ids: str, query: str | None) -> dict[int, Snippet]:
+def _snippets(conn: Connection, ids: str, query: str | None, postgres: bool) -> dict[int, Snippet]:
     if query is None:
         rows = conn.execute(f"SELECT id, substr(text, 1, 400) FROM items WHERE id IN ({ids})")
         return {int(r[0]): Snippet.preview(r[1]) for r in rows}
+    if postgres:
+        tsquery, marked = pg_query(query)
+        rows = conn.execute(headline_sql(tsquery, ids), {"query": marked})
+        return {int(r[0]): Snippet.from_headline(r[1], r[2], int(r[3] or 0), int(r[4] or 0)) for r in rows}
     rows = conn.execute(
         f"SELECT rowid, {SNIPPET_SQL} FROM items_fts WHERE items_fts MATCH :query AND {_rowid(query)} IN ({ids})",
         {"query": query},
@@ -257,15 +316,19 @@ def _rowid(query: str) -> str:
     return "+rowid" if has_prefix(query) else "rowid"
 
 
-def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: Filters) -> list[Hit]:
+def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: Filters,
+                 postgres: bool) -> list[Hit]:
     """The other results of each collapsed row's cluster: how many (``hidden``)
     and where they live."""
     # only a cluster of more than one (its size comes from _with_details) can hide results
     shared = [h.cluster_id for h in hits if h.cluster_id is not None and h.cluster_size > 1]
     if not shared:
         return hits
-    conditions, params = filters.where()
-    if query is not None:
+    conditions, params = filters.where(postgres=postgres)
+    if query is not None and postgres:
+        tsquery, params["query"] = pg_query(query)
+        conditions.append(f"EXISTS (SELECT 1 FROM items_fts f WHERE f.rowid = i.id AND f.document @@ {tsquery})")
+    elif query is not None:
         matching = "SELECT rowid FROM items_fts WHERE items_fts MATCH :query"
         # one index seek per member rather than the whole result set again,
         # unless each seek would expand the prefix again (see _rowid): then
@@ -301,12 +364,13 @@ def _check_kinds(conn: Connection, filters: Filters) -> None:
                          f"its kinds are: {', '.join(known) or '(none: the store is empty)'}")
 
 
-def _deduplicated(conn: Connection, query: str | None, filters: Filters, limit: int, spec: str) -> SearchResult:
+def _deduplicated(conn: Connection, query: str | None, filters: Filters, limit: int, spec: str,
+                  postgres: bool) -> SearchResult:
     """seeds/004's query-biased de-duplication: the stored clusters are not
     used; the best-ranked results are de-duplicated among themselves."""
     from lifededup.detect import dedup_results  # the detectors' numpy, only for --dedup
 
-    window = _page(conn, query, filters, limit * DEDUP_WINDOW_PER_ROW, None, "all")
+    window = _page(conn, query, filters, limit * DEDUP_WINDOW_PER_ROW, None, "all", postgres=postgres)
     texts = {
         int(r[0]): str(r[1] or "")
         for r in conn.execute(f"SELECT id, text FROM items WHERE id IN ({_ids([h.id for h in window.hits])})")

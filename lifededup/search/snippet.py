@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# FTS5's snippet() wraps each matched token in these; control characters
+# FTS5's snippet() (and ts_headline) wrap each matched token in these; control characters
 # cannot occur in stored text's words, so they cannot be confused with it.
 OPEN, CLOSE = "\x02", "\x03"
 ELLIPSIS = "…"
@@ -14,6 +14,36 @@ SNIPPET_TOKENS = 24
 PREVIEW_CHARS = 160
 
 SNIPPET_SQL = f"snippet(items_fts, -1, char(2), char(3), '{ELLIPSIS}', {SNIPPET_TOKENS})"
+
+# PostgreSQL's ts_headline reads the whole text it is given, so it is given a
+# bounded start of the text: a page of snippets costs the same whatever the
+# texts' length (a text matched only past it shows its start, unmarked).
+HEADLINE_CHARS = 20_000
+# PostgreSQL's parser reads <...> as HTML tags (and a <script>'s body as
+# nothing), which ts_headline then leaves out of the text it shows: the
+# headline is made over the text with < > & as private-use characters, put
+# back when it is read (``from_headline``; a text's own U+E000-U+E002, which
+# no font draws, would show as < > & there).
+_HIDDEN = {"<": "\ue000", ">": "\ue001", "&": "\ue002"}
+_SHOWN_AGAIN = str.maketrans({v: k for k, v in _HIDDEN.items()})
+_HIDE = "'<>&', chr(57344) || chr(57345) || chr(57346)"
+_HEADLINE_OPTIONS = (f"'StartSel=' || chr(2) || ', StopSel=' || chr(3) || "
+                     f"', MaxWords={SNIPPET_TOKENS}, MinWords={SNIPPET_TOKENS - 4}, ShortWord=0'")
+
+
+def headline_sql(tsquery: str, ids: str) -> str:
+    """PostgreSQL's counterpart of ``SNIPPET_SQL`` for the items ``ids``:
+    rows of id, the text's headline, the title's, where the headline starts
+    in the text (1: at its start) and the length of the text read."""
+    return (
+        "SELECT id, h, th, strpos(body, translate(h, chr(2) || chr(3), '')), length(rtrim(body)) FROM ("
+        "SELECT id, body, "
+        f"ts_headline('simple', left(body, {HEADLINE_CHARS}), {tsquery}, {_HEADLINE_OPTIONS}) AS h, "
+        f"ts_headline('simple', title, {tsquery}, {_HEADLINE_OPTIONS}) AS th FROM ("
+        f"SELECT i.id, translate(left(i.text, {HEADLINE_CHARS + 1}), {_HIDE}) AS body, "
+        f"translate(coalesce(i.title, ''), {_HIDE}) AS title "
+        f"FROM items i WHERE i.id IN ({ids})) AS texts) AS headlines"
+    )
 
 
 @dataclass(frozen=True)
@@ -39,6 +69,19 @@ class Snippet:
                 out.append(char)
                 length += 1
         return cls("".join(out), tuple(spans))
+
+    @classmethod
+    def from_headline(cls, text: str | None, title: str | None, start: int, length: int) -> Snippet:
+        """Read a row of :func:`headline_sql`: the text's headline, with an
+        ellipsis where the text goes on (as FTS5 writes it), else the
+        title's when only the title matched."""
+        text, title = (text or "").translate(_SHOWN_AGAIN), (title or "").translate(_SHOWN_AGAIN)
+        if OPEN not in text and OPEN in title:
+            return cls.from_marked(title)
+        shown = len(text) - text.count(OPEN) - text.count(CLOSE)
+        before = ELLIPSIS if start != 1 else ""
+        after = ELLIPSIS if start < 1 or start - 1 + shown < length else ""
+        return cls.from_marked(before + text + after if text else "")
 
     @classmethod
     def preview(cls, text: str | None) -> Snippet:

@@ -1,4 +1,5 @@
-"""The query language people type (SQLite FTS5's), and what to say when a
+"""The query language people type (SQLite FTS5's; on a PostgreSQL store
+``websearch_to_tsquery``'s, with FTS5's prefix term), and what to say when a
 query does not parse."""
 
 from __future__ import annotations
@@ -17,6 +18,21 @@ Query syntax (SQLite FTS5; case and accents do not matter):
   title:report          the word in the title only (columns: title, text)
   NEAR(river survey, 5) both words within 5 words of each other
 Quote a word with punctuation in it: "e-mail", "o'brien", "c++"."""
+
+# The same for a PostgreSQL store (websearch_to_tsquery, search/query.py).
+PG_SYNTAX = """\
+Query syntax on a PostgreSQL store (websearch; case matters not, accents do):
+  river survey          both words, anywhere (AND is implied)
+  "river survey"        the words next to each other, in this order
+  survey OR census      either word
+  river -bank           river, but not bank
+  surv*                 any word starting with surv
+No parentheses, NEAR or column filters (title:); anything else is read as words."""
+
+
+def syntax_of(postgres: bool) -> str:
+    """The query syntax of a store's backend."""
+    return PG_SYNTAX if postgres else SYNTAX
 
 
 class QuerySyntaxError(ValueError):
@@ -41,11 +57,11 @@ def quoted(query: str) -> str:
     return " ".join(f'"{word}"' for word in words if word)
 
 
-def syntax_error(query: str, reason: str) -> QuerySyntaxError:
+def syntax_error(query: str, reason: str, *, postgres: bool = False) -> QuerySyntaxError:
     suggestion = quoted(query)
     return QuerySyntaxError(
         f"cannot understand the query {query!r} ({reason}).\n"
-        f"To search for the words as typed, quote them: {suggestion}\n\n{SYNTAX}"
+        f"To search for the words as typed, quote them: {suggestion}\n\n{syntax_of(postgres)}"
     )
 
 

@@ -19,10 +19,12 @@ Public API (everything else in this package is internal):
 
 ``open_reader(url_or_path=None) -> Reader | Store`` (``reader.py``)
     Read-only on the standard library's ``sqlite3`` alone when the store is
-    at head (no SQLAlchemy import: a search starts in a tenth of a second),
-    else ``open_store(readonly=True)``.  Both are :class:`Readable`:
-    ``reading()`` gives the ``sqlite3`` connection inside one read
-    transaction (what ``lifededup.search`` runs on).
+    an SQLite file at head (no SQLAlchemy import: a search starts in a tenth
+    of a second), else ``open_store(readonly=True)`` (a PostgreSQL store
+    always).  Both are :class:`Readable`: ``reading()`` gives the driver
+    connection inside one read transaction -- ``sqlite3``'s, or a
+    ``dialect.PgDriver`` -- with ``execute(sql, params)`` taking ``:name``
+    parameters (what ``lifededup.search`` runs on).
 
 ``Store`` (see ``store.py``; use as a context manager or call ``close()``)
     ``with store.transaction():``            batch writes in one transaction

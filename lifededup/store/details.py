@@ -16,6 +16,7 @@ from lifededup.store.store import Store
 _COLUMNS = ("i.id, i.path, i.part, i.parent_id, i.kind, i.mime_type, i.size, i.mtime, i.doc_date, i.title, "
             "i.raw_sha1, i.status, i.error, i.indexed_at, c.cluster_id, i.machine")
 _DETAILS = f"SELECT {_COLUMNS} FROM items i LEFT JOIN clusters c ON c.item_id = i.id"
+_TIME = "%Y-%m-%d %H:%M:%S.%f"
 
 
 @dataclass(frozen=True)
@@ -52,11 +53,17 @@ def _date(doc_date: object, mtime: object) -> str | None:
     return datetime.fromtimestamp(float(str(mtime)), timezone.utc).isoformat(timespec="seconds")
 
 
+def _stored_time(value: object) -> str:
+    """A DateTime column as SQLite keeps it (SQLAlchemy's text form); on
+    PostgreSQL it comes back a ``datetime``, and is written the same way."""
+    return value.strftime(_TIME) if isinstance(value, datetime) else str(value)
+
+
 def _details(row: Any) -> ItemDetails:
     return ItemDetails(
         id=int(row[0]), path=str(row[1]), part=str(row[2]), parent_id=None if row[3] is None else int(row[3]),
         kind=str(row[4]), mime_type=row[5], size=None if row[6] is None else int(row[6]), date=_date(row[8], row[7]),
-        title=row[9], raw_sha1=row[10], status=str(row[11]), error=row[12], indexed_at=str(row[13]),
+        title=row[9], raw_sha1=row[10], status=str(row[11]), error=row[12], indexed_at=_stored_time(row[13]),
         cluster_id=None if row[14] is None else int(row[14]), machine=str(row[15]),
     )
 

@@ -18,13 +18,16 @@ from lifededup.store.similarity import Similarity
 from lifededup.store.store import Store
 
 
-def collapse_sql(results: str) -> str:
+def collapse_sql(results: str, *, postgres: bool = False) -> str:
     """Wrap a SELECT that returns ``id`` (an item id) and ``rank`` (lower is
     better, as FTS5's bm25) into the paper's step 9: left-join the result set
     with ``clusters`` and keep one row per cluster -- its best-ranked item --
     with ``hidden``, how many other results of the same cluster it stands for.
     Items without a cluster (no text) are their own group.  Bind the inner
-    query's parameters when running the result."""
+    query's parameters when running the result.  ``postgres``: spelled for
+    PostgreSQL, which has no bare columns beside an aggregate."""
+    if postgres:
+        return _PG_COLLAPSE.format(results=results)
     # MATERIALIZED: FTS5's bm25() may only run in the query over items_fts
     # itself, so the result set is computed first, never flattened into the
     # grouping (SQLite >= 3.35).
@@ -37,6 +40,20 @@ shown AS (
 )
 SELECT i.id, i.path, i.part, i.kind, i.title, s.rank, s.cluster_id, s.hidden
 FROM shown s JOIN items i ON i.id = s.id
+ORDER BY s.rank, i.id"""
+
+
+# the best-ranked item of each group by row_number() (lowest id among equals)
+_PG_COLLAPSE = """WITH results AS MATERIALIZED ({results}),
+grouped AS (
+    SELECT r.id AS id, r.rank AS rank, coalesce(c.cluster_id, r.id) AS cluster_id,
+           count(*) OVER (PARTITION BY coalesce(c.cluster_id, r.id)) - 1 AS hidden,
+           row_number() OVER (PARTITION BY coalesce(c.cluster_id, r.id) ORDER BY r.rank, r.id) AS place
+    FROM results r LEFT JOIN clusters c ON c.item_id = r.id
+)
+SELECT i.id, i.path, i.part, i.kind, i.title, s.rank, s.cluster_id, s.hidden
+FROM grouped s JOIN items i ON i.id = s.id
+WHERE s.place = 1
 ORDER BY s.rank, i.id"""
 
 
@@ -92,13 +109,13 @@ def _similarity_dict(similarity: Similarity | None) -> dict[str, float | None]:
 
 def clusters(store: Store, *, min_size: int = 2, limit: int | None = None) -> list[Cluster]:
     """Clusters with at least ``min_size`` items, largest first (then oldest)."""
+    # no LIMIT without a limit: SQLite's LIMIT -1 is an error on PostgreSQL
+    bounded = "" if limit is None else " LIMIT :limit"
     with store.transaction() as conn:
         sizes = conn.execute(
-            text(
-                "SELECT cluster_id FROM cluster_sizes WHERE members >= :min"
-                " ORDER BY members DESC, cluster_id LIMIT :limit"
-            ),
-            {"min": min_size, "limit": -1 if limit is None else limit},
+            text("SELECT cluster_id FROM cluster_sizes WHERE members >= :min"
+                 f" ORDER BY members DESC, cluster_id{bounded}"),
+            {"min": min_size, "limit": limit},
         ).all()
         return [_cluster(conn, int(r[0])) for r in sizes]
 

@@ -3,11 +3,15 @@ commands that only read (``search``): importing SQLAlchemy costs a command
 about a fifth of a second, more than the search itself.
 
 ``open_reader(url_or_path=None) -> Reader | Store``: a :class:`Reader` when
-the store is at the head the revision files write (the common case);
-otherwise the full :func:`open_store` (read-only), which upgrades an older
-store or says what is wrong with the file.  Both give ``reading()``: the
-``sqlite3`` connection inside one read transaction, with the pragmas and the
-authorizer of every read-only store connection (``opening._configure``).
+the store is an SQLite file at the head the revision files write (the common
+case); otherwise the full :func:`open_store` (read-only), which upgrades an
+older store or says what is wrong with the file -- and opens a PostgreSQL
+store, whose driver comes through SQLAlchemy anyway.  Both give
+``reading()``: the driver connection inside one read transaction -- on
+SQLite the ``sqlite3`` connection, with the pragmas and the authorizer of
+every read-only store connection (``opening._configure``); on PostgreSQL a
+``dialect.PgDriver`` in a READ ONLY transaction -- with the same
+``execute(sql, params)`` taking the store's ``:name`` parameters.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import quote
 
+from lifededup.store.dialect import Driver
 from lifededup.store.errors import StoreNotFound
 from lifededup.store.opening import Location, _configure, _written_head, resolve
 
@@ -27,11 +32,12 @@ if TYPE_CHECKING:
 
 
 class Readable(Protocol):
-    """What a read needs of a store: its location, and a read transaction."""
+    """What a read needs of a store: its location (``location.url`` is set
+    for PostgreSQL), and a read transaction on the driver's connection."""
 
     location: Location
 
-    def reading(self) -> AbstractContextManager[sqlite3.Connection]: ...
+    def reading(self) -> AbstractContextManager[Driver]: ...
 
     def close(self) -> None: ...
 
@@ -74,6 +80,10 @@ class Reader:
 def open_reader(url_or_path: str | Path | None = None) -> Reader | Store:
     """Open the store to read (see module docs)."""
     location = resolve(url_or_path)
+    if location.url is not None:
+        from lifededup.store import open_store
+
+        return open_store(location.url, readonly=True)
     if not location.file.is_file():
         raise StoreNotFound(f"no store at {location}: index something first (or check --db)")
     conn = _at_head(location)

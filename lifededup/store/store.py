@@ -6,7 +6,6 @@ representative)."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,7 +17,7 @@ from lifededup.config import FingerprintParams
 from lifededup.model import Fingerprint
 from lifededup.store import clustering
 from lifededup.store.clustering import METHODS, Member, Method, Settings
-from lifededup.store.dialect import driver, is_postgres, pyformat
+from lifededup.store.dialect import Driver, driver, is_postgres, pyformat
 from lifededup.store.errors import ParamsMismatch
 from lifededup.store.models import FEATURE_COLUMNS
 from lifededup.store.opening import WRITE_LOCK, Location
@@ -90,14 +89,13 @@ class Store:
                 self._conn, self._settings = None, None
 
     @contextmanager
-    def reading(self) -> Iterator[sqlite3.Connection]:
-        """The ``sqlite3`` connection inside one transaction (joining an open
-        ``transaction()``): what :mod:`lifededup.store.reader` gives without
-        SQLAlchemy, so a read runs the same either way."""
+    def reading(self) -> Iterator[Driver]:
+        """The driver connection inside one transaction (joining an open
+        ``transaction()``): the ``sqlite3`` connection, as
+        :mod:`lifededup.store.reader` gives it without SQLAlchemy, so a read
+        runs the same either way; on PostgreSQL a ``PgDriver``."""
         with self.transaction() as conn:
-            driver = conn.connection.driver_connection
-            assert isinstance(driver, sqlite3.Connection)
-            yield driver
+            yield driver(conn)
 
     # -- params -------------------------------------------------------------
 

@@ -20,7 +20,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from lifededup.extract.base import KINDS
-from lifededup.search import SYNTAX, QuerySyntaxError
+from lifededup.search import QuerySyntaxError, syntax_of
 from lifededup.store import ItemDetails, Store, StoreError, clusters, open_store
 from lifededup.watch import daemon as daemons
 from lifededup.web import pages
@@ -41,6 +41,7 @@ class Stores:
         self._lock = threading.Lock()
         first = open_store(db, readonly=True)  # a missing or foreign store fails here, not on a page
         self.location = str(first.location)
+        self.postgres = first.location.url is not None
         self._local.store = first
         self._opened.append(first)
 
@@ -95,7 +96,7 @@ def _environment() -> Environment:
     env = Environment(loader=PackageLoader("lifededup.web", "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(home=_home, size=_size, format=_format, fraction=_fraction, when=_when)
-    env.globals.update(SYNTAX=SYNTAX, kinds=KINDS)
+    env.globals.update(kinds=KINDS)
     return env
 
 
@@ -108,7 +109,8 @@ class View:
         self.env = _environment()
 
     def html(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
-        page = self.env.get_template(template).render(store=self.stores.location, **context)
+        page = self.env.get_template(template).render(store=self.stores.location,
+                                                      SYNTAX=syntax_of(self.stores.postgres), **context)
         return HTMLResponse(page, status_code=status_code)
 
     # -- search ------------------------------------------------------------
@@ -228,7 +230,7 @@ class View:
 
 def create_app(db: str | Path | None = None, *, access: Access = Access("127.0.0.1", None),
                daemon_paths: daemons.DaemonPaths | None = None) -> Starlette:
-    """The view of the store ``db`` (a path or ``sqlite:///`` URL; None: the
+    """The view of the store ``db`` (a path, an ``sqlite:///`` or a ``postgresql://`` URL; None: the
     default store), read-only, guarded by ``access``.  Raises ``StoreError``
     when there is no usable store."""
     stores = Stores(db)
