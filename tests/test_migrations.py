@@ -365,3 +365,28 @@ def test_0009_gives_items_and_folders_the_migrating_machine_and_paths_per_machin
             # an SQLite store is one machine's file: the same path cannot be stored twice
             with pytest.raises(Exception, match="UNIQUE"):
                 nas.upsert_item(ItemRecord("/home/zoë/report.txt", text=text), made)
+
+
+def test_0010_indexes_the_words_beside_markup_like_text(store_url: str) -> None:
+    """A store at 0009 with a note about HTML and a formula: after 0010 every
+    one of their words is found (PostgreSQL's parser had read them as tags
+    and dropped them; SQLite's FTS5 always read them), and new items too."""
+    upgrade_to(store_url, "0009")
+    engine = make_engine(resolve(store_url), readonly=False)
+    texts = {1: "the page ran <script>alertword()</script> before <b>boldword</b>",
+             2: "when a<b && c>d the formula holds for marginword"}
+    with engine.begin() as conn:
+        for item_id, text in texts.items():
+            conn.exec_driver_sql(
+                "INSERT INTO items (id, machine, path, part, kind, status, indexed_at, text, title) VALUES"
+                " (:id, 'm', :path, '', 'document', 'ok', '2026-01-01 00:00:00', :text, :title)",
+                {"id": item_id, "path": f"/{item_id}.txt", "text": text, "title": "<notes> & titleword"})
+        ids_written(conn)
+    engine.dispose()
+    with open_store(store_url) as store:
+        for word, want in (("alertword", [1]), ("boldword", [1]), ("script", [1]), ("marginword", [2]),
+                           ("titleword", [1, 2]), ("notes", [1, 2]), ("formula", [2])):
+            assert search_ids(store, word) == want, f"{word!r} is in the text of {want}"
+        new = store.upsert_item(ItemRecord("/3.txt", text="x<y> then <i>italicword</i>"),
+                                fp("x<y> then <i>italicword</i>"))
+        assert search_ids(store, "italicword") == [new], "a new item's words beside markup are found"

@@ -310,8 +310,7 @@ def hostile(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 def test_hostile_text_is_shown_as_text(hostile: tuple[TestClient, Path]) -> None:
     client, folder = hostile
     pages = {"search": get(client, "/?q=alert").text}
-    # (PostgreSQL's parser reads <script>...</script> as markup: "alert" is not a word of every text there)
-    hits = get(client, "/search.json?q=alert+OR+friend+OR+bold+OR+allotment&all=1").json()["hits"]
+    hits = get(client, "/search.json?q=alert&all=1").json()["hits"]
     assert len(hits) >= 3, f"the hostile documents were not all indexed: {hits}"
     for hit in hits:
         pages[f"item {hit['id']}"] = get(client, f"/items/{hit['id']}").text
