@@ -61,6 +61,7 @@ from lifededup.config import FingerprintParams  # noqa: E402
 from lifededup.fingerprint import fingerprint_many  # noqa: E402
 from lifededup.model import Fingerprint  # noqa: E402
 from lifededup.store import ItemRecord, Store, check_store, open_store  # noqa: E402
+from lifededup.store.check import Problem  # noqa: E402
 from lifededup.store.clustering import _words_of  # noqa: E402
 from lifededup.store.similarity import Rule, measure, sketch_values  # noqa: E402
 
@@ -216,7 +217,9 @@ _CLUSTER_COLUMNS = ("item_id", "sha1", "cluster_id", "resemblance", "word_distan
 
 
 def _rows(docs: list[Doc], base: int) -> tuple[list[tuple[object, ...]], ...]:
-    items, prints, clusters = [], [], []
+    items: list[tuple[object, ...]] = []
+    prints: list[tuple[object, ...]] = []
+    clusters: list[tuple[object, ...]] = []
     for at, doc in enumerate(docs):
         item_id, fp = base + at, doc.fingerprint
         items.append((item_id, f"/archive/{item_id:07d}.txt", "", "document", "text/plain", len(doc.text), 1.7e9,
@@ -460,12 +463,15 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=256, help="items a transaction (the indexer's batch_items)")
     parser.add_argument("--dir", type=Path, default=Path("/tmp/lifededup-bench-1m"))
     parser.add_argument("--check", action="store_true", help="lifededup check both stores at the end")
+    parser.add_argument("--pg-setting", action="append", default=[], metavar="NAME=VALUE",
+                        help="a server setting other than PostgreSQL's default (shared_buffers=4GB, say)")
     parser.add_argument("--again", action="store_true",
                         help="time new windows without loading the million again: on fresh 10k stores"
                         " and on the kept stores of an earlier run")
     parser.add_argument("--serve", action="store_true",
                         help="start the kept PostgreSQL server of an earlier run, print both stores, wait for Ctrl-C")
     args = parser.parse_args()
+    USER_SETTINGS.update(setting.split("=", 1) for setting in args.pg_setting)
     if args.serve:
         serve(args.dir)
         return
@@ -475,6 +481,8 @@ def main() -> None:
     per_chunk = args.window + args.warm
     small_chunks = max(0, (args.small - per_chunk) // CHUNK)
     big_chunks = (args.items - 2 * per_chunk) // CHUNK
+    if big_chunks <= small_chunks:
+        parser.error(f"--items must exceed --small by at least {CHUNK + per_chunk:,}")
     for stale in (args.dir / "store.db", args.dir / "store.db-wal", args.dir / "pg"):
         if stale.is_dir():
             shutil.rmtree(stale)
@@ -507,7 +515,7 @@ def main() -> None:
             with open_store(db) as store:
                 sizes_at.append(int(store.execute("SELECT count(*) FROM items")[1][0][0]))  # type: ignore[call-overload]
         sizes = {"SQLite": sqlite_sizes(db), "PostgreSQL": postgres_sizes(url)}
-        problems = {}
+        problems: dict[str, list[Problem]] = {}
         if args.check:
             for name, target in targets.items():
                 with open_store(target, readonly=True) as store:
@@ -568,7 +576,7 @@ def serve(folder: Path) -> None:
 
 
 def report(args: argparse.Namespace, counts: list[int], per: dict[str, list[tuple[float, int]]],
-           sizes: dict[str, dict[str, int]], loads: dict[str, list[float]], problems: dict[str, list[object]]) -> None:
+           sizes: dict[str, dict[str, int]], loads: dict[str, list[float]], problems: dict[str, list[Problem]]) -> None:
     print(f"\nload average at the end: {load_average()}")
     print(f"insert through Store.upsert_item, {args.window:,} items ({args.batch} a transaction), ms per item:")
     print(f"{'':12} {'at ' + format(counts[0], ','):>14} {'at ' + format(counts[1], ','):>16} {'growth':>8}"
@@ -587,8 +595,8 @@ def report(args: argparse.Namespace, counts: list[int], per: dict[str, list[tupl
           f" PostgreSQL {sizes['PostgreSQL']['total'] / counts[1]:.0f}")
     if loads:
         print("bulk loads, s: " + "; ".join(f"{n} " + " + ".join(f"{s:.0f}" for s in v) for n, v in loads.items()))
-    for name, found in problems.items():
-        print(f"check {name}: " + ("ok" if not found else "; ".join(map(str, found))))
+    for name, listed in problems.items():
+        print(f"check {name}: " + ("ok" if not listed else "; ".join(map(str, listed))))
 
 
 if __name__ == "__main__":
