@@ -8,9 +8,11 @@ and bulk fill) for its common word, a page of 20 collapsed rows.  Peers:
 click, sqlalchemy"`` (what search stood on before it read through
 ``sqlite3`` alone: the floor of the commands that still open a ``Store``).
 Each command runs ``--runs`` times, interleaved; median and fastest.
-Target (issue 15): 0.2 s for both.
+Target (issue 15): 0.2 s for both.  ``--postgres URL`` adds the same search
+on a PostgreSQL store (for instance ``bench_backends.py``'s million, whose
+common word is ``the``; benchmarks/README.md says how to start its server).
 
-    python benchmarks/bench_startup.py [--items 16000] [--runs 20]
+    python benchmarks/bench_startup.py [--items 16000] [--runs 20] [--postgres URL --word the]
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--items", type=int, default=16_000)
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--postgres", metavar="URL", help="also search this PostgreSQL store")
+    parser.add_argument("--word", default="the", help="what to search the PostgreSQL store for")
     args = parser.parse_args()
     db = Path(tempfile.mkdtemp(prefix="bench-startup-")) / "store.db"
     open_store(db).close()
@@ -40,6 +44,8 @@ def main() -> None:
     commands = {
         "lifededup --help": [python, "-m", "lifededup", "--help"],
         f"lifededup search ({args.items:,} items)": [python, "-m", "lifededup", "search", "--db", str(db), "w10"],
+        **({"lifededup search (PostgreSQL)": [python, "-m", "lifededup", "search", "--db", args.postgres, args.word]}
+           if args.postgres else {}),
         "python -c pass": [python, "-c", "pass"],
         "python: import click, sqlalchemy": [python, "-c", "import click, sqlalchemy"],
     }

@@ -6,7 +6,10 @@ PostgreSQL refuses to run as root, so under root (CI) the server runs as the
 package's ``postgres`` user.
 
 ``Server.start()`` -> a running server; ``server.new_database()`` -> the URL of
-an empty database of its own (one per test); ``server.stop()``.
+an empty database of its own (one per test); ``server.stop()``.  The tests'
+server trades durability for speed (``TEST_SETTINGS``: no fsync); a benchmark
+passes ``settings={}`` for PostgreSQL's own defaults, and ``root`` to keep the
+data folder and start it again later (``stop(keep=True)``).
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# what the test suite runs with: nothing it writes must survive a crash of the machine
+TEST_SETTINGS = {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off",
+                 "shared_buffers": "128MB"}
 _BINARIES = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), reverse=True)
 
 
@@ -56,16 +62,20 @@ class Server:
     _names: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     @classmethod
-    def start(cls) -> Server:
+    def start(cls, *, root: Path | None = None, settings: dict[str, str] | None = None) -> Server:
+        """Start a server in ``root`` (a new temporary folder by default),
+        initialized there unless it already holds a data folder, with
+        ``settings`` (``-c name=value``; default ``TEST_SETTINGS``)."""
         reason = missing()
         if reason is not None:
             raise RuntimeError(reason)
         bin_dir = binaries()
         assert bin_dir is not None
-        root = Path(tempfile.mkdtemp(prefix="lifededup-pg-"))
+        root = root or Path(tempfile.mkdtemp(prefix="lifededup-pg-"))
+        root.mkdir(parents=True, exist_ok=True)
         os.chmod(root, 0o755)
         data, sockets = root / "data", root / "run"
-        sockets.mkdir()
+        sockets.mkdir(exist_ok=True)
         as_user: list[str] = []
         if os.geteuid() == 0:
             entry = pwd.getpwnam("postgres")
@@ -73,12 +83,13 @@ class Server:
             os.chown(sockets, entry.pw_uid, entry.pw_gid)
             as_user = ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", "--init-groups"]
         env = {**os.environ, "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"}
-        subprocess.run([*as_user, str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust",
-                        "-E", "UTF8", "--no-sync"],
-                       check=True, capture_output=True, env=env)
-        options = (f"-c listen_addresses='' -c unix_socket_directories={sockets} -c fsync=off "
-                   "-c synchronous_commit=off -c full_page_writes=off -c max_connections=60 "
-                   "-c shared_buffers=128MB")
+        if not data.exists():
+            subprocess.run([*as_user, str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust",
+                            "-E", "UTF8", "--no-sync"],
+                           check=True, capture_output=True, env=env)
+        chosen = TEST_SETTINGS if settings is None else settings
+        options = (f"-c listen_addresses='' -c unix_socket_directories={sockets} -c max_connections=60 "
+                   + " ".join(f"-c {name}={value}" for name, value in chosen.items()))
         subprocess.run([*as_user, str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(root / "log"), "-w",
                         "-t", "60", "-o", options, "start"],
                        check=True, capture_output=True, env=env, cwd=root)
@@ -102,14 +113,17 @@ class Server:
         name = url.split("?")[0].rsplit("/", 1)[1]
         self.admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
-    def stop(self) -> None:
+    def stop(self, *, keep: bool = False) -> None:
+        """Stop the server; remove its folder unless ``keep`` (then a clean
+        shutdown, so ``start(root=...)`` finds it whole)."""
         bin_dir = binaries()
         assert bin_dir is not None
         as_user = (["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"]
                    if os.geteuid() == 0 else [])
-        subprocess.run([*as_user, str(bin_dir / "pg_ctl"), "-D", str(self.root / "data"), "-m", "immediate",
-                        "-w", "stop"], capture_output=True, cwd=self.root)
-        shutil.rmtree(self.root, ignore_errors=True)
+        subprocess.run([*as_user, str(bin_dir / "pg_ctl"), "-D", str(self.root / "data"), "-m",
+                        "fast" if keep else "immediate", "-w", "stop"], capture_output=True, cwd=self.root)
+        if not keep:
+            shutil.rmtree(self.root, ignore_errors=True)
 
 
 if __name__ == "__main__":  # a server for a developer's session: python tests/pg_server.py
