@@ -63,6 +63,7 @@ from lifededup.model import Fingerprint  # noqa: E402
 from lifededup.store import ItemRecord, Store, check_store, open_store  # noqa: E402
 from lifededup.store.check import Problem  # noqa: E402
 from lifededup.store.clustering import _words_of  # noqa: E402
+from lifededup.store.records import machine_name  # noqa: E402
 from lifededup.store.similarity import Rule, measure, sketch_values  # noqa: E402
 
 PARAMS = FingerprintParams()
@@ -210,7 +211,8 @@ def chunk_files(folder: Path, count: int) -> list[Path]:
 
 # --- bulk loading --------------------------------------------------------
 
-_ITEM_COLUMNS = ("id", "path", "part", "kind", "mime_type", "size", "mtime", "title", "status", "indexed_at", "text")
+_ITEM_COLUMNS = ("id", "machine", "path", "part", "kind", "mime_type", "size", "mtime", "title", "status",
+                 "indexed_at", "text")
 _FP_COLUMNS = ("item_id", "sha1", "f1", "f2", "f3", "f4", "f5", "f6", "words", "shingles", "is_representative",
                "sketch")
 _CLUSTER_COLUMNS = ("item_id", "sha1", "cluster_id", "resemblance", "word_distance")
@@ -220,9 +222,10 @@ def _rows(docs: list[Doc], base: int) -> tuple[list[tuple[object, ...]], ...]:
     items: list[tuple[object, ...]] = []
     prints: list[tuple[object, ...]] = []
     clusters: list[tuple[object, ...]] = []
+    machine = machine_name()  # the machine the measured windows write as
     for at, doc in enumerate(docs):
         item_id, fp = base + at, doc.fingerprint
-        items.append((item_id, f"/archive/{item_id:07d}.txt", "", "document", "text/plain", len(doc.text), 1.7e9,
+        items.append((item_id, machine, f"/archive/{item_id:07d}.txt", "", "document", "text/plain", len(doc.text), 1.7e9,
                       " ".join(doc.text.split()[:8]), "ok", "2026-11-23 00:00:00.000000", doc.text))
         features = fp.features or (None,) * 6
         prints.append((item_id, fp.sha1, *features, fp.words, fp.shingles, doc.cluster == at, fp.sketch))
@@ -265,7 +268,7 @@ def load_sqlite(path: Path, paths: list[Path], base: int) -> float:
     keys = []
     for docs, at in _chunks(paths, base):
         items, prints, clusters = _rows(docs, at)
-        conn.executemany(f"INSERT INTO items ({', '.join(_ITEM_COLUMNS)}) VALUES ({', '.join('?' * 11)})", items)
+        conn.executemany(f"INSERT INTO items ({', '.join(_ITEM_COLUMNS)}) VALUES ({', '.join('?' * len(_ITEM_COLUMNS))})", items)
         conn.executemany(f"INSERT INTO fingerprints ({', '.join(_FP_COLUMNS)}) VALUES ({', '.join('?' * 12)})",
                          prints)
         conn.executemany(f"INSERT INTO clusters ({', '.join(_CLUSTER_COLUMNS)}) VALUES (?, ?, ?, ?, ?)", clusters)

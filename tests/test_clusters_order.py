@@ -173,3 +173,59 @@ def test_one_manual_in_four_formats_is_one_cluster(tmp_path: Path) -> None:
         assert len({r[1] for r in rows}) == 1, f"the renderings of one manual are apart: {rows}"
         assert all(float(str(r[2])) <= 0.30 for r in rows), rows
         assert check_store(store) == []
+
+
+def test_boilerplate_sketch_values_are_left_out_of_the_candidate_lookup(
+        store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Five letters carrying one long signature, far apart otherwise, and a
+    near copy of the first: with the boilerplate bound at 3 holders the
+    signature's sketch values lead the lookup to none of the other letters
+    (without it they do), the copy still joins its letter, and the store's
+    lookup and the in-memory engine agree."""
+    from store_samples import revised
+
+    from lifededup.store import clustering
+    from lifededup.store.clustering import StoreRepresentatives, cluster_members, load_member
+    from lifededup.store.similarity import sketch_values
+
+    signature = prose(99, 120)
+    letters = [prose(200 + n, 150) + " " + signature for n in range(5)]
+    copy = revised(letters[0], seed=5, changes=3)
+    texts = [*letters, copy]
+
+    def minima_holders(store: Store, item: int) -> set[int]:
+        with store.transaction() as conn:
+            settings = store._clustering(conn)
+            lookup = StoreRepresentatives(conn, settings)
+            member = load_member(conn, item)
+            assert member is not None
+            return set(lookup._sharing_minima(member, 1, 100)) - {item}
+
+    with open_store(store_url) as store:
+        ids = [store.upsert_item(ItemRecord(f"/letters/{n}.txt", text=t), fp(t)) for n, t in enumerate(texts)]
+        assert len({c for c in partition(store)}) == 5, f"the letters are not near copies: {partition(store)}"
+        # who holds each of the copy's sketch values, from the sketches themselves
+        values = {i: set(sketch_values(fp(t).sketch or b"").tolist()) for i, t in zip(ids, texts)}
+        holders = {v: {i for i in ids[:5] if v in values[i]} for v in values[ids[5]]}
+
+        def expected(bound: int) -> set[int]:
+            return {i for v, held in holders.items() if len(held) <= bound for i in held}
+
+        assert minima_holders(store, ids[5]) == expected(5) > {ids[0]}, "the signature's values lead to other letters"
+        monkeypatch.setattr(clustering, "BOILERPLATE_HOLDERS", 2)
+        assert expected(2) < expected(5), "the signature must give values held by three letters or more"
+        assert minima_holders(store, ids[5]) == expected(2), "values held by more than 2 letters are boilerplate"
+        store.recluster()
+        got = partition(store)
+        assert frozenset({"/letters/0.txt", "/letters/5.txt"}) in got, got
+        assert check_store(store) == [], check_store(store)
+        _, rows = store.execute("SELECT item_id FROM fingerprints ORDER BY item_id")
+        with store.transaction() as conn:
+            members = [load_member(conn, int(str(r[0]))) for r in rows]
+            settings = store._clustering(conn)
+        in_memory = cluster_members([m for m in members if m is not None], settings,
+                                    {i: t for i, t in zip(ids, texts)})
+        groups: dict[int, set[str]] = {}
+        for item, cluster in in_memory.items():
+            groups.setdefault(cluster, set()).add(f"/letters/{ids.index(item)}.txt")
+        assert {frozenset(g) for g in groups.values()} == got, "the store's lookup and the engine's differ"

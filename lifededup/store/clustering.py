@@ -30,6 +30,7 @@ import threading
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal
 
 from sqlalchemy import Connection
@@ -302,11 +303,10 @@ class StoreRepresentatives(_Admission):
 
     def _sharing_minima(self, member: Member, least: int, most: int) -> dict[int, int]:
         assert member.sketch is not None
-        values = ", ".join(str(int(v)) for v in sketch_values(member.sketch).tolist())
-        rows = self.db.execute(
-            f"SELECT item_id, count(*) FROM sketch_keys WHERE value IN ({values}) GROUP BY item_id"
-            f" HAVING count(*) >= {int(least)} ORDER BY count(*) DESC LIMIT {int(most)}"
-        )
+        values = sorted(set(sketch_values(member.sketch).tolist()))
+        params: dict[str, int] = {f"v{i}": int(v) for i, v in enumerate(values)}
+        params.update(least=int(least), most=int(most))
+        rows = self.db.execute(_minima_lookup(len(values), BOILERPLATE_HOLDERS), params)
         return {int(r[0]): int(r[1]) for r in rows}
 
     def copy_of(self, item: int) -> tuple[int, Similarity] | None:
@@ -330,6 +330,32 @@ class StoreRepresentatives(_Admission):
         )
         if is_representative:
             _set_keys(self.conn, member, True)
+
+
+# A sketch value more representatives hold than this is boilerplate (a
+# licence, a signature, a template's headings): it says nothing about which
+# of them a text is a near copy of, and reading all its holders for every
+# insert made an insert at a million items 15 times the cost of one at ten
+# thousand (benchmarks/bench_backends.py).  The candidate lookup leaves such
+# values out, as a search engine leaves out stop words; texts sharing them
+# are still found through their other values and their features.
+BOILERPLATE_HOLDERS = 256
+
+
+@lru_cache(maxsize=8)
+def _minima_lookup(count: int, bound: int) -> str:
+    """The representatives sharing at least ``:least`` of ``count`` sketch
+    values ``:v0``...: each value's holders are read up to one past the
+    boilerplate ``bound`` (an index range each), and a value with more is
+    left out, so a lookup reads at most ``count`` x (bound + 1) keys however
+    large the store."""
+    probes = " UNION ALL ".join(
+        f"SELECT * FROM (SELECT value, item_id FROM sketch_keys WHERE value = :v{i} LIMIT {bound + 1})"
+        f" AS p{i}" for i in range(count))
+    return (f"WITH probe AS MATERIALIZED ({probes}),"
+            f" distinctive AS (SELECT value FROM probe GROUP BY value HAVING count(*) <= {bound})"
+            " SELECT item_id, count(*) FROM probe WHERE value IN (SELECT value FROM distinctive)"
+            " GROUP BY item_id HAVING count(*) >= :least ORDER BY count(*) DESC LIMIT :most")
 
 
 class MemoryRepresentatives(_Admission):
@@ -363,7 +389,7 @@ class MemoryRepresentatives(_Admission):
         minima = self._minima
         for value in set(sketch_values(member.sketch).tolist()):
             holders = minima.get(value)
-            if holders:
+            if holders and len(holders) <= BOILERPLATE_HOLDERS:
                 counts.update(holders)
         return {rep: n for rep, n in counts.most_common(most) if n >= least}
 
