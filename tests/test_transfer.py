@@ -5,6 +5,8 @@ compared table by table, cluster by cluster and search by search."""
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -167,6 +169,20 @@ def test_stores_at_different_revisions_are_refused(source: str, tmp_path: Path) 
     assert "revision 0007" in out and "lifededup check --db" in out, out
     assert run("sql", "--db", str(older), "SELECT version_num FROM alembic_version").split()[-1] == "0007", \
         "export must not upgrade the store it reads"
+
+
+def test_the_readme_moves_run(source: str, pg_url: str, tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Moving a store"):]
+    block = re.findall(r"```sh\n(.*?)```", section, flags=re.S)[0]
+    places = {"postgresql://me@nas/lifededup": pg_url, "/media/usb/lifededup.db": str(tmp_path / "usb.db"),
+              "~/lifededup.db": str(tmp_path / "home.db")}
+    for line in block.strip().splitlines():
+        args = shlex.split(line.split("  #")[0])
+        assert args[0] == "lifededup", line
+        result = CliRunner().invoke(main, [places.get(a, a) for a in args[1:]], env={"LIFEDEDUP_DB": source})
+        assert result.exit_code == 0, f"{line}: {result.output}"
+    assert rows(str(tmp_path / "home.db")) == rows(source), "the README's moves lost something on the way"
 
 
 def test_a_store_is_not_moved_onto_itself(source: str) -> None:

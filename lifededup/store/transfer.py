@@ -260,7 +260,12 @@ def _copy_table(reading: Connection, writing: Connection, table: Table, columns:
     chunks = _converted(_source_chunks(reading, table, columns), _converters(reading, writing, table.name, columns))
     copied = 0
     if is_postgres(writing):
-        with into.cursor() as cursor, cursor.copy(f"COPY {table.name} ({names}) FROM STDIN") as copy:
+        # binary COPY: values go as the server stores them, not as text it parses
+        kinds: dict[str, str] = dict(writing.exec_driver_sql(
+            "SELECT a.attname, t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid"
+            " WHERE a.attrelid = CAST(:table AS regclass) AND a.attnum > 0", {"table": table.name}).all())
+        with into.cursor() as cursor, cursor.copy(f"COPY {table.name} ({names}) FROM STDIN (FORMAT BINARY)") as copy:
+            copy.set_types([kinds[name] for name in columns])
             for chunk in chunks:
                 for row in chunk:
                     copy.write_row(row)
