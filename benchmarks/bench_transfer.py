@@ -116,13 +116,20 @@ def pg_tool(name: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", type=int, default=100_000)
+    parser.add_argument("--dir", type=Path, default=None,
+                        help="where the stores go; a source.db of --items items there is used again")
     args = parser.parse_args()
-    folder = Path(tempfile.mkdtemp(prefix="bench-transfer-"))
+    folder = args.dir or Path(tempfile.mkdtemp(prefix="bench-transfer-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in ("back.db", "copy.db", "vacuum.db"):
+        for path in folder.glob(old + "*"):
+            path.unlink()
     server = pg_server.Server.start()
     try:
         source = folder / "source.db"
         start = time.perf_counter()
-        fill(source, args.items)
+        if not source.exists():
+            fill(source, args.items)
         print(f"filled {args.items:,} items in {time.perf_counter() - start:.0f} s "
               f"({source.stat().st_size / 2**20:.0f} MB)", flush=True)
         want = table_digest(str(source))

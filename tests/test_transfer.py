@@ -167,6 +167,7 @@ def test_stores_at_different_revisions_are_refused(source: str, tmp_path: Path) 
     upgrade_to(older, "0007")
     out = run("export", "--db", str(older), str(tmp_path / "new.db"), code=1)
     assert "revision 0007" in out and "lifededup check --db" in out, out
+    assert not list(tmp_path.glob("new.db*")), "a refused export left the store file it made"
     assert run("sql", "--db", str(older), "SELECT version_num FROM alembic_version").split()[-1] == "0007", \
         "export must not upgrade the store it reads"
 

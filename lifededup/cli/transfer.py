@@ -12,6 +12,7 @@ import click
 from lifededup.cli import main
 from lifededup.cli.options import F, db_option, opened_store
 from lifededup.store import StoreError
+from lifededup.store.opening import resolve
 
 _HOW = """
     Everything moves as it is -- item ids, texts, fingerprints, sketches,
@@ -34,11 +35,20 @@ def _move(source: str | None, target: str | None, replace: bool, as_json: bool) 
     """The one library call both commands make, and its report."""
     from lifededup.store.transfer import copy_store
 
-    with opened_store(source, readonly=True, migrate=False) as reading, opened_store(target) as writing:
-        try:
-            moved = copy_store(reading, writing, replace=replace, progress=_Bar() if sys.stderr.isatty() else None)
-        except StoreError as exc:
-            raise click.ClickException(str(exc)) from exc
+    made = resolve(target).path
+    made = made if made is not None and not made.exists() else None
+    try:
+        with opened_store(source, readonly=True, migrate=False) as reading, opened_store(target) as writing:
+            try:
+                moved = copy_store(reading, writing, replace=replace,
+                                   progress=_Bar() if sys.stderr.isatty() else None)
+            except StoreError as exc:
+                raise click.ClickException(str(exc)) from exc
+    except BaseException:
+        if made is not None:  # a store file this move made, left empty: not left behind
+            for leftover in (made, made.with_name(made.name + "-wal"), made.with_name(made.name + "-shm")):
+                leftover.unlink(missing_ok=True)
+        raise
     if as_json:
         click.echo(json.dumps(moved.to_dict(), indent=2))
         return

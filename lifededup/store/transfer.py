@@ -253,10 +253,6 @@ def _copy_table(reading: Connection, writing: Connection, table: Table, columns:
     names = ", ".join(columns)
     into = writing.connection.driver_connection
     assert into is not None
-    order = ", ".join(c.name for c in table.primary_key.columns)
-    if is_postgres(reading) and is_postgres(writing):
-        return _pipe(reading, into, f"SELECT {names} FROM {table.name} ORDER BY {order}", table.name, names,
-                     progress)
     chunks = _converted(_source_chunks(reading, table, columns), _converters(reading, writing, table.name, columns))
     copied = 0
     if is_postgres(writing):
@@ -281,18 +277,25 @@ def _copy_table(reading: Connection, writing: Connection, table: Table, columns:
 
 
 def _pipe(reading: Connection, into: Any, select: str, table: str, names: str, progress: Progress) -> int:
-    """PostgreSQL to PostgreSQL: the server's own COPY format, passed through as it comes."""
+    """PostgreSQL to PostgreSQL for a type the driver does not read
+    (``tsvector``): the server's own COPY format, passed through."""
     source = reading.connection.driver_connection
     assert source is not None
-    copied = 0
+    copied = told = 0
+    buffer = bytearray()
     with source.cursor() as out_cursor, into.cursor() as in_cursor, \
             out_cursor.copy(f"COPY ({select}) TO STDOUT") as out, \
             in_cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
-        for data in out:
-            copy.write(data)
-            rows = bytes(data).count(b"\n")  # one line a row: COPY escapes a newline in a value
-            copied += rows
-            progress.advance(rows)
+        for data in out:  # a row at a time: sent on in blocks of about 1 MB
+            buffer += data
+            copied += 1
+            if len(buffer) > 1 << 20:
+                copy.write(buffer)
+                buffer = bytearray()
+                progress.advance(copied - told)
+                told = copied
+        copy.write(buffer)
+    progress.advance(copied - told)
     return copied
 
 
