@@ -342,21 +342,23 @@ def _rebuild_indexes(reading: Connection, writing: Connection, statements: Seque
                      progress: Progress) -> None:
     """The search index over every copied item (from another server, copied
     as it is), then the indexes and the trigger :func:`_defer_indexes` took away."""
+    items = int(writing.exec_driver_sql("SELECT count(*) FROM items").scalar() or 0)
+    progress.table("items_fts", items)
     if is_postgres(reading) and is_postgres(writing):
-        progress.table("items_fts", int(reading.exec_driver_sql("SELECT count(*) FROM items_fts").scalar() or 0))
         into = writing.connection.driver_connection
         _pipe(reading, into, "SELECT rowid, document FROM items_fts ORDER BY rowid", "items_fts", "rowid, document",
               progress)
-        writing.exec_driver_sql(f"ALTER TABLE items ENABLE TRIGGER {_TRIGGER}")
-    elif is_postgres(writing):
-        progress.table("items_fts", 0)
-        writing.exec_driver_sql("INSERT INTO items_fts (rowid, document) "
-                                "SELECT id, items_fts_document(title, text) FROM items")
-        writing.exec_driver_sql(f"ALTER TABLE items ENABLE TRIGGER {_TRIGGER}")
     else:
-        writing.exec_driver_sql("INSERT INTO items_fts (items_fts) VALUES ('rebuild')")
+        writing.exec_driver_sql("INSERT INTO items_fts (rowid, document) "
+                                "SELECT id, items_fts_document(title, text) FROM items" if is_postgres(writing)
+                                else "INSERT INTO items_fts (items_fts) VALUES ('rebuild')")
+        progress.advance(items)
+    if is_postgres(writing):
+        writing.exec_driver_sql(f"ALTER TABLE items ENABLE TRIGGER {_TRIGGER}")
+    progress.table("indexes", len(statements))
     for statement in statements:
         writing.exec_driver_sql(statement)
+        progress.advance(1)
 
 
 # -- ids ---------------------------------------------------------------------------
