@@ -5,9 +5,14 @@ compared table by table, cluster by cluster and search by search."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -199,3 +204,47 @@ def test_a_nul_in_a_text_is_refused_on_the_server_with_nothing_copied(tmp_path: 
         with pytest.raises(TransferRefused, match="NUL"):
             copy_store(reading, writing)
     assert rows(pg_url)["items"] == []
+
+
+def swollen(source: str, rows: int) -> None:
+    """``source`` with many more sketch keys (of its first representative):
+    a move long enough to be killed in the middle of."""
+    with sqlite3.connect(source) as conn:
+        [(rep,)] = conn.execute("SELECT item_id FROM fingerprints WHERE is_representative LIMIT 1")
+        conn.executemany("INSERT INTO sketch_keys (value, item_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                         ((v * 7919 - 2**62, rep) for v in range(rows)))
+
+
+def copying(url: str, table: str) -> bool:
+    """Whether a COPY into ``table`` is running on the database of ``url`` now."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        found = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE query LIKE %s",
+                             (f"COPY {table} %",)).fetchone()
+        return bool(found and found[0])
+
+
+def test_kill_9_in_the_middle_of_a_move_leaves_the_target_as_it_was(source: str, store_url: str,
+                                                                    tmp_path: Path) -> None:
+    swollen(source, 400_000)
+    text = prose(5)
+    with open_store(store_url) as store:
+        store.upsert_item(ItemRecord("/other/kept.txt", text=text), fp(text))
+    before = rows(store_url)
+    wal = Path(store_url + "-wal")
+    mover = subprocess.Popen([sys.executable, "-m", "lifededup", "export", "--replace", "--db", source, store_url],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and mover.poll() is None:
+            if (copying(store_url, "sketch_keys") if store_url.startswith("postgresql")
+                    else wal.exists() and wal.stat().st_size > 4 << 20):
+                break
+            time.sleep(0.01)
+        assert mover.poll() is None, "the move ended before it could be killed: make the source bigger"
+        os.kill(mover.pid, signal.SIGKILL)
+    finally:
+        mover.wait()
+    assert rows(store_url) == before, "kill -9 in the middle of a move changed the target"
+    assert run("check", "--db", store_url).startswith("ok:")
