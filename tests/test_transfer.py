@@ -248,3 +248,15 @@ def test_kill_9_in_the_middle_of_a_move_leaves_the_target_as_it_was(source: str,
         mover.wait()
     assert rows(store_url) == before, "kill -9 in the middle of a move changed the target"
     assert run("check", "--db", store_url).startswith("ok:")
+
+
+def test_a_server_error_is_a_message_and_nothing_is_committed(source: str, pg_url: str, postgres: Any) -> None:
+    run("check", "--db", pg_url)  # an empty store, its tables owned by the server's superuser
+    postgres.admin("DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'clerk')"
+                   " THEN CREATE ROLE clerk LOGIN; END IF; END$$")
+    with open_store(pg_url) as store, store.transaction() as conn:
+        conn.exec_driver_sql("GRANT ALL ON ALL TABLES IN SCHEMA public TO clerk")
+        conn.exec_driver_sql("GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO clerk")
+    out = run("export", "--db", source, pg_url.replace("postgresql://postgres@", "postgresql://clerk@"), code=1)
+    assert "must be owner" in out and "nothing was committed" in out and "role that owns" in out, out
+    assert all(found == [] for found in rows(pg_url).values()), "a failed move left rows behind"

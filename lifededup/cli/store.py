@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import csv
 import json
-import sqlite3
 import sys
 from typing import Any
 
 import click
-from sqlalchemy.exc import DBAPIError
 
 from lifededup.cli import main
 from lifededup.cli.options import ROWS, db_option, opened_store
 from lifededup.store import METHODS, Method, Rule, Similarity, check_store, clusters, explain
+from lifededup.store.dialect import driver_errors
 from lifededup.store.queries import Explanation
 
 
@@ -58,7 +57,7 @@ def sql_command(query: str, as_json: bool, as_csv: bool, write: bool, db: str | 
     with opened_store(db, readonly=not write, migrate=write) as store:
         try:
             columns, rows, changed = store.execute_counted(query)
-        except _database_errors() as exc:
+        except driver_errors() as exc:
             raise click.ClickException(_sql_error(exc, write, store.location.backend)) from exc
     if not columns and changed >= 0:  # INSERT, UPDATE, DELETE: say what they did
         click.echo(json.dumps({"changed": changed}) if as_json else f"{changed} row(s) changed")
@@ -70,14 +69,6 @@ def sql_command(query: str, as_json: bool, as_csv: bool, write: bool, db: str | 
         writer.writerows(rows)
     elif columns:
         _print_table(columns, rows)
-
-
-def _database_errors() -> tuple[type[BaseException], ...]:
-    """What a statement may raise: SQLite's errors, SQLAlchemy's wrapping
-    of them, and psycopg's (a PostgreSQL store runs the statement on the
-    driver itself; psycopg is imported only when such a store is opened)."""
-    psycopg = sys.modules.get("psycopg")
-    return (sqlite3.Error, DBAPIError) + ((psycopg.Error,) if psycopg is not None else ())
 
 
 def _sql_error(exc: BaseException, write: bool, backend: str) -> str:

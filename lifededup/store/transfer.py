@@ -37,7 +37,7 @@ from typing import Any, Protocol
 
 from sqlalchemy import Connection, Table, inspect
 
-from lifededup.store.dialect import is_postgres
+from lifededup.store.dialect import driver_errors, is_postgres
 from lifededup.store.errors import StoreError
 from lifededup.store.models import Base
 from lifededup.store.store import Store
@@ -116,6 +116,13 @@ def copy_store(source: Store, target: Store, *, replace: bool = False,
             _rebuild_indexes(reading, writing, deferred, progress)
             _continue_sequences(reading, writing)
             _recount(writing, rows, target)
+    except driver_errors() as exc:
+        reason = str(getattr(exc, "orig", None) or exc).strip()
+        # the target's indexes and trigger are set aside while rows arrive: the owner's right
+        hint = ("; move it as the role that owns the target's tables (the one that made the store)"
+                if "must be owner" in reason else "")
+        raise TransferRefused(f"moving {source.location} to {target.location} failed, and nothing was committed: "
+                              f"{reason}{hint}") from exc
     finally:
         progress.finish()
     return Moved(str(source.location), str(target.location), rows, replaced, time.monotonic() - started)
