@@ -137,6 +137,7 @@ def main() -> None:
       lifededup folders add PATH        keep a folder indexed: `lifededup watch` or `daemon start`
       lifededup sql "SELECT ..."        read-only SQL on the store (tables: README, "The store")
       lifededup serve                   the same in a web browser, clusters side by side
+      lifededup export TARGET           the whole store into a PostgreSQL database or a file
     \b
     Looking closer:
       lifededup fingerprint FILE...     SHA-1 and super-shingle features of files
