@@ -14,15 +14,15 @@ How:
   REPEATABLE READ), streamed: SQLite's cursor, a PostgreSQL server-side
   cursor, never a whole table in memory.
 * The target is written in one transaction: interrupted, killed or failing,
-  it is left as it was.  PostgreSQL takes rows by ``COPY``; SQLite by
-  ``executemany`` over the stream.  Values pass through the column types'
+  it is left as it was.  PostgreSQL takes rows by binary ``COPY``; SQLite by
+  ``executemany``, a chunk at a time.  Values pass through the column types'
   own conversions (SQLite's booleans are 0/1, its times text).
 * The target's indexes are built once the rows are in, not grown row by row:
   they are dropped first and made again from their own definitions, and the
   search index is filled from every item at once (FTS5's ``rebuild``;
-  PostgreSQL's ``items_fts`` in one statement), the trigger that fills it
-  off meanwhile.  The id sequences continue where the source's did (ids are
-  never reused).
+  PostgreSQL's ``items_fts`` in one statement, or its rows copied as they
+  are from another server), the trigger that fills it off meanwhile.  The
+  id sequences continue where the source's did (ids are never reused).
 * A target that holds anything is refused unless ``replace`` (never a silent
   merge of two stores): then it is emptied first, in the same transaction.
 """
@@ -30,8 +30,8 @@ How:
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -257,30 +257,41 @@ def _copy_table(reading: Connection, writing: Connection, table: Table, columns:
                 progress: Progress) -> int:
     total = int(reading.exec_driver_sql(f"SELECT count(*) FROM {table.name}").scalar() or 0)
     progress.table(table.name, total)
-    names = ", ".join(columns)
+    chunks = _converted(_source_chunks(reading, table, columns), _converters(reading, writing, table.name, columns))
+    write = _copy_into_server if is_postgres(writing) else _insert_into_file
+    copied = 0
+    for count in write(writing, table.name, columns, chunks):
+        copied += count
+        progress.advance(count)
+    return copied
+
+
+def _copy_into_server(writing: Connection, table: str, columns: Sequence[str],
+                      chunks: Iterable[list[tuple[Any, ...]]]) -> Iterator[int]:
+    """Binary COPY: values go as the server stores them, not as text it
+    parses (half the time for the sketch keys).  Yields rows written."""
+    kinds: dict[str, str] = dict(writing.exec_driver_sql(
+        "SELECT a.attname, t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid"
+        " WHERE a.attrelid = CAST(:table AS regclass) AND a.attnum > 0", {"table": table}).all())
     into = writing.connection.driver_connection
     assert into is not None
-    chunks = _converted(_source_chunks(reading, table, columns), _converters(reading, writing, table.name, columns))
-    copied = 0
-    if is_postgres(writing):
-        # binary COPY: values go as the server stores them, not as text it parses
-        kinds: dict[str, str] = dict(writing.exec_driver_sql(
-            "SELECT a.attname, t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid"
-            " WHERE a.attrelid = CAST(:table AS regclass) AND a.attnum > 0", {"table": table.name}).all())
-        with into.cursor() as cursor, cursor.copy(f"COPY {table.name} ({names}) FROM STDIN (FORMAT BINARY)") as copy:
-            copy.set_types([kinds[name] for name in columns])
-            for chunk in chunks:
-                for row in chunk:
-                    copy.write_row(row)
-                copied += len(chunk)
-                progress.advance(len(chunk))
-        return copied
-    insert = f"INSERT INTO {table.name} ({names}) VALUES ({', '.join('?' for _ in columns)})"
+    sql = f"COPY {table} ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)"
+    with into.cursor() as cursor, cursor.copy(sql) as copy:
+        copy.set_types([kinds[name] for name in columns])
+        for chunk in chunks:
+            for row in chunk:
+                copy.write_row(row)
+            yield len(chunk)
+
+
+def _insert_into_file(writing: Connection, table: str, columns: Sequence[str],
+                      chunks: Iterable[list[tuple[Any, ...]]]) -> Iterator[int]:
+    into = writing.connection.driver_connection
+    assert into is not None
+    insert = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
     for chunk in chunks:
         into.executemany(insert, chunk)
-        copied += len(chunk)
-        progress.advance(len(chunk))
-    return copied
+        yield len(chunk)
 
 
 def _pipe(reading: Connection, into: Any, select: str, table: str, names: str, progress: Progress) -> int:
