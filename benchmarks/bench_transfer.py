@@ -118,6 +118,8 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--dir", type=Path, default=None,
                         help="where the stores go; a source.db of --items items there is used again")
+    parser.add_argument("--there-and-back", action="store_true",
+                        help="only SQLite -> PostgreSQL -> SQLite, without peers: how the time grows with size")
     args = parser.parse_args()
     folder = args.dir or Path(tempfile.mkdtemp(prefix="bench-transfer-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -135,10 +137,10 @@ def main() -> None:
         want = table_digest(str(source))
         pg1, pg2, pg3 = server.new_database(), server.new_database(), server.new_database()
         results = {}
-        for name, src, dst in (("SQLite -> PostgreSQL", str(source), pg1),
-                               ("PostgreSQL -> PostgreSQL", pg1, pg2),
-                               ("PostgreSQL -> SQLite", pg1, str(folder / "back.db")),
-                               ("SQLite -> SQLite", str(source), str(folder / "copy.db"))):
+        moves = [("SQLite -> PostgreSQL", str(source), pg1), ("PostgreSQL -> PostgreSQL", pg1, pg2),
+                 ("PostgreSQL -> SQLite", pg1, str(folder / "back.db")),
+                 ("SQLite -> SQLite", str(source), str(folder / "copy.db"))]
+        for name, src, dst in moves[::2] if args.there_and_back else moves:
             seconds, rows = timed_copy(src, dst)
             results[name] = seconds
             same = table_digest(dst) == want
@@ -146,6 +148,8 @@ def main() -> None:
                 problems = check_store(store)
             print(f"{name:<26} {seconds:7.1f} s  {sum(rows.values()) / seconds:>10,.0f} rows/s  "
                   f"same rows: {same}  check: {'clean' if not problems else problems}", flush=True)
+        if args.there_and_back:
+            return
         start = time.perf_counter()
         sqlite3.connect(source).execute(f"VACUUM INTO '{folder / 'vacuum.db'}'")
         vacuum = time.perf_counter() - start

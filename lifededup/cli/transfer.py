@@ -11,14 +11,14 @@ import click
 
 from lifededup.cli import main
 from lifededup.cli.options import F, db_option, opened_store
-from lifededup.store import StoreError
 from lifededup.store.opening import resolve
 
 _HOW = """
     Everything moves as it is -- item ids, texts, fingerprints, sketches,
     clusters with their similarity, sketch keys, params and watched folders
-    -- so the copy needs no re-index and no recluster; its search index is
-    built as the rows arrive, and new items get ids after the source's last.
+    -- so the copy needs no re-index and no recluster; its search index and
+    other indexes are built once the rows are in, and new items get ids
+    after the source's last.
     The source is only read (one consistent snapshot: indexing may go on);
     the target is written in one transaction, so an interrupted move leaves
     it as it was. Both must be at the same schema revision (`lifededup check
@@ -38,12 +38,9 @@ def _move(source: str | None, target: str | None, replace: bool, as_json: bool) 
     made = resolve(target).path
     made = made if made is not None and not made.exists() else None
     try:
+        # a refusal (a StoreError) becomes the command's message in opened_store
         with opened_store(source, readonly=True, migrate=False) as reading, opened_store(target) as writing:
-            try:
-                moved = copy_store(reading, writing, replace=replace,
-                                   progress=_Bar() if sys.stderr.isatty() else None)
-            except StoreError as exc:
-                raise click.ClickException(str(exc)) from exc
+            moved = copy_store(reading, writing, replace=replace, progress=_Bar() if sys.stderr.isatty() else None)
     except BaseException:
         if made is not None:  # a store file this move made, left empty: not left behind
             for leftover in (made, made.with_name(made.name + "-wal"), made.with_name(made.name + "-shm")):
