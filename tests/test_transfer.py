@@ -100,6 +100,10 @@ def test_a_store_moves_whole_in_every_direction(directions: tuple[str, str], sou
         with open_store(source, readonly=True) as store:
             _, [(largest,)] = store.execute("SELECT seq FROM sqlite_sequence WHERE name = 'items'")
         assert next_id(target) == int(str(largest)) + 1, "a new item must get the id after the source's last"
+        with open_store(target) as store:  # and a new watched folder an id of its own
+            add_folder(store, "/another/folder")
+            _, found = store.execute("SELECT id FROM watched_folders ORDER BY id")
+            assert [int(str(r[0])) for r in found] == [1, 2], found
         assert next_id(source) == int(str(largest)) + 1
     finally:
         for url in (start, target):
