@@ -37,7 +37,16 @@ def blocks(language: str) -> list[str]:
 @pytest.fixture
 def db(tmp_path: Path) -> str:
     """A store with two clusters of copies, a loner, a mailbox and a failure."""
-    path = tmp_path / "archive.db"
+    return fill(str(tmp_path / "archive.db"))
+
+
+@pytest.fixture
+def any_db(store_url: str) -> str:
+    """The same store, once on each backend (where the backend matters)."""
+    return fill(store_url)
+
+
+def fill(path: str) -> str:
     budget = prose(1) + " budget"
     near = revised(budget, 2)
     notes = prose(2).replace("budget", "bud")  # only the budget files hold 'budget'
@@ -52,7 +61,7 @@ def db(tmp_path: Path) -> str:
         store.upsert_item(ItemRecord("/mail/a.mbox", part="0", parent_id=box, kind="email", text=notes),
                           fp(notes))
         store.record_failure(ItemRecord("/docs/locked.pdf", kind="document"), "PDF is encrypted")
-    return str(path)
+    return path
 
 
 def run(*args: str, db: str | None = None, code: int = 0) -> str:
@@ -106,7 +115,8 @@ def test_readme_python_example_runs() -> None:
         exec(compile(code, "README.md", "exec"), {})  # noqa: S102 -- the README's own example
 
 
-def test_sql_output_formats(db: str) -> None:
+def test_sql_output_formats(any_db: str) -> None:
+    db = any_db
     query = "SELECT id, path FROM items WHERE path LIKE '/docs/budget%' ORDER BY id"
     table = run("sql", query, db=db)
     assert table.splitlines()[0].split() == ["id", "path"] and "/docs/budget copy.txt" in table, table
@@ -116,6 +126,43 @@ def test_sql_output_formats(db: str) -> None:
     assert [r["path"] for r in as_json] == ["/docs/budget.txt", "/docs/budget v2.txt", "/docs/budget copy.txt"]
     err = run("sql", "SELEC nonsense", db=db, code=1)
     assert "SQL error" in err and "syntax" in err, err
+
+
+# What a read-only store refuses, on each backend: SQLite's query_only, mode=ro
+# and authorizer; PostgreSQL's read-only transaction and its one prepared statement.
+REFUSED = {
+    "INSERT INTO params (name, value) VALUES ('x', '1')": "read-only",
+    "UPDATE items SET title = 'x'": "read-only",
+    "DELETE FROM items": "read-only",
+    "CREATE TABLE notes (a INTEGER)": "read-only",
+    "DROP TABLE params": "read-only",
+    "COMMIT; DELETE FROM items": "one statement at a time",
+    "SELECT 1; DELETE FROM items": "one statement at a time",
+}
+
+
+@pytest.mark.parametrize("statement", REFUSED)
+def test_sql_without_write_is_refused_by_the_store_itself(any_db: str, statement: str) -> None:
+    before = run("sql", "--json", "SELECT count(*) AS n FROM items", db=any_db)
+    out = run("sql", statement, db=any_db, code=1)
+    assert REFUSED[statement] in out and "nothing was" in out, f"{statement!r} -> {out}"
+    assert run("sql", "--json", "SELECT count(*) AS n FROM items", db=any_db) == before
+
+
+def test_sql_write_changes_and_counts(any_db: str) -> None:
+    out = run("sql", "--write", "UPDATE items SET title = 'Notes' WHERE path LIKE '/docs/notes%'", db=any_db)
+    assert out.strip() == "1 row(s) changed", out
+    out = run("sql", "--write", "--json", "DELETE FROM items WHERE status != 'ok'", db=any_db)
+    assert json.loads(out) == {"changed": 1}, out
+    rows = json.loads(run("sql", "--json", "SELECT title, count(*) AS n FROM items GROUP BY title ORDER BY title",
+                          db=any_db))
+    assert {"title": "Notes", "n": 1} in rows and sum(r["n"] for r in rows) == 6, rows
+    assert run("check", db=any_db).startswith("ok:")
+
+
+def test_sql_errors_are_the_databases_words(any_db: str) -> None:
+    out = run("sql", "SELECT nothing FROM items", db=any_db, code=1)
+    assert out.startswith("Error: SQL error:") and "nothing" in out and "Traceback" not in out, out
 
 
 def test_dups_lists_clusters_largest_first(db: str) -> None:
@@ -140,7 +187,8 @@ def test_show_explains_membership(db: str) -> None:
     assert "no text" in run("show", "/docs/locked.pdf", db=db)
 
 
-def test_check_passes_then_finds_what_was_broken(db: str) -> None:
+def test_check_passes_then_finds_what_was_broken(any_db: str) -> None:
+    db = any_db
     assert run("check", db=db).startswith("ok:")
     # a member moved under an unrelated representative by hand
     run("sql", "--write", "UPDATE clusters SET cluster_id = 4 WHERE item_id = 2", db=db)
@@ -150,7 +198,8 @@ def test_check_passes_then_finds_what_was_broken(db: str) -> None:
     assert run("check", db=db).startswith("ok:")
 
 
-def test_recluster_transitive_and_back(db: str) -> None:
+def test_recluster_transitive_and_back(any_db: str) -> None:
+    db = any_db
     assert "transitive" in run("recluster", "--method", "transitive", db=db)
     assert json.loads(run("sql", "--json", "SELECT value FROM params WHERE name = 'cluster_method'", db=db)) == [
         {"value": '"transitive"'}

@@ -46,7 +46,7 @@ def partition(store: Store) -> set[frozenset[str]]:
     return {frozenset(g) for g in groups.values()}
 
 
-def index(db: Path, order: list[int]) -> Store:
+def index(db: Path | str, order: list[int]) -> Store:
     store = open_store(db)
     with store.transaction():
         for n in order:
@@ -73,10 +73,31 @@ def test_recluster_gives_the_same_clusters_whatever_the_order(tmp_path: Path) ->
         assert frozenset({far}) in seen[0], (base, seen[0])
 
 
-def test_drafts_sharing_no_feature_are_verified_into_one_cluster(tmp_path: Path) -> None:
+def measured(store: Store) -> dict[str, tuple[str, float | None, float | None]]:
+    """Each item's representative and its stored similarity to it, by path."""
+    _, rows = store.execute("SELECT i.path, r.path, c.resemblance, c.word_distance FROM clusters c"
+                            " JOIN items i ON i.id = c.item_id JOIN items r ON r.id = c.cluster_id")
+    return {str(p): (str(r), None if s is None else float(str(s)), None if d is None else float(str(d)))
+            for p, r, s, d in rows}
+
+
+@pytest.mark.parametrize("rule", ["verified", "verified:20", "features"])
+def test_recluster_on_postgresql_gives_the_clusters_of_sqlite(tmp_path: Path, pg_url: str, rule: str) -> None:
+    forward = list(range(len(DRAFTS)))
+    with index(tmp_path / "s.db", forward) as lite, index(pg_url, forward[::-1]) as server:
+        lite.recluster(rule=rule)
+        server.recluster(rule=rule)
+        assert measured(server) == measured(lite), f"recluster --rule {rule} differs between the backends"
+        assert check_store(server) == [] and check_store(lite) == []
+        lite.recluster("transitive")
+        server.recluster("transitive")
+        assert partition(server) == partition(lite), "transitive clusters differ between the backends"
+
+
+def test_drafts_sharing_no_feature_are_verified_into_one_cluster(store_url: str) -> None:
     a, b = DRAFTS[0], DRAFTS[3]  # 15% of words apart
     assert shared_features(fp(a).features, fp(b).features) == 0, "the six-feature rule would find this pair"
-    with open_store(tmp_path / "s.db") as store:
+    with open_store(store_url) as store:
         ia = store.upsert_item(ItemRecord("/a.txt", text=a), fp(a))
         ib = store.upsert_item(ItemRecord("/b.txt", text=b), fp(b))
         _, rows = store.execute("SELECT cluster_id, resemblance, word_distance FROM clusters WHERE item_id = ?",

@@ -233,6 +233,27 @@ def test_verify_cli_histogram_and_json(corpus: CorpusStore) -> None:
     assert data["threshold"] == 0.01 and all(c["farthest"] > 0.01 for c in data["over"]), data["over"]
 
 
+def reports(db: str) -> dict[str, object]:
+    """What stats, verify and eval --store say of a store (its name aside)."""
+    found: dict[str, object] = {}
+    for args in (["stats", "--idf", "4.0"], ["verify"], ["verify", "--clustering", "transitive"],
+                 ["eval", "--store", "--sample", "200"]):
+        result = CliRunner().invoke(main, [*args, "--json", "--db", db])
+        assert result.exit_code == 0, f"{args} on {db}: {result.output}"
+        lines = result.output.splitlines() if args[0] == "eval" else [result.output]  # eval: an object a line
+        found[" ".join(args)] = [{k: v for k, v in json.loads(line).items() if k != "store"} for line in lines]
+    return found
+
+
+def test_the_reports_are_the_same_on_postgresql(corpus: CorpusStore, pg_url: str) -> None:
+    # the corpus's store moved to the server as it is (lifededup export)
+    moved = CliRunner().invoke(main, ["export", "--db", str(corpus.db), pg_url])
+    assert moved.exit_code == 0, moved.output
+    want, got = reports(str(corpus.db)), reports(pg_url)
+    for name in want:
+        assert got[name] == want[name], f"lifededup {name} differs on PostgreSQL"
+
+
 def test_plots_are_png_files(corpus: CorpusStore, tmp_path: Path) -> None:
     pytest.importorskip("matplotlib", reason='the plot extra: pip install "lifededup[plot]"')
     runner = CliRunner()

@@ -1,6 +1,6 @@
 """Random sequences of inserts, updates, failures, moves and deletes
 (representatives included) keep every cluster invariant (hypothesis stateful
-test on a real SQLite file)."""
+test on a real SQLite file, and on a real PostgreSQL database)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,14 @@ from pathlib import Path
 
 import hypothesis.strategies as st
 from hypothesis import HealthCheck, settings
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 from store_samples import synthetic
 
 from lifededup.store import ItemRecord, Store, check_store, open_store
@@ -29,10 +36,13 @@ class StoreMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.folder = Path(tempfile.mkdtemp(prefix="lifededup-state-"))
-        self.store: Store = open_store(self.folder / "store.db")
+        self.store: Store = self.open()
         self.features: list[tuple[int, ...] | None] = []
         # what the store should hold: path -> document number (None: no text)
         self.model: dict[str, int | None] = {}
+
+    def open(self) -> Store:
+        return open_store(self.folder / "store.db")
 
     @initialize(table=feature_table)
     def documents(self, table: list[tuple[int, ...] | None]) -> None:
@@ -128,3 +138,18 @@ StoreMachine.TestCase.settings = settings(
     suppress_health_check=[HealthCheck.too_slow],
 )
 TestStoreInvariants = StoreMachine.TestCase
+
+
+def test_the_invariants_hold_on_postgresql(pg_url: str) -> None:
+    """The same machine on one database of the server, emptied before each
+    example (a database per example would cost more than the example)."""
+
+    class OnServer(StoreMachine):
+        def open(self) -> Store:
+            store = open_store(pg_url)
+            with store.transaction() as conn:
+                conn.exec_driver_sql("TRUNCATE items, fingerprints, clusters, sketch_keys, params CASCADE")
+            return store
+
+    run_state_machine_as_test(OnServer, settings=settings(max_examples=15, stateful_step_count=20, deadline=None,
+                                                          suppress_health_check=[HealthCheck.too_slow]))

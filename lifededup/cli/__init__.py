@@ -33,9 +33,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
              "precision, recall and F1 of the pairs it puts in one cluster, clusters formed, signature bytes and "
              "milliseconds per document, and the largest and mean word edit distance of accepted pairs (a large "
              "one is a false positive the truth may have missed)."),
+    "export": ("transfer", "Copy the whole store to TARGET: a new SQLite file or an empty PostgreSQL database (a "
+               "path, sqlite:///PATH or postgresql://USER@HOST/DB)."),
     "failures": ("index", "List the files and parts that could not be read, and why."),
     "fingerprint": ("fingerprint", "Print the SHA-1 and the six super-shingle features of each file."),
     "folders": ("watch", "The folders the watcher keeps indexed (kept in the store)."),
+    "import": ("transfer", "Copy a whole store, SOURCE (an SQLite file or a postgresql:// URL), into the store, "
+               "which must be empty (a new file or database is made)."),
     "index": ("index", "Index the files in PATHS (folders or files) into the store."),
     "recluster": ("store", "Rebuild every cluster from the stored fingerprints."),
     "search": ("search", "Search the text and titles of everything indexed, best match first, each document "
@@ -133,6 +137,7 @@ def main() -> None:
       lifededup folders add PATH        keep a folder indexed: `lifededup watch` or `daemon start`
       lifededup sql "SELECT ..."        read-only SQL on the store (tables: README, "The store")
       lifededup serve                   the same in a web browser, clusters side by side
+      lifededup export TARGET           the whole store into a PostgreSQL database or a file
     \b
     Looking closer:
       lifededup fingerprint FILE...     SHA-1 and super-shingle features of files

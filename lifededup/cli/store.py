@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import csv
 import json
-import sqlite3
 import sys
 from typing import Any
 
 import click
-from sqlalchemy.exc import DBAPIError
 
 from lifededup.cli import main
 from lifededup.cli.options import ROWS, db_option, on_machine, opened_store
 from lifededup.store import METHODS, Method, Rule, Similarity, check_store, clusters, explain
+from lifededup.store.dialect import driver_errors
 from lifededup.store.queries import Explanation
 
 
@@ -40,9 +39,10 @@ def _print_table(columns: list[str], rows: list[tuple[object, ...]]) -> None:
 def sql_command(query: str, as_json: bool, as_csv: bool, write: bool, db: str | None) -> None:
     """Run one SQL statement against the store and print the rows.
 
-    The store is opened read-only unless --write is given: SQLite itself
-    refuses INSERT, UPDATE, DELETE, DROP and the rest, and the file is left
-    untouched. The README lists the tables (items, fingerprints, clusters,
+    The store is opened read-only unless --write is given: SQLite itself (or,
+    for a PostgreSQL store, the server: a read-only transaction) refuses
+    INSERT, UPDATE, DELETE, DROP and the rest, and the store is left
+    untouched. One statement runs at a time. The README lists the tables (items, fingerprints, clusters,
     items_fts, ...) and the views (cluster_sizes, representatives,
     collapsed_items).
 
@@ -57,8 +57,8 @@ def sql_command(query: str, as_json: bool, as_csv: bool, write: bool, db: str | 
     with opened_store(db, readonly=not write, migrate=write) as store:
         try:
             columns, rows, changed = store.execute_counted(query)
-        except (sqlite3.Error, DBAPIError) as exc:
-            raise click.ClickException(_sql_error(exc, write)) from exc
+        except driver_errors() as exc:
+            raise click.ClickException(_sql_error(exc, write, store.location.backend)) from exc
     if not columns and changed >= 0:  # INSERT, UPDATE, DELETE: say what they did
         click.echo(json.dumps({"changed": changed}) if as_json else f"{changed} row(s) changed")
     elif as_json:
@@ -71,11 +71,15 @@ def sql_command(query: str, as_json: bool, as_csv: bool, write: bool, db: str | 
         _print_table(columns, rows)
 
 
-def _sql_error(exc: Exception, write: bool) -> str:
-    reason = str(getattr(exc, "orig", None) or exc)
+def _sql_error(exc: BaseException, write: bool, backend: str) -> str:
+    """The database's own words, and what to do about them."""
+    reason = str(getattr(exc, "orig", None) or exc).strip()
+    refuser = "SQLite" if backend == "sqlite" else "the PostgreSQL server"
     if not write and any(word in reason for word in ("readonly", "read-only", "query_only", "authoriz")):
-        return (f"the store is open read-only, so SQLite refused to change it ({reason}); "
+        return (f"the store is open read-only, so {refuser} refused to change it ({reason}); "
                 "nothing was changed. Add --write if you mean to change it.")
+    if "multiple commands" in reason or "one statement at a time" in reason:
+        return f"lifededup sql runs one statement at a time ({refuser} says: {reason}); nothing was run."
     return f"SQL error: {reason}"
 
 

@@ -110,3 +110,16 @@ def translate_driver_sql(conn: Any, cursor: Any, statement: str, parameters: Any
             return statement, None
         return query, parameters
     return statement, parameters
+
+
+def driver_errors() -> tuple[type[BaseException], ...]:
+    """What a statement may raise on either backend: SQLite's errors,
+    SQLAlchemy's wrapping of a driver's, and psycopg's own (statements run on
+    the driver connection; psycopg is imported only once a PostgreSQL store
+    is opened)."""
+    import sys
+
+    from sqlalchemy.exc import DBAPIError
+
+    psycopg = sys.modules.get("psycopg")
+    return (sqlite3.Error, DBAPIError) + ((psycopg.Error,) if psycopg is not None else ())
