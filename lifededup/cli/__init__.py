@@ -20,7 +20,8 @@ import click
 # command -> (its module, the first paragraph of its help: what the
 # top-level --help lists without importing the module)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "check": ("store", "Verify the store: SQLite's integrity check, the search index, and the cluster invariants "
+    "check": ("store", "Verify the store: SQLite's integrity check (on an SQLite file), the search index, and the "
+              "cluster invariants "
               "(one fingerprint and one cluster per item with text; every member an exact or near copy of its "
               "representative)."),
     "compare": ("fingerprint", "Say how alike two files are: shared features, near-duplicate or not, exact shingle "
@@ -145,5 +146,6 @@ def main() -> None:
       lifededup eval                    every near-duplicate detector measured on sample_corpus/
     \b
     The store is one SQLite file in your data folder; --db PATH or
-    LIFEDEDUP_DB picks another.
+    LIFEDEDUP_DB picks another, or a PostgreSQL database that several
+    machines share (--db postgresql://USER@HOST/DB; README "Sharing a store").
     """
