@@ -85,15 +85,18 @@ def pg_fill(url: str, gen: Generator, until: int) -> float:
     fills an SQLite one (the same rows); seconds taken."""
     import psycopg
 
+    from lifededup.store.records import machine_name
+
+    machine = machine_name()  # as the store writes: each item is a machine's (revision 0009)
     start = time.perf_counter()
     with psycopg.connect(url.replace("+psycopg", "")) as conn:
         while len(gen.items) < until:
             chunk = [gen.next() for _ in range(min(50_000, until - len(gen.items)))]
             with conn.cursor() as cursor:
-                with cursor.copy("COPY items (id, path, part, kind, mime_type, size, mtime, title, status, "
+                with cursor.copy("COPY items (id, machine, path, part, kind, mime_type, size, mtime, title, status, "
                                  "indexed_at, text) FROM STDIN") as copy:
                     for i in chunk:
-                        copy.write_row((i.item_id, f"/archive/{i.item_id}.txt", "", "document", "text/plain",
+                        copy.write_row((i.item_id, machine, f"/archive/{i.item_id}.txt", "", "document", "text/plain",
                                         len(i.text), 1.7e9, f"document {i.item_id}", "ok", "2026-11-21 00:00:00",
                                         i.text))
                 with cursor.copy("COPY fingerprints (item_id, sha1, f1, f2, f3, f4, f5, f6, words, shingles, "
