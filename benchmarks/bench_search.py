@@ -144,6 +144,19 @@ def throwaway_server() -> Iterator[str]:
         server.stop()
 
 
+def bench_store_of(args: argparse.Namespace, run: Callable[[str | Path, int, int], None], stem: str) -> None:
+    """Run the benchmark on the store the options name: a throwaway server
+    (``--postgres``), a ``--db`` URL or path, else ``bench.db`` in ``--dir``
+    or a new temporary folder."""
+    if args.postgres:
+        with throwaway_server() as url:
+            run(url, args.items, args.runs)
+        return
+    run(args.db if args.db and "://" in args.db else
+        Path(args.db) if args.db else (args.dir or Path(tempfile.mkdtemp(prefix=stem))) / "bench.db",
+        args.items, args.runs)
+
+
 def timings(run: Callable[[], object], runs: int) -> tuple[float, float]:
     """Median and 95th percentile seconds, after one untimed warm-up run."""
     run()
@@ -177,14 +190,7 @@ def main() -> None:
                         "postgresql:// URL (its tables are emptied first)")
     parser.add_argument("--postgres", action="store_true",
                         help="bench a store on a throwaway PostgreSQL server (tests/pg_server.py)")
-    args = parser.parse_args()
-    if args.postgres:
-        with throwaway_server() as url:
-            run(url, args.items, args.runs)
-        return
-    run(args.db if args.db and "://" in args.db else
-        Path(args.db) if args.db else (args.dir or Path(tempfile.mkdtemp(prefix="bench-search-"))) / "bench.db",
-        args.items, args.runs)
+    bench_store_of(parser.parse_args(), run, "bench-search-")
 
 
 def run(path: str | Path, items: int, runs: int) -> None:

@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from bench_search import fill, throwaway_server, timings
+from bench_search import bench_store_of, fill, timings
 from starlette.testclient import TestClient
 
 from lifededup.search import Filters, search
@@ -78,14 +77,7 @@ def main() -> None:
                         help="the store to build (or use again): an SQLite path or a postgresql:// URL")
     parser.add_argument("--postgres", action="store_true",
                         help="bench a store on a throwaway PostgreSQL server (tests/pg_server.py)")
-    args = parser.parse_args()
-    if args.postgres:
-        with throwaway_server() as url:
-            run(url, args.items, args.runs)
-        return
-    run(args.db if args.db and "://" in args.db else
-        Path(args.db) if args.db else (args.dir or Path(tempfile.mkdtemp(prefix="bench-web-"))) / "bench.db",
-        args.items, args.runs)
+    bench_store_of(parser.parse_args(), run, "bench-web-")
 
 
 def run(path: str | Path, items: int, runs: int) -> None:

@@ -35,10 +35,12 @@ def eventually(check: Callable[[], bool], what: str, timeout: float = TIMEOUT_S)
 
 @contextmanager
 def watching(tmp_path: Path, root: Path, *, rescan_every: float = 3600.0,
-             ignore: tuple[str, ...] = (), also: tuple[Path, ...] = ()) -> Iterator[Store]:
-    """A watcher on ``root`` in a thread with a store of its own; yields a
-    second connection to read the store, once the catch-up scan is done."""
-    db = tmp_path / "watch.db"
+             ignore: tuple[str, ...] = (), also: tuple[Path, ...] = (), store_url: str | None = None,
+             machine: str | None = None) -> Iterator[Store]:
+    """A watcher on ``root`` in a thread with a store of its own (or
+    ``store_url``'s, as ``machine``); yields a second connection to read the
+    store, once the catch-up scan is done."""
+    db: Path | str = store_url or tmp_path / "watch.db"
     open_store(db).close()
     # read-only, as `lifededup sql` and a search read while the watcher writes:
     # a "database is locked" would fail the test
@@ -52,7 +54,7 @@ def watching(tmp_path: Path, root: Path, *, rescan_every: float = 3600.0,
 
     def target() -> None:
         try:
-            with open_store(db) as store:
+            with open_store(db, machine=machine) as store:
                 folders = [WatchedFolder(str(p.resolve())) for p in (root, *also)]
                 Watcher(store, folders, IndexConfig(workers=2), stop, delay=0.3,
                         rescan_every=rescan_every, ignore=ignore, on_status=report).run()

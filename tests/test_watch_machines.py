@@ -9,18 +9,16 @@ import os
 import shlex
 import signal
 import subprocess
-import threading
 from pathlib import Path
 
 from index_samples import files_on_disk, write_text
 from test_daemon import lifededup
 from test_daemon_unit import unit_lines
 from test_store import sound
-from test_watch import TIMEOUT_S, eventually
+from test_watch import eventually, watching
 
 from lifededup.index import IndexConfig, run
-from lifededup.store import Store, WatchedFolder, open_store
-from lifededup.watch import Watcher, WatchStatus
+from lifededup.store import Store, open_store
 
 
 def files_of(store: Store, machine: str) -> dict[str, tuple[int, str]]:
@@ -35,29 +33,11 @@ def test_a_machines_watcher_follows_its_files_and_leaves_anothers_items(tmp_path
         write_text(root / f"note{i}.txt", seed=i)
     with open_store(pg_url, machine="nas") as nas:  # the nas indexed the same paths before
         run(nas, [root], IndexConfig(workers=1))
-    reader = open_store(pg_url, readonly=True)
-    nas_before = files_of(reader, "nas")
+    with open_store(pg_url, readonly=True) as reader:
+        nas_before = files_of(reader, "nas")
     assert set(nas_before) == files_on_disk(root), nas_before
 
-    stop, caught_up, errors = threading.Event(), threading.Event(), []
-
-    def report(status: WatchStatus) -> None:
-        if status.state == "watching":
-            caught_up.set()
-
-    def target() -> None:
-        try:
-            with open_store(pg_url, machine="laptop") as store:
-                Watcher(store, [WatchedFolder(str(root.resolve()))], IndexConfig(workers=1), stop, delay=0.3,
-                        on_status=report).run()
-        except BaseException as exc:  # reported in the test's thread
-            errors.append(exc)
-            caught_up.set()
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    try:
-        assert caught_up.wait(TIMEOUT_S) and not errors, f"the catch-up scan did not finish: {errors}"
+    with watching(tmp_path, root, store_url=pg_url, machine="laptop") as reader:
         assert set(files_of(reader, "laptop")) == files_on_disk(root), "the laptop's catch-up indexes its files"
         renamed_id = files_of(reader, "laptop")[str(root / "note1.txt")][0]
         write_text(root / "new.txt", seed=7)
@@ -71,12 +51,8 @@ def test_a_machines_watcher_follows_its_files_and_leaves_anothers_items(tmp_path
         laptop = files_of(reader, "laptop")
         assert laptop[str(root / "renamed.txt")][0] == renamed_id, "the renamed file keeps its item"
         assert files_of(reader, "nas") == nas_before, "the nas's items are left as they were"
-    finally:
-        stop.set()
-        thread.join(TIMEOUT_S)
-    assert not errors, errors
-    sound(reader)
-    reader.close()
+    with open_store(pg_url, readonly=True) as reader:
+        sound(reader)
 
 
 def test_daemon_start_status_stop_on_a_postgresql_store(tmp_path: Path, pg_url: str) -> None:
