@@ -316,3 +316,25 @@ def test_datasette_and_sqlite_utils_find_the_search_table(tmp_path: Path) -> Non
     assert {t[0] for t in triggers} >= {"items_ai", "items_ad", "items_au"}, triggers
     _, rows = store.execute("SELECT rowid FROM items_fts WHERE items_fts MATCH 'quarterly'")
     assert rows == [(store.item_id("/a"),)], rows
+
+
+def test_statements_with_a_percent_sign_run_on_every_path(store: Store) -> None:
+    """The store's SQL is written with SQLite's :name parameters; on
+    PostgreSQL they become psycopg's, and a literal % (LIKE '%...') must stay
+    a percent sign with or without parameters, on each way a statement runs."""
+    from lifededup.store.dialect import driver
+
+    add(store, "/notes/100% sure.txt", prose(1))
+    add(store, "/notes/other.txt", prose(2))
+    like = "SELECT path FROM items WHERE path LIKE '%\\%%' ESCAPE '\\'"
+    want = [("/notes/100% sure.txt",)]
+    assert store.execute(like)[1] == want
+    assert store.execute(like + " AND part = :part", {"part": ""})[1] == want
+    with store.transaction() as conn:
+        assert [tuple(r) for r in conn.exec_driver_sql(like)] == want
+        assert [tuple(r) for r in conn.exec_driver_sql(like + " AND part = :part", {"part": ""})] == want
+        assert [tuple(r) for r in driver(conn).execute(like).fetchall()] == want
+        assert [tuple(r) for r in driver(conn).execute(like + " AND part = ?", ("",)).fetchall()] == want
+        again = "".join([like[:7], like[7:]])  # the same text in another string: the translation is cached by text
+        assert [tuple(r) for r in driver(conn).execute(again).fetchall()] == want
+        assert [tuple(r) for r in conn.exec_driver_sql(again)] == want

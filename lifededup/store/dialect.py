@@ -79,7 +79,8 @@ class PgDriver:
 
     def execute(self, sql: str, params: Params = (), /) -> Any:
         query = pyformat(sql)
-        return self.conn.execute(query, params if query is not sql else None)
+        # a statement without parameters goes as it is (its % are not markers)
+        return self.conn.execute(query, params if query != sql else None)
 
     def executemany(self, sql: str, rows: Iterable[Params], /) -> Any:
         cursor = self.conn.cursor()
@@ -106,7 +107,7 @@ def translate_driver_sql(conn: Any, cursor: Any, statement: str, parameters: Any
     parameters; compiled ones already have them."""
     if context is not None and getattr(context, "compiled", None) is None:
         query = pyformat(statement)
-        if query is statement and not parameters:
+        if query == statement and not parameters:
             return statement, None
         return query, parameters
     return statement, parameters
