@@ -212,6 +212,25 @@ def test_a_nul_in_a_text_is_refused_on_the_server_with_nothing_copied(tmp_path: 
     assert rows(pg_url)["items"] == []
 
 
+def test_one_path_from_two_machines_is_refused_into_sqlite(tmp_path: Path, pg_url: str) -> None:
+    """A shared server's store where the laptop and the nas both hold
+    /home/me/notes.txt: SQLite keeps (path, part) unique, so the move into a
+    file is refused before anything is written, saying where to move it."""
+    text = prose(4)
+    for machine in ("laptop", "nas"):
+        with open_store(pg_url, machine=machine) as store:
+            store.upsert_item(ItemRecord("/home/me/notes.txt", text=text), fp(text))
+    target = tmp_path / "one.db"
+    out = run("export", "--db", pg_url, str(target), code=1)
+    assert "'/home/me/notes.txt' is stored for 2 machines" in out and "PostgreSQL database instead" in out, out
+    assert not target.exists(), "a refused move leaves no file behind"
+    copied = tmp_path / "laptop-only.db"
+    with open_store(pg_url, machine="nas") as nas:
+        nas.remove_items(["/home/me/notes.txt"])
+    run("export", "--db", pg_url, str(copied))
+    assert rows(str(copied))["items"] == rows(pg_url)["items"], "one machine's paths move into a file"
+
+
 def swollen(source: str, rows: int) -> None:
     """``source`` with many more sketch keys (of its first representative):
     a move long enough to be killed in the middle of."""

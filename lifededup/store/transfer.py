@@ -107,6 +107,7 @@ def copy_store(source: Store, target: Store, *, replace: bool = False,
     try:
         with _snapshot(source) as reading, target.transaction() as writing:
             _same_revision(reading, writing, source, target)
+            _paths_fit(reading, source, target)
             replaced = _make_room(writing, target, replace)
             deferred = _defer_indexes(writing)
             rows: dict[str, int] = {}
@@ -153,6 +154,22 @@ def _same_revision(reading: Connection, writing: Connection, source: Store, targ
             f"the source {source.location} is at schema revision {', '.join(have) or 'none'} and the target "
             f"{target.location} at {', '.join(want) or 'none'}: bring both to the same (this lifededup's head) "
             "first -- `lifededup check --db STORE` upgrades a store -- then move it")
+
+
+def _paths_fit(reading: Connection, source: Store, target: Store) -> None:
+    """Refuse moving a store that holds one path from several machines into
+    SQLite, which keeps (path, part) unique: an SQLite store is one machine's."""
+    if target.location.url is not None:
+        return
+    shared = reading.exec_driver_sql(
+        "SELECT path, part, count(*) FROM items GROUP BY path, part HAVING count(*) > 1 LIMIT 1").first()
+    if shared is None:
+        return
+    name = str(shared[0]) + (f" [{shared[1]}]" if shared[1] else "")
+    raise TransferRefused(
+        f"{source.location} holds files of several machines at the same paths ({name!r} is stored for "
+        f"{shared[2]} machines), and an SQLite store keeps one file a path (README, \"The store\", items): "
+        "move it to a PostgreSQL database instead, or index each machine's folders into a store of its own")
 
 
 def _make_room(writing: Connection, target: Store, replace: bool) -> int:
