@@ -1,10 +1,14 @@
-"""The store: one SQLite file (SQLAlchemy 2 + Alembic) holding items, their
-fingerprints and conservative clusters, with full-text search on their text.
+"""The store: one SQLite file, or a PostgreSQL database several machines
+share (SQLAlchemy 2 + Alembic, the same revisions on both), holding items,
+their fingerprints and conservative clusters, with full-text search on their
+text (FTS5; PostgreSQL's tsvector).
 
 Public API (everything else in this package is internal):
 
 ``open_store(url_or_path=None, *, readonly=False) -> Store``
-    A path or ``sqlite:///`` URL; None means ``$LIFEDEDUP_DB``, else
+    A path, an ``sqlite:///`` URL or a ``postgresql://USER@HOST/DB`` URL
+    (the ``postgres`` extra; read-only sessions are READ ONLY on the server,
+    writers take turns by an advisory lock); None means ``$LIFEDEDUP_DB``, else
     ``default_path()`` (the XDG data folder).  Creates the file (mode 600) on
     first use and upgrades an older store to the program's schema (under
     SQLite's write lock, so two processes never both migrate); refuses a newer

@@ -1,11 +1,17 @@
 """Where a store lives, and opening one: connection settings, and bringing an
-older store up to the program's Alembic head under SQLite's own write lock.
+older store up to the program's Alembic head under the store's write lock.
+
+A store is an SQLite file or a PostgreSQL database (``postgresql://``, the
+psycopg driver); the same Alembic revisions make both.
 
 Concurrency (one writer, many readers, as the watcher and a search run side
-by side): WAL lets readers read while a writer writes; every writing
-transaction starts with ``BEGIN IMMEDIATE`` so it takes the write lock up
-front and waits (``busy_timeout``) instead of failing with "database is
-locked" when it would otherwise upgrade a read lock mid-transaction.
+by side): on SQLite, WAL lets readers read while a writer writes; every
+writing transaction starts with ``BEGIN IMMEDIATE`` so it takes the write
+lock up front and waits (``busy_timeout``) instead of failing with "database
+is locked" when it would otherwise upgrade a read lock mid-transaction.  On
+PostgreSQL every writing transaction first takes a transaction-level
+advisory lock (``WRITE_LOCK``), the same turn-taking for any number of
+machines' indexers; read-only sessions are READ ONLY on the server.
 """
 
 from __future__ import annotations
