@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol, Union
 
@@ -48,19 +48,6 @@ def pyformat(sql: str) -> str:
         return m.group(0).replace("%", "%%")
 
     return _TOKEN.sub(swap, sql)
-
-
-class Cursor(Protocol):
-    """What the store reads of a cursor, on either driver."""
-
-    rowcount: int
-    description: Any
-
-    def fetchone(self) -> Any: ...
-
-    def fetchall(self) -> list[Any]: ...
-
-    def __iter__(self) -> Iterator[Any]: ...
 
 
 class Driver(Protocol):
