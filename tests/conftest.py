@@ -15,6 +15,7 @@ import pytest
 from hypothesis import settings
 
 import pg_server
+from corpus_store import CorpusStore, corpus_store
 
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
@@ -71,3 +72,23 @@ def store_url(request: pytest.FixtureRequest, tmp_path: object) -> str:
         assert isinstance(tmp_path, Path)
         return str(tmp_path / "store.db")
     return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
+def corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
+    """The sample corpus's store (tests/corpus_store.py), once on each backend."""
+    server = request.getfixturevalue("postgres") if request.param == "postgresql" else None
+    return corpus_store(tmp_path_factory, server)
+
+
+@pytest.fixture(scope="session")
+def sqlite_corpus(tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
+    """The SQLite store alone: for what only SQLite has (FTS5's query syntax,
+    the sqlite3 Reader) or what does not depend on the backend."""
+    return corpus_store(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def pg_corpus(tmp_path_factory: pytest.TempPathFactory, postgres: pg_server.Server) -> CorpusStore:
+    """The PostgreSQL store alone."""
+    return corpus_store(tmp_path_factory, postgres)

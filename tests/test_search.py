@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
-from corpus_store import CORPUS, CorpusStore, corpus_store
+from corpus_store import CORPUS, CorpusStore
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from store_samples import fp, prose, revised
@@ -26,24 +26,6 @@ from lifededup.search import (
 )
 from lifededup.search.syntax import has_prefix, quoted
 from lifededup.store import ItemRecord, Reader, Store, collapse_sql, open_reader, open_store
-
-
-@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
-def corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
-    """The sample corpus's store, once on each backend."""
-    server = request.getfixturevalue("postgres") if request.param == "postgresql" else None
-    return corpus_store(tmp_path_factory, server)
-
-
-@pytest.fixture(scope="session")
-def sqlite_corpus(tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
-    """The SQLite store alone, for what only SQLite has (FTS5's query syntax, the sqlite3 Reader)."""
-    return corpus_store(tmp_path_factory)
-
-
-@pytest.fixture(scope="session")
-def pg_corpus(tmp_path_factory: pytest.TempPathFactory, postgres: object) -> CorpusStore:
-    return corpus_store(tmp_path_factory, postgres)  # type: ignore[arg-type]
 
 
 def is_postgres(db: object) -> bool:

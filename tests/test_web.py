@@ -22,7 +22,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web view needs its extra: pip install '.[web]'")
 
 from click.testing import CliRunner  # noqa: E402
-from corpus_store import CorpusStore, corpus_store  # noqa: E402
+from corpus_store import CorpusStore  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
@@ -44,19 +44,6 @@ def cli_json(*args: str) -> Any:
     result = CliRunner().invoke(main, list(args))
     assert result.exit_code == 0, f"lifededup {' '.join(args)} failed: {result.output}"
     return json.loads(result.output)
-
-
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
-    """The sample corpus's store, once on each backend."""
-    server = request.getfixturevalue("postgres") if request.param == "postgresql" else None
-    return corpus_store(tmp_path_factory, server)
-
-
-@pytest.fixture(scope="module")
-def sqlite_corpus(tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
-    """For what does not depend on the backend, or is about a file."""
-    return corpus_store(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

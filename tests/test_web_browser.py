@@ -26,7 +26,7 @@ if not CHROMIUM.exists():
 pytest.importorskip("starlette", reason="the web view needs its extra: pip install '.[web]'")
 sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need playwright: pip install '.[test]'")
 
-from corpus_store import CorpusStore, corpus_store  # noqa: E402
+from corpus_store import CorpusStore  # noqa: E402
 from web_samples import SCRIPT, hostile_store, serving  # noqa: E402
 
 # No sandbox: tests may run as root, where Chromium's sandbox refuses to
@@ -48,13 +48,6 @@ def browser() -> Iterator[sync_api.Browser]:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
         yield chromium
         chromium.close()
-
-
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
-    """The sample corpus's store, once on each backend."""
-    server = request.getfixturevalue("postgres") if request.param == "postgresql" else None
-    return corpus_store(tmp_path_factory, server)
 
 
 def watched_page(browser: sync_api.Browser, address: str) -> tuple[sync_api.Page, list[str], list[str]]:
