@@ -102,7 +102,7 @@ class Server:
         import psycopg
 
         with psycopg.connect(self.url(), autocommit=True) as conn:
-            conn.execute(sql)  # type: ignore[arg-type]
+            conn.execute(sql)
 
     def new_database(self, stem: str = "t") -> str:
         name = f"{stem}_{os.getpid()}_{next(self._names)}"

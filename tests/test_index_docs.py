@@ -5,26 +5,20 @@ from __future__ import annotations
 
 import re
 import shlex
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from readme_blocks import REPO, readme_section, sh_blocks
 
 from lifededup.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
-
 
 def section() -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    start = text.index("## Indexing and watching folders")
-    end = text.find("\n## ", start + 1)
-    return text[start:end]
+    return readme_section("## Indexing and watching folders")
 
 
 def test_every_command_of_the_section_exists() -> None:
-    lines = [line.split("#")[0] for block in re.findall(r"```sh\n(.*?)```", section(), flags=re.S)
-             for line in block.splitlines()]
+    lines = [line.split("#")[0] for block in sh_blocks(section()) for line in block.splitlines()]
     commands = [shlex.split(line) for line in lines if line.strip().startswith("lifededup ")]
     assert len(commands) >= 9, commands
     for args in commands:

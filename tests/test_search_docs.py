@@ -7,16 +7,14 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from corpus_store import CorpusStore, corpus_store
+from readme_blocks import readme_section, sh_blocks
 
 from lifededup.cli import main
 from lifededup.search import PG_SYNTAX, SYNTAX
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session")
@@ -25,15 +23,12 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
 
 
 def section() -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    start = text.index("## Searching and reports")
-    end = text.find("\n## ", start + 1)
-    return text[start:end]
+    return readme_section("## Searching and reports")
 
 
 def commands() -> list[list[str]]:
-    blocks = re.findall(r"```sh\n(.*?)```", section(), flags=re.S)
-    return [shlex.split(line) for block in blocks for line in block.splitlines() if line.startswith("lifededup ")]
+    return [shlex.split(line) for block in sh_blocks(section()) for line in block.splitlines()
+            if line.startswith("lifededup ")]
 
 
 def test_the_section_has_its_examples() -> None:

@@ -6,24 +6,20 @@ from __future__ import annotations
 import re
 import shlex
 from importlib.metadata import metadata
-from pathlib import Path
 
 from click.testing import CliRunner
 
-from lifededup.cli import main
+from readme_blocks import REPO, readme_section, sh_blocks
 
-REPO = Path(__file__).resolve().parents[1]
+from lifededup.cli import main
 
 
 def section() -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    start = text.index("## Sharing a store")
-    return text[start:text.index("\n## ", start + 1)]
+    return readme_section("## Sharing a store")
 
 
 def shell_lines() -> list[list[str]]:
-    blocks = re.findall(r"```sh\n(.*?)```", section(), flags=re.S)
-    return [shlex.split(line.split("  #")[0]) for block in blocks for line in block.splitlines() if line.strip()]
+    return [shlex.split(line.split("  #")[0]) for block in sh_blocks(section()) for line in block.splitlines() if line.strip()]
 
 
 def test_every_lifededup_command_of_the_section_exists() -> None:

@@ -12,22 +12,18 @@ from pathlib import Path
 
 import pytest
 from corpus_store import CorpusStore, corpus_store
+from readme_blocks import REPO, readme_section, sh_blocks
 from web_samples import serving
 
 pytest.importorskip("starlette", reason="the web view needs its extra: pip install '.[web]'")
 
-REPO = Path(__file__).resolve().parents[1]
-
 
 def section() -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    start = text.index("## The web view")
-    return text[start:text.find("\n## ", start + 1)]
+    return readme_section("## The web view")
 
 
 def commands() -> list[list[str]]:
-    blocks = re.findall(r"```sh\n(.*?)```", section(), flags=re.S)
-    lines = [line.split("  #")[0] for block in blocks for line in block.splitlines()]
+    lines = [line.split("  #")[0] for block in sh_blocks(section()) for line in block.splitlines()]
     return [shlex.split(line) for line in lines if line.startswith("lifededup ")]
 
 
