@@ -226,3 +226,45 @@ def test_an_indexer_waits_for_the_write_lock_as_long_as_another_writer_holds_it(
             holder.rollback()
         out, err = indexer.communicate(timeout=120)
     assert indexer.returncode == 0 and "new 3," in out, (out, err)
+
+
+def test_a_lone_read_takes_no_turn_among_the_writers_and_a_lone_write_does(pg_url: str) -> None:
+    """``Store.execute`` outside a transaction on a writable PostgreSQL store
+    (the indexer's planning reads, ``sql --write``): a statement that only
+    reads runs while another writer holds the write lock, as a lone SELECT
+    does on SQLite; one that writes waits for its turn, then runs."""
+    import threading
+
+    import psycopg
+
+    from lifededup.store.opening import WRITE_LOCK
+
+    results: dict[str, object] = {}
+    # opened before the lock is taken: opening checks the schema in a
+    # writing transaction, which takes its turn as on SQLite (BEGIN IMMEDIATE)
+    stores = [open_store(pg_url) for _ in range(2)]
+
+    def run_in_thread(name: str, sql: str) -> threading.Thread:
+        store = stores[0 if name == "read" else 1]
+
+        def target() -> None:
+            results[name] = store.execute_counted(sql)
+
+        thread = threading.Thread(target=target, daemon=True)
+        thread.start()
+        return thread
+
+    with psycopg.connect(pg_url) as holder:
+        holder.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")  # held until the transaction ends
+        reading = run_in_thread("read", "SELECT count(*) FROM items")
+        reading.join(30)
+        assert not reading.is_alive(), "a lone SELECT waited for another writer's turn"
+        assert results["read"] == (["count"], [(0,)], 1), results
+        writing = run_in_thread("write", "INSERT INTO params (name, value) VALUES ('note', '1')")
+        writing.join(2)
+        assert writing.is_alive(), "a lone write must wait while another writer holds the lock"
+        holder.rollback()
+    writing.join(30)
+    assert not writing.is_alive() and results["write"] == ([], [], 1), results
+    for store in stores:
+        store.close()

@@ -34,6 +34,9 @@ _INSERT_ITEM = (f"INSERT INTO items (machine, {', '.join(_ITEM_COLUMNS)}) "
                 f"VALUES (:machine, {', '.join(':' + c for c in _ITEM_COLUMNS)})")
 _UPDATE_ITEM = f"UPDATE items SET {', '.join(f'{c} = :{c}' for c in _ITEM_COLUMNS)} WHERE id = :id"
 
+# PostgreSQL's SQLSTATE for a change tried in a read-only transaction
+_READ_ONLY_REFUSED = "25006"
+
 _FINGERPRINT_PARAMS = "fingerprint"
 _CLUSTER_METHOD = "cluster_method"
 _CLUSTER_RULE = "cluster_rule"
@@ -325,12 +328,22 @@ class Store:
             cursor: Any = raw.cursor()
             try:
                 if self.location.url is not None:
-                    # one statement (a prepared one cannot hold two), inside
-                    # the engine's own opening: READ ONLY, or the write lock
-                    first = ("SET TRANSACTION READ ONLY" if self.readonly
-                             else f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
-                    cursor.execute(first)
-                    cursor.execute(pyformat(sql), params or None, prepare=True)
+                    # one statement (a prepared one cannot hold two).  It is
+                    # tried READ ONLY first: a statement that only reads needs
+                    # no turn among the writers (as on SQLite, where a lone
+                    # SELECT takes no write lock); one that writes is refused
+                    # by the server before it changes anything, and on a
+                    # writable store runs again holding the write lock.
+                    query = pyformat(sql)
+                    try:
+                        cursor.execute("SET TRANSACTION READ ONLY")
+                        cursor.execute(query, params or None, prepare=True)
+                    except Exception as exc:
+                        if self.readonly or getattr(exc, "sqlstate", None) != _READ_ONLY_REFUSED:
+                            raise
+                        raw.rollback()
+                        cursor.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+                        cursor.execute(query, params or None, prepare=True)
                 else:
                     cursor.execute(sql, params or {})
                 rows = [tuple(r) for r in cursor.fetchall()] if cursor.description else []
