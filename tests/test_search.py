@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 from collections import Counter
 from datetime import date
 from pathlib import Path
@@ -25,6 +24,7 @@ from lifededup.cli import main
 from lifededup.search import (
     SYNTAX, Filters, QuerySyntaxError, SearchResult, Snippet, path_pattern, results_sql, search,
 )
+from lifededup.search import results
 from lifededup.search.syntax import has_prefix, quoted
 from lifededup.store import ItemRecord, Reader, Store, collapse_sql, open_reader, open_store
 
@@ -532,65 +532,29 @@ def test_a_snippet_shows_the_text_as_written_with_ellipses_where_it_goes_on(stor
     assert long.matched == ["lighthouse"] and "keeper" in long.text, long
 
 
-class _CountedAfter:
-    """A store that offers no second connection: ``search`` then counts its
-    totals after the page, on the page's own connection."""
-
-    def __init__(self, store: Reader | Store) -> None:
-        self.location, self._store = store.location, store
-
-    def reading(self):  # type: ignore[no-untyped-def]
-        return self._store.reading()
-
-    def reading_beside(self) -> None:
-        return None
-
-    def close(self) -> None:
-        self._store.close()
-
-
-@pytest.mark.parametrize("collapse", [True, False])
-def test_totals_counted_beside_the_page_are_those_counted_after_it(sqlite_corpus: CorpusStore,
-                                                                     collapse: bool) -> None:
-    # SQLite counts a page's totals on a second connection, in another thread,
-    # while it ranks the page: the same result as counting them afterwards
-    with open_reader(sqlite_corpus.db) as reader:
-        for query in [*WORDS, "river OR kitchen", '"the river"']:
-            beside = search(reader, query, limit=5, collapse=collapse)
-            after = search(_CountedAfter(reader), query, limit=5, collapse=collapse)
-            assert beside.to_dict() == after.to_dict(), f"{query!r}: totals differ counted beside and after"
-            assert beside.matches > 0, f"{query!r} should match the corpus"
-
-
-def test_a_search_leaves_no_thread_and_no_reader_behind(sqlite_corpus: CorpusStore, tmp_path: Path) -> None:
-    db = tmp_path / "copy.db"
-    with sqlite3.connect(sqlite_corpus.db) as source, sqlite3.connect(db) as target:
-        source.backup(target)
-    threads = threading.active_count()
-    with open_reader(db) as reader, open_store(db, readonly=True) as store:
-        for opened in (reader, store):
-            for query in WORDS:
-                search(opened, query)
-        assert threading.active_count() == threads, "a search left its counting thread running"
-        # a reader still inside a read transaction would keep the WAL from being checkpointed
-        writer = sqlite3.connect(db)
-        writer.execute("PRAGMA journal_mode = WAL")
-        writer.execute("CREATE TABLE scratch (x)")  # something in the WAL to checkpoint
-        busy, _, _ = writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        writer.close()
-        assert busy == 0, "a connection of a finished search still holds a read snapshot"
-
-
-def test_an_error_counting_beside_the_page_is_the_search_error(sqlite_corpus: CorpusStore, tmp_path: Path) -> None:
-    not_a_store = tmp_path / "garbage.db"
-    not_a_store.write_bytes(b"this is not an SQLite database, " * 200)
-
-    class BrokenBeside(_CountedAfter):
-        def reading_beside(self):  # type: ignore[no-untyped-def, override]
-            from lifededup.store.opening import Location
-            from lifededup.store.reader import read_beside
-
-            return read_beside(Location(path=not_a_store))
-
-    with open_reader(sqlite_corpus.db) as reader, pytest.raises(sqlite3.DatabaseError, match="not a database"):
-        search(BrokenBeside(reader), "river")
+def test_the_clusters_of_many_matches_are_a_lower_bound_and_said_to_be(corpus: CorpusStore,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # EXACT_ROWS is 10,000; the corpus's commonest word matches a few hundred
+    # items, so the threshold is brought down to them (the SQL is the same)
+    exact = run(corpus, "the", limit=1000)
+    assert exact.rows_exact and exact.matches > 100, "the corpus should have 'the' in many items"
+    monkeypatch.setattr(results, "EXACT_ROWS", 40)
+    found = run(corpus, "the", limit=5)
+    assert not found.rows_exact, "more matches than EXACT_ROWS: the clusters are a lower bound"
+    assert found.matches == exact.matches, "the matches are always counted exactly"
+    assert len(found.hits) <= found.rows <= exact.rows, f"not a lower bound: {found.rows} of {exact.rows}"
+    if not is_postgres(corpus.db):  # SQLite's matches come in id order: the bound is known
+        with sqlite3.connect(corpus.db) as conn:
+            first = {r[0] for r in conn.execute(
+                "SELECT coalesce(c.cluster_id, f.rowid) FROM items_fts f LEFT JOIN clusters c ON c.item_id = f.rowid "
+                "WHERE items_fts MATCH 'the' ORDER BY f.rowid LIMIT 41")}
+        assert found.rows == len(first), f"the clusters of the first 41 matches are {len(first)}, not {found.rows}"
+    assert [h.id for h in found.hits] == [h.id for h in exact.hits[:5]], "the page itself is the same"
+    few = run(corpus, "sourdough")
+    assert few.rows_exact and few.rows == 1, "three matches are counted exactly"
+    every = run(corpus, "the", collapse=False, limit=5)
+    assert every.rows_exact and every.rows == exact.matches, "every item shown: the rows are the matches"
+    out = CliRunner().invoke(main, ["search", "the", "--limit", "2", "--db", str(corpus.db)])
+    assert f"2 of at least {found.rows} results ({exact.matches} matching items" in out.output, out.output
+    data = json.loads(CliRunner().invoke(main, ["search", "the", "--json", "--db", str(corpus.db)]).output)
+    assert data["rows_exact"] is False and data["rows"] == found.rows, data

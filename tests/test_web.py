@@ -30,6 +30,7 @@ from web_samples import PROSE, SCRIPT, hostile_store, prose  # noqa: E402
 
 from lifededup.cli import main  # noqa: E402
 from lifededup.index import IndexConfig, run  # noqa: E402
+from lifededup.search import results as search_results  # noqa: E402
 from lifededup.store import open_store, resolve  # noqa: E402
 from lifededup.watch import WatchStatus  # noqa: E402
 from lifededup.watch import daemon as daemons  # noqa: E402
@@ -101,6 +102,20 @@ def test_search_pages_are_the_cli_rows_further_on(corpus: CorpusStore, client: T
     assert 'href="?q=the&amp;limit=3"' in html and 'href="?q=the&amp;limit=3&amp;page=3"' in html, \
         "page 2 does not link to pages 1 and 3"
     assert re.search(r'<ol class="hits" start="4">', html), "page 2 does not number its rows from 4"
+
+
+def test_a_lower_bound_of_results_says_so_and_pages_on(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    # past EXACT_ROWS matches (10,000; brought down to the corpus's size) the
+    # results are a lower bound: the page says "at least" and a full page
+    # links to the next one, however many pages the bound makes
+    monkeypatch.setattr(search_results, "EXACT_ROWS", 40)
+    found = get(client, "/search.json?q=the&limit=7").json()
+    assert found["rows_exact"] is False and found["rows"] <= 40, found
+    last_counted = -(-found["rows"] // 7)
+    html = get(client, f"/?q=the&limit=7&page={last_counted}").text
+    assert f"of at least {found['rows']} results" in html, "the summary does not say the rows are a lower bound"
+    assert f'href="?q=the&amp;limit=7&amp;page={last_counted + 1}"' in html, \
+        "a full last page of the bound does not link to the next"
 
 
 def test_search_page_collapses_copies_and_marks_matches(client: TestClient) -> None:

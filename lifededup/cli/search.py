@@ -135,7 +135,8 @@ def _print_hit(number: int, hit: Hit, found: SearchResult) -> None:
 def _footer(found: SearchResult) -> str:
     shown = len(found.hits)
     if found.mode == "collapsed":
-        return (f"{shown} of {found.rows} results ({found.matches} matching items, copies collapsed; "
+        rows = found.rows if found.rows_exact else f"at least {found.rows}"
+        return (f"{shown} of {rows} results ({found.matches} matching items, copies collapsed; "
                 "--all shows every item)")
     if found.mode == "dedup":
         return f"{shown} of {found.rows} results after de-duplicating the {found.matches} best-ranked items"

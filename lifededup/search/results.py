@@ -4,11 +4,9 @@ not), one page of it, and for each row its snippet and the copies it hides."""
 from __future__ import annotations
 
 import sqlite3
-import threading
-from collections.abc import Callable, Generator, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Generator, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Literal
 
 from lifededup.search.query import Filters, item_date, pg_query, results_sql
 from lifededup.search.snippet import SNIPPET_SQL, Snippet, headline_sql
@@ -20,6 +18,16 @@ Mode = Literal["collapsed", "all", "cluster", "dedup"]
 
 # Copies listed under a collapsed row; the count is always exact.
 COPIES_LISTED = 50
+# A collapsed search counts the clusters of up to this many matching items;
+# of more, it counts those of the first EXACT_ROWS + 1 (a lower bound, shown
+# as "at least"; ``SearchResult.rows_exact``), as Elasticsearch counts hits
+# exactly up to 10,000 by default: the cluster of every match is a join and
+# a DISTINCT over all of them, at a million items 130 ms for a common word,
+# as much as ranking them, for one number of the footer.  (An estimate from
+# the first ones was tried and dropped: an archive's copies sit next to each
+# other, indexed folder by folder, so the first matches hold more copies
+# than the rest -- a third of the true count on sample_corpus.)
+EXACT_ROWS = 10_000
 # --dedup de-duplicates this many best-ranked results per result shown: the
 # detector reads their texts, so the window is bounded (seeds/004 likewise
 # de-duplicates the top of a ranked list, not the whole result set).
@@ -73,17 +81,21 @@ class Hit:
 @dataclass(frozen=True)
 class SearchResult:
     """A page of ``hits``; ``rows`` is how many rows the whole result has
-    (clusters when collapsed) and ``matches`` how many items matched."""
+    (clusters when collapsed) and ``matches`` how many items matched.
+    ``rows_exact`` is False where ``rows`` is a lower bound: of more than
+    ``EXACT_ROWS`` matching items, the clusters of the first ``EXACT_ROWS``
+    + 1 are counted (``matches`` is always exact)."""
 
     query: str | None
     mode: Mode
     hits: list[Hit]
     rows: int
     matches: int
+    rows_exact: bool = True
 
     def to_dict(self) -> dict[str, Any]:
-        return {"query": self.query, "mode": self.mode, "rows": self.rows, "matches": self.matches,
-                "hits": [h.to_dict() for h in self.hits]}
+        return {"query": self.query, "mode": self.mode, "rows": self.rows, "rows_exact": self.rows_exact,
+                "matches": self.matches, "hits": [h.to_dict() for h in self.hits]}
 
 
 def search(
@@ -129,7 +141,7 @@ def search(
                 return _deduplicated(conn, query, filters, limit, dedup, postgres)
             collapse = collapse and cluster is None
             mode: Mode = "cluster" if cluster is not None else ("collapsed" if collapse else "all")
-            return _page(conn, query, filters, limit, cluster, mode, offset, postgres, store.reading_beside)
+            return _page(conn, query, filters, limit, cluster, mode, offset, postgres)
         except sqlite3.Error as exc:
             reason = str(exc)
             if query is not None and is_query_error(reason):
@@ -156,30 +168,38 @@ def _page_sql(results: str, *, counted: bool = False) -> str:
 _READ_ROWS = 256
 
 
-# On PostgreSQL, where no second connection counts the totals at the same
-# time (see _page), the first batch of ranked results also counts the
-# matches and their clusters: the matches are found once (index, recheck
-# and rank of every one), not again for the totals.
-_COUNTED = ("WITH r AS MATERIALIZED ({results}) SELECT id, rank, (SELECT count(*) FROM r), "
-            "(SELECT count(DISTINCT coalesce(c.cluster_id, m.id)) FROM r AS m "
-            "LEFT JOIN clusters c ON c.item_id = m.id) "
-            "FROM r ORDER BY rank, id LIMIT :limit")
+# On PostgreSQL the first batch of ranked results also counts the matches,
+# and the clusters of the first EXACT_ROWS + 1 of them: the matches are
+# found once (index, recheck and rank of every one), not again for the totals.
+
+
+def _sample_sql(matching: str) -> str:
+    """How many of the first EXACT_ROWS + 1 of ``matching``'s ids there are, and their clusters."""
+    return ("SELECT count(*) AS sampled, count(DISTINCT coalesce(c.cluster_id, m.id)) AS clusters "
+            f"FROM (SELECT id FROM ({matching}) AS s LIMIT {EXACT_ROWS + 1}) AS m "
+            "LEFT JOIN clusters c ON c.item_id = m.id")
+
+
+def _counted_sql(results: str) -> str:
+    """The first batch of ranked results, each row with the totals (see above)."""
+    return (f"WITH r AS MATERIALIZED ({results}) SELECT id, rank, (SELECT count(*) FROM r), t.clusters "
+            f"FROM r CROSS JOIN ({_sample_sql('SELECT id FROM r')}) AS t ORDER BY rank, id LIMIT :limit")
 
 
 def _ranked(conn: Connection, results: str, params: dict[str, object], wanted: int,
-            totals: list[int] | None = None) -> Generator[list[Any], None, None]:
+            totals: list[Any] | None = None) -> Generator[list[Any], None, None]:
     """The ranked results, best first, a batch at a time, each batch a query
     of its own (``LIMIT``: a top-N sort, where stepping a cursor through
     ``ORDER BY`` sorts every match first -- 348 against 291 ms for a common
     word at a million items), four times longer than the one before; given
     ``totals``, the first one fills it with the matches and their clusters
-    (``_COUNTED``, PostgreSQL)."""
+    (``_counted_sql``, PostgreSQL)."""
     ordered = f"SELECT id, rank FROM ({results}) AS r ORDER BY rank, id"
     start, size = 0, max(_READ_ROWS, 2 * wanted)
     while True:
         if start == 0 and totals is not None:
-            rows = conn.execute(_COUNTED.format(results=results), {**params, "limit": size}).fetchall()
-            totals[:] = [int(rows[0][2]), int(rows[0][3])] if rows else [0, 0]
+            rows = conn.execute(_counted_sql(results), {**params, "limit": size}).fetchall()
+            totals[:] = [int(rows[0][2]), int(rows[0][3]), int(rows[0][2]) <= EXACT_ROWS] if rows else [0, 0, True]
             rows = [row[:2] for row in rows]
         else:
             rows = conn.execute(f"{ordered} LIMIT :limit OFFSET :offset",
@@ -192,7 +212,7 @@ def _ranked(conn: Connection, results: str, params: dict[str, object], wanted: i
 
 
 def _collapsed_page(conn: Connection, results: str, params: dict[str, object], limit: int,
-                    offset: int = 0, totals: list[int] | None = None) -> list[Hit]:
+                    offset: int = 0, totals: list[Any] | None = None) -> list[Hit]:
     """The ``limit`` clusters after the first ``offset`` of the ranked results, each shown by its
     best-ranked result (lowest id among equals), as the store's
     ``collapse_sql`` gives them.  The results are read best first only until
@@ -222,88 +242,38 @@ def _collapsed_page(conn: Connection, results: str, params: dict[str, object], l
 
 
 def _totals(conn: Connection, query: str | None, filters: Filters, cluster: int | None,
-            mode: Mode, postgres: bool) -> tuple[int, int]:
-    """How many items match, and (collapsed) how many clusters they are in."""
+            mode: Mode, postgres: bool) -> tuple[int, int, bool]:
+    """How many items match, how many clusters they are in (collapsed;
+    otherwise the matches again), and whether that is exact (see EXACT_ROWS)."""
     matching, params = results_sql(query, filters, cluster=cluster, ranked=False, postgres=postgres)
+    count = f"SELECT count(*) FROM ({matching}) AS r"
     if mode != "collapsed":  # the clusters are not counted: a join per match saved
-        matches = int(conn.execute(f"SELECT count(*) FROM ({matching}) AS r", params).fetchone()[0])
-        return matches, matches
-    row = conn.execute(
-        f"SELECT count(*), count(DISTINCT coalesce(c.cluster_id, r.id)) FROM ({matching}) r "
-        "LEFT JOIN clusters c ON c.item_id = r.id", params).fetchone()
-    return int(row[0]), int(row[1])
+        matches = int(conn.execute(count, params).fetchone()[0])
+        return matches, matches, True
+    sampled, clusters = (int(n) for n in conn.execute(_sample_sql(matching), params).fetchone())
+    matches = sampled if sampled <= EXACT_ROWS else int(conn.execute(count, params).fetchone()[0])
+    return matches, clusters, matches <= EXACT_ROWS
 
 
 def _page(conn: Connection, query: str | None, filters: Filters, limit: int, cluster: int | None,
-          mode: Mode, offset: int = 0, postgres: bool = False,
-          beside: Callable[[], AbstractContextManager[Connection] | None] | None = None) -> SearchResult:
-    """One page of the result, and its totals.  The totals (every match, and
-    its cluster when collapsed) are counted on a second connection of the
-    store (``beside``) in another thread while this one ranks the page:
-    each is a pass over every match, and at a million items the two cost
-    about the same (the drivers run a statement without holding the GIL).
-    Where there is none, they are counted after the page, or (PostgreSQL)
-    in the same pass as its first ranked results.  The second connection's
-    snapshot is its own: a commit landing between the two may show in the
-    totals and not the page."""
+          mode: Mode, offset: int = 0, postgres: bool = False) -> SearchResult:
     results, params = results_sql(query, filters, cluster=cluster, postgres=postgres)
-    reading = beside() if beside is not None else None
-    counting = _Background(reading, lambda c: _totals(c, query, filters, cluster, mode, postgres)) \
-        if reading is not None else None
-    try:
-        totals: list[int] = []
-        if mode == "collapsed":
-            hits = _collapsed_page(conn, results, params, limit, offset,
-                                   totals if postgres and counting is None else None)
-        else:
-            counted = postgres and counting is None
-            rows = conn.execute(_page_sql(results, counted=counted),
-                                {**params, "limit": limit, "offset": offset}).fetchall()
-            hits = [_hit(r) for r in rows]
-            if counted and rows:
-                totals = [int(rows[0][8])] * 2
-        if not hits:
-            _check_kinds(conn, filters)
-        hits = _with_details(conn, hits, query, postgres)
-        if mode == "collapsed":
-            hits = _with_copies(conn, hits, query, filters, postgres)
-    except BaseException:
-        if counting is not None:
-            counting.wait()  # its connection closes before the store does; this error is the one to see
-        raise
-    counted_beside = counting.result() if counting is not None else None
-    matches, clusters = counted_beside or totals or _totals(conn, query, filters, cluster, mode, postgres)
-    return SearchResult(query, mode, hits, clusters if mode == "collapsed" else matches, matches)
-
-
-T = TypeVar("T")
-
-
-class _Background(Generic[T]):
-    """``read`` run on the connection ``reading`` gives, in a thread of its
-    own, started at once; ``result()`` waits for it (and raises what it raised)."""
-
-    def __init__(self, reading: AbstractContextManager[Connection], read: Callable[[Connection], T]) -> None:
-        self._outcome: tuple[T | None, BaseException | None] = (None, None)
-        self._thread = threading.Thread(target=self._run, args=(reading, read), daemon=True)
-        self._thread.start()
-
-    def _run(self, reading: AbstractContextManager[Connection], read: Callable[[Connection], T]) -> None:
-        try:
-            with reading as conn:
-                self._outcome = (read(conn), None)
-        except BaseException as exc:  # handed to the caller's thread
-            self._outcome = (None, exc)
-
-    def wait(self) -> None:
-        self._thread.join()
-
-    def result(self) -> T:
-        self._thread.join()
-        value, error = self._outcome
-        if error is not None:
-            raise error
-        return value  # type: ignore[return-value]
+    totals: list[Any] = []  # matches, rows, rows exact: when the page's first query counts them (PostgreSQL)
+    if mode == "collapsed":
+        hits = _collapsed_page(conn, results, params, limit, offset, totals if postgres else None)
+    else:
+        rows = conn.execute(_page_sql(results, counted=postgres),
+                            {**params, "limit": limit, "offset": offset}).fetchall()
+        hits = [_hit(r) for r in rows]
+        if postgres and rows:
+            totals = [int(rows[0][8])] * 2 + [True]
+    matches, rows_shown, exact = totals or _totals(conn, query, filters, cluster, mode, postgres)
+    if not hits:
+        _check_kinds(conn, filters)
+    hits = _with_details(conn, hits, query, postgres)
+    if mode == "collapsed":
+        hits = _with_copies(conn, hits, query, filters, postgres)
+    return SearchResult(query, mode, hits, rows_shown, matches, exact)
 
 
 def _hit(row: Sequence[Any]) -> Hit:

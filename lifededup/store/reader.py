@@ -12,11 +12,6 @@ SQLite the ``sqlite3`` connection, with the pragmas and the authorizer of
 every read-only store connection (``opening._configure``); on PostgreSQL a
 ``dialect.PgDriver`` in a READ ONLY transaction -- with the same
 ``execute(sql, params)`` taking the store's ``:name`` parameters.
-
-``reading_beside()`` gives another connection, in a read transaction of its
-own, for a read another thread runs at the same time (``search`` counts its
-matches there while it ranks them here); None where it would not help (a
-PostgreSQL server spreads one query over the cores itself).
 """
 
 from __future__ import annotations
@@ -43,8 +38,6 @@ class Readable(Protocol):
     location: Location
 
     def reading(self) -> AbstractContextManager[Driver]: ...
-
-    def reading_beside(self) -> AbstractContextManager[Driver] | None: ...
 
     def close(self) -> None: ...
 
@@ -74,11 +67,6 @@ class Reader:
             raise
         self._conn.execute("COMMIT")
 
-    def reading_beside(self) -> AbstractContextManager[sqlite3.Connection]:
-        """Another read-only connection to the file, in a read transaction of
-        its own (see module docs)."""
-        return read_beside(self.location)
-
     def close(self) -> None:
         self._conn.close()
 
@@ -106,34 +94,14 @@ def open_reader(url_or_path: str | Path | None = None) -> Reader | Store:
     return open_store(location.path, readonly=True)
 
 
-@contextmanager
-def read_beside(location: Location) -> Iterator[sqlite3.Connection]:
-    """A new read-only connection to the SQLite store at ``location``, inside
-    one read transaction, closed at the end: usable from another thread.  It
-    never takes the write lock, whatever the store was opened for; its
-    snapshot is its own (WAL), so it may be a commit apart from another
-    connection's."""
-    conn = _connect_readonly(location)
-    try:
-        _configure(conn, readonly=True)
-        conn.execute("BEGIN")
-        yield conn
-    finally:
-        conn.close()  # ends the read transaction
-
-
-def _connect_readonly(location: Location) -> sqlite3.Connection:
-    uri = f"file:{quote(str(location.file.resolve()))}?mode=ro"
-    return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-
-
 def _at_head(location: Location) -> sqlite3.Connection | None:
     """A read-only connection to the store if it is at the written head, else None."""
     head = _written_head()
     if head is None:
         return None
+    uri = f"file:{quote(str(location.file.resolve()))}?mode=ro"
     try:
-        conn = _connect_readonly(location)
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
     except sqlite3.Error:
         return None
     try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,6 @@ from lifededup.store.dialect import Driver, driver, is_postgres, pyformat
 from lifededup.store.errors import ParamsMismatch
 from lifededup.store.models import FEATURE_COLUMNS
 from lifededup.store.opening import WRITE_LOCK, Location
-from lifededup.store.reader import read_beside
 from lifededup.store.records import ItemRecord, machine_name, utc_now
 from lifededup.store.similarity import Rule
 
@@ -100,14 +99,6 @@ class Store:
         runs the same either way; on PostgreSQL a ``PgDriver``."""
         with self.transaction() as conn:
             yield driver(conn)
-
-    def reading_beside(self) -> AbstractContextManager[Driver] | None:
-        """Another connection in a read transaction of its own, for a read in
-        another thread (see :mod:`lifededup.store.reader`): on SQLite a new
-        read-only connection to the file.  None on PostgreSQL, whose server
-        already spreads one query over the cores (parallel workers): there
-        a second query at the same time was slower, not faster."""
-        return read_beside(self.location) if self.location.url is None else None
 
     # -- params -------------------------------------------------------------
 

@@ -132,7 +132,12 @@ def run_search(store: Store, form: SearchForm) -> SearchResult:
 
 
 def pages(result: SearchResult, form: SearchForm) -> int:
-    return max(1, -(-result.rows // form.limit))
+    """How many pages the result has; where its rows are a lower bound
+    (``rows_exact``), at least one more after a full page."""
+    counted = max(1, -(-result.rows // form.limit))
+    if result.rows_exact:
+        return counted
+    return max(counted, form.page + (len(result.hits) == form.limit))
 
 
 # -- clusters and items -------------------------------------------------------
