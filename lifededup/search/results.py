@@ -152,12 +152,18 @@ def search(
 def _page_sql(results: str, *, counted: bool = False) -> str:
     """One page of items, best first, each with its cluster (not collapsed);
     ``counted``: each row also with how many items match (PostgreSQL: the
-    matches are found once, not again for the count)."""
+    matches are found once, not again for the count -- from the matches
+    kept as they are ranked, where ``count(*) OVER ()`` kept every row
+    whole and took 3x as long)."""
     # the page first, then its items: no item is read that is not shown
-    count = ", count(*) OVER () AS matches" if counted else ""
-    return (f"WITH page AS MATERIALIZED (SELECT id, rank{count} FROM ({results}) AS r ORDER BY rank, id "
+    if counted:
+        ranked, count = f"WITH r AS MATERIALIZED ({results}), page", ", (SELECT count(*) FROM r) AS matches"
+        results = "SELECT id, rank FROM r"
+    else:
+        ranked, count = "WITH page", ""
+    return (f"{ranked} AS MATERIALIZED (SELECT id, rank FROM ({results}) AS r ORDER BY rank, id "
             "LIMIT :limit OFFSET :offset) "
-            f"SELECT p.id, i.path, i.part, i.kind, i.title, p.rank, c.cluster_id, 0 AS hidden{', p.matches' * counted} "
+            f"SELECT p.id, i.path, i.part, i.kind, i.title, p.rank, c.cluster_id, 0 AS hidden{count} "
             "FROM page p JOIN items i ON i.id = p.id LEFT JOIN clusters c ON c.item_id = p.id ORDER BY p.rank, p.id")
 
 
