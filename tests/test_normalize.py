@@ -66,6 +66,15 @@ def test_any_text_gives_a_clean_stream(text: str) -> None:
     assert word_stream(stream) == stream, "normalising twice changes nothing"
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.text(max_size=200), st.text(st.characters(max_codepoint=127), max_size=200)))
+def test_words_are_the_stream_cut_at_its_spaces(text: str) -> None:
+    """words() takes a shortcut for ASCII text: the same words as the stream's."""
+    stream = word_stream(text)
+    want = stream.split(" ") if stream else []
+    assert words(text) == want, f"words({text!r}) is not the stream {stream!r} cut at its spaces"
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["a", "Z", "9", " ", "\n", "\t", "-", "=", "\x00", "é", "e\u0301", "\u0301", "\u0338",
                                  "½", "İ", "ß", "ﬁ", "東", "ΰ", "’", "😀", "\ud800", "Ａ", "ﷺ", "ᄀ", "ᅡ"]), max_size=60))

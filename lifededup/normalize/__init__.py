@@ -188,6 +188,8 @@ def word_stream(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
+    if text.isascii():  # the byte table alone; split() drops the runs of spaces _collapse would
+        return text.encode("ascii").translate(_ASCII_FOLD).decode("ascii").split()
     stream = word_stream(text)
     return stream.split(" ") if stream else []
 
