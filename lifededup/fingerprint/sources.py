@@ -17,6 +17,7 @@ runs no other threads (a command, not the watcher).
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -140,6 +141,16 @@ def fingerprint_sources(
     runs = list(_runs(sources, sizes, min(_RUN_BYTES, max(total // (4 * workers), 1))))
     # fork where it is safe (Linux); macOS lists it but its frameworks are not fork-safe
     context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
-    with context.Pool(min(workers, len(runs)), initializer=_start_worker, initargs=(doc_freq,)) as pool:
-        for found in pool.imap(partial(_fingerprint_run_in_worker, read=read, params=params), runs):
-            yield from found
+    # The caller's objects out of the collector's reach while the workers run
+    # (the gc.freeze() the Python documentation advises before a fork):
+    # collections in a worker then never write to the pages it shares with
+    # the caller, and here they walk only the fingerprints coming back, not
+    # everything the caller holds -- a report holding 100,000 items spent
+    # more time collecting than the workers took to fingerprint.
+    gc.freeze()
+    try:
+        with context.Pool(min(workers, len(runs)), initializer=_start_worker, initargs=(doc_freq,)) as pool:
+            for found in pool.imap(partial(_fingerprint_run_in_worker, read=read, params=params), runs):
+                yield from found
+    finally:
+        gc.unfreeze()
