@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from lifededup.config import FingerprintParams
@@ -67,8 +68,8 @@ def _read(store: Store, texts: bool) -> _Read:
         rows = conn.exec_driver_sql(_FINGERPRINTED.format(text="i.text" if texts else "NULL")).all()
     return _Read(
         members=[Member(int(r[0]), str(r[1]), str(r[2])) for r in rows],
-        prints=[Fingerprinted(int(r[0]), str(r[2]), None if r[4] is None else tuple(int(v) for v in r[4:10]))
-                for r in rows],
+        # integers from both drivers (INTEGER, BIGINT): taken as they come
+        prints=[Fingerprinted(int(r[0]), str(r[2]), None if r[4] is None else tuple(r[4:10])) for r in rows],
         stored={int(r[0]): int(r[3]) for r in rows},
         texts=[str(r[10] or "") for r in rows] if texts else [],
     )
@@ -109,9 +110,7 @@ def _fingerprint_all(texts: list[str], params: FingerprintParams, frequencies: D
 def document_frequencies(texts: Sequence[str]) -> DocFrequencies:
     """In how many texts each word occurs: the collection statistics of the
     low-IDF filter (seeds/000 section 2.2 step 3)."""
-    counts: Counter[str] = Counter()
-    for text in texts:
-        counts.update(set(words(text)))
+    counts = Counter(chain.from_iterable(set(words(text)) for text in texts))
     return DocFrequencies(documents=len(texts), counts=counts)
 
 

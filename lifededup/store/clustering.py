@@ -452,13 +452,11 @@ def _repeated_sketch_values(sketched: Sequence[Member]) -> tuple[npt.NDArray[np.
     sizes = np.fromiter((len(m.sketch or b"") // 8 for m in sketched), dtype=np.intp, count=len(sketched))
     values = np.frombuffer(b"".join(m.sketch or b"" for m in sketched), dtype=">i8").astype(np.int64)
     ordered = np.sort(values)
-    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-    counts = np.diff(np.append(starts, ordered.size))
-    repeated = counts > 1
-    shared, times = ordered[starts[repeated]], counts[repeated]
+    shared = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
     if shared.size == 0:
         empty = np.zeros(0, dtype=np.intp)
         return empty, np.zeros(0, dtype=np.int64), empty
+    times = np.searchsorted(ordered, shared, side="right") - np.searchsorted(ordered, shared)
     at = np.minimum(np.searchsorted(shared, values), shared.size - 1)
     positions = np.flatnonzero(shared[at] == values)
     owner = np.searchsorted(np.cumsum(sizes), positions, side="right")
@@ -547,7 +545,10 @@ def _transitive(members: Sequence[Member], threshold: int) -> dict[int, int]:
             sets.union(member.item_id, first)
     holders: defaultdict[tuple[int, int], list[int]] = defaultdict(list)
     for item, keys in sorted(_shared_features(members).items()):
-        counts = Counter(chain.from_iterable(holders.get(key, ()) for key in keys))
+        counts: dict[int, int] = {}  # few: a plain dict costs less than a Counter
+        for key in keys:
+            for other in holders.get(key, ()):
+                counts[other] = counts.get(other, 0) + 1
         for other, n in counts.items():
             if n >= threshold:
                 sets.union(item, other)
