@@ -360,3 +360,23 @@ def test_canonical_order_is_its_definition(drawn: list[tuple[list[int] | None, i
     got = [m.item_id for m in canonical_order(members)]
     want = [m.item_id for m in centrality_by_hand(members)]
     assert got == want, f"canonical order {got}, by its definition {want}"
+
+
+@pytest.mark.parametrize("shared_share", [0.02, 0.5])
+def test_canonical_order_is_its_definition_whether_few_or_many_values_repeat(shared_share: float) -> None:
+    """canonical_order counts repeated values one way when they are few (most
+    texts unique) and another when they are many: both are its definition."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    common = rng.integers(-(1 << 63), (1 << 63) - 1, size=30, dtype=np.int64)
+    members = []
+    for n in range(300):
+        values = rng.integers(-(1 << 63), (1 << 63) - 1, size=84, dtype=np.int64)
+        shared = rng.random(84) < shared_share
+        values[shared] = rng.choice(common, size=int(shared.sum()))
+        members.append(ClusterMember(n, f"{rng.integers(3)}", None, values.astype(">i8").tobytes(), int(rng.integers(3))))
+    from lifededup.store.clustering import canonical_order
+
+    got = [m.item_id for m in canonical_order(members)]
+    assert got == [m.item_id for m in centrality_by_hand(members)], f"shared share {shared_share}: {got[:20]}..."

@@ -100,11 +100,13 @@ def _text(text: str) -> list[tuple[None, str]]:
 
 def _fingerprint_all(texts: list[str], params: FingerprintParams, frequencies: DocFrequencies) -> list[Fingerprint]:
     """Every text fingerprinted again, on every core, in order."""
-    found = [f for _, f in fingerprint_sources(texts, _text, sizes=[len(t) for t in texts], params=params,
-                                                doc_freq=frequencies)]
-    if any(f is None for f in found):
-        raise RuntimeError("a text came back without a fingerprint")  # _text gives every source its text
-    return [f for f in found if f is not None]
+    prints: list[Fingerprint] = []
+    for _, found in fingerprint_sources(texts, _text, sizes=[len(t) for t in texts], params=params,
+                                        doc_freq=frequencies):
+        if found is None:  # _text gives every source its text
+            raise RuntimeError("a text came back without a fingerprint")
+        prints.append(found)
+    return prints
 
 
 def document_frequencies(texts: Sequence[str]) -> DocFrequencies:

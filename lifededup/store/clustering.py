@@ -444,23 +444,37 @@ def _repeated_sketch_values(sketched: Sequence[Member]) -> tuple[npt.NDArray[np.
                                                                     npt.NDArray[np.intp]]:
     """Each occurrence of a sketch value that occurs more than once in the
     members' sketches: its owner (index into ``sketched``), its value, and how
-    many times the value occurs.  Most values occur once, so a plain sort and
-    a search among the few repeated ones cost far less than ``numpy.unique``'s
-    inverse over every value."""
+    many times the value occurs."""
     import numpy as np
 
     sizes = np.fromiter((len(m.sketch or b"") // 8 for m in sketched), dtype=np.intp, count=len(sketched))
     values = np.frombuffer(b"".join(m.sketch or b"" for m in sketched), dtype=">i8").astype(np.int64)
     ordered = np.sort(values)
-    shared = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
-    if shared.size == 0:
+    repeats = ordered[1:] == ordered[:-1]
+    if not repeats.any():
         empty = np.zeros(0, dtype=np.intp)
         return empty, np.zeros(0, dtype=np.int64), empty
-    times = np.searchsorted(ordered, shared, side="right") - np.searchsorted(ordered, shared)
-    at = np.minimum(np.searchsorted(shared, values), shared.size - 1)
-    positions = np.flatnonzero(shared[at] == values)
+    if np.count_nonzero(repeats) * 8 < values.size:
+        # few values repeat (an archive of mostly unique texts): look every
+        # value up among those few -- a plain sort and a search cost far less
+        # than sorting the positions of all
+        held = ordered[1:][repeats]
+        shared = held[np.concatenate(([True], held[1:] != held[:-1]))]
+        times = np.searchsorted(ordered, shared, side="right") - np.searchsorted(ordered, shared)
+        at = np.minimum(np.searchsorted(shared, values), shared.size - 1)
+        positions = np.flatnonzero(shared[at] == values)
+        counts = times[at[positions]]
+    else:
+        order = np.argsort(values)
+        starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+        runs = np.diff(np.append(starts, values.size))
+        times = np.repeat(runs, runs)
+        positions = np.sort(order[times > 1])
+        counts = np.empty_like(times)
+        counts[order] = times
+        counts = counts[positions]
     owner = np.searchsorted(np.cumsum(sizes), positions, side="right")
-    return owner, values[positions], times[at[positions]]
+    return owner, values[positions], counts
 
 
 def _centrality(sketched: Sequence[Member], owner: npt.NDArray[np.intp], times: npt.NDArray[np.intp]) -> dict[int, int]:
