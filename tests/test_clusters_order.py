@@ -273,8 +273,8 @@ def test_clustering_apart_forms_the_stores_own_clusters(tmp_path: Path, rule: st
     still the clusters, and representatives, that the store's SQL lookup
     forms on recluster -- with the signature's sketch values counted as
     boilerplate (bound 3) and without."""
-    from lifededup.store import clustering
-    from lifededup.store.clustering import cluster_members, load_member
+    from lifededup.store import clustering, engine
+    from lifededup.store.clustering import MemoryRepresentatives, canonical_order, cluster_members, load_member
 
     texts = archive_of_drafts()
     for bound in (clustering.BOILERPLATE_HOLDERS, 3):
@@ -288,8 +288,14 @@ def test_clustering_apart_forms_the_stores_own_clusters(tmp_path: Path, rule: st
             with store.transaction() as conn:
                 members = [load_member(conn, i) for i in ids]
                 settings = store._clustering(conn)
-        got = cluster_members([m for m in members if m is not None], settings, dict(zip(ids, texts)))
+        placed = [m for m in members if m is not None]
+        got = cluster_members(placed, settings, dict(zip(ids, texts)))
         assert got == want, f"rule {rule}, boilerplate bound {bound}: in memory {got}, the store {want}"
+        every_key = MemoryRepresentatives(settings, dict(zip(ids, texts)))  # no SharedKeys: all indexed
+        for member in placed:
+            every_key.remember(member)
+        engine.cluster_in_order([m.item_id for m in canonical_order(placed)], every_key)
+        assert every_key.cluster_of == want, f"rule {rule}, bound {bound}: every key indexed, {every_key.cluster_of}"
         text_of = dict(zip(ids, texts))
         near = {c for i, c in want.items() if text_of[i] != text_of[c]}
         assert len(near) >= 2, f"fewer than two clusters of near copies: the test shows little ({want})"

@@ -376,11 +376,12 @@ class SharedKeys:
 
 
 class MemoryRepresentatives(_Admission):
-    """The same lookup over a fixed set of members held in memory (reports'
-    experiments), indexing only the keys ``shared`` says another member
-    holds too: ``texts`` gives each item's text when the rule verifies."""
+    """The same lookup over members held in memory (reports' experiments):
+    ``texts`` gives each item's text when the rule verifies.  Given the
+    ``shared`` keys of a fixed set of members, it indexes only those."""
 
-    def __init__(self, settings: Settings, shared: SharedKeys, texts: Mapping[int, str] | None = None) -> None:
+    def __init__(self, settings: Settings, texts: Mapping[int, str] | None = None,
+                 shared: SharedKeys | None = None) -> None:
         super().__init__(settings)
         self.texts = texts or {}
         self.cluster_of: dict[int, int] = {}
@@ -402,7 +403,7 @@ class MemoryRepresentatives(_Admission):
 
     def _sharing_features(self, member: Member, least: int) -> dict[int, int]:
         assert member.features is not None
-        if member.item_id not in self._shared.features:
+        if self._shared is not None and member.item_id not in self._shared.features:
             return {}  # no other member holds any of its features
         features = self._features
         # counted in C, in the same order as one by one
@@ -411,7 +412,7 @@ class MemoryRepresentatives(_Admission):
 
     def _sharing_minima(self, member: Member, least: int, most: int) -> dict[int, int]:
         assert member.sketch is not None
-        if member.item_id not in self._shared.values:
+        if self._shared is not None and member.item_id not in self._shared.values:
             return {}  # no other member holds any of its sketch values
         minima = self._minima
         # in the order of the set of values: the order breaks ties in most_common
@@ -429,10 +430,20 @@ class MemoryRepresentatives(_Admission):
         self.similarity[item] = similarity
         self._first_of_sha1.setdefault(member.sha1, item)
         if cluster == item:
-            for key in self._shared.features.get(item, ()):
+            for key in self._feature_keys(member):
                 self._features[key].append(item)
-            for value in self._shared.values.get(item, ()):
+            for value in self._sketch_keys(member):
                 self._minima[value].append(item)
+
+    def _feature_keys(self, member: Member) -> Iterable[tuple[int, int]]:
+        if self._shared is not None:
+            return self._shared.features.get(member.item_id, ())
+        return enumerate(member.features or ())
+
+    def _sketch_keys(self, member: Member) -> Iterable[int]:
+        if self._shared is not None:
+            return self._shared.values.get(member.item_id, ())
+        return () if member.sketch is None else set(sketch_values(member.sketch).tolist())
 
 
 # a sketch value held by more texts than this is boilerplate: it says
@@ -580,7 +591,7 @@ def cluster_members(members: Sequence[Member], settings: Settings,
     sketched = [m for m in members if m.sketch is not None]
     owner, values, times = _repeated_sketch_values(sketched)
     shared = SharedKeys(_shared_sketch_values(sketched, owner, values), _shared_features(members))
-    lookup = MemoryRepresentatives(settings, shared, texts)
+    lookup = MemoryRepresentatives(settings, texts, shared)
     for member in members:
         lookup.remember(member)
     # A member sharing no SHA-1, feature or sketch value with another has no
