@@ -393,7 +393,8 @@ class MemoryRepresentatives(_Admission):
         self._words = _WordCache(_WORDS.most_words)
 
     def words(self, item_id: int) -> list[str]:
-        # by item id, not SHA-1 as in the store: ``texts`` is the caller's word
+        # kept by item id, not by SHA-1 as the store's are: a caller's texts
+        # need not be the ones the SHA-1s were computed from
         key = str(item_id)
         found = self._words.get(key)
         if found is None:
@@ -543,6 +544,8 @@ def _shared_features(members: Sequence[Member]) -> dict[int, list[tuple[int, int
 
 def _shared_sketch_values(sketched: Sequence[Member], owner: npt.NDArray[np.intp],
                           values: npt.NDArray[np.int64]) -> dict[int, list[int]]:
+    """Per item id, its sketch values another member holds too (from
+    :func:`_repeated_sketch_values`), each once."""
     import numpy as np
 
     if owner.size == 0:
