@@ -217,7 +217,13 @@ def stats_timing(path: Path, items: int) -> None:
     import lifededup
     from lifededup.report import stats
 
-    bulk_fill(path, Generator(), items)
+    with open_store(path, readonly=True) as store:
+        held = int(str(store.execute("SELECT count(*) FROM items")[1][0][0]))
+    if held == 0:
+        bulk_fill(path, Generator(), items)
+    elif held != items:
+        raise SystemExit(f"{path} holds {held:,} items, not {items:,}: give another --dir")
+    # else a store filled by an earlier run (--dir): the same generator, so the same items
     with open_store(path, readonly=True) as store:
         start = time.perf_counter()
         store.execute("SELECT f.*, i.kind, i.text FROM fingerprints f JOIN items i ON i.id = f.item_id")

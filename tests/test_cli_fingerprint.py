@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,9 +16,11 @@ import numpy as np
 from click.testing import CliRunner
 
 from lifededup.cli import main
+from lifededup.config import FingerprintParams
 from lifededup.extract import ExtractionError, Failure, extract, walk
 from lifededup.fingerprint import fingerprint, fingerprint_many
 from lifededup.fingerprint.sources import fingerprint_sources
+from lifededup.normalize import DocFrequencies
 
 SAMPLE_CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
 
@@ -164,6 +167,29 @@ def test_fingerprint_sources_splits_the_work_and_keeps_the_order(tmp_path: Path)
     alone = list(fingerprint_sources(paths, labelled_with_pid, sizes=[1 << 20] * len(paths), workers=1))
     assert {pid for (_, pid), _ in alone} == {os.getpid()}, "workers=1 runs in this process"
     assert [f for _, f in alone] == fingerprints
+
+
+def whole(text: str) -> list[tuple[None, str]]:
+    return [(None, text)]
+
+
+def test_fingerprint_sources_filters_low_idf_terms_in_its_workers_as_here() -> None:
+    """stats --idf fingerprints every text again through the low-IDF filter on
+    every core: the workers get the collection statistics once, and their
+    fingerprints, sketches included, are those of one process."""
+    texts = [" ".join(prose(n % 50, 300) + prose(1000 + n, 20)) for n in range(600)]  # 1.2 MB: workers start
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(set(text.split()))
+    params = FingerprintParams().with_filters(idf=4.0)  # ln(600 / 12) < 4: the shared words go
+    frequencies = DocFrequencies(documents=len(texts), counts=counts)
+    found = [f for _, f in fingerprint_sources(texts, whole, sizes=[len(t) for t in texts], params=params,
+                                               workers=2, doc_freq=frequencies)]
+    want = fingerprint_many(texts, params, frequencies)
+    assert found == want and [f and f.sketch for f in found] == [f.sketch for f in want], "workers differ"
+    unfiltered = fingerprint_many(texts, FingerprintParams())
+    assert sum(a.sha1 == b.sha1 and a.features != b.features for a, b in zip(want, unfiltered)) > 500, \
+        "the filter changed almost nothing: the test shows nothing"
 
 
 def test_a_name_that_is_not_utf8_is_shown_escaped_as_the_store_holds_it(tmp_path: Path) -> None:

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import hypothesis.strategies as st
 import pytest
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
-from store_samples import fp, prose
+from store_samples import fp, prose, revised
 
 from lifededup.fingerprint.compare import word_edit_distance
 from lifededup.model import shared_features
 from lifededup.normalize import word_stream
-from lifededup.store import ItemRecord, Store, check_store, open_store
+from lifededup.store import ClusterMember, ItemRecord, Store, check_store, open_store
 
 
 def drifted(seed: int, base: int, share: float, words: int = 160) -> str:
@@ -203,7 +203,6 @@ def test_boilerplate_sketch_values_are_left_out_of_the_candidate_lookup(
     signature's sketch values lead the lookup to none of the other letters
     (without it they do), the copy still joins its letter, and the store's
     lookup and the in-memory engine agree."""
-    from store_samples import revised
 
     from lifededup.store import clustering
     from lifededup.store.clustering import StoreRepresentatives, cluster_members, load_member
@@ -250,3 +249,140 @@ def test_boilerplate_sketch_values_are_left_out_of_the_candidate_lookup(
         for item, cluster in in_memory.items():
             groups.setdefault(cluster, set()).add(f"/letters/{ids.index(item)}.txt")
         assert {frozenset(g) for g in groups.values()} == got, "the store's lookup and the engine's differ"
+
+
+# -- clustering apart, in memory: the same clusters as the store's --------------
+
+
+def archive_of_drafts() -> list[str]:
+    """Texts as an archive holds them: the draft families, letters sharing a
+    long signature, exact copies, and notes too short to sample."""
+    signature = prose(99, 120)
+    letters = [prose(200 + n, 150) + " " + signature for n in range(6)]
+    notes = ["see you at noon", "call back", "see you at noon"]
+    revisions = [revised(DRAFTS[6], seed=3), revised(letters[0], seed=4, changes=2)]
+    return [*DRAFTS, *letters, drifted(77, 200, 0.05, 150) + " " + signature, *revisions, DRAFTS[2], letters[3],
+            *notes]
+
+
+@pytest.mark.parametrize("rule", ["verified", "features"])
+def test_clustering_apart_forms_the_stores_own_clusters(tmp_path: Path, rule: str,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The in-memory lookup (reports' experiments) indexes only the keys two
+    members share and places a member sharing nothing without the engine:
+    still the clusters, and representatives, that the store's SQL lookup
+    forms on recluster -- with the signature's sketch values counted as
+    boilerplate (bound 3) and without."""
+    from lifededup.store import clustering, engine
+    from lifededup.store.clustering import MemoryRepresentatives, canonical_order, cluster_members, load_member
+
+    texts = archive_of_drafts()
+    for bound in (clustering.BOILERPLATE_HOLDERS, 3):
+        monkeypatch.setattr(clustering, "BOILERPLATE_HOLDERS", bound)
+        with open_store(tmp_path / f"{rule}-{bound}.db") as store:
+            with store.transaction():
+                ids = [store.upsert_item(ItemRecord(f"/a/{n:02}.txt", text=t), fp(t)) for n, t in enumerate(texts)]
+            store.recluster(rule=rule)
+            _, rows = store.execute("SELECT item_id, cluster_id FROM clusters")
+            want = {int(str(a)): int(str(b)) for a, b in rows}
+            with store.transaction() as conn:
+                members = [load_member(conn, i) for i in ids]
+                settings = store._clustering(conn)
+        placed = [m for m in members if m is not None]
+        got = cluster_members(placed, settings, dict(zip(ids, texts)))
+        assert got == want, f"rule {rule}, boilerplate bound {bound}: in memory {got}, the store {want}"
+        every_key = MemoryRepresentatives(settings, dict(zip(ids, texts)))  # no SharedKeys: all indexed
+        for member in placed:
+            every_key.remember(member)
+        engine.cluster_in_order([m.item_id for m in canonical_order(placed)], every_key)
+        assert every_key.cluster_of == want, f"rule {rule}, bound {bound}: every key indexed, {every_key.cluster_of}"
+        text_of = dict(zip(ids, texts))
+        near = {c for i, c in want.items() if text_of[i] != text_of[c]}
+        assert len(near) >= 2, f"fewer than two clusters of near copies: the test shows little ({want})"
+
+
+def components(members: list[ClusterMember], threshold: int) -> dict[int, int]:
+    """Transitive clusters by brute force: link every pair with the same
+    SHA-1 or ``threshold`` shared features, name each component after its
+    smallest item id."""
+    name = {m.item_id: m.item_id for m in members}
+    changed = True
+    while changed:
+        changed = False
+        for a in members:
+            for b in members:
+                linked = a.sha1 == b.sha1 or shared_features(a.features, b.features) >= threshold
+                if linked and name[a.item_id] != name[b.item_id]:
+                    low = min(name[a.item_id], name[b.item_id])
+                    name[a.item_id] = name[b.item_id] = low
+                    changed = True
+    return name
+
+
+PRINTS = st.lists(st.tuples(st.integers(0, 5), st.none() | st.tuples(*[st.integers(0, 3)] * 6)), max_size=30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(PRINTS, st.integers(1, 3))
+def test_transitive_clusters_are_the_components_of_near_pairs(drawn: list[tuple[int, tuple[int, ...] | None]],
+                                                              threshold: int) -> None:
+    from lifededup.store.clustering import Settings, cluster_members
+
+    members = [ClusterMember(100 - n, f"text {text}", features) for n, (text, features) in enumerate(drawn)]
+    got = cluster_members(members, Settings(threshold, 6, "transitive"))
+    want = components(members, threshold)
+    assert list(got.items()) == [(m.item_id, want[m.item_id]) for m in members], f"got {got}, want {want}"
+
+
+def centrality_by_hand(members: list[ClusterMember]) -> list[ClusterMember]:
+    """canonical_order's definition, counted one value at a time."""
+    from collections import Counter
+
+    from lifededup.store.similarity import sketch_values
+
+    held = Counter(v for m in members if m.sketch is not None for v in sketch_values(m.sketch).tolist())
+    score = {m.item_id: sum(min(held[v], 40) - 1 for v in sketch_values(m.sketch).tolist())
+             for m in members if m.sketch is not None}
+    return sorted(members, key=lambda m: (-score.get(m.item_id, 0), -m.words, m.sha1, m.item_id))
+
+
+# a few values, the int64 extremes among them, so that sketches share some
+# (a value may repeat within a sketch too) and one is held more than 40 times
+VALUES = st.sampled_from([-(1 << 63), -5, 0, 1, 7, (1 << 63) - 1]) | st.integers(-(1 << 63), (1 << 63) - 1)
+SKETCHED = st.lists(st.tuples(st.none() | st.lists(VALUES, min_size=4, max_size=4), st.integers(0, 3),
+                              st.sampled_from(["", "a", "a0", "b", "ab"])), max_size=60)
+
+
+@settings(max_examples=60, deadline=None)
+@given(SKETCHED)
+def test_canonical_order_is_its_definition(drawn: list[tuple[list[int] | None, int, str]]) -> None:
+    import numpy as np
+
+    from lifededup.store.clustering import canonical_order
+
+    members = [ClusterMember(n * 7 % 61, sha1, None,
+                             None if values is None else np.array(values, dtype=">i8").tobytes(), words)
+               for n, (values, words, sha1) in enumerate(drawn)]
+    got = [m.item_id for m in canonical_order(members)]
+    want = [m.item_id for m in centrality_by_hand(members)]
+    assert got == want, f"canonical order {got}, by its definition {want}"
+
+
+@pytest.mark.parametrize("shared_share", [0.02, 0.5])
+def test_canonical_order_is_its_definition_whether_few_or_many_values_repeat(shared_share: float) -> None:
+    """canonical_order counts repeated values one way when they are few (most
+    texts unique) and another when they are many: both are its definition."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    common = rng.integers(-(1 << 63), (1 << 63) - 1, size=30, dtype=np.int64)
+    members = []
+    for n in range(300):
+        values = rng.integers(-(1 << 63), (1 << 63) - 1, size=84, dtype=np.int64)
+        shared = rng.random(84) < shared_share
+        values[shared] = rng.choice(common, size=int(shared.sum()))
+        members.append(ClusterMember(n, f"{rng.integers(3)}", None, values.astype(">i8").tobytes(), int(rng.integers(3))))
+    from lifededup.store.clustering import canonical_order
+
+    got = [m.item_id for m in canonical_order(members)]
+    assert got == [m.item_id for m in centrality_by_hand(members)], f"shared share {shared_share}: {got[:20]}..."

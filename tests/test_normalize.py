@@ -3,6 +3,8 @@ steps 2-3)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -66,6 +68,15 @@ def test_any_text_gives_a_clean_stream(text: str) -> None:
     assert word_stream(stream) == stream, "normalising twice changes nothing"
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.text(max_size=200), st.text(st.characters(max_codepoint=127), max_size=200)))
+def test_words_are_the_stream_cut_at_its_spaces(text: str) -> None:
+    """words() takes a shortcut for ASCII text: the same words as the stream's."""
+    stream = word_stream(text)
+    want = stream.split(" ") if stream else []
+    assert words(text) == want, f"words({text!r}) is not the stream {stream!r} cut at its spaces"
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["a", "Z", "9", " ", "\n", "\t", "-", "=", "\x00", "é", "e\u0301", "\u0301", "\u0338",
                                  "½", "İ", "ß", "ﬁ", "東", "ΰ", "’", "😀", "\ud800", "Ａ", "ﷺ", "ᄀ", "ᅡ"]), max_size=60))
@@ -107,6 +118,20 @@ def test_low_idf_filter_drops_common_terms() -> None:
     assert kept("report budget zanzibar", FilterParams(idf=4.0), doc_freq=freq) == ["budget", "zanzibar"]
     with pytest.raises(ValueError, match="document frequencies"):
         kept("report", FilterParams(idf=4.0))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 60), st.dictionaries(st.sampled_from(["alpha", "beta", "gamma", "delta"]), st.integers(0, 80)),
+       st.floats(0.0, 5.0) | st.sampled_from([math.log(30), 50.0]), st.lists(st.sampled_from(
+           ["alpha", "beta", "gamma", "delta", "omega"]), max_size=12))
+def test_low_idf_filter_keeps_exactly_the_terms_its_idf_keeps(documents: int, counts: dict[str, int],
+                                                              threshold: float, tokens: list[str]) -> None:
+    """The filter asks a set of the dropped terms, found once per threshold:
+    it keeps what idf() >= threshold keeps, terms never seen included."""
+    freq = DocFrequencies(documents=documents, counts=counts)
+    text = " ".join(tokens)
+    want = [w for w in words(text) if freq.idf(w) >= threshold]
+    assert kept(text, FilterParams(stopwords=False, idf=threshold), doc_freq=freq) == want, (documents, counts)
 
 
 def test_blobs_are_not_terms_but_stay_in_the_stream() -> None:

@@ -119,6 +119,64 @@ def test_stats_cli_prints_both_tables(corpus: CorpusStore) -> None:
     assert bad.exit_code == 2 and "4.0,5.0" in bad.output, bad.output
 
 
+def drafts_archive(seed: int = 5) -> list[tuple[str, str]]:
+    """(kind, text) of a small archive: families of drafts drifting apart
+    (a quarter of them mail, a quarter web pages), a third of them signed with
+    one long signature, exact copies, and notes too short to sample."""
+    rng = random.Random(seed)
+    signature = prose(99, 80)
+    items: list[tuple[str, str]] = []
+    for family in range(12):
+        kind = ("document", "email", "web page", "spreadsheet")[family % 4]
+        words = prose(500 + family, rng.randint(60, 300)).split()
+        for _ in range(rng.choice([1, 2, 3, 5])):
+            for _ in range(rng.randint(0, len(words) // 8)):
+                words[rng.randrange(len(words))] = f"d{family}x{rng.randrange(40)}"
+            items.append((kind, " ".join(words) + (" " + signature if family % 3 == 0 else "")))
+    items += [rng.choice(items) for _ in range(6)]
+    items += [("email", "see you at noon"), ("email", "call back"), ("email", "see you at noon")]
+    return items
+
+
+# stats(store, idf=[0.5, 2.0]) of drafts_archive() as the code before the
+# in-memory clustering was made fast printed it, the store's clusters
+# conservative, then transitive: per column, Table 1 (objects, unique,
+# transitive and conservative clusters), the same for both, and Table 2's
+# (items, exact, near) per kind, under the store's method.  The same
+# fingerprints through the same engine must give the same.
+KNOWN_TABLE1 = {"no IDF": (43, 35, 34, 14), "IDF 0.5": (43, 35, 34, 25), "IDF 2": (43, 35, 35, 29)}
+KNOWN_TABLE2 = {
+    "conservative": {
+        "no IDF": {"document": (21, 4, 11), "email": (15, 3, 7), "web page": (7, 1, 3), "total": (43, 8, 21)},
+        "IDF 0.5": {"document": (21, 4, 6), "email": (15, 3, 4), "web page": (7, 1, 0), "total": (43, 8, 10)},
+        "IDF 2": {"document": (21, 4, 2), "email": (15, 3, 4), "web page": (7, 1, 0), "total": (43, 8, 6)},
+    },
+    "transitive": {
+        "no IDF": {"document": (21, 4, 1), "email": (15, 3, 0), "web page": (7, 1, 0), "total": (43, 8, 1)},
+        "IDF 0.5": {"document": (21, 4, 0), "email": (15, 3, 1), "web page": (7, 1, 0), "total": (43, 8, 1)},
+        "IDF 2": {"document": (21, 4, 0), "email": (15, 3, 0), "web page": (7, 1, 0), "total": (43, 8, 0)},
+    },
+}
+
+
+def test_stats_of_an_archive_are_the_known_ones_whichever_clustering_the_store_keeps(tmp_path: Path) -> None:
+    db = tmp_path / "archive.db"
+    with open_store(db) as store:
+        with store.transaction():
+            for n, (kind, text) in enumerate(drafts_archive()):
+                store.upsert_item(ItemRecord(f"/a/{n:03}.txt", kind=kind, text=text), fp(text))
+        store.recluster()
+        for method in ("conservative", "transitive"):  # the other one is formed apart
+            store.recluster(method)
+            report = stats(store, idf=[0.5, 2.0])
+            table1 = {c.label: (c.table1.objects, c.table1.unique, c.table1.transitive, c.table1.conservative)
+                      for c in report.columns}
+            assert table1 == KNOWN_TABLE1, f"Table 1 of a {method} store: {table1}"
+            table2 = {c.label: {kind: (n.items, n.exact, n.near) for kind, n in c.table2.items()}
+                      for c in report.columns}
+            assert table2 == KNOWN_TABLE2[method], f"Table 2 of a {method} store: {table2}"
+
+
 # -- clustering apart from the store -------------------------------------------
 
 FEATURE_POOL = st.lists(st.integers(0, 5), min_size=6, max_size=6).map(tuple)

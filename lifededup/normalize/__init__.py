@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -188,6 +188,8 @@ def word_stream(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
+    if text.isascii():  # the byte table alone; split() drops the runs of spaces _collapse would
+        return text.encode("ascii").translate(_ASCII_FOLD).decode("ascii").split()
     stream = word_stream(text)
     return stream.split(" ") if stream else []
 
@@ -305,10 +307,22 @@ class DocFrequencies:
 
     documents: int
     counts: Mapping[str, int]
+    _below: dict[float, frozenset[str] | None] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def idf(self, term: str) -> float:
         # A term never seen is as rare as can be: it survives any threshold.
         return math.log(max(self.documents, 1) / max(self.counts.get(term, 0), 1))
+
+    def below(self, threshold: float) -> frozenset[str] | None:
+        """The terms whose IDF is below ``threshold``, the ones the filter
+        drops -- None when that is every term, one never seen included
+        (``threshold`` above ln N).  Found once per threshold, so that a batch
+        asks a set, not ``idf``, about each of its terms."""
+        if threshold not in self._below:
+            unseen = math.log(max(self.documents, 1))  # the highest IDF there is
+            self._below[threshold] = (None if unseen < threshold
+                                      else frozenset(t for t in self.counts if self.idf(t) < threshold))
+        return self._below[threshold]
 
 
 @dataclass(frozen=True)
@@ -397,8 +411,12 @@ def _keep_mask(
     if filters.idf is not None:
         if doc_freq is None:
             raise ValueError("the low-IDF filter needs document frequencies (doc_freq)")
-        texts = _decode(found.stream, found.starts[vocab], lengths)
-        keep &= np.fromiter((doc_freq.idf(w) >= filters.idf for w in texts), dtype=bool, count=len(texts))
+        dropped = doc_freq.below(filters.idf)
+        if dropped is None:
+            keep[:] = False
+        else:
+            texts = _decode(found.stream, found.starts[vocab], lengths)
+            keep &= np.fromiter((w not in dropped for w in texts), dtype=bool, count=len(texts))
     return keep
 
 

@@ -6,22 +6,14 @@ store cannot disagree on how."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from lifededup.config import FingerprintParams
 from lifededup.store import FEATURE_COLUMNS, ClusterMember, ClusterSettings, Method, Rule, Store, cluster_members
 
-
-@dataclass(frozen=True)
-class Fingerprinted:
-    """What clustering reads of an item: its SHA-1, features and (for the
-    verified rule) its sketch and word count."""
-
-    item_id: int
-    sha1: str
-    features: tuple[int, ...] | None
-    sketch: bytes | None = None
-    words: int = 0
+# What clustering reads of an item: its SHA-1, features and (for the verified
+# rule) its sketch and word count -- the engine's own member, so that a report
+# hands its items over as they are, not copied into another class.
+Fingerprinted = ClusterMember
 
 
 def cluster_apart(items: Sequence[Fingerprinted], params: FingerprintParams, methods: Sequence[Method],
@@ -30,10 +22,9 @@ def cluster_apart(items: Sequence[Fingerprinted], params: FingerprintParams, met
     item id), as ``recluster`` forms them.  ``rule`` defaults to the design
     card's features rule, which needs no texts; the verified rule reads
     ``texts`` (item id -> text)."""
-    members = [ClusterMember(i.item_id, i.sha1, i.features, i.sketch, i.words) for i in items]
     chosen = rule or Rule(kind="features")
     return {
-        method: cluster_members(members, ClusterSettings(params.threshold, params.features, method, chosen), texts)
+        method: cluster_members(items, ClusterSettings(params.threshold, params.features, method, chosen), texts)
         for method in methods
     }
 

@@ -4,6 +4,7 @@ what is left to look at), per kind of item (seeds/000 sections 3.2 and 4)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -98,10 +99,9 @@ def table2(members: Iterable[Member], cluster_of: Mapping[int, int]) -> dict[str
     """Counts per paper kind and in total (the last key)."""
     listed = list(members)
     role = roles(listed, cluster_of)
-    rows = {kind: Counts() for kind in PAPER_KINDS}
-    for member in listed:
-        part = role[member.item_id]
-        rows[paper_kind(member.kind)] += Counts(1, int(part == "exact"), int(part == "near"))
+    tally = Counter((paper_kind(m.kind), role[m.item_id]) for m in listed)
+    rows = {kind: Counts(tally[kind, "shown"] + tally[kind, "exact"] + tally[kind, "near"], tally[kind, "exact"],
+                         tally[kind, "near"]) for kind in PAPER_KINDS}
     total = Counts()
     for counts in rows.values():
         total += counts

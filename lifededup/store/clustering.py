@@ -31,7 +31,8 @@ from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Literal
+from itertools import chain
+from typing import TYPE_CHECKING, Literal
 
 from sqlalchemy import Connection
 
@@ -48,6 +49,10 @@ from lifededup.store.similarity import (
     measure_any,
     sketch_values,
 )
+
+if TYPE_CHECKING:  # numpy is imported where used: a search never needs it
+    import numpy as np
+    import numpy.typing as npt
 
 Method = Literal["conservative", "transitive"]
 METHODS: tuple[Method, ...] = ("conservative", "transitive")
@@ -358,11 +363,25 @@ def _minima_lookup(count: int, bound: int) -> str:
             " GROUP BY item_id HAVING count(*) >= :least ORDER BY count(*) DESC LIMIT :most")
 
 
+@dataclass(frozen=True)
+class SharedKeys:
+    """Of a fixed set of members, the lookup keys that some other member
+    holds too: the only ones an in-memory lookup needs to index, since a key
+    no one else holds finds no one.  Per item id, its shared sketch values
+    (each once) and its shared ``(position, feature)`` keys; an item that
+    shares none is absent."""
+
+    values: dict[int, list[int]]
+    features: dict[int, list[tuple[int, int]]]
+
+
 class MemoryRepresentatives(_Admission):
     """The same lookup over members held in memory (reports' experiments):
-    ``texts`` gives each item's text when the rule verifies."""
+    ``texts`` gives each item's text when the rule verifies.  Given the
+    ``shared`` keys of a fixed set of members, it indexes only those."""
 
-    def __init__(self, settings: Settings, texts: Mapping[int, str] | None = None) -> None:
+    def __init__(self, settings: Settings, texts: Mapping[int, str] | None = None,
+                 shared: SharedKeys | None = None) -> None:
         super().__init__(settings)
         self.texts = texts or {}
         self.cluster_of: dict[int, int] = {}
@@ -370,27 +389,36 @@ class MemoryRepresentatives(_Admission):
         self._first_of_sha1: dict[str, int] = {}
         self._features: defaultdict[tuple[int, int], list[int]] = defaultdict(list)
         self._minima: defaultdict[int, list[int]] = defaultdict(list)
+        self._shared = shared
+        self._words = _WordCache(_WORDS.most_words)
 
     def words(self, item_id: int) -> list[str]:
-        return _words_of(self.texts.get(item_id, ""))
+        # kept by item id, not by SHA-1 as the store's are: a caller's texts
+        # need not be the ones the SHA-1s were computed from
+        key = str(item_id)
+        found = self._words.get(key)
+        if found is None:
+            found = _words_of(self.texts.get(item_id, ""))
+            self._words.put(key, found)
+        return found
 
     def _sharing_features(self, member: Member, least: int) -> dict[int, int]:
         assert member.features is not None
-        counts: Counter[int] = Counter()
-        for key in enumerate(member.features):
-            holders = self._features.get(key)
-            if holders:
-                counts.update(holders)  # counted in C, in the same order as one by one
+        if self._shared is not None and member.item_id not in self._shared.features:
+            return {}  # no other member holds any of its features
+        features = self._features
+        # counted in C, in the same order as one by one
+        counts = Counter(chain.from_iterable(features.get(key, ()) for key in enumerate(member.features)))
         return {rep: n for rep, n in counts.items() if n >= least}
 
     def _sharing_minima(self, member: Member, least: int, most: int) -> dict[int, int]:
         assert member.sketch is not None
-        counts: Counter[int] = Counter()
+        if self._shared is not None and member.item_id not in self._shared.values:
+            return {}  # no other member holds any of its sketch values
         minima = self._minima
-        for value in set(sketch_values(member.sketch).tolist()):
-            holders = minima.get(value)
-            if holders and len(holders) <= BOILERPLATE_HOLDERS:
-                counts.update(holders)
+        # in the order of the set of values: the order breaks ties in most_common
+        found = (minima.get(value, ()) for value in set(sketch_values(member.sketch).tolist()))
+        counts = Counter(chain.from_iterable(holders for holders in found if len(holders) <= BOILERPLATE_HOLDERS))
         return {rep: n for rep, n in counts.most_common(most) if n >= least}
 
     def copy_of(self, item: int) -> tuple[int, Similarity] | None:
@@ -403,17 +431,85 @@ class MemoryRepresentatives(_Admission):
         self.similarity[item] = similarity
         self._first_of_sha1.setdefault(member.sha1, item)
         if cluster == item:
-            for key in enumerate(member.features or ()):
+            for key in self._feature_keys(member):
                 self._features[key].append(item)
-            if member.sketch is not None:
-                minima = self._minima
-                for value in set(sketch_values(member.sketch).tolist()):
-                    minima[value].append(item)
+            for value in self._sketch_keys(member):
+                self._minima[value].append(item)
+
+    def _feature_keys(self, member: Member) -> Iterable[tuple[int, int]]:
+        if self._shared is not None:
+            return self._shared.features.get(member.item_id, ())
+        return enumerate(member.features or ())
+
+    def _sketch_keys(self, member: Member) -> Iterable[int]:
+        if self._shared is not None:
+            return self._shared.values.get(member.item_id, ())
+        return () if member.sketch is None else set(sketch_values(member.sketch).tolist())
 
 
 # a sketch value held by more texts than this is boilerplate: it says
 # nothing about which text is central
 _CENTRALITY_CAP = 40
+
+
+def _repeated_sketch_values(sketched: Sequence[Member]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.int64],
+                                                                    npt.NDArray[np.intp]]:
+    """Each occurrence of a sketch value that occurs more than once in the
+    members' sketches: its owner (index into ``sketched``), its value, and how
+    many times the value occurs."""
+    import numpy as np
+
+    sizes = np.fromiter((len(m.sketch or b"") // 8 for m in sketched), dtype=np.intp, count=len(sketched))
+    values = np.frombuffer(b"".join(m.sketch or b"" for m in sketched), dtype=">i8").astype(np.int64)
+    ordered = np.sort(values)
+    repeats = ordered[1:] == ordered[:-1]
+    if not repeats.any():
+        empty = np.zeros(0, dtype=np.intp)
+        return empty, np.zeros(0, dtype=np.int64), empty
+    if np.count_nonzero(repeats) * 8 < values.size:
+        # few values repeat (an archive of mostly unique texts): look every
+        # value up among those few -- a plain sort and a search cost far less
+        # than sorting the positions of all
+        held = ordered[1:][repeats]
+        shared = held[np.concatenate(([True], held[1:] != held[:-1]))]
+        times = np.searchsorted(ordered, shared, side="right") - np.searchsorted(ordered, shared)
+        at = np.minimum(np.searchsorted(shared, values), shared.size - 1)
+        positions = np.flatnonzero(shared[at] == values)
+        counts = times[at[positions]]
+    else:
+        order = np.argsort(values)
+        starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+        runs = np.diff(np.append(starts, values.size))
+        times = np.repeat(runs, runs)
+        positions = np.sort(order[times > 1])
+        counts = np.empty_like(times)
+        counts[order] = times
+        counts = counts[positions]
+    owner = np.searchsorted(np.cumsum(sizes), positions, side="right")
+    return owner, values[positions], counts
+
+
+def _centrality(sketched: Sequence[Member], owner: npt.NDArray[np.intp], times: npt.NDArray[np.intp]) -> dict[int, int]:
+    """Each sketched member's sketch values shared with others, each value
+    counted for at most ``_CENTRALITY_CAP`` holders."""
+    import numpy as np
+
+    totals = np.bincount(owner, weights=np.minimum(times, _CENTRALITY_CAP) - 1, minlength=len(sketched))
+    return {m.item_id: int(t) for m, t in zip(sketched, totals.tolist())}
+
+
+def _in_canonical_order(members: Sequence[Member], score: Mapping[int, int]) -> list[Member]:
+    """Most central first, then the longer, the smaller SHA-1, the smaller
+    item id: ``sorted`` by that key, as one numpy sort (strings compare by
+    code point in both)."""
+    import numpy as np
+
+    count = len(members)
+    keys = (np.fromiter((m.item_id for m in members), dtype=np.int64, count=count),
+            np.array([m.sha1 for m in members], dtype=str),
+            -np.fromiter((m.words for m in members), dtype=np.int64, count=count),
+            -np.fromiter((score.get(m.item_id, 0) for m in members), dtype=np.int64, count=count))
+    return [members[i] for i in np.lexsort(keys).tolist()]
 
 
 def canonical_order(members: Sequence[Member]) -> list[Member]:
@@ -422,18 +518,71 @@ def canonical_order(members: Sequence[Member]) -> list[Member]:
     others (each value counted for at most 40 holders), a draft in the middle
     of its series rather than one of its ends -- then the longer, then the
     smaller SHA-1."""
+    sketched = [m for m in members if m.sketch is not None]
+    owner, _, times = _repeated_sketch_values(sketched)
+    return _in_canonical_order(members, _centrality(sketched, owner, times))
+
+
+def _shared_features(members: Sequence[Member]) -> dict[int, list[tuple[int, int]]]:
+    """Per item id, its ``(position, feature)`` keys another member holds too."""
     import numpy as np
 
-    sketched = [m for m in members if m.sketch is not None]
-    score: dict[int, int] = {}
-    if sketched:
-        values = np.concatenate([sketch_values(m.sketch) for m in sketched if m.sketch is not None])
-        owner = np.repeat(np.arange(len(sketched)), values.size // len(sketched))
-        _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
-        shared = np.minimum(counts[inverse], _CENTRALITY_CAP) - 1
-        totals = np.bincount(owner, weights=shared, minlength=len(sketched))
-        score = {m.item_id: int(t) for m, t in zip(sketched, totals.tolist())}
-    return sorted(members, key=lambda m: (-score.get(m.item_id, 0), -m.words, m.sha1, m.item_id))
+    featured = [m for m in members if m.features is not None]
+    out: dict[int, list[tuple[int, int]]] = {}
+    if not featured:
+        return out
+    table = np.array([m.features for m in featured], dtype=np.int64)
+    ids = np.fromiter((m.item_id for m in featured), dtype=np.int64, count=len(featured))
+    for position in range(table.shape[1]):
+        column = table[:, position]
+        ordered = np.sort(column)
+        held = np.isin(column, ordered[1:][ordered[1:] == ordered[:-1]])
+        for item, feature in zip(ids[held].tolist(), column[held].tolist()):
+            out.setdefault(item, []).append((position, feature))
+    return out
+
+
+def _shared_sketch_values(sketched: Sequence[Member], owner: npt.NDArray[np.intp],
+                          values: npt.NDArray[np.int64]) -> dict[int, list[int]]:
+    """Per item id, its sketch values another member holds too (from
+    :func:`_repeated_sketch_values`), each once."""
+    import numpy as np
+
+    if owner.size == 0:
+        return {}
+    # by owner (already), then value, each pair once: a value may repeat in one sketch
+    order = np.lexsort((values, owner))
+    owner, values = owner[order], values[order]
+    first = np.concatenate(([True], (owner[1:] != owner[:-1]) | (values[1:] != values[:-1])))
+    owner, values = owner[first], values[first]
+    cuts = np.flatnonzero(owner[1:] != owner[:-1]) + 1
+    starts = np.concatenate(([0], cuts)).tolist()
+    return {sketched[o].item_id: part.tolist()
+            for o, part in zip(owner[starts].tolist(), np.split(values, cuts))}
+
+
+def _transitive(members: Sequence[Member], threshold: int) -> dict[int, int]:
+    """Connected components of exact copies and of pairs sharing at least
+    ``threshold`` features, named after their earliest item.  Only members
+    sharing a feature with another are looked up."""
+    sets = UnionFind()
+    first_of_sha1: dict[str, int] = {}
+    for member in members:
+        first = first_of_sha1.setdefault(member.sha1, member.item_id)
+        if first != member.item_id:
+            sets.union(member.item_id, first)
+    holders: defaultdict[tuple[int, int], list[int]] = defaultdict(list)
+    for item, keys in sorted(_shared_features(members).items()):
+        counts: dict[int, int] = {}  # few: a plain dict costs less than a Counter
+        for key in keys:
+            for other in holders.get(key, ()):
+                counts[other] = counts.get(other, 0) + 1
+        for other, n in counts.items():
+            if n >= threshold:
+                sets.union(item, other)
+        for key in keys:
+            holders[key].append(item)
+    return {m.item_id: sets.find(m.item_id) for m in members}
 
 
 def cluster_members(members: Sequence[Member], settings: Settings,
@@ -441,23 +590,22 @@ def cluster_members(members: Sequence[Member], settings: Settings,
     """Every member's cluster, formed apart from any store by the store's
     own rule and engine, in recluster's canonical order (most central first)."""
     if settings.method == "transitive":
-        sets = UnionFind()
-        first_of_sha1: dict[str, int] = {}
-        features: defaultdict[tuple[int, int], list[int]] = defaultdict(list)
-        for member in sorted(members, key=lambda m: m.item_id):
-            sets.union(member.item_id, first_of_sha1.setdefault(member.sha1, member.item_id))
-            counts = Counter(o for key in enumerate(member.features or ()) for o in features.get(key, ()))
-            for other, n in counts.items():
-                if n >= settings.threshold:
-                    sets.union(member.item_id, other)
-            for key in enumerate(member.features or ()):
-                features[key].append(member.item_id)
-        return {m.item_id: sets.find(m.item_id) for m in members}
-    lookup = MemoryRepresentatives(settings, texts)
+        return _transitive(members, settings.threshold)
+    sketched = [m for m in members if m.sketch is not None]
+    owner, values, times = _repeated_sketch_values(sketched)
+    shared = SharedKeys(_shared_sketch_values(sketched, owner, values), _shared_features(members))
+    lookup = MemoryRepresentatives(settings, texts, shared)
     for member in members:
         lookup.remember(member)
-    engine.cluster_in_order([m.item_id for m in canonical_order(members)], lookup)
-    return lookup.cluster_of
+    # A member sharing no SHA-1, feature or sketch value with another has no
+    # copy and no candidate: the engine could only make it a representative.
+    copies = Counter(m.sha1 for m in members)
+    order = _in_canonical_order(members, _centrality(sketched, owner, times))
+    for member in order:
+        item = member.item_id
+        if copies[member.sha1] > 1 or item in shared.values or item in shared.features:
+            engine.place(item, lookup)
+    return {m.item_id: lookup.cluster_of.get(m.item_id, m.item_id) for m in order}
 
 
 def add_new(conn: Connection, item: Member, fingerprint_row: dict[str, object], settings: Settings) -> int:
