@@ -390,3 +390,46 @@ def test_0010_indexes_the_words_beside_markup_like_text(store_url: str) -> None:
         new = store.upsert_item(ItemRecord("/3.txt", text="x<y> then <i>italicword</i>"),
                                 fp("x<y> then <i>italicword</i>"))
         assert search_ids(store, "italicword") == [new], "a new item's words beside markup are found"
+
+
+def test_0011_the_views_name_each_items_machine(store_url: str) -> None:
+    """A store at 0010 holding one path on two machines, copies in one
+    cluster: after 0011 the views say which machine each row's file is on,
+    their other columns as before; and back down."""
+    upgrade_to(store_url, "0010")
+    engine = make_engine(resolve(store_url), readonly=False)
+    rows = [(1, "laptop", "/notes/a.txt"), (2, "nas", "/share/a.txt"), (3, "laptop", "/notes/b.txt")]
+    with engine.begin() as conn:
+        for item_id, machine, path in rows:
+            conn.exec_driver_sql(
+                "INSERT INTO items (id, machine, path, part, kind, status, indexed_at, text, title) VALUES"
+                " (:id, :machine, :path, '', 'document', 'ok', '2026-01-01 00:00:00', 'text', 'title')",
+                {"id": item_id, "machine": machine, "path": path})
+        for item_id, cluster in ((1, 1), (2, 1), (3, 3)):
+            conn.exec_driver_sql("INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (:i, :s, :c)",
+                                 {"i": item_id, "s": f"{cluster:040d}", "c": cluster})
+        ids_written(conn)
+    engine.dispose()
+    upgrade_to(store_url, "0011")
+    with open_store(store_url) as store:
+        columns, got = store.execute("SELECT * FROM representatives ORDER BY id")
+        assert columns == ["id", "path", "part", "kind", "title", "members", "hidden", "machine"], columns
+        assert [(r[0], r[5], r[7]) for r in got] == [(1, 2, "laptop"), (3, 1, "laptop")], got
+        columns, got = store.execute("SELECT * FROM collapsed_items ORDER BY id")
+        assert columns == ["id", "path", "part", "kind", "title", "cluster_id", "hidden", "machine"], columns
+        assert [(r[0], r[1], r[6], r[7]) for r in got] == [(1, "/notes/a.txt", 1, "laptop"),
+                                                          (3, "/notes/b.txt", 0, "laptop")], got
+        shared = store.execute("SELECT i.path, i.machine FROM items i JOIN clusters c ON c.item_id = i.id "
+                               "JOIN collapsed_items v ON v.cluster_id = c.cluster_id WHERE v.id = 1 ORDER BY i.id")[1]
+        assert [tuple(r) for r in shared] == [("/notes/a.txt", "laptop"), ("/share/a.txt", "nas")], shared
+    engine = make_engine(resolve(store_url), readonly=False)
+    config = alembic_config()
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.downgrade(config, "0010")
+    engine.dispose()
+    engine = make_engine(resolve(store_url), readonly=False)
+    with engine.begin() as conn:
+        names = list(conn.exec_driver_sql("SELECT * FROM collapsed_items").keys())
+    engine.dispose()
+    assert names == ["id", "path", "part", "kind", "title", "cluster_id", "hidden"], names
