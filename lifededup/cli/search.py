@@ -53,7 +53,9 @@ def search_command(query: str | None, kinds: tuple[str, ...], since: date | None
     Copies and near-copies are collapsed (seeds/000 section 2.2 step 9): a row
     stands for its cluster, shown by its best-matching member, with "+N
     copies" and where they live. --all shows every item; --cluster ID lists
-    one cluster. Without QUERY, the filters alone select, newest first.
+    one cluster. Without QUERY, the filters alone select, newest first. The
+    results are counted exactly up to 10,000 matching items; past that the
+    footer says "at least N results" (the clusters of the first 10,001).
 
     --dedup simhash:K is the per-query alternative (seeds/004): the stored
     clusters are ignored and the best-ranked results (10 per row shown) are
