@@ -174,11 +174,6 @@ def _page_sql(results: str, *, counted: bool = False) -> str:
 _READ_ROWS = 256
 
 
-# On PostgreSQL the first batch of ranked results also counts the matches,
-# and the clusters of the first EXACT_ROWS + 1 of them: the matches are
-# found once (index, recheck and rank of every one), not again for the totals.
-
-
 def _sample_sql(matching: str) -> str:
     """How many of the first EXACT_ROWS + 1 of ``matching``'s ids there are,
     and their clusters.  Each id's cluster is looked up by its key (a
@@ -190,7 +185,10 @@ def _sample_sql(matching: str) -> str:
 
 
 def _counted_sql(results: str) -> str:
-    """The first batch of ranked results, each row with the totals (see above)."""
+    """The first batch of ranked results, each row with the totals: how many
+    items match, and the clusters of the first EXACT_ROWS + 1 of them
+    (PostgreSQL: the matches are found once -- index, recheck and rank of
+    every one -- not again for the totals)."""
     return (f"WITH r AS MATERIALIZED ({results}) SELECT id, rank, (SELECT count(*) FROM r), t.clusters "
             f"FROM r CROSS JOIN ({_sample_sql('SELECT id FROM r')}) AS t ORDER BY rank, id LIMIT :limit")
 
@@ -199,8 +197,9 @@ def _ranked(conn: Connection, results: str, params: dict[str, object], wanted: i
             totals: list[Any] | None = None) -> Generator[list[Any], None, None]:
     """The ranked results, best first, a batch at a time, each batch a query
     of its own (``LIMIT``: a top-N sort, where stepping a cursor through
-    ``ORDER BY`` sorts every match first -- 348 against 291 ms for a common
-    word at a million items), four times longer than the one before; given
+    ``ORDER BY`` sorts every match first -- 291 against 348 ms for the
+    common word at a million items, one run under load), four times longer
+    than the one before; given
     ``totals``, the first one fills it with the matches and their clusters
     (``_counted_sql``, PostgreSQL)."""
     ordered = f"SELECT id, rank FROM ({results}) AS r ORDER BY rank, id"
