@@ -25,7 +25,7 @@ from lifededup.search import (
     SYNTAX, Filters, QuerySyntaxError, SearchResult, Snippet, path_pattern, results_sql, search,
 )
 from lifededup.search import results
-from lifededup.search.syntax import has_prefix, quoted
+from lifededup.search.syntax import has_phrase, has_prefix, quoted
 from lifededup.store import ItemRecord, Reader, Store, collapse_sql, open_reader, open_store
 
 
@@ -377,6 +377,36 @@ def test_a_page_topped_by_hundreds_of_copies_reads_on_to_its_other_rows(store_ur
         # bm25 puts the 300 copies first; PostgreSQL's ts_rank the five titles (a title's words weigh more)
         first = [h.path for h in rows[:6] if not h.path.startswith("/scans/")]
         assert first[0] == "/copies/0.txt", f"the copies do not top the text matches: {first}"
+
+
+@pytest.mark.parametrize(("query", "phrase"), [
+    ('"river survey"', True), ('"e-mail"', True), ("title:\"annual report\" 2024", True),
+    ("NEAR(river survey, 5)", True), ("near (river survey)", False), ("river survey", False),
+    ('"river"', False), ("river OR survey", False), ('"NEAR(river"', True), ("surv*", False),
+])
+def test_a_phrase_is_told_from_words(query: str, phrase: bool) -> None:
+    assert has_phrase(query) is phrase, f"{query!r} {'holds' if phrase else 'holds no'} phrase or NEAR"
+
+
+def assert_phrase_totals(corpus: CorpusStore, query: str) -> None:
+    """A phrase's totals come from the ranked query that keeps its matches:
+    the page, its rows and matches are those collapse_sql and a count give."""
+    with open_store(corpus.db, readonly=True) as store:
+        for limit in (1, 5, 1000):
+            assert_same_page(store, query, Filters(), limit)
+        every = search(store, query, collapse=False, limit=3)
+        matching, params = results_sql(query, Filters(), ranked=False, postgres=is_postgres(corpus.db))
+        want = store.execute(f"SELECT count(*) FROM ({matching}) AS m", params)[1][0][0]
+        assert every.matches == every.rows == want > 0, f"{query!r} --all: {every.matches} matches, want {want}"
+
+
+@pytest.mark.parametrize("query", ['"spare key"', '"the" kitchen', 'river "water quality"'])
+def test_phrases_count_their_totals_in_the_ranked_pass(corpus: CorpusStore, query: str) -> None:
+    assert_phrase_totals(corpus, query)
+
+
+def test_near_counts_its_totals_in_the_ranked_pass(sqlite_corpus: CorpusStore) -> None:
+    assert_phrase_totals(sqlite_corpus, "NEAR(river survey, 9)")  # FTS5's syntax alone
 
 
 @pytest.mark.parametrize(("query", "prefix"), [

@@ -73,3 +73,16 @@ def has_prefix(query: str) -> bool:
     """Whether an FTS5 query holds a prefix term (``surv*``): a ``*`` outside
     quoted strings, where a bareword cannot hold one."""
     return "*" in _STRING.sub("", query)
+
+
+_NEAR = re.compile(r"\bNEAR\s*\(")
+
+
+def has_phrase(query: str) -> bool:
+    """Whether an FTS5 query holds a phrase -- a quoted string of two words
+    or more (``"river survey"``, and ``"e-mail"``, which FTS5 reads as two) --
+    or a ``NEAR`` group: their matches are found by comparing the words'
+    positions in every item that holds them all."""
+    if _NEAR.search(_STRING.sub("", query)):
+        return True
+    return any(len(re.findall(r"\w+", m.group(0))) >= 2 for m in _STRING.finditer(query))
