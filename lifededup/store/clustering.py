@@ -38,7 +38,7 @@ from sqlalchemy import Connection
 
 from lifededup.model import shared_features
 from lifededup.store import engine
-from lifededup.store.dialect import Driver, driver
+from lifededup.store.dialect import Driver, Params, driver
 from lifededup.store.models import FEATURE_COLUMNS
 from lifededup.store.similarity import (
     EXACT,
@@ -210,19 +210,21 @@ def _keys_of(representatives: Sequence[Member]) -> Iterator[tuple[int, int]]:
 
 
 def _set_keys(conn: Connection, member: Member, present: bool) -> None:
-    driver(conn).executemany(_ADD_KEYS if present else _DROP_KEYS, list(_keys_of([member])))
+    rows = list(_keys_of([member]))
+    if rows:
+        driver(conn).executemany(_ADD_KEYS if present else _DROP_KEYS, rows)
 
 
-def _executemany(db: Driver, sql: str, rows: Iterable[object]) -> None:
+def _executemany(db: Driver, sql: str, rows: Iterable[Params]) -> None:
     """``sql`` for every row, handed to the driver a bounded list at a time."""
-    batch: list[object] = []
+    batch: list[Params] = []
     for row in rows:
         batch.append(row)
         if len(batch) == _ROWS_PER_CALL:
-            db.executemany(sql, batch)  # type: ignore[arg-type]
+            db.executemany(sql, batch)
             batch = []
     if batch:
-        db.executemany(sql, batch)  # type: ignore[arg-type]
+        db.executemany(sql, batch)
 
 
 class _Admission:
