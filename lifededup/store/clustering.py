@@ -31,7 +31,7 @@ from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import chain
+from itertools import chain, islice
 from typing import TYPE_CHECKING, Literal
 
 from sqlalchemy import Connection
@@ -199,14 +199,18 @@ def _keys_of(representatives: Sequence[Member]) -> Iterator[tuple[int, int]]:
 
     sketched = [m for m in representatives if m.sketch is not None]
     if not sketched:
-        return iter(())
+        return
     values = np.concatenate([sketch_values(m.sketch or b"") for m in sketched])
     sizes = [len(m.sketch or b"") // 8 for m in sketched]
     holders = np.repeat(np.fromiter((m.item_id for m in sketched), dtype=np.int64, count=len(sketched)), sizes)
     order = np.lexsort((holders, values))
     values, holders = values[order], holders[order]
     first = np.concatenate(([True], (values[1:] != values[:-1]) | (holders[1:] != holders[:-1])))
-    return zip(values[first].tolist(), holders[first].tolist())
+    values, holders = values[first], holders[first]
+    # as Python integers a slice at a time: 84 a representative, all at once they weigh more than the sketches
+    for start in range(0, values.size, _ROWS_PER_CALL):
+        end = start + _ROWS_PER_CALL
+        yield from zip(values[start:end].tolist(), holders[start:end].tolist())
 
 
 def _set_keys(conn: Connection, member: Member, present: bool) -> None:
@@ -217,13 +221,8 @@ def _set_keys(conn: Connection, member: Member, present: bool) -> None:
 
 def _executemany(db: Driver, sql: str, rows: Iterable[Params]) -> None:
     """``sql`` for every row, handed to the driver a bounded list at a time."""
-    batch: list[Params] = []
-    for row in rows:
-        batch.append(row)
-        if len(batch) == _ROWS_PER_CALL:
-            db.executemany(sql, batch)
-            batch = []
-    if batch:
+    batches = iter(rows)
+    while batch := list(islice(batches, _ROWS_PER_CALL)):
         db.executemany(sql, batch)
 
 
