@@ -38,7 +38,7 @@ from sqlalchemy import Connection
 
 from lifededup.model import shared_features
 from lifededup.store import engine
-from lifededup.store.dialect import Driver, Params, driver
+from lifededup.store.dialect import Driver, driver
 from lifededup.store.models import FEATURE_COLUMNS
 from lifededup.store.similarity import (
     EXACT,
@@ -118,8 +118,9 @@ _NEIGHBOURS = (
 )
 _SAME_SHA1 = "SELECT cluster_id FROM clusters WHERE sha1 = :sha1 LIMIT 1"
 _COPY = "SELECT cluster_id, resemblance, word_distance FROM clusters WHERE sha1 = :sha1 LIMIT 1"
-_ADD = ("INSERT INTO clusters (item_id, sha1, cluster_id, resemblance, word_distance)"
-        " VALUES (:item_id, :sha1, :cluster_id, :resemblance, :word_distance)")
+_CLUSTER_COLUMNS = ("item_id", "sha1", "cluster_id", "resemblance", "word_distance")
+_ADD = (f"INSERT INTO clusters ({', '.join(_CLUSTER_COLUMNS)})"
+        f" VALUES ({', '.join(':' + c for c in _CLUSTER_COLUMNS)})")
 _FLAG = "UPDATE fingerprints SET is_representative = :flag WHERE item_id = :item_id"
 _MEMBER_COLUMNS = "item_id, sha1, " + ", ".join(FEATURE_COLUMNS) + ", sketch, words"
 _FINGERPRINT = f"SELECT {_MEMBER_COLUMNS} FROM fingerprints WHERE item_id = :item_id"
@@ -136,8 +137,10 @@ _MEMBERS = (
 )
 _ADD_KEYS = "INSERT INTO sketch_keys (value, item_id) VALUES (?, ?) ON CONFLICT DO NOTHING"
 _DROP_KEYS = "DELETE FROM sketch_keys WHERE value = ? AND item_id = ?"
-# rows a bulk write hands the driver at a time (psycopg's executemany takes a list)
-_ROWS_PER_CALL = 20_000
+# rows one INSERT of a bulk write carries: 2,500 parameters at most (SQLite
+# takes 32,766).  A statement a row, even pipelined by psycopg's executemany,
+# cost PostgreSQL most of a minute for 100,000 sketched representatives.
+_ROWS_PER_INSERT = 500
 
 
 @dataclass(frozen=True)
@@ -208,8 +211,8 @@ def _keys_of(representatives: Sequence[Member]) -> Iterator[tuple[int, int]]:
     first = np.concatenate(([True], (values[1:] != values[:-1]) | (holders[1:] != holders[:-1])))
     values, holders = values[first], holders[first]
     # as Python integers a slice at a time: 84 a representative, all at once they weigh more than the sketches
-    for start in range(0, values.size, _ROWS_PER_CALL):
-        end = start + _ROWS_PER_CALL
+    for start in range(0, values.size, 100 * _ROWS_PER_INSERT):
+        end = start + 100 * _ROWS_PER_INSERT
         yield from zip(values[start:end].tolist(), holders[start:end].tolist())
 
 
@@ -219,11 +222,12 @@ def _set_keys(conn: Connection, member: Member, present: bool) -> None:
         driver(conn).executemany(_ADD_KEYS if present else _DROP_KEYS, rows)
 
 
-def _executemany(db: Driver, sql: str, rows: Iterable[Params]) -> None:
-    """``sql`` for every row, handed to the driver a bounded list at a time."""
+def _insert_many(db: Driver, table: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
+    """Insert ``rows`` (values in ``columns`` order), many to a statement."""
+    head, marks = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ", f"({', '.join('?' * len(columns))})"
     batches = iter(rows)
-    while batch := list(islice(batches, _ROWS_PER_CALL)):
-        db.executemany(sql, batch)
+    while batch := list(islice(batches, _ROWS_PER_INSERT)):
+        db.execute(head + ", ".join([marks] * len(batch)), list(chain.from_iterable(batch)))
 
 
 class _Admission:
@@ -870,10 +874,11 @@ def _write_placed(conn: Connection, placed: Sequence[tuple[Member, int, Similari
             db.execute(f"UPDATE fingerprints SET is_representative = {'TRUE' if flag else 'FALSE'}"
                        f" WHERE item_id IN ({marks})")
     db.execute("DELETE FROM clusters")
-    _executemany(db, _ADD, (_cluster_row(*row) for row in sorted(placed, key=lambda row: row[0].item_id)))
+    rows = (_cluster_row(*row) for row in sorted(placed, key=lambda row: row[0].item_id))
+    _insert_many(db, "clusters", _CLUSTER_COLUMNS, ([row[c] for c in _CLUSTER_COLUMNS] for row in rows))
     db.execute("DELETE FROM sketch_keys")
     if keys:
-        _executemany(db, _ADD_KEYS, _keys_of(representatives))
+        _insert_many(db, "sketch_keys", ("value", "item_id"), _keys_of(representatives))
 
 
 def unmeasured_members(conn: Connection, features: int) -> list[int]:
