@@ -38,7 +38,7 @@ from sqlalchemy import Connection
 
 from lifededup.model import shared_features
 from lifededup.store import engine
-from lifededup.store.dialect import Driver, driver
+from lifededup.store.dialect import Driver, driver, is_postgres
 from lifededup.store.models import FEATURE_COLUMNS
 from lifededup.store.similarity import (
     EXACT,
@@ -118,7 +118,10 @@ _NEIGHBOURS = (
 )
 _SAME_SHA1 = "SELECT cluster_id FROM clusters WHERE sha1 = :sha1 LIMIT 1"
 _COPY = "SELECT cluster_id, resemblance, word_distance FROM clusters WHERE sha1 = :sha1 LIMIT 1"
-_CLUSTER_COLUMNS = ("item_id", "sha1", "cluster_id", "resemblance", "word_distance")
+# the clusters columns, with their PostgreSQL types (for a bulk write's arrays)
+_CLUSTER_COLUMNS = {"item_id": "bigint", "sha1": "text", "cluster_id": "bigint", "resemblance": "float8",
+                    "word_distance": "float8"}
+_KEY_COLUMNS = {"value": "bigint", "item_id": "bigint"}
 _ADD = (f"INSERT INTO clusters ({', '.join(_CLUSTER_COLUMNS)})"
         f" VALUES ({', '.join(':' + c for c in _CLUSTER_COLUMNS)})")
 _FLAG = "UPDATE fingerprints SET is_representative = :flag WHERE item_id = :item_id"
@@ -137,10 +140,13 @@ _MEMBERS = (
 )
 _ADD_KEYS = "INSERT INTO sketch_keys (value, item_id) VALUES (?, ?) ON CONFLICT DO NOTHING"
 _DROP_KEYS = "DELETE FROM sketch_keys WHERE value = ? AND item_id = ?"
-# rows one INSERT of a bulk write carries: 2,500 parameters at most (SQLite
-# takes 32,766).  A statement a row, even pipelined by psycopg's executemany,
-# cost PostgreSQL most of a minute for 100,000 sketched representatives.
+# rows one INSERT of a bulk write carries on SQLite: 2,500 parameters at most
+# (it takes 32,766).  On PostgreSQL each column goes as one array parameter:
+# psycopg parses a query of more than 50 parameters anew every time, and a
+# statement a row, even pipelined by executemany, cost most of a minute for
+# 100,000 sketched representatives.
 _ROWS_PER_INSERT = 500
+_ROWS_PER_ARRAY = 50_000
 
 
 @dataclass(frozen=True)
@@ -211,8 +217,8 @@ def _keys_of(representatives: Sequence[Member]) -> Iterator[tuple[int, int]]:
     first = np.concatenate(([True], (values[1:] != values[:-1]) | (holders[1:] != holders[:-1])))
     values, holders = values[first], holders[first]
     # as Python integers a slice at a time: 84 a representative, all at once they weigh more than the sketches
-    for start in range(0, values.size, 100 * _ROWS_PER_INSERT):
-        end = start + 100 * _ROWS_PER_INSERT
+    for start in range(0, values.size, _ROWS_PER_ARRAY):
+        end = start + _ROWS_PER_ARRAY
         yield from zip(values[start:end].tolist(), holders[start:end].tolist())
 
 
@@ -222,12 +228,18 @@ def _set_keys(conn: Connection, member: Member, present: bool) -> None:
         driver(conn).executemany(_ADD_KEYS if present else _DROP_KEYS, rows)
 
 
-def _insert_many(db: Driver, table: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
-    """Insert ``rows`` (values in ``columns`` order), many to a statement."""
-    head, marks = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ", f"({', '.join('?' * len(columns))})"
-    batches = iter(rows)
+def _insert_many(conn: Connection, table: str, columns: Mapping[str, str], rows: Iterable[Sequence[object]]) -> None:
+    """Insert ``rows`` (values in the order of ``columns``, which map to
+    their PostgreSQL types), many to a statement."""
+    db, batches, head = driver(conn), iter(rows), f"INSERT INTO {table} ({', '.join(columns)})"
+    if is_postgres(conn):
+        arrays = head + f" SELECT * FROM unnest({', '.join(f'?::{kind}[]' for kind in columns.values())})"
+        while batch := list(islice(batches, _ROWS_PER_ARRAY)):
+            db.execute(arrays, [list(column) for column in zip(*batch)])
+        return
+    marks = f"({', '.join('?' * len(columns))})"
     while batch := list(islice(batches, _ROWS_PER_INSERT)):
-        db.execute(head + ", ".join([marks] * len(batch)), list(chain.from_iterable(batch)))
+        db.execute(f"{head} VALUES {', '.join([marks] * len(batch))}", list(chain.from_iterable(batch)))
 
 
 class _Admission:
@@ -489,14 +501,35 @@ class MemoryRepresentatives(_Admission):
 
 class StoredTextsRepresentatives(MemoryRepresentatives):
     """The in-memory lookup over a store's members (recluster): keys in
-    memory, texts read from the store when the rule verifies a pair."""
+    memory, texts read from the store when the rule verifies a pair -- the
+    text of an item about to be placed with those of the next ``CHUNK``
+    in ``order`` (one query, not one a text), any other one by one."""
 
-    def __init__(self, conn: Connection, settings: Settings, shared: SharedKeys) -> None:
+    def __init__(self, conn: Connection, settings: Settings, shared: SharedKeys, order: Sequence[Member]) -> None:
         super().__init__(settings, None, shared)
         self.db = driver(conn)
+        self._order = [m.item_id for m in order]
+        self._position = {item: n for n, item in enumerate(self._order)}
+        self._read_until = 0  # positions before it were read, or needed no text
+        self._texts: dict[int, str] = {}
 
     def words(self, item_id: int) -> list[str]:
-        return _stored_words(self.db, item_id, self.member(item_id).sha1)
+        sha1 = self.member(item_id).sha1
+        found = _WORDS.get(sha1)
+        if found is not None:
+            return found
+        position = self._position.get(item_id, -1)
+        if position >= self._read_until:
+            ids = self._order[position : position + CHUNK]
+            rows = self.db.execute(f"SELECT id, text FROM items WHERE id IN ({next(iter(id_lists(ids)))})")
+            self._texts = {int(r[0]): str(r[1] or "") for r in rows}
+            self._read_until = position + len(ids)
+        text = self._texts.pop(item_id, None)
+        if text is None:
+            return _stored_words(self.db, item_id, sha1)
+        found = _words_of(text)
+        _WORDS.put(sha1, found)
+        return found
 
 
 # a sketch value held by more texts than this is boilerplate: it says
@@ -637,21 +670,25 @@ def _transitive(members: Sequence[Member], threshold: int) -> dict[int, int]:
     return {m.item_id: sets.find(m.item_id) for m in members}
 
 
+PlacedMember = tuple[Member, int, Similarity]
+
+
 def _place_in_memory(members: Sequence[Member],
-                     lookup_over: Callable[[SharedKeys], MemoryRepresentatives]) -> list[tuple[Member, int, Similarity]]:
+                     lookup_over: Callable[[SharedKeys, list[Member]], MemoryRepresentatives]) -> list[PlacedMember]:
     """Every member, its cluster and its similarity to the representative,
     placed by the engine over an in-memory lookup (made by ``lookup_over``
-    from the keys members share) in recluster's canonical order."""
+    from the keys members share and the order they are placed in) in
+    recluster's canonical order."""
     sketched = [m for m in members if m.sketch is not None]
     owner, values, times = _repeated_sketch_values(sketched)
     shared = SharedKeys(_shared_sketch_values(sketched, owner, values), _shared_features(members))
-    lookup = lookup_over(shared)
+    order = _in_canonical_order(members, _centrality(sketched, owner, times))
+    lookup = lookup_over(shared, order)
     for member in members:
         lookup.remember(member)
     # A member sharing no SHA-1, feature or sketch value with another has no
     # copy and no candidate: the engine could only make it a representative.
     copies = Counter(m.sha1 for m in members)
-    order = _in_canonical_order(members, _centrality(sketched, owner, times))
     for member in order:
         item = member.item_id
         if copies[member.sha1] > 1 or item in shared.values or item in shared.features:
@@ -665,7 +702,7 @@ def cluster_members(members: Sequence[Member], settings: Settings,
     own rule and engine, in recluster's canonical order (most central first)."""
     if settings.method == "transitive":
         return _transitive(members, settings.threshold)
-    placed = _place_in_memory(members, lambda shared: MemoryRepresentatives(settings, texts, shared))
+    placed = _place_in_memory(members, lambda shared, _: MemoryRepresentatives(settings, texts, shared))
     return {member.item_id: cluster for member, cluster, _ in placed}
 
 
@@ -854,7 +891,8 @@ def recluster(conn: Connection, settings: Settings) -> None:
     members = [Member.from_row(r) for r in conn.exec_driver_sql(f"SELECT {_MEMBER_COLUMNS} FROM fingerprints")]
     placed: Sequence[tuple[Member, int, Similarity | None]]
     if settings.method == "conservative":
-        placed = _place_in_memory(members, lambda shared: StoredTextsRepresentatives(conn, settings, shared))
+        placed = _place_in_memory(members, lambda shared, order: StoredTextsRepresentatives(conn, settings, shared,
+                                                                                         order))
     else:
         cluster_of = _transitive(members, settings.threshold)
         placed = [(m, cluster_of[m.item_id], None) for m in members]
@@ -875,10 +913,10 @@ def _write_placed(conn: Connection, placed: Sequence[tuple[Member, int, Similari
                        f" WHERE item_id IN ({marks})")
     db.execute("DELETE FROM clusters")
     rows = (_cluster_row(*row) for row in sorted(placed, key=lambda row: row[0].item_id))
-    _insert_many(db, "clusters", _CLUSTER_COLUMNS, ([row[c] for c in _CLUSTER_COLUMNS] for row in rows))
+    _insert_many(conn, "clusters", _CLUSTER_COLUMNS, ([row[c] for c in _CLUSTER_COLUMNS] for row in rows))
     db.execute("DELETE FROM sketch_keys")
     if keys:
-        _insert_many(db, "sketch_keys", ("value", "item_id"), _keys_of(representatives))
+        _insert_many(conn, "sketch_keys", _KEY_COLUMNS, _keys_of(representatives))
 
 
 def unmeasured_members(conn: Connection, features: int) -> list[int]:
