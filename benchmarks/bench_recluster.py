@@ -42,7 +42,8 @@ WRITTEN = ["SELECT item_id, sha1, cluster_id, quote(resemblance), quote(word_dis
 def drafts(count: int, seed: int = 5) -> list[str]:
     rng = random.Random(seed)
     vocab = [f"w{i}" for i in range(5000)]
-    signature = [random.Random(99).choice(vocab) for _ in range(60)]
+    signer = random.Random(99)
+    signature = [signer.choice(vocab) for _ in range(60)]
 
     def prose(words: int) -> list[str]:
         return [rng.choice(vocab) for _ in range(words)]
