@@ -386,3 +386,70 @@ def test_canonical_order_is_its_definition_whether_few_or_many_values_repeat(sha
 
     got = [m.item_id for m in canonical_order(members)]
     assert got == [m.item_id for m in centrality_by_hand(members)], f"shared share {shared_share}: {got[:20]}..."
+
+
+# -- recluster in memory, written at once: the rows of the per-item path --------
+
+
+def stored_clustering(store: Store) -> dict[str, list[tuple[object, ...]]]:
+    """Everything a recluster writes, row for row (flags as booleans, so
+    that both backends read alike)."""
+    _, clusters = store.execute("SELECT item_id, sha1, cluster_id, resemblance, word_distance FROM clusters"
+                                " ORDER BY item_id")
+    _, flags = store.execute("SELECT item_id, is_representative FROM fingerprints ORDER BY item_id")
+    _, keys = store.execute("SELECT value, item_id FROM sketch_keys ORDER BY value, item_id")
+    return {"clusters": clusters, "flags": [(i, bool(f)) for i, f in flags], "sketch_keys": keys}
+
+
+def recluster_item_by_item(store: Store) -> None:
+    """What recluster did before it formed clusters in memory: every item
+    placed through the store's own lookup (conservative, in canonical order),
+    or the components found by the store's feature lookups (transitive)."""
+    from lifededup.store import clustering, engine
+    from lifededup.store.clustering import Member, StoreRepresentatives, canonical_order
+
+    with store.transaction() as conn:
+        settings = store._clustering(conn)
+        conn.exec_driver_sql("DELETE FROM clusters")
+        conn.exec_driver_sql("DELETE FROM sketch_keys")
+        conn.exec_driver_sql("UPDATE fingerprints SET is_representative = FALSE")
+        rows = conn.exec_driver_sql(f"SELECT {clustering._MEMBER_COLUMNS} FROM fingerprints ORDER BY item_id")
+        members = [Member.from_row(r) for r in rows.all()]
+        if settings.method == "transitive":
+            sets = clustering._components(conn, members, settings.threshold, None)
+            clustering._write_components(conn, members, sets)
+            return
+        tables = StoreRepresentatives(conn, settings)
+        for member in members:
+            tables.remember(member)
+        engine.cluster_in_order([m.item_id for m in canonical_order(members)], tables)
+
+
+def test_recluster_writes_the_rows_of_placing_item_by_item(store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An archive of drafts, letters sharing a signature, copies and short
+    notes, reclustered every way in turn (each from what the one before left,
+    so flags and keys change): the bulk write leaves exactly the clusters
+    rows, representative flags and sketch keys the per-item path leaves --
+    with the signature's sketch values counted as boilerplate and without."""
+    from lifededup.store import clustering
+
+    texts = archive_of_drafts()
+    with open_store(store_url) as store:
+        with store.transaction():
+            for n, text in enumerate(texts):
+                store.upsert_item(ItemRecord(f"/a/{n:02}.txt", text=text), fp(text))
+        for bound in (clustering.BOILERPLATE_HOLDERS, 3):
+            monkeypatch.setattr(clustering, "BOILERPLATE_HOLDERS", bound)
+            for method, rule in [("conservative", "verified"), ("transitive", "verified"),
+                                 ("conservative", "features"), ("conservative", "verified:20")]:
+                store.recluster(method, rule)  # type: ignore[arg-type]
+                bulk = stored_clustering(store)
+                assert check_store(store) == [], check_store(store)
+                recluster_item_by_item(store)
+                one_by_one = stored_clustering(store)
+                for table, want in one_by_one.items():
+                    assert bulk[table] == want, (f"{method} {rule}, boilerplate bound {bound}: {table} differs\n"
+                                                 f"bulk       {bulk[table]}\nitem by item {want}")
+                near = {r[2] for r in bulk["clusters"] if r[3] is not None and float(str(r[3])) < 1.0}
+                assert method == "transitive" or len(near) >= 2, f"{method} {rule}: few near clusters {bulk}"
+                assert method == "transitive" or bulk["sketch_keys"], f"{rule}: no sketch keys written"

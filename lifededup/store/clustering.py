@@ -28,17 +28,17 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter, OrderedDict, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import chain
+from itertools import chain, islice
 from typing import TYPE_CHECKING, Literal
 
 from sqlalchemy import Connection
 
 from lifededup.model import shared_features
 from lifededup.store import engine
-from lifededup.store.dialect import driver
+from lifededup.store.dialect import Driver, driver, is_postgres
 from lifededup.store.models import FEATURE_COLUMNS
 from lifededup.store.similarity import (
     EXACT,
@@ -118,8 +118,12 @@ _NEIGHBOURS = (
 )
 _SAME_SHA1 = "SELECT cluster_id FROM clusters WHERE sha1 = :sha1 LIMIT 1"
 _COPY = "SELECT cluster_id, resemblance, word_distance FROM clusters WHERE sha1 = :sha1 LIMIT 1"
-_ADD = ("INSERT INTO clusters (item_id, sha1, cluster_id, resemblance, word_distance)"
-        " VALUES (:item_id, :sha1, :cluster_id, :resemblance, :word_distance)")
+# the clusters columns, with their PostgreSQL types (for a bulk write's arrays)
+_CLUSTER_COLUMNS = {"item_id": "bigint", "sha1": "text", "cluster_id": "bigint", "resemblance": "float8",
+                    "word_distance": "float8"}
+_KEY_COLUMNS = {"value": "bigint", "item_id": "bigint"}
+_ADD = (f"INSERT INTO clusters ({', '.join(_CLUSTER_COLUMNS)})"
+        f" VALUES ({', '.join(':' + c for c in _CLUSTER_COLUMNS)})")
 _FLAG = "UPDATE fingerprints SET is_representative = :flag WHERE item_id = :item_id"
 _MEMBER_COLUMNS = "item_id, sha1, " + ", ".join(FEATURE_COLUMNS) + ", sketch, words"
 _FINGERPRINT = f"SELECT {_MEMBER_COLUMNS} FROM fingerprints WHERE item_id = :item_id"
@@ -134,8 +138,15 @@ _MEMBERS = (
     " FROM clusters c JOIN fingerprints f ON f.item_id = c.item_id"
     " WHERE c.cluster_id = :cluster_id ORDER BY " + ", ".join("f." + c for c in CANONICAL_ORDER.split(", "))
 )
-_ADD_KEYS = "INSERT INTO sketch_keys (value, item_id) VALUES (:value, :item_id) ON CONFLICT DO NOTHING"
-_DROP_KEYS = "DELETE FROM sketch_keys WHERE value = :value AND item_id = :item_id"
+_ADD_KEYS = "INSERT INTO sketch_keys (value, item_id) VALUES (?, ?) ON CONFLICT DO NOTHING"
+_DROP_KEYS = "DELETE FROM sketch_keys WHERE value = ? AND item_id = ?"
+# rows one INSERT of a bulk write carries on SQLite: 2,500 parameters at most
+# (it takes 32,766).  On PostgreSQL each column goes as one array parameter:
+# psycopg parses a query of more than 50 parameters anew every time, and a
+# statement a row, even pipelined by executemany, cost most of a minute for
+# 100,000 sketched representatives.
+_ROWS_PER_INSERT = 500
+_ROWS_PER_ARRAY = 50_000
 
 
 @dataclass(frozen=True)
@@ -184,12 +195,51 @@ def _similarity_row(similarity: Similarity | None) -> dict[str, float | None]:
                                 ("word_distance", similarity.word_distance))}
 
 
-def _set_keys(conn: Connection, member: Member, present: bool) -> None:
-    if member.sketch is None:
+def _cluster_row(member: Member, cluster: int, similarity: Similarity | None) -> dict[str, object]:
+    """The clusters row of a placed member (``similarity`` None: a chain's, unmeasured)."""
+    return {"item_id": member.item_id, "sha1": member.sha1, "cluster_id": cluster, **_similarity_row(similarity)}
+
+
+def _keys_of(representatives: Sequence[Member]) -> Iterator[tuple[int, int]]:
+    """The ``sketch_keys`` rows ``(value, item_id)`` of these representatives:
+    each value of a sketch with its holder, each pair once, in key order (a
+    bulk write appends to the primary key rather than inserting all over it)."""
+    import numpy as np
+
+    sketched = [m for m in representatives if m.sketch is not None]
+    if not sketched:
         return
-    item_id = member.item_id
-    rows = [{"value": v, "item_id": item_id} for v in sketch_values(member.sketch).tolist()]
-    driver(conn).executemany(_ADD_KEYS if present else _DROP_KEYS, rows)
+    values = np.concatenate([sketch_values(m.sketch or b"") for m in sketched])
+    sizes = [len(m.sketch or b"") // 8 for m in sketched]
+    holders = np.repeat(np.fromiter((m.item_id for m in sketched), dtype=np.int64, count=len(sketched)), sizes)
+    order = np.lexsort((holders, values))
+    values, holders = values[order], holders[order]
+    first = np.concatenate(([True], (values[1:] != values[:-1]) | (holders[1:] != holders[:-1])))
+    values, holders = values[first], holders[first]
+    # as Python integers a slice at a time: 84 a representative, all at once they weigh more than the sketches
+    for start in range(0, values.size, _ROWS_PER_ARRAY):
+        end = start + _ROWS_PER_ARRAY
+        yield from zip(values[start:end].tolist(), holders[start:end].tolist())
+
+
+def _set_keys(conn: Connection, member: Member, present: bool) -> None:
+    rows = list(_keys_of([member]))
+    if rows:
+        driver(conn).executemany(_ADD_KEYS if present else _DROP_KEYS, rows)
+
+
+def _insert_many(conn: Connection, table: str, columns: Mapping[str, str], rows: Iterable[Sequence[object]]) -> None:
+    """Insert ``rows`` (values in the order of ``columns``, which map to
+    their PostgreSQL types), many to a statement."""
+    db, batches, head = driver(conn), iter(rows), f"INSERT INTO {table} ({', '.join(columns)})"
+    if is_postgres(conn):
+        arrays = head + f" SELECT * FROM unnest({', '.join(f'?::{kind}[]' for kind in columns.values())})"
+        while batch := list(islice(batches, _ROWS_PER_ARRAY)):
+            db.execute(arrays, [list(column) for column in zip(*batch)])
+        return
+    marks = f"({', '.join('?' * len(columns))})"
+    while batch := list(islice(batches, _ROWS_PER_INSERT)):
+        db.execute(f"{head} VALUES {', '.join([marks] * len(batch))}", list(chain.from_iterable(batch)))
 
 
 class _Admission:
@@ -293,13 +343,7 @@ class StoreRepresentatives(_Admission):
                 self.remember(Member.from_row(row))
 
     def words(self, item_id: int) -> list[str]:
-        sha1 = self.member(item_id).sha1
-        found = _WORDS.get(sha1)
-        if found is None:
-            row = self.db.execute("SELECT text FROM items WHERE id = :i", {"i": item_id}).fetchone()
-            found = _words_of(str((None if row is None else row[0]) or ""))
-            _WORDS.put(sha1, found)
-        return found
+        return _stored_words(self.db, item_id, self.member(item_id).sha1)
 
     def _sharing_features(self, member: Member, least: int) -> dict[int, int]:
         assert member.features is not None
@@ -330,11 +374,19 @@ class StoreRepresentatives(_Admission):
             self.db.execute(INSERT_FINGERPRINT, {**row, "is_representative": bool(is_representative)})
         elif is_representative:
             self.db.execute(_FLAG, {"flag": True, "item_id": item})
-        self.db.execute(
-            _ADD, {"item_id": item, "sha1": member.sha1, "cluster_id": cluster, **_similarity_row(similarity)}
-        )
+        self.db.execute(_ADD, _cluster_row(member, cluster, similarity))
         if is_representative:
             _set_keys(self.conn, member, True)
+
+
+def _stored_words(db: Driver, item_id: int, sha1: str) -> list[str]:
+    """The words of a stored item's text, read once while they stay cached."""
+    found = _WORDS.get(sha1)
+    if found is None:
+        row = db.execute("SELECT text FROM items WHERE id = :i", {"i": item_id}).fetchone()
+        found = _words_of(str((None if row is None else row[0]) or ""))
+        _WORDS.put(sha1, found)
+    return found
 
 
 # A sketch value more representatives hold than this is boilerplate (a
@@ -445,6 +497,39 @@ class MemoryRepresentatives(_Admission):
         if self._shared is not None:
             return self._shared.values.get(member.item_id, ())
         return () if member.sketch is None else set(sketch_values(member.sketch).tolist())
+
+
+class StoredTextsRepresentatives(MemoryRepresentatives):
+    """The in-memory lookup over a store's members (recluster): keys in
+    memory, texts read from the store when the rule verifies a pair -- the
+    text of an item about to be placed with those of the next ``CHUNK``
+    in ``order`` (one query, not one a text), any other one by one."""
+
+    def __init__(self, conn: Connection, settings: Settings, shared: SharedKeys, order: Sequence[Member]) -> None:
+        super().__init__(settings, None, shared)
+        self.db = driver(conn)
+        self._order = [m.item_id for m in order]
+        self._position = {item: n for n, item in enumerate(self._order)}
+        self._read_until = 0  # positions before it were read, or needed no text
+        self._texts: dict[int, str] = {}
+
+    def words(self, item_id: int) -> list[str]:
+        sha1 = self.member(item_id).sha1
+        found = _WORDS.get(sha1)
+        if found is not None:
+            return found
+        position = self._position.get(item_id, -1)
+        if position >= self._read_until:
+            ids = self._order[position : position + CHUNK]
+            rows = self.db.execute(f"SELECT id, text FROM items WHERE id IN ({next(iter(id_lists(ids)))})")
+            self._texts = {int(r[0]): str(r[1] or "") for r in rows}
+            self._read_until = position + len(ids)
+        text = self._texts.pop(item_id, None)
+        if text is None:
+            return _stored_words(self.db, item_id, sha1)
+        found = _words_of(text)
+        _WORDS.put(sha1, found)
+        return found
 
 
 # a sketch value held by more texts than this is boilerplate: it says
@@ -585,27 +670,40 @@ def _transitive(members: Sequence[Member], threshold: int) -> dict[int, int]:
     return {m.item_id: sets.find(m.item_id) for m in members}
 
 
+PlacedMember = tuple[Member, int, Similarity]
+
+
+def _place_in_memory(members: Sequence[Member],
+                     lookup_over: Callable[[SharedKeys, list[Member]], MemoryRepresentatives]) -> list[PlacedMember]:
+    """Every member, its cluster and its similarity to the representative,
+    placed by the engine over an in-memory lookup (made by ``lookup_over``
+    from the keys members share and the order they are placed in) in
+    recluster's canonical order."""
+    sketched = [m for m in members if m.sketch is not None]
+    owner, values, times = _repeated_sketch_values(sketched)
+    shared = SharedKeys(_shared_sketch_values(sketched, owner, values), _shared_features(members))
+    order = _in_canonical_order(members, _centrality(sketched, owner, times))
+    lookup = lookup_over(shared, order)
+    for member in members:
+        lookup.remember(member)
+    # A member sharing no SHA-1, feature or sketch value with another has no
+    # copy and no candidate: the engine could only make it a representative.
+    copies = Counter(m.sha1 for m in members)
+    for member in order:
+        item = member.item_id
+        if copies[member.sha1] > 1 or item in shared.values or item in shared.features:
+            engine.place(item, lookup)
+    return [(m, lookup.cluster_of.get(m.item_id, m.item_id), lookup.similarity.get(m.item_id, EXACT)) for m in order]
+
+
 def cluster_members(members: Sequence[Member], settings: Settings,
                     texts: Mapping[int, str] | None = None) -> dict[int, int]:
     """Every member's cluster, formed apart from any store by the store's
     own rule and engine, in recluster's canonical order (most central first)."""
     if settings.method == "transitive":
         return _transitive(members, settings.threshold)
-    sketched = [m for m in members if m.sketch is not None]
-    owner, values, times = _repeated_sketch_values(sketched)
-    shared = SharedKeys(_shared_sketch_values(sketched, owner, values), _shared_features(members))
-    lookup = MemoryRepresentatives(settings, texts, shared)
-    for member in members:
-        lookup.remember(member)
-    # A member sharing no SHA-1, feature or sketch value with another has no
-    # copy and no candidate: the engine could only make it a representative.
-    copies = Counter(m.sha1 for m in members)
-    order = _in_canonical_order(members, _centrality(sketched, owner, times))
-    for member in order:
-        item = member.item_id
-        if copies[member.sha1] > 1 or item in shared.values or item in shared.features:
-            engine.place(item, lookup)
-    return {m.item_id: lookup.cluster_of.get(m.item_id, m.item_id) for m in order}
+    placed = _place_in_memory(members, lambda shared, _: MemoryRepresentatives(settings, texts, shared))
+    return {member.item_id: cluster for member, cluster, _ in placed}
 
 
 def add_new(conn: Connection, item: Member, fingerprint_row: dict[str, object], settings: Settings) -> int:
@@ -734,8 +832,7 @@ def _components(conn: Connection, members: list[Member], threshold: int, inside:
 
 def _write_transitive(conn: Connection, member: Member, cluster_id: int) -> None:
     # members of a chain are not measured against its name: NULL similarity
-    conn.exec_driver_sql(_ADD, {"item_id": member.item_id, "sha1": member.sha1, "cluster_id": cluster_id,
-                                **_similarity_row(None)})
+    conn.exec_driver_sql(_ADD, _cluster_row(member, cluster_id, None))
     if cluster_id == member.item_id:
         conn.exec_driver_sql(_FLAG, {"flag": True, "item_id": member.item_id})
 
@@ -786,21 +883,40 @@ def repair(conn: Connection, cluster_ids: Iterable[int], settings: Settings) -> 
 def recluster(conn: Connection, settings: Settings) -> None:
     """Rebuild the clusters table from the fingerprints.  Conservatively,
     texts are placed in :func:`canonical_order`: the result depends on the
-    texts alone, not on the order they were indexed in."""
-    conn.exec_driver_sql("DELETE FROM clusters")
-    conn.exec_driver_sql("DELETE FROM sketch_keys")
-    conn.exec_driver_sql("UPDATE fingerprints SET is_representative = FALSE")
+    texts alone, not on the order they were indexed in.  The clusters are
+    formed in memory (the engine over :class:`StoredTextsRepresentatives`,
+    the store's rule) and written at once: the rows placing one item at a
+    time through :class:`StoreRepresentatives` would write, without its
+    lookups."""
+    members = [Member.from_row(r) for r in conn.exec_driver_sql(f"SELECT {_MEMBER_COLUMNS} FROM fingerprints")]
+    placed: Sequence[tuple[Member, int, Similarity | None]]
     if settings.method == "conservative":
-        rows = conn.exec_driver_sql(f"SELECT {_MEMBER_COLUMNS} FROM fingerprints")
-        tables = StoreRepresentatives(conn, settings)
-        members = [Member.from_row(row) for row in rows.all()]
-        for member in members:
-            tables.remember(member)
-        engine.cluster_in_order([m.item_id for m in canonical_order(members)], tables)
-        return
-    rows = conn.exec_driver_sql(f"SELECT {_MEMBER_COLUMNS} FROM fingerprints ORDER BY item_id")
-    members = [Member.from_row(r) for r in rows.all()]
-    _write_components(conn, members, _components(conn, members, settings.threshold, None))
+        placed = _place_in_memory(members, lambda shared, order: StoredTextsRepresentatives(conn, settings, shared,
+                                                                                         order))
+    else:
+        cluster_of = _transitive(members, settings.threshold)
+        placed = [(m, cluster_of[m.item_id], None) for m in members]
+    _write_placed(conn, placed, settings.method == "conservative")
+
+
+def _write_placed(conn: Connection, placed: Sequence[tuple[Member, int, Similarity | None]], keys: bool) -> None:
+    """Replace every clusters row, representative flag and (``keys``: the
+    conservative lookup's) sketch key by those of ``placed``.  Only the
+    flags that change are written: each is in six feature indexes."""
+    db = driver(conn)
+    representatives = [m for m, cluster, _ in placed if cluster == m.item_id]
+    flagged = {int(r[0]) for r in db.execute("SELECT item_id FROM fingerprints WHERE is_representative = TRUE")}
+    chosen = {m.item_id for m in representatives}
+    for flag, ids in ((False, sorted(flagged - chosen)), (True, sorted(chosen - flagged))):
+        for marks in id_lists(ids):
+            db.execute(f"UPDATE fingerprints SET is_representative = {'TRUE' if flag else 'FALSE'}"
+                       f" WHERE item_id IN ({marks})")
+    db.execute("DELETE FROM clusters")
+    rows = (_cluster_row(*row) for row in sorted(placed, key=lambda row: row[0].item_id))
+    _insert_many(conn, "clusters", _CLUSTER_COLUMNS, ([row[c] for c in _CLUSTER_COLUMNS] for row in rows))
+    db.execute("DELETE FROM sketch_keys")
+    if keys:
+        _insert_many(conn, "sketch_keys", _KEY_COLUMNS, _keys_of(representatives))
 
 
 def unmeasured_members(conn: Connection, features: int) -> list[int]:
