@@ -42,6 +42,7 @@ from bench_store import WORDS_PER_TEXT, Generator, bulk_fill
 
 from lifededup.search import search
 from lifededup.search.query import pg_query
+from lifededup.search.results import EXACT_ROWS
 from lifededup.store import Store, open_store
 
 # From a term most texts hold to one almost none do (Zipf: rank r is in
@@ -211,8 +212,8 @@ def run(path: str | Path, items: int, runs: int) -> None:
                   f"{cm / pm:>13.1f}x {am / pm:>7.1f}x")
     print(f"\nslowest 95th percentile: {worst * 1e3:.0f} ms (targets: under 50 ms at 100,000 items, "
           "under 250 ms at 1,000,000)")
-    print("(clusters: >=N where more than 10,000 items match: the clusters of the first 10,001, which is what "
-          "search counts there)")
+    print(f"(clusters: >=N where more than {EXACT_ROWS:,} items match: the clusters of the first "
+          f"{EXACT_ROWS + 1:,}, which is what search counts there)")
 
 
 if __name__ == "__main__":
