@@ -335,10 +335,29 @@ def assert_same_page(store: Store, query: str | None, filters: Filters, limit: i
     got = [(h.id, h.rank, h.cluster_id, h.hidden) for h in found.hits]
     assert got == want, f"search {query!r} {filters} limit {limit} offset {offset}:\n got  {got}\n want {want}"
     assert found.rows == len(collapse_sql_page(store, query, filters, 1_000_000)), "rows: every cluster matched"
+    matching, params = results_sql(query, filters, ranked=False, postgres=store.location.url is not None)
+    _, members = store.execute(f"SELECT m.id, coalesce(c.cluster_id, m.id) FROM ({matching}) AS m "
+                               "LEFT JOIN clusters c ON c.item_id = m.id", params)
+    assert found.matches == len(members), f"search {query!r} {filters}: {found.matches} matches, want {len(members)}"
+    for hit in found.hits:
+        copies = {item for item, cluster in members if cluster == hit.cluster_id and item != hit.id}
+        listed = {c.id for c in hit.copies}
+        assert hit.hidden == len(copies) and len(listed) == min(len(copies), results.COPIES_LISTED) \
+            and listed <= copies, f"search {query!r} {filters}: the copies of {hit.path}"
+
+
+@pytest.fixture(params=[256, 2], ids=["first-read", "reading-on"])
+def read_rows(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
+    """How many ranked results a collapsed page reads first: as shipped (the
+    corpus's words match fewer, so their totals and copies come from that
+    read), and 2, so that a page reads on and finds them by queries of
+    their own, as a common word does in a large store."""
+    monkeypatch.setattr(results, "_READ_ROWS", request.param)
+    return int(request.param)
 
 
 @pytest.mark.parametrize("limit", [1, 3, 20, 10_000])
-def test_a_collapsed_page_is_the_one_collapse_sql_gives(corpus: CorpusStore, limit: int) -> None:
+def test_a_collapsed_page_is_the_one_collapse_sql_gives(corpus: CorpusStore, limit: int, read_rows: int) -> None:
     cases = [(q, Filters()) for q in WORDS] + [
         ("the", Filters(kinds=("email",))), ("river OR kitchen", Filters(path="Documents/*")),
         ("the", Filters(since=date(2020, 1, 1))), (None, Filters(path="*")), (None, Filters(kinds=("document",))),
@@ -349,7 +368,8 @@ def test_a_collapsed_page_is_the_one_collapse_sql_gives(corpus: CorpusStore, lim
 
 
 @pytest.mark.parametrize("limit,offset", [(1, 1), (3, 2), (20, 20), (5, 10_000)])
-def test_a_later_collapsed_page_is_the_one_collapse_sql_gives(corpus: CorpusStore, limit: int, offset: int) -> None:
+def test_a_later_collapsed_page_is_the_one_collapse_sql_gives(corpus: CorpusStore, limit: int, offset: int,
+                                                              read_rows: int) -> None:
     with open_store(corpus.db, readonly=True) as store:
         for query in [*WORDS, None]:
             assert_same_page(store, query, Filters(path="*") if query is None else Filters(), limit, offset)

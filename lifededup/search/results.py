@@ -149,12 +149,23 @@ def search(
             raise
 
 
-def _page_sql(results: str, *, counted: bool = False) -> str:
-    """One page of items, best first, each with its cluster (not collapsed);
-    ``counted``: each row also with how many items match (the matches are
-    found once, not again for the count, see ``_page`` -- from the matches
-    kept as they are ranked, where ``count(*) OVER ()`` kept every row
-    whole and took 3x as long)."""
+def _item_columns(postgres: bool) -> str:
+    """What a row of a page shows of its item (``_hit`` reads them, in this
+    order, after the rank), from ``items i LEFT JOIN clusters c``: the item,
+    its date, its cluster, how many items the cluster holds, and its
+    similarity to the cluster's representative."""
+    return (f"i.id, i.path, i.part, i.kind, i.title, {item_date(postgres)}, c.cluster_id, "
+            "(SELECT count(*) FROM clusters c2 WHERE c2.cluster_id = c.cluster_id), "
+            "c.resemblance, c.word_distance, i.machine")
+
+
+def _page_sql(results: str, postgres: bool, *, counted: bool = False) -> str:
+    """One page of items, best first, each with its rank and what the row
+    shows of it (``_item_columns``; not collapsed); ``counted``: each row
+    also with how many items match (the matches are found once, not again
+    for the count, see ``_page`` -- from the matches kept as they are
+    ranked, where ``count(*) OVER ()`` kept every row whole and took 3x as
+    long)."""
     # the page first, then its items: no item is read that is not shown
     if counted:
         ranked, count = f"WITH r AS MATERIALIZED ({results}), page", ", (SELECT count(*) FROM r) AS matches"
@@ -163,90 +174,118 @@ def _page_sql(results: str, *, counted: bool = False) -> str:
         ranked, count = "WITH page", ""
     return (f"{ranked} AS MATERIALIZED (SELECT id, rank FROM ({results}) AS r ORDER BY rank, id "
             "LIMIT :limit OFFSET :offset) "
-            f"SELECT p.id, i.path, i.part, i.kind, i.title, p.rank, c.cluster_id, 0 AS hidden{count} "
+            f"SELECT p.rank, {_item_columns(postgres)}{count} "
             "FROM page p JOIN items i ON i.id = p.id LEFT JOIN clusters c ON c.item_id = p.id ORDER BY p.rank, p.id")
 
 
 # Ranked results read at first while looking for a page's clusters (at least
 # twice the clusters wanted): most pages fill from the first read; a page
 # whose best results are many copies of one document reads on, four times
-# as many each time.
+# as many each time.  Where the first read holds every match (a rare word),
+# the page's totals and copies come from it, with no query of their own.
 _READ_ROWS = 256
+
+# A ranked row's cluster, looked up by its key (a join let PostgreSQL hash
+# the whole clusters table for a few hundred ids).
+_CLUSTER_OF = "(SELECT c.cluster_id FROM clusters c WHERE c.item_id = b.id)"
 
 
 def _sample_sql(matching: str) -> str:
     """How many of the first EXACT_ROWS + 1 of ``matching``'s ids there are,
-    and their clusters.  Each id's cluster is looked up by its key (a
-    subquery): a join let PostgreSQL hash the whole clusters table for a
-    few hundred ids."""
+    and their clusters."""
     return ("SELECT count(*) AS sampled, "
             "count(DISTINCT coalesce((SELECT c.cluster_id FROM clusters c WHERE c.item_id = m.id), m.id)) AS clusters "
             f"FROM (SELECT id FROM ({matching}) AS s LIMIT {EXACT_ROWS + 1}) AS m")
 
 
+def _batch_sql(ordered: str) -> str:
+    """A batch of ``ordered`` (ranked ids) with each id's cluster, looked up
+    for the batch's rows alone (a batch is materialized first: SQLite
+    computes a row's columns before it sorts, so a lookup beside the
+    ``ORDER BY`` would run for every match)."""
+    return (f"WITH b AS MATERIALIZED ({ordered} LIMIT :limit OFFSET :offset) "
+            f"SELECT b.id, b.rank, {_CLUSTER_OF} FROM b ORDER BY b.rank, b.id")
+
+
 def _counted_sql(results: str) -> str:
-    """The first batch of ranked results, each row with the totals: how many
-    items match, and the clusters of the first EXACT_ROWS + 1 of them
-    (the matches are found once -- on PostgreSQL index, recheck and rank of
-    every one -- not again for the totals; see ``_page``)."""
-    return (f"WITH r AS MATERIALIZED ({results}) SELECT id, rank, (SELECT count(*) FROM r), t.clusters "
-            f"FROM r CROSS JOIN ({_sample_sql('SELECT id FROM r')}) AS t ORDER BY rank, id LIMIT :limit")
+    """The first batch of ranked results, each row with its cluster and the
+    totals: how many items match, and the clusters of the first
+    EXACT_ROWS + 1 of them (the matches are found once -- on PostgreSQL
+    index, recheck and rank of every one -- not again for the totals; see
+    ``_page``)."""
+    return (f"WITH r AS MATERIALIZED ({results}), b AS MATERIALIZED (SELECT id, rank FROM r ORDER BY rank, id "
+            f"LIMIT :limit) SELECT b.id, b.rank, {_CLUSTER_OF}, (SELECT count(*) FROM r), t.clusters "
+            f"FROM b CROSS JOIN ({_sample_sql('SELECT id FROM r')}) AS t ORDER BY b.rank, b.id")
 
 
-def _ranked(conn: Connection, results: str, params: dict[str, object], wanted: int,
-            totals: list[Any] | None = None) -> Generator[list[Any], None, None]:
-    """The ranked results, best first, a batch at a time, each batch a query
-    of its own (``LIMIT``: a top-N sort, where stepping a cursor through
-    ``ORDER BY`` sorts every match first -- 291 against 348 ms for the
-    common word at a million items, one run under load), four times longer
-    than the one before; given
+@dataclass
+class _Read:
+    """What a collapsed page read of the ranked results: the rows read (id,
+    rank, cluster or None), and whether they are every match."""
+
+    rows: list[tuple[int, float, int | None]] = field(default_factory=list)
+    complete: bool = False
+
+    def clusters(self) -> dict[int, list[int]]:
+        """The items read, by cluster (an item of none stands for itself)."""
+        members: dict[int, list[int]] = {}
+        for item_id, _, cluster in self.rows:
+            members.setdefault(item_id if cluster is None else cluster, []).append(item_id)
+        return members
+
+
+def _ranked(conn: Connection, results: str, params: dict[str, object], wanted: int, read: _Read,
+            totals: list[Any] | None = None) -> Generator[list[tuple[int, float, int | None]], None, None]:
+    """The ranked results with their clusters, best first, a batch at a
+    time, each batch a query of its own (``LIMIT``: a top-N sort, where
+    stepping a cursor through ``ORDER BY`` sorts every match first -- 291
+    against 348 ms for the common word at a million items, one run under
+    load), four times longer than the one before; each batch is added to
+    ``read``, which is ``complete`` once a batch comes short.  Given
     ``totals``, the first one fills it with the matches and their clusters
     (``_counted_sql``)."""
     ordered = f"SELECT id, rank FROM ({results}) AS r ORDER BY rank, id"
     start, size = 0, max(_READ_ROWS, 2 * wanted)
     while True:
         if start == 0 and totals is not None:
-            rows = conn.execute(_counted_sql(results), {**params, "limit": size}).fetchall()
-            totals[:] = [int(rows[0][2]), int(rows[0][3]), int(rows[0][2]) <= EXACT_ROWS] if rows else [0, 0, True]
-            rows = [row[:2] for row in rows]
+            got = conn.execute(_counted_sql(results), {**params, "limit": size}).fetchall()
+            totals[:] = [int(got[0][3]), int(got[0][4]), int(got[0][3]) <= EXACT_ROWS] if got else [0, 0, True]
         else:
-            rows = conn.execute(f"{ordered} LIMIT :limit OFFSET :offset",
-                                {**params, "limit": size, "offset": start}).fetchall()
+            got = conn.execute(_batch_sql(ordered), {**params, "limit": size, "offset": start}).fetchall()
+        rows = [(int(r[0]), float(r[1]), None if r[2] is None else int(r[2])) for r in got]
+        read.rows += rows
+        read.complete = len(rows) < size
         if rows:
             yield rows
-        if len(rows) < size:
+        if read.complete:
             return
         start, size = start + size, size * 4
 
 
 def _collapsed_page(conn: Connection, results: str, params: dict[str, object], limit: int,
-                    offset: int = 0, totals: list[Any] | None = None) -> list[Hit]:
-    """The ``limit`` clusters after the first ``offset`` of the ranked results, each shown by its
-    best-ranked result (lowest id among equals), as the store's
-    ``collapse_sql`` gives them.  The results are read best first only until
-    ``limit`` clusters have appeared, rather than grouped all by cluster
-    first; ``hidden`` is left for :func:`_with_copies` to count."""
+                    offset: int = 0, totals: list[Any] | None = None) -> tuple[list[tuple[int, float, int]], _Read]:
+    """The ``limit`` clusters after the first ``offset`` of the ranked
+    results, each shown by its best-ranked result (lowest id among equals),
+    as the store's ``collapse_sql`` gives them: (item, rank, cluster) each
+    (an item of no cluster is its own), and what was read of the ranked
+    results.  The results are read best first only
+    until ``limit`` clusters have appeared, rather than grouped all by
+    cluster first."""
     wanted = offset + limit
-    ranked = _ranked(conn, results, params, wanted, totals)
+    read = _Read()
+    ranked = _ranked(conn, results, params, wanted, read, totals)
     shown: dict[int, tuple[int, float]] = {}  # cluster (or the item, without one) -> (item, rank)
     try:
         for rows in ranked:
-            cluster_of = {int(r[0]): int(r[1]) for r in conn.execute(
-                f"SELECT item_id, cluster_id FROM clusters WHERE item_id IN ({_ids([r[0] for r in rows])})")}
-            for item_id, rank in rows:
-                shown.setdefault(cluster_of.get(item_id, item_id), (int(item_id), float(rank)))
+            for item_id, rank, cluster in rows:
+                shown.setdefault(item_id if cluster is None else cluster, (item_id, rank))
                 if len(shown) == wanted:
                     break
             if len(shown) >= wanted:
                 break
     finally:
         ranked.close()
-    page = {item_id: (cluster, rank) for cluster, (item_id, rank) in list(shown.items())[offset:]}
-    if not page:
-        return []
-    items = {int(r[0]): r for r in conn.execute(
-        f"SELECT id, path, part, kind, title FROM items WHERE id IN ({_ids(list(page))})")}
-    return [_hit((*items[item_id], rank, cluster, 0)) for item_id, (cluster, rank) in page.items()]
+    return [(item_id, rank, key) for key, (item_id, rank) in list(shown.items())[offset:]], read
 
 
 def _totals(conn: Connection, query: str | None, filters: Filters, cluster: int | None,
@@ -265,67 +304,69 @@ def _totals(conn: Connection, query: str | None, filters: Filters, cluster: int 
 
 def _page(conn: Connection, query: str | None, filters: Filters, limit: int, cluster: int | None,
           mode: Mode, offset: int = 0, postgres: bool = False) -> SearchResult:
-    """One page and its totals.  The totals come from the page's first
-    ranked query, which keeps the matches it finds, on PostgreSQL and for an
-    FTS5 phrase or NEAR (finding those matches -- comparing positions in
-    every item holding all the words -- costs more than keeping them: the
-    phrase at a million items 197 against 268 ms); otherwise from a query
-    of their own after the page (keeping a common word's 294,000 matches
-    cost more than finding them again: 276 against 221 ms)."""
+    """One page and its totals.  The totals come from the ranked results
+    the page read where those were every match (a rare word); else from
+    the page's first ranked query, which keeps the matches it finds, on
+    PostgreSQL and for an FTS5 phrase or NEAR (finding those matches --
+    comparing positions in every item holding all the words -- costs more
+    than keeping them: the phrase at a million items 197 against 268 ms);
+    otherwise from a query of their own after the page (keeping a common
+    word's 294,000 matches cost more than finding them again: 276 against
+    221 ms)."""
     results, params = results_sql(query, filters, cluster=cluster, postgres=postgres)
     once = postgres or (query is not None and has_phrase(query))
     totals: list[Any] = []  # matches, rows, rows exact: when the page's first query counts them
+    read = None
     if mode == "collapsed":
-        hits = _collapsed_page(conn, results, params, limit, offset, totals if once else None)
+        page, read = _collapsed_page(conn, results, params, limit, offset, totals if once else None)
+        if read.complete and len(read.rows) <= EXACT_ROWS and not totals:  # past it, as any search counts
+            totals = [len(read.rows), len(read.clusters()), True]
+        hits = _hits(conn, page, postgres)
     else:
-        rows = conn.execute(_page_sql(results, counted=once),
+        rows = conn.execute(_page_sql(results, postgres, counted=once),
                             {**params, "limit": limit, "offset": offset}).fetchall()
-        hits = [_hit(r) for r in rows]
+        hits = [_hit(r[1:], float(r[0])) for r in rows]
         if once and rows:
-            totals = [int(rows[0][8])] * 2 + [True]
+            totals = [int(rows[0][12])] * 2 + [True]
     matches, rows_shown, exact = totals or _totals(conn, query, filters, cluster, mode, postgres)
     if not hits:
         _check_kinds(conn, filters)
-    hits = _with_details(conn, hits, query, postgres)
+    hits = _with_snippets(conn, hits, query, postgres, few=matches <= _READ_ROWS)
     if mode == "collapsed":
-        hits = _with_copies(conn, hits, query, filters, postgres)
+        hits = _with_copies(conn, hits, query, filters, postgres, read if read and read.complete else None)
     return SearchResult(query, mode, hits, rows_shown, matches, exact)
 
 
-def _hit(row: Sequence[Any]) -> Hit:
-    return Hit(id=int(row[0]), path=str(row[1]), part=str(row[2]), kind=str(row[3]), title=row[4], date=None,
-               rank=float(row[5]), cluster_id=None if row[6] is None else int(row[6]), cluster_size=1,
-               hidden=int(row[7]))
+def _hits(conn: Connection, page: list[tuple[int, float, int]], postgres: bool) -> list[Hit]:
+    """The rows of a collapsed page, (item, rank, cluster) each, as hits."""
+    if not page:
+        return []
+    shown = {int(r[0]): r for r in conn.execute(
+        f"SELECT {_item_columns(postgres)} FROM items i LEFT JOIN clusters c ON c.item_id = i.id "
+        f"WHERE i.id IN ({_ids([item_id for item_id, _, _ in page])})")}
+    return [replace(_hit(shown[item_id], rank), cluster_id=cluster) for item_id, rank, cluster in page]
+
+
+def _hit(row: Sequence[Any], rank: float) -> Hit:
+    """A hit of the ``_item_columns`` of a row, and its rank."""
+    return Hit(id=int(row[0]), path=str(row[1]), part=str(row[2]), kind=str(row[3]), title=row[4], date=row[5],
+               rank=rank, cluster_id=None if row[6] is None else int(row[6]), cluster_size=max(int(row[7]), 1),
+               hidden=0, resemblance=row[8], word_distance=row[9], machine=str(row[10]))
 
 
 def _ids(ids: Sequence[int]) -> str:
     return ", ".join(str(int(i)) for i in ids)
 
 
-def _with_details(conn: Connection, hits: list[Hit], query: str | None, postgres: bool) -> list[Hit]:
-    """Date, cluster size and snippet of each hit of the page."""
+def _with_snippets(conn: Connection, hits: list[Hit], query: str | None, postgres: bool, few: bool) -> list[Hit]:
+    """Each hit with its snippet (``few``: a few hundred items match at most)."""
     if not hits:
         return hits
-    ids = _ids([h.id for h in hits])
-    details = {
-        int(r[0]): (r[1], int(r[2]), r[3], r[4], str(r[5]))
-        for r in conn.execute(
-            f"SELECT i.id, {item_date(postgres)}, "
-            "(SELECT count(*) FROM clusters c2 WHERE c2.cluster_id = c.cluster_id), "
-            "c.resemblance, c.word_distance, i.machine "
-            f"FROM items i LEFT JOIN clusters c ON c.item_id = i.id WHERE i.id IN ({ids})"
-        )
-    }
-    snippets = _snippets(conn, ids, query, postgres)
-    return [
-        replace(h, date=details[h.id][0], cluster_size=max(details[h.id][1], 1),
-                snippet=snippets.get(h.id, Snippet("")), resemblance=details[h.id][2],
-                word_distance=details[h.id][3], machine=details[h.id][4])
-        for h in hits
-    ]
+    snippets = _snippets(conn, _ids([h.id for h in hits]), query, postgres, few)
+    return [replace(h, snippet=snippets.get(h.id, Snippet(""))) for h in hits]
 
 
-def _snippets(conn: Connection, ids: str, query: str | None, postgres: bool) -> dict[int, Snippet]:
+def _snippets(conn: Connection, ids: str, query: str | None, postgres: bool, few: bool) -> dict[int, Snippet]:
     if query is None:
         rows = conn.execute(f"SELECT id, substr(text, 1, 400) FROM items WHERE id IN ({ids})")
         return {int(r[0]): Snippet.preview(r[1]) for r in rows}
@@ -334,31 +375,41 @@ def _snippets(conn: Connection, ids: str, query: str | None, postgres: bool) -> 
         rows = conn.execute(headline_sql(tsquery, ids), {"query": marked})
         return {int(r[0]): Snippet.from_headline(r[1], r[2], int(r[3] or 0), int(r[4] or 0)) for r in rows}
     rows = conn.execute(
-        f"SELECT rowid, {SNIPPET_SQL} FROM items_fts WHERE items_fts MATCH :query AND {_rowid(query)} IN ({ids})",
+        f"SELECT rowid, {SNIPPET_SQL} FROM items_fts WHERE items_fts MATCH :query AND {_rowid(query, few)} IN ({ids})",
         {"query": query},
     )
     return {int(r[0]): Snippet.from_marked(r[1] or "") for r in rows}
 
 
-def _rowid(query: str) -> str:
+def _rowid(query: str, few: bool = False) -> str:
     """How to pick a few rows of a MATCH: ``rowid IN (...)`` seeks each row,
     but FTS5 expands a prefix term (merges the lists of every word it
     starts) on every seek -- 20 rows of ``w199*`` cost 17 ms at 100,000
     items, where one pass over its matches filtered by ``+rowid`` (the plus
-    keeps the rowid from FTS5) costs 1 ms."""
-    return "+rowid" if has_prefix(query) else "rowid"
+    keeps the rowid from FTS5) costs 1 ms -- and a seek into a short list
+    of matches (``few``: a few hundred) costs more than reading it all:
+    20 rows of a word in 187 items of a million, 0.4 against 0.1 ms."""
+    return "+rowid" if few or has_prefix(query) else "rowid"
 
 
 def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: Filters,
-                 postgres: bool) -> list[Hit]:
+                 postgres: bool, read: _Read | None = None) -> list[Hit]:
     """The other results of each collapsed row's cluster: how many (``hidden``)
-    and where they live."""
-    # only a cluster of more than one (its size comes from _with_details) can hide results
+    and where they live.  Given every match (``read``), they are the
+    matches of the rows' clusters; otherwise found by a query."""
+    # only a cluster of more than one can hide results
     shared = [h.cluster_id for h in hits if h.cluster_id is not None and h.cluster_size > 1]
     if not shared:
         return hits
+    shown = {h.id for h in hits}
     conditions, params = filters.where(postgres=postgres)
-    if query is not None and postgres:
+    if read is not None:
+        members = read.clusters()
+        others = [i for cluster in shared for i in members.get(cluster, ()) if i not in shown]
+        if not others:
+            return hits
+        conditions, params = [f"i.id IN ({_ids(others)})"], {}
+    elif query is not None and postgres:
         tsquery, params["query"] = pg_query(query)
         conditions.append(f"EXISTS (SELECT 1 FROM items_fts f WHERE f.rowid = i.id AND f.document @@ {tsquery})")
     elif query is not None:
@@ -374,7 +425,7 @@ def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: 
         "SELECT c.cluster_id, i.id, i.path, i.part, c.resemblance, c.word_distance, i.machine "
         "FROM clusters c JOIN items i ON i.id = c.item_id "
         f"WHERE c.cluster_id IN ({_ids(shared)}) "
-        f"AND i.id NOT IN ({_ids([h.id for h in hits])}) {''.join(' AND ' + c for c in conditions)} "
+        f"AND i.id NOT IN ({_ids(list(shown))}) {''.join(' AND ' + c for c in conditions)} "
         "ORDER BY c.cluster_id, i.path, i.part",
         params,
     )
