@@ -134,3 +134,38 @@ def test_watch_with_ocr_reads_a_scan_dropped_in_the_folder(scans: dict[str, Path
     finally:
         watcher.send_signal(signal.SIGTERM)
         watcher.wait(60)
+
+
+@needs_tesseract
+def test_a_scan_ocr_finds_nothing_in_is_no_text_and_not_ocrd_again(tmp_path: Path) -> None:
+    """A blank page OCR'd is `no-text`: the next run with OCR (the watcher's
+    hourly rescan is one) leaves it unchanged instead of OCR-ing it again;
+    a scan never OCR'd (`no-text-layer`) is read again."""
+    import json
+
+    from click.testing import CliRunner
+    from PIL import Image
+
+    from lifededup.cli import main
+
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    Image.new("L", (850, 300), 255).save(folder / "blank.png")
+    db = str(tmp_path / "store.db")
+
+    def index(*options: str) -> dict[str, int]:
+        done = CliRunner().invoke(main, ["index", "--db", db, "-j", "1", "--json", *options, str(folder)])
+        assert done.exit_code == 0, done.output
+        return dict(json.loads(done.output[done.output.index("{"):done.output.rindex("}") + 1]))
+
+    def status() -> str:
+        rows = CliRunner().invoke(main, ["sql", "--db", db, "--csv", "SELECT status, error FROM items"])
+        return rows.output.splitlines()[1]
+
+    index()
+    assert status().startswith("no-text-layer,"), status()
+    reread = index("--ocr")
+    assert reread["failed"] == 1 and reread["unchanged"] == 0, f"a scan read without OCR is read again with it: {reread}"
+    assert status().startswith("no-text,") and "OCR found no text" in status(), status()
+    again = index("--ocr")
+    assert again["unchanged"] == 1 and again["updated"] == 0, f"OCR'd again though nothing changed: {again}"

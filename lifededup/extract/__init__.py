@@ -45,14 +45,14 @@ from pathlib import Path
 
 from lifededup.extract.base import (
     Crashed, CorruptFile, EmptyFile, EncryptedFile, Extracted, ExtractionError, Failure, Format, Limits, MissingTool,
-    NoTextLayer, Probe, Source, Timeout, TooLarge, UnsupportedFormat,
+    NoText, NoTextLayer, Probe, Source, Timeout, TooLarge, UnsupportedFormat,
 )
 from lifededup.extract.isolate import MAX_TEXT_CHARS, Outcome, extract_many
 from lifededup.extract.registry import extract, extract_as, extract_source, formats, sniff, supported_suffixes
 
 __all__ = [
     "MAX_TEXT_CHARS", "Crashed", "CorruptFile", "EmptyFile", "EncryptedFile", "Extracted", "ExtractionError", "Failure", "Format",
-    "Limits", "MissingTool", "NoTextLayer", "Outcome", "Probe", "Source", "Timeout", "TooLarge",
+    "Limits", "MissingTool", "NoText", "NoTextLayer", "Outcome", "Probe", "Source", "Timeout", "TooLarge",
     "UnsupportedFormat", "extract", "extract_as", "extract_many", "extract_source", "extract_text", "formats",
     "sniff", "supported_suffixes", "walk",
 ]

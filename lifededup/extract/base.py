@@ -135,6 +135,14 @@ class NoTextLayer(ExtractionError):
     status = "no-text-layer"
 
 
+class NoText(ExtractionError):
+    """Read, and no words in it: a PDF whose pages give only page numbers or
+    marks (which layout removal drops), a scan OCR found no words in.  Unlike
+    ``no-text-layer``, reading it again (with OCR) would find nothing more."""
+
+    status = "no-text"
+
+
 class EmptyFile(ExtractionError):
     """A file of zero bytes, or one whose format holds no text at all."""
 

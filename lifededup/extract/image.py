@@ -6,7 +6,7 @@ hint to turn OCR on; see :mod:`lifededup.extract.ocr`.
 
 from __future__ import annotations
 
-from lifededup.extract.base import Extracted, Format, NoTextLayer, Probe, Source
+from lifededup.extract.base import Extracted, Format, NoText, NoTextLayer, Probe, Source
 from lifededup.extract.layout import clean_text
 from lifededup.extract.ocr import can_ocr, ocr_image, scan_unreadable
 
@@ -27,7 +27,7 @@ def extract_image(source: Source) -> Extracted:
     with source.as_path() as path:
         text = clean_text(ocr_image(path, source.limits.ocr_languages))
     if not text:
-        raise NoTextLayer(f"OCR found no text on this image ({mime})")
+        raise NoText(f"OCR found no text on this image ({mime})")
     return Extracted(text=text, kind="document", mime=mime, metadata={"engine": "tesseract", "ocr": "yes"})
 
 

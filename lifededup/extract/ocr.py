@@ -4,7 +4,8 @@ OCR is slow (seconds a page), so it is off unless ``Limits.ocr`` is set
 (``lifededup index --ocr``); it then runs in the extraction workers like any
 parser, under the same time and memory limits.  A scan read without OCR, or
 with Tesseract not installed, is recorded as ``no-text-layer`` with a hint
-saying what to do.  PDF pages are rendered by PDFium at 300 dpi into
+saying what to do (and read again by a run with OCR); a scan OCR finds no
+words in is ``no-text``, and is not OCR'd again until it changes.  PDF pages are rendered by PDFium at 300 dpi into
 greyscale PGM files that Tesseract reads.
 """
 
@@ -15,7 +16,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from lifededup.extract.base import Extracted, NoTextLayer, Source
+from lifededup.extract.base import Extracted, NoText, NoTextLayer, Source
 from lifededup.extract.layout import clean_pages
 from lifededup.extract.tool import run_tool
 
@@ -79,6 +80,6 @@ def read_scanned_pdf(source: Source, data: bytes, page_count: int) -> Extracted:
     pages = ocr_pdf(data, source.limits.ocr_languages)
     text = clean_pages(pages)
     if not text.strip():
-        raise NoTextLayer(f"{what}, and OCR found no text on it")
+        raise NoText(f"{what}, and OCR found no text on it")
     return Extracted(text=text, kind="document", mime="application/pdf",
                      metadata={"engine": "tesseract", "ocr": "yes", "pages": str(page_count)})

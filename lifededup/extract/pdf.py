@@ -15,7 +15,9 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from lifededup.extract.base import CorruptFile, EncryptedFile, ExtractionError, Extracted, Format, Probe, Source
+from lifededup.extract.base import (
+    CorruptFile, EncryptedFile, ExtractionError, Extracted, Format, NoText, Probe, Source,
+)
 from lifededup.extract.layout import clean_pages
 from lifededup.extract.ocr import read_scanned_pdf
 
@@ -25,12 +27,6 @@ except ImportError:  # pragma: no cover - pypdfium2 is a dependency, but the fal
     pdfium = None
 
 _PDF_DATE = re.compile(r"D?:?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?([Zz+\-])?(\d{2})?'?(\d{2})?")
-
-
-class NoText(ExtractionError):
-    """A PDF whose pages give no words (only page numbers or marks, which layout removal drops)."""
-
-    status = "no-text"
 
 
 def parse_pdf_date(value: str) -> datetime | None:
