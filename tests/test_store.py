@@ -338,3 +338,23 @@ def test_statements_with_a_percent_sign_run_on_every_path(store: Store) -> None:
         again = "".join([like[:7], like[7:]])  # the same text in another string: the translation is cached by text
         assert [tuple(r) for r in driver(conn).execute(again).fetchall()] == want
         assert [tuple(r) for r in conn.exec_driver_sql(again)] == want
+
+
+def test_check_finds_a_search_row_that_is_not_its_items_text(store: Store) -> None:
+    """A search row changed behind the store's back (by hand, or by an old
+    function) is found: FTS5's integrity check on SQLite, the words made
+    again from the item on PostgreSQL."""
+    kept = add(store, "/a/kept.txt", prose(1, 60))
+    changed = add(store, "/a/changed.txt", prose(2, 60))
+    sound(store)
+    with store.transaction() as conn:
+        if store.location.url is not None:
+            conn.exec_driver_sql("UPDATE items_fts SET document = to_tsvector('simple', 'something else') "
+                                 "WHERE rowid = :id", {"id": changed})
+        else:  # FTS5 takes the words to remove as given: the index keeps the old ones, adds new
+            conn.exec_driver_sql("INSERT INTO items_fts (rowid, title, text) VALUES (:id, NULL, 'something else')",
+                                 {"id": changed})
+    problems = [p for p in check_store(store) if p.check == "fts-index"]
+    assert problems, "a search row that is not its item's text went unnoticed"
+    if store.location.url is not None:
+        assert problems[0].item_ids == [changed] and kept not in problems[0].item_ids, problems
