@@ -225,13 +225,15 @@ class _Read:
 
     rows: list[tuple[int, float, int | None]] = field(default_factory=list)
     complete: bool = False
+    _members: dict[int, list[int]] | None = None
 
     def clusters(self) -> dict[int, list[int]]:
         """The items read, by cluster (an item of none stands for itself)."""
-        members: dict[int, list[int]] = {}
-        for item_id, _, cluster in self.rows:
-            members.setdefault(item_id if cluster is None else cluster, []).append(item_id)
-        return members
+        if self._members is None:
+            self._members = {}
+            for item_id, _, cluster in self.rows:
+                self._members.setdefault(item_id if cluster is None else cluster, []).append(item_id)
+        return self._members
 
 
 def _ranked(conn: Connection, results: str, params: dict[str, object], wanted: int, read: _Read,
@@ -433,8 +435,8 @@ def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: 
     for cluster_id, item_id, path, part, resemblance, distance, machine in rows:
         copies.setdefault(int(cluster_id), []).append(
             Copy(int(item_id), str(path), str(part), resemblance, distance, str(machine)))
-    return [replace(h, hidden=len(found), copies=tuple(found[:COPIES_LISTED]))
-            for h, found in ((h, copies.get(h.cluster_id or h.id, [])) for h in hits)]
+    return [replace(h, hidden=len(found), copies=tuple(found[:COPIES_LISTED])) if found else h
+            for h, found in ((h, copies.get(h.cluster_id or h.id)) for h in hits)]
 
 
 def _check_kinds(conn: Connection, filters: Filters) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 # FTS5's snippet() (and ts_headline) wrap each matched token in these; control characters
@@ -12,6 +13,8 @@ ELLIPSIS = "…"
 SNIPPET_TOKENS = 24
 # A preview without a query: this many characters of the text.
 PREVIEW_CHARS = 160
+
+_MARKS = re.compile(f"([{OPEN}{CLOSE}])")
 
 SNIPPET_SQL = f"snippet(items_fts, -1, char(2), char(3), '{ELLIPSIS}', {SNIPPET_TOKENS})"
 
@@ -57,17 +60,18 @@ class Snippet:
     @classmethod
     def from_marked(cls, marked: str) -> Snippet:
         """Read FTS5's marked snippet (``OPEN`` word ``CLOSE``) on one line."""
+        flat = " ".join(marked.split()) if marked else ""
         out: list[str] = []
         spans: list[tuple[int, int]] = []
         length, start = 0, 0
-        for char in " ".join(marked.split()) if marked else "":
-            if char == OPEN:
+        for piece in _MARKS.split(flat):  # the marks, and the text between them
+            if piece == OPEN:
                 start = length
-            elif char == CLOSE:
+            elif piece == CLOSE:
                 spans.append((start, length))
-            else:
-                out.append(char)
-                length += 1
+            elif piece:
+                out.append(piece)
+                length += len(piece)
         return cls("".join(out), tuple(spans))
 
     @classmethod
