@@ -358,3 +358,23 @@ def test_check_finds_a_search_row_that_is_not_its_items_text(store: Store) -> No
     assert problems, "a search row that is not its item's text went unnoticed"
     if store.location.url is not None:
         assert problems[0].item_ids == [changed] and kept not in problems[0].item_ids, problems
+
+
+def test_check_finds_sketch_keys_that_are_not_their_representatives_sketch(store: Store) -> None:
+    """The candidate lookup reads sketch_keys: a representative missing a
+    key would not find its near copies, and a key of a member would offer
+    it as a representative.  check finds both; recluster mends them."""
+    original = prose(3, 80)
+    first = add(store, "/a/original.txt", original)
+    member = add(store, "/a/draft.txt", revised(original, 5, changes=2))
+    other = add(store, "/a/other.txt", prose(4, 80))
+    assert clusters(store)[member] == first, "the draft should join its original"
+    sound(store)
+    _, (row,) = store.execute("SELECT min(value) FROM sketch_keys WHERE item_id = :id", {"id": first})
+    with store.transaction() as conn:
+        conn.exec_driver_sql("DELETE FROM sketch_keys WHERE item_id = :id AND value = :v", {"id": first, "v": row[0]})
+        conn.exec_driver_sql("INSERT INTO sketch_keys (value, item_id) VALUES (12345, :id)", {"id": member})
+    found = {p.check: p.item_ids for p in check_store(store)}
+    assert found.get("sketch-keys") == sorted([first, member]), f"{found}: want {first} and {member}, not {other}"
+    store.recluster()
+    sound(store)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
 
-from lifededup.store.clustering import unmeasured_members
+from lifededup.store.clustering import misplaced_keys, unmeasured_members
 from lifededup.store.models import FEATURE_COLUMNS
 from lifededup.store.opening import damage_of, damaged_message
 from lifededup.store.store import Store
@@ -160,6 +160,11 @@ def check_store(store: Store) -> list[Problem]:
             ids += unmeasured_members(conn, store.params.features if store.params else 6)
             if ids:
                 problems.append(Problem(name, message, sorted(ids)))
+            keys = misplaced_keys(conn)
+            if keys:
+                problems.append(Problem("sketch-keys", "representatives whose sketch_keys rows are not their "
+                                        "sketch's values (near copies may go unfound), or keys of other items",
+                                        keys))
         if server:
             problems.extend(_server_fts_check(conn))
         elif not store.readonly:

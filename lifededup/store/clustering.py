@@ -933,6 +933,31 @@ def unmeasured_members(conn: Connection, features: int) -> list[int]:
             if abs(estimate_resemblance(bytes(row[2]), bytes(row[3]), features) - float(row[1])) > 1e-9]
 
 
+# Keys are compared by how many each holder has and the sum of their values
+# modulo this prime (a remainder with the dividend's sign on both backends
+# and in numpy): a sum of the values themselves overflows SQLite's integers.
+_KEY_CHECKSUM = 1_000_003
+
+
+def misplaced_keys(conn: Connection) -> list[int]:
+    """Items whose ``sketch_keys`` rows are not the values of their sketch:
+    a representative missing some (its near copies would go unfound) or
+    holding others, and any other item holding keys.  Compared per holder
+    by count and checksum, one grouped read of the keys."""
+    import numpy as np
+
+    db = driver(conn)
+    stored = {int(r[0]): (int(r[1]), int(r[2])) for r in db.execute(
+        f"SELECT item_id, count(*), sum(value % {_KEY_CHECKSUM}) FROM sketch_keys GROUP BY item_id")}
+    wrong = []
+    for item_id, sketch in db.execute(
+            "SELECT item_id, sketch FROM fingerprints WHERE is_representative = TRUE AND sketch IS NOT NULL"):
+        values = np.unique(sketch_values(bytes(sketch)))
+        if stored.pop(int(item_id), (0, 0)) != (values.size, int(np.fmod(values, _KEY_CHECKSUM).sum())):
+            wrong.append(int(item_id))
+    return sorted(wrong + list(stored))
+
+
 def _words_of(text: str) -> list[str]:
     """The words verification compares (the fingerprint's word stream)."""
     from lifededup.normalize import word_stream  # numpy: imported when a cluster is formed, not by a search
