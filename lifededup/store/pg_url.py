@@ -45,9 +45,9 @@ _URL = re.compile(
     re.X,
 )
 _DIGITS = re.compile(r"[0-9]+")
-# no control characters, spaces or non-ASCII: nothing whose reading by the
-# pattern (``.`` stops at a newline) or by int() needs a second look
-_PLAIN = re.compile(r"[!-~]*")
+# printable ASCII and spaces (which a URL rendered keeps): no control
+# character (the pattern's ``.`` stops at a newline) or non-ASCII one
+_PLAIN = re.compile(r"[ -~]*")
 
 
 @dataclass(frozen=True)
