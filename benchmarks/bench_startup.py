@@ -10,7 +10,9 @@ click, sqlalchemy"`` (what search stood on before it read through
 Each command runs ``--runs`` times, interleaved; median and fastest.
 Target (issue 15): 0.2 s for both.  ``--postgres URL`` adds the same search
 on a PostgreSQL store (for instance ``bench_backends.py``'s million, whose
-common word is ``the``; benchmarks/README.md says how to start its server).
+common word is ``the``; benchmarks/README.md says how to start its server),
+and beside it ``python -c "import click, psycopg"``: what that search stands
+on now that it reads through psycopg alone (``store/reader.py``).
 
     python benchmarks/bench_startup.py [--items 16000] [--runs 20] [--postgres URL --word the]
 """
@@ -48,6 +50,7 @@ def main() -> None:
            if args.postgres else {}),
         "python -c pass": [python, "-c", "pass"],
         "python: import click, sqlalchemy": [python, "-c", "import click, sqlalchemy"],
+        **({"python: import click, psycopg": [python, "-c", "import click, psycopg"]} if args.postgres else {}),
     }
     times: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(args.runs):

@@ -27,6 +27,7 @@ from lifededup.search import (
 from lifededup.search import results
 from lifededup.search.syntax import has_phrase, has_prefix, quoted
 from lifededup.store import ItemRecord, Reader, Store, collapse_sql, open_reader, open_store
+from lifededup.store.reader import ServerReader
 
 
 def is_postgres(db: object) -> bool:
@@ -477,14 +478,21 @@ def test_the_reader_says_what_is_wrong_with_a_file_that_is_no_store(tmp_path: Pa
     assert missing.exit_code == 1 and "no store at" in missing.output, missing.output
 
 
-def test_open_reader_reads_a_postgresql_store_as_a_read_only_store(pg_corpus: CorpusStore) -> None:
+@pytest.mark.parametrize("query, options", [
+    ("sourdough", {}), ("sourdough", {"collapse": False}), (None, {"limit": 1000}), ("river OR kitchen", {"limit": 5}),
+    ("surv*", {}), ("report", {"offset": 2, "limit": 3}), ('"spare key"', {}), ("the", {"dedup": "simhash:3"}),
+])
+def test_the_psycopg_reader_finds_what_the_store_finds(pg_corpus: CorpusStore, query: str | None,
+                                                       options: dict[str, object]) -> None:
+    filters = Filters() if query is not None else Filters(path="*")
     reader = open_reader(str(pg_corpus.db))
     try:
-        assert isinstance(reader, Store) and reader.readonly, f"opened as {type(reader).__name__}"
-        got = search(reader, "sourdough")
+        assert isinstance(reader, ServerReader), f"a store at head opened as {type(reader).__name__}, not on psycopg"
+        got = search(reader, query, filters, **options)  # type: ignore[arg-type]
     finally:
         reader.close()
-    assert got == run(pg_corpus, "sourdough"), "open_reader and open_store found different things"
+    want = run(pg_corpus, query, filters, **options)
+    assert got == want, f"{query!r} {options}: the reader gave {got.to_dict()}, the store {want.to_dict()}"
 
 
 # What both query languages read alike: words, a phrase, OR, a prefix

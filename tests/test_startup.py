@@ -1,6 +1,6 @@
 """Start-up: a command imports what it uses and no more (lazy command
 loading, heavy libraries imported where they are used), and a store at head
-opens without Alembic.  Times are in benchmarks/README.md; these tests check
+opens without Alembic -- and a search, on either backend, without SQLAlchemy.  Times are in benchmarks/README.md; these tests check
 what is imported, which is what the times follow from."""
 
 from __future__ import annotations
@@ -61,6 +61,15 @@ def test_search_on_a_store_at_head_runs_on_sqlite3_alone(tmp_path: Path) -> None
     heavy = {m for m in modules if m.split(".")[0] in {"sqlalchemy", "alembic"}}
     engine = modules & {"lifededup.store.clustering", "lifededup.store.models", "lifededup.store.store"}
     assert not heavy and not engine, f"`lifededup search` imported {sorted(heavy | engine)[:8]}..."
+
+
+def test_search_on_a_postgresql_store_at_head_runs_on_psycopg_alone(pg_url: str) -> None:
+    open_store(pg_url).close()
+    modules = imported_after(["search", "--db", pg_url, "river"])
+    heavy = {m for m in modules if m.split(".")[0] in {"sqlalchemy", "alembic", "numpy"}}
+    engine = modules & {"lifededup.store.clustering", "lifededup.store.models", "lifededup.store.store"}
+    assert "psycopg" in modules, "`lifededup search` on PostgreSQL never loaded its driver: what did it read?"
+    assert not heavy and not engine, f"`lifededup search` on PostgreSQL imported {sorted(heavy | engine)[:8]}..."
 
 
 def test_the_head_the_revision_files_write_is_alembics() -> None:

@@ -21,11 +21,12 @@ Public API (everything else in this package is internal):
     ``machine``: whose files the calls by path are about (``store.machine``;
     default ``machine_name()``: ``$LIFEDEDUP_MACHINE``, else the host name).
 
-``open_reader(url_or_path=None) -> Reader | Store`` (``reader.py``)
-    Read-only on the standard library's ``sqlite3`` alone when the store is
-    an SQLite file at head (no SQLAlchemy import: a search starts in a tenth
-    of a second), else ``open_store(readonly=True)`` (a PostgreSQL store
-    always).  Both are :class:`Readable`: ``reading()`` gives the driver
+``open_reader(url_or_path=None) -> Reader | ServerReader | Store`` (``reader.py``)
+    Read-only on the driver alone when the store is at head -- the standard
+    library's ``sqlite3`` for an SQLite file, psycopg for a PostgreSQL
+    database (no SQLAlchemy import: a search starts in a tenth of a second
+    on SQLite, a fifth on PostgreSQL) -- else ``open_store(readonly=True)``.
+    All are :class:`Readable`: ``reading()`` gives the driver
     connection inside one read transaction -- ``sqlite3``'s, or a
     ``dialect.PgDriver`` -- with ``execute(sql, params)`` taking ``:name``
     parameters (what ``lifededup.search`` runs on).

@@ -29,6 +29,7 @@ from urllib.parse import quote
 
 import platformdirs
 
+from lifededup.store import pg_url
 from lifededup.store.dialect import translate_driver_sql
 from lifededup.store.errors import StoreDamaged, StoreNotFound, StoreTooNew, UnsupportedStore
 
@@ -69,6 +70,9 @@ class Location:
 
     def __str__(self) -> str:
         if self.url is not None:
+            parsed = pg_url.parse(self.url)
+            if parsed is not None:  # without importing SQLAlchemy, the same text
+                return parsed.render("postgresql", hide_password=True)
             from sqlalchemy.engine import make_url
 
             return make_url(self.url).set(drivername="postgresql").render_as_string(hide_password=True)
@@ -92,6 +96,9 @@ def resolve(url_or_path: str | Path | None) -> Location:
 
 
 def _location_of_url(url: str) -> Location:
+    fast = pg_url.parse(url)
+    if fast is not None:  # without importing SQLAlchemy, the URL it would give
+        return Location(url=fast.render("postgresql+psycopg", hide_password=False))
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
 
@@ -163,6 +170,22 @@ def _create_private(path: Path) -> None:
 WRITE_LOCK = 0x6C6966656465  # "lifede"
 
 
+def server_connect_args(*, readonly: bool) -> dict[str, object]:
+    """What every connection to a PostgreSQL store passes ``psycopg.connect``
+    besides the URL's parts: an engine's and ``store/reader.py``'s alike."""
+    # A plan for each execution's own values, never the generic plan the
+    # server would otherwise settle on for a statement psycopg prepared
+    # (psycopg prepares one run five times; the server goes generic after
+    # five more): how many items a search's words match decides its best
+    # plan -- a generic one made the 11th run of a phrase search at a
+    # million items 1,050 ms instead of 360.
+    options = "-c plan_cache_mode=force_custom_plan"
+    if readonly:
+        # every transaction of the session, not only those SQLAlchemy begins
+        options += " -c default_transaction_read_only=on"
+    return {"application_name": "lifededup", "connect_timeout": 10, "options": options}
+
+
 def _server_engine(location: Location, *, readonly: bool) -> Engine:
     """An engine on a PostgreSQL store.  A read-only one starts every
     transaction READ ONLY: the server itself refuses any change."""
@@ -175,18 +198,8 @@ def _server_engine(location: Location, *, readonly: bool) -> Engine:
         raise UnsupportedStore(
             f"{location} is a PostgreSQL store, and its driver is not installed: "
             "pip install 'lifededup[postgres]'") from exc
-    # A plan for each execution's own values, never the generic plan the
-    # server would otherwise settle on for a statement psycopg prepared
-    # (psycopg prepares one run five times; the server goes generic after
-    # five more): how many items a search's words match decides its best
-    # plan -- a generic one made the 11th run of a phrase search at a
-    # million items 1,050 ms instead of 360.
-    options = "-c plan_cache_mode=force_custom_plan"
-    if readonly:
-        # every transaction of the session, not only those SQLAlchemy begins
-        options += " -c default_transaction_read_only=on"
-    connect: dict[str, object] = {"application_name": "lifededup", "connect_timeout": 10, "options": options}
-    engine = create_engine(location.url, pool_size=2, pool_pre_ping=True, connect_args=connect)
+    engine = create_engine(location.url, pool_size=2, pool_pre_ping=True,
+                           connect_args=server_connect_args(readonly=readonly))
     first = "SET TRANSACTION READ ONLY" if readonly else f"SELECT pg_advisory_xact_lock({WRITE_LOCK})"
     event.listen(engine, "before_cursor_execute", translate_driver_sql, retval=True)
 
@@ -421,6 +434,11 @@ def needs_upgrade(engine: Engine, location: Location) -> bool:
     return revision != script.get_current_head()
 
 
+def cannot_use(location: Location, finding: object) -> UnsupportedStore:
+    """The store cannot be reached or opened: which store, and what the driver said."""
+    return UnsupportedStore(f"cannot use the store {location}: {str(finding).strip()}")
+
+
 @contextmanager
 def database_errors(location: Location) -> Iterator[None]:
     """Say which file is not a store, or is a damaged one, instead of SQLite's
@@ -434,7 +452,7 @@ def database_errors(location: Location) -> Iterator[None]:
             damage = damage_of(exc, location)
             if damage is not None:
                 raise damage from exc
-        raise UnsupportedStore(f"cannot use the store {location}: {str(exc.orig).strip()}") from exc
+        raise cannot_use(location, exc.orig) from exc
     except DatabaseError as exc:
         damage = damage_of(exc, location)
         if damage is not None:

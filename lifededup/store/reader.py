@@ -1,17 +1,22 @@
-"""A read-only store on the standard library's ``sqlite3`` alone, for the
-commands that only read (``search``): importing SQLAlchemy costs a command
-about a fifth of a second, more than the search itself.
+"""A read-only store on the driver alone -- the standard library's
+``sqlite3``, or psycopg -- for the commands that only read (``search``):
+importing SQLAlchemy costs a command about a fifth of a second, more than the
+search itself.
 
-``open_reader(url_or_path=None) -> Reader | Store``: a :class:`Reader` when
-the store is an SQLite file at the head the revision files write (the common
-case); otherwise the full :func:`open_store` (read-only), which upgrades an
-older store or says what is wrong with the file -- and opens a PostgreSQL
-store, whose driver comes through SQLAlchemy anyway.  Both give
-``reading()``: the driver connection inside one read transaction -- on
-SQLite the ``sqlite3`` connection, with the pragmas and the authorizer of
-every read-only store connection (``opening._configure``); on PostgreSQL a
-``dialect.PgDriver`` in a READ ONLY transaction -- with the same
-``execute(sql, params)`` taking the store's ``:name`` parameters.
+``open_reader(url_or_path=None) -> Reader | ServerReader | Store``: a
+:class:`Reader` when the store is an SQLite file at the head the revision
+files write (the common case), a :class:`ServerReader` when it is a
+PostgreSQL database at that head (connected as every read-only engine
+connects, ``opening.server_connect_args``); otherwise the full
+:func:`open_store` (read-only), which upgrades an older store or says what
+is wrong with it.  A server that cannot be reached is the same error
+either way (which server, what the driver said).  All give ``reading()``:
+the driver connection inside one read transaction -- on SQLite the
+``sqlite3`` connection, with the pragmas and the authorizer of every
+read-only store connection (``opening._configure``); on PostgreSQL a
+``dialect.PgDriver`` in a READ ONLY transaction of a session whose every
+transaction is read only -- with the same ``execute(sql, params)`` taking
+the store's ``:name`` parameters.
 """
 
 from __future__ import annotations
@@ -20,12 +25,13 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
-from lifededup.store.dialect import Driver
+from lifededup.store import pg_url
+from lifededup.store.dialect import Driver, PgDriver
 from lifededup.store.errors import StoreNotFound
-from lifededup.store.opening import Location, _configure, _written_head, resolve
+from lifededup.store.opening import Location, _configure, _written_head, cannot_use, resolve, server_connect_args
 
 if TYPE_CHECKING:
     from lifededup.store.store import Store
@@ -77,10 +83,49 @@ class Reader:
         self.close()
 
 
-def open_reader(url_or_path: str | Path | None = None) -> Reader | Store:
+class ServerReader:
+    """A PostgreSQL store opened read-only on psycopg alone (see module docs)."""
+
+    readonly = True
+
+    def __init__(self, conn: Any, location: Location) -> None:
+        self._conn = conn  # a psycopg.Connection, not autocommit
+        self.location = location
+
+    @contextmanager
+    def reading(self) -> Iterator[PgDriver]:
+        """The connection inside one READ ONLY transaction, as a
+        ``Store``'s read-only engine begins each."""
+        import psycopg
+
+        self._conn.execute("SET TRANSACTION READ ONLY")
+        try:
+            yield PgDriver(self._conn)
+        except BaseException:
+            try:
+                self._conn.rollback()
+            except psycopg.Error:
+                pass  # the read's own error is the one to see
+            raise
+        self._conn.commit()
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> ServerReader:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+def open_reader(url_or_path: str | Path | None = None) -> Reader | ServerReader | Store:
     """Open the store to read (see module docs)."""
     location = resolve(url_or_path)
     if location.url is not None:
+        server = _server_at_head(location)
+        if server is not None:
+            return server
         from lifededup.store import open_store
 
         return open_store(location.url, readonly=True)
@@ -113,3 +158,37 @@ def _at_head(location: Location) -> sqlite3.Connection | None:
         conn.close()
         return None
     return conn
+
+
+def _server_at_head(location: Location) -> ServerReader | None:
+    """A reader on the PostgreSQL store if it is at the written head, else
+    None (then ``open_store`` upgrades it, refuses it, or says what is
+    wrong).  Raises ``UnsupportedStore`` for a server that cannot be
+    reached, with the message ``open_store`` gives."""
+    assert location.url is not None
+    head = _written_head()
+    parsed = pg_url.parse(location.url)
+    kwargs = parsed.connect_kwargs() if parsed is not None else None
+    if head is None or kwargs is None:
+        return None
+    try:
+        import psycopg
+    except ImportError:
+        return None  # open_store says how to install the driver
+    try:
+        # the URL's parts, then the engine's connect_args over them, as SQLAlchemy passes them
+        args: dict[str, Any] = {**kwargs, **server_connect_args(readonly=True)}
+        conn = psycopg.connect(**args)
+    except psycopg.OperationalError as exc:
+        raise cannot_use(location, exc) from exc
+    except psycopg.Error:
+        return None
+    try:
+        versions = [r[0] for r in conn.execute("SELECT version_num FROM alembic_version")]
+        conn.rollback()
+    except psycopg.Error:
+        versions = []  # an empty database, not a store: open_store says which
+    if versions != [head]:
+        conn.close()
+        return None
+    return ServerReader(conn, location)
