@@ -91,6 +91,14 @@ def test_default_store_is_in_the_xdg_data_folder(tmp_path: Path, monkeypatch: py
 def test_unusable_locations_are_refused_clearly(tmp_path: Path) -> None:
     with pytest.raises(UnsupportedStore, match="SQLite file or a PostgreSQL database"):
         open_store("mysql://localhost/x")
+    for port in ("abc", ""):
+        with pytest.raises(UnsupportedStore, match="is not a database URL"):
+            open_store(f"postgresql://me@localhost:{port}/x")
+    with pytest.raises(UnsupportedStore, match="through psycopg"):
+        open_store("postgresql+psycopg2://localhost/x")
+    # postgres:// is PostgreSQL too (SQLAlchemy knows no dialect of that name)
+    with pytest.raises(UnsupportedStore, match="cannot use the store postgresql://localhost:1/x: .*refused"):
+        open_store("postgres://localhost:1/x")
     with pytest.raises(UnsupportedStore, match="cannot use the store postgresql://localhost:1/x: .*refused"):
         open_store("postgresql://localhost:1/x")
     with pytest.raises(StoreNotFound, match="no store at"):

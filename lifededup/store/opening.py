@@ -106,9 +106,14 @@ def _location_of_url(url: str) -> Location:
         parsed = make_url(url)
     except ArgumentError as exc:
         raise UnsupportedStore(f"{url!r} is not a database URL: {exc}") from exc
-    backend = parsed.get_backend_name()
+    except ValueError as exc:  # int() of the port
+        raise UnsupportedStore(f"{url!r} is not a database URL: its port is not a number") from exc
+    # the scheme as written: SQLAlchemy's get_driver_name() would load a
+    # dialect, which postgres:// (a common spelling, no dialect of its
+    # own) does not name, and whose default driver is not psycopg before 2.1
+    backend, _, driver_name = parsed.drivername.partition("+")
     if backend in ("postgresql", "postgres"):
-        if parsed.get_driver_name() not in ("psycopg", "postgresql", "postgres", ""):
+        if driver_name not in ("psycopg", ""):
             raise UnsupportedStore(f"{url!r}: lifededup talks to PostgreSQL through psycopg; "
                                    "write postgresql://USER@HOST/DATABASE")
         if not parsed.database:
