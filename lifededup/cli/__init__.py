@@ -23,7 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("store", "Verify the store: SQLite's integrity check (on an SQLite file), the search index, and the "
               "cluster invariants "
               "(one fingerprint and one cluster per item with text; every member an exact or near copy of its "
-              "representative)."),
+              "representative; each representative's sketch keys, through which near copies find it)."),
     "compare": ("fingerprint", "Say how alike two files are: shared features, near-duplicate or not, exact shingle "
                 "resemblance (Jaccard) and word edit distance (the fraction of words to insert, delete or change "
                 "to turn one into the other)."),

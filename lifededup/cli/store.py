@@ -185,7 +185,8 @@ def check_command(as_json: bool, db: str | None) -> None:
     """Verify the store: SQLite's integrity check (on an SQLite file), the
     search index, and the cluster invariants (one fingerprint and one cluster
     per item with text; every member an exact or near copy of its
-    representative).
+    representative; each representative's sketch keys, through which near
+    copies find it).
 
     Exits with status 1 and says what is wrong if anything is; `lifededup
     recluster` rebuilds the clusters.  A damaged file (SQLite's integrity
