@@ -1,4 +1,4 @@
-"""Start-up: ``lifededup --help`` and ``lifededup search`` as whole
+"""Start-up: ``lifededup --help``, ``lifededup search`` and ``lifededup sql`` as whole
 processes, beside Python doing nothing and Python importing what the store
 stands on, in one run.
 
@@ -46,6 +46,8 @@ def main() -> None:
     commands = {
         "lifededup --help": [python, "-m", "lifededup", "--help"],
         f"lifededup search ({args.items:,} items)": [python, "-m", "lifededup", "search", "--db", str(db), "w10"],
+        f"lifededup sql ({args.items:,} items)": [python, "-m", "lifededup", "sql", "--db", str(db),
+                                                  "SELECT kind, count(*) FROM items GROUP BY kind"],
         **({"lifededup search (PostgreSQL)": [python, "-m", "lifededup", "search", "--db", args.postgres, args.word]}
            if args.postgres else {}),
         "python -c pass": [python, "-c", "pass"],

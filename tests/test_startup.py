@@ -1,6 +1,6 @@
 """Start-up: a command imports what it uses and no more (lazy command
 loading, heavy libraries imported where they are used), and a store at head
-opens without Alembic -- and a search, on either backend, without SQLAlchemy.  Times are in benchmarks/README.md; these tests check
+opens without Alembic -- and a search or a read-only `sql`, on either backend, without SQLAlchemy.  Times are in benchmarks/README.md; these tests check
 what is imported, which is what the times follow from."""
 
 from __future__ import annotations
@@ -70,6 +70,16 @@ def test_search_on_a_postgresql_store_at_head_runs_on_psycopg_alone(pg_url: str)
     engine = modules & {"lifededup.store.clustering", "lifededup.store.models", "lifededup.store.store"}
     assert "psycopg" in modules, "`lifededup search` on PostgreSQL never loaded its driver: what did it read?"
     assert not heavy and not engine, f"`lifededup search` on PostgreSQL imported {sorted(heavy | engine)[:8]}..."
+
+
+def test_sql_on_a_store_at_head_runs_on_the_driver_alone(store_url: str) -> None:
+    """`lifededup sql` (read-only, the default) is one of the three ways the
+    store is used: a statement on the driver, no SQLAlchemy, no engine."""
+    open_store(store_url).close()
+    modules = imported_after(["sql", "--db", str(store_url), "SELECT count(*) FROM items"])
+    heavy = {m for m in modules if m.split(".")[0] in {"sqlalchemy", "alembic", "numpy"}}
+    engine = modules & {"lifededup.store.clustering", "lifededup.store.models", "lifededup.store.store"}
+    assert not heavy and not engine, f"`lifededup sql` imported {sorted(heavy | engine)[:8]}..."
 
 
 def test_the_head_the_revision_files_write_is_alembics() -> None:

@@ -48,7 +48,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("serve", "Browse the store in a web browser: search with copies collapsed, each cluster's members "
               "side by side with the words that differ marked, every item's text and where its copies live."),
     "show": ("store", "Show an item (by id or path), its cluster, and why each member is there."),
-    "sql": ("store", "Run one SQL statement against the store and print the rows."),
+    "sql": ("sql", "Run one SQL statement against the store and print the rows."),
     "stats": ("report", "How much of your archive is copies: the paper's Tables 2 and 1 for your own store "
               "(seeds/000 sections 3.2 and 4)."),
     "verify": ("report", "Check the clusters for false positives: the word edit distance between the documents "

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from lifededup.store import ENV_VAR, Readable, StoreError, damage_of, open_reader, open_store
+from lifededup.store import ENV_VAR, Queryable, Readable, StoreError, damage_of, open_reader, open_store
 
 if TYPE_CHECKING:
     from lifededup.store import Store
@@ -53,10 +53,11 @@ def opened_store(db: str | None, *, readonly: bool = False, migrate: bool = True
 
 
 @contextmanager
-def opened_reader(db: str | None) -> Iterator[Readable]:
+def opened_reader(db: str | None, *, migrate: bool = True) -> Iterator[Queryable]:
     """:func:`opened_store` read-only for a command that only reads through
-    ``reading()`` (``search``): on ``sqlite3`` alone when the store is at head."""
-    with _speaking(lambda: open_reader(db)) as store:
+    ``reading()`` or ``execute_counted()`` (``search``, ``sql``): on the
+    driver alone when the store is at head."""
+    with _speaking(lambda: open_reader(db, migrate=migrate)) as store:
         yield store
 
 

@@ -82,7 +82,7 @@ import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lifededup.store.reader import Readable, Reader, open_reader
+from lifededup.store.reader import Queryable, Readable, Reader, open_reader
 
 # The names below are imported when first used (PEP 562): the read path
 # (``open_reader``, a search) stands on sqlite3 alone, and importing the
@@ -224,6 +224,7 @@ __all__ = [
     "open_store",
     "open_reader",
     "Reader",
+    "Queryable",
     "Readable",
 ]
 

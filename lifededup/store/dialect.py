@@ -107,7 +107,9 @@ def driver_errors() -> tuple[type[BaseException], ...]:
     is opened)."""
     import sys
 
-    from sqlalchemy.exc import DBAPIError
-
-    psycopg = sys.modules.get("psycopg")
-    return (sqlite3.Error, DBAPIError) + ((psycopg.Error,) if psycopg is not None else ())
+    # each only once imported: a command reading on the driver alone
+    # (store.reader) has not imported SQLAlchemy, and none of its errors
+    # can come from it
+    sqlalchemy_exc, psycopg = sys.modules.get("sqlalchemy.exc"), sys.modules.get("psycopg")
+    return ((sqlite3.Error,) + ((sqlalchemy_exc.DBAPIError,) if sqlalchemy_exc is not None else ())
+            + ((psycopg.Error,) if psycopg is not None else ()))

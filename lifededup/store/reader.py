@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
 from lifededup.store import pg_url
-from lifededup.store.dialect import Driver, PgDriver
+from lifededup.store.dialect import Driver, PgDriver, pyformat
 from lifededup.store.errors import StoreNotFound
 from lifededup.store.opening import Location, _configure, _written_head, cannot_use, resolve, server_connect_args
 
@@ -46,6 +46,15 @@ class Readable(Protocol):
     def reading(self) -> AbstractContextManager[Driver]: ...
 
     def close(self) -> None: ...
+
+
+Rows = tuple[list[str], list[tuple[object, ...]], int]
+
+
+class Queryable(Readable, Protocol):
+    """A store that runs one statement as given (``lifededup sql``)."""
+
+    def execute_counted(self, sql: str, params: dict[str, object] | None = None) -> Rows: ...
 
 
 class Reader:
@@ -72,6 +81,17 @@ class Reader:
                 self._conn.rollback()  # the read's own error is the one to see
             raise
         self._conn.execute("COMMIT")
+
+    def execute_counted(self, sql: str, params: dict[str, object] | None = None) -> Rows:
+        """``Store.execute_counted`` on a read-only store: one statement, as
+        given, in a transaction of its own (the connection's pragmas and
+        authorizer refuse any change)."""
+        cursor = self._conn.execute(sql, params or {})
+        try:
+            rows = [tuple(r) for r in cursor.fetchall()] if cursor.description else []
+            return [d[0] for d in cursor.description or ()], rows, int(cursor.rowcount)
+        finally:
+            cursor.close()
 
     def close(self) -> None:
         self._conn.close()
@@ -109,6 +129,28 @@ class ServerReader:
             raise
         self._conn.commit()
 
+    def execute_counted(self, sql: str, params: dict[str, object] | None = None) -> Rows:
+        """``Store.execute_counted`` on a read-only store: one statement (a
+        prepared one cannot hold two), in a READ ONLY transaction of its own."""
+        import psycopg
+
+        cursor = self._conn.cursor()
+        try:
+            cursor.execute("SET TRANSACTION READ ONLY")
+            cursor.execute(pyformat(sql), params or None, prepare=True)
+            rows = [tuple(r) for r in cursor.fetchall()] if cursor.description else []
+            found = [d[0] for d in cursor.description or ()], rows, int(cursor.rowcount)
+            self._conn.commit()
+            return found
+        except BaseException:
+            try:
+                self._conn.rollback()
+            except psycopg.Error:
+                pass  # the statement's own error is the one to see
+            raise
+        finally:
+            cursor.close()
+
     def close(self) -> None:
         self._conn.close()
 
@@ -119,8 +161,9 @@ class ServerReader:
         self.close()
 
 
-def open_reader(url_or_path: str | Path | None = None) -> Reader | ServerReader | Store:
-    """Open the store to read (see module docs)."""
+def open_reader(url_or_path: str | Path | None = None, *, migrate: bool = True) -> Reader | ServerReader | Store:
+    """Open the store to read (see module docs); ``migrate=False``: a store
+    at an older revision is read as it is (``open_store``'s ``migrate``)."""
     location = resolve(url_or_path)
     if location.url is not None:
         server = _server_at_head(location)
@@ -128,7 +171,7 @@ def open_reader(url_or_path: str | Path | None = None) -> Reader | ServerReader 
             return server
         from lifededup.store import open_store
 
-        return open_store(location.url, readonly=True)
+        return open_store(location.url, readonly=True, migrate=migrate)
     if not location.file.is_file():
         raise StoreNotFound(f"no store at {location}: index something first (or check --db)")
     conn = _at_head(location)
@@ -136,7 +179,7 @@ def open_reader(url_or_path: str | Path | None = None) -> Reader | ServerReader 
         return Reader(conn, location)
     from lifededup.store import open_store
 
-    return open_store(location.path, readonly=True)
+    return open_store(location.path, readonly=True, migrate=migrate)
 
 
 def _at_head(location: Location) -> sqlite3.Connection | None:
