@@ -1,6 +1,6 @@
 """Start-up: a command imports what it uses and no more (lazy command
 loading, heavy libraries imported where they are used), and a store at head
-opens without Alembic -- and a search or a read-only `sql`, on either backend, without SQLAlchemy.  Times are in benchmarks/README.md; these tests check
+opens without Alembic -- and a search, `dups` or a read-only `sql`, on either backend, without SQLAlchemy.  Times are in benchmarks/README.md; these tests check
 what is imported, which is what the times follow from."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import sys
 from importlib.metadata import version
 from pathlib import Path
 
+import pytest
 from alembic.script import ScriptDirectory
 
 from lifededup.store import open_store
@@ -72,14 +73,15 @@ def test_search_on_a_postgresql_store_at_head_runs_on_psycopg_alone(pg_url: str)
     assert not heavy and not engine, f"`lifededup search` on PostgreSQL imported {sorted(heavy | engine)[:8]}..."
 
 
-def test_sql_on_a_store_at_head_runs_on_the_driver_alone(store_url: str) -> None:
-    """`lifededup sql` (read-only, the default) is one of the three ways the
-    store is used: a statement on the driver, no SQLAlchemy, no engine."""
+@pytest.mark.parametrize("command", [["sql", "SELECT count(*) FROM items"], ["dups", "--limit", "5"]])
+def test_reading_commands_on_a_store_at_head_run_on_the_driver_alone(store_url: str, command: list[str]) -> None:
+    """`lifededup sql` (read-only, the default) and `dups` read on the
+    driver: no SQLAlchemy, no clustering engine."""
     open_store(store_url).close()
-    modules = imported_after(["sql", "--db", str(store_url), "SELECT count(*) FROM items"])
+    modules = imported_after([command[0], "--db", str(store_url), *command[1:]])
     heavy = {m for m in modules if m.split(".")[0] in {"sqlalchemy", "alembic", "numpy"}}
     engine = modules & {"lifededup.store.clustering", "lifededup.store.models", "lifededup.store.store"}
-    assert not heavy and not engine, f"`lifededup sql` imported {sorted(heavy | engine)[:8]}..."
+    assert not heavy and not engine, f"`lifededup {command[0]}` imported {sorted(heavy | engine)[:8]}..."
 
 
 def test_the_head_the_revision_files_write_is_alembics() -> None:

@@ -29,7 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                 "to turn one into the other)."),
     "daemon": ("watch", "The watcher in the background: start, stop, status, or a systemd user service (unit, install, "
               "uninstall)."),
-    "dups": ("store", "List clusters of copies and near-copies, largest first."),
+    "dups": ("dups", "List clusters of copies and near-copies, largest first."),
     "eval": ("eval", "Run each detector over a corpus with known duplicates and print one table: pairwise "
              "precision, recall and F1 of the pairs it puts in one cluster, clusters formed, signature bytes and "
              "milliseconds per document, and the largest and mean word edit distance of accepted pairs (a large "

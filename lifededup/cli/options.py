@@ -43,6 +43,12 @@ def on_machine(name: str, machine: str) -> str:
     return f"{machine}:{name}" if machine and machine != machine_name() else name
 
 
+def item_name(path: str, part: str, machine: str = "") -> str:
+    """An item's name, the one way everywhere: ``path [part]`` for a part
+    inside a file, ``MACHINE:`` before it for another machine's file."""
+    return on_machine(f"{path} [{part}]" if part else path, machine)
+
+
 @contextmanager
 def opened_store(db: str | None, *, readonly: bool = False, migrate: bool = True,
                  verify: bool = False) -> Iterator[Store]:

@@ -1,5 +1,5 @@
-"""``lifededup dups``, ``show``, ``check`` and ``recluster``: the
-store's clusters and tables, for people and for scripts."""
+"""``lifededup show``, ``check`` and ``recluster``: the store's clusters,
+for people and for scripts."""
 
 from __future__ import annotations
 
@@ -9,56 +9,9 @@ import sys
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import ROWS, db_option, on_machine, opened_store
-from lifededup.store import METHODS, Method, Rule, Similarity, check_store, clusters, explain
+from lifededup.cli.options import db_option, item_name, opened_store
+from lifededup.store import METHODS, Method, Rule, check_store, explain
 from lifededup.store.queries import Explanation
-
-
-@main.command("dups")
-@click.option("--json", "as_json", is_flag=True, help="One JSON document: a list of clusters.")
-@click.option("--limit", type=ROWS, default=None, help="Show only the N largest clusters.")
-@click.option("--min-size", type=click.IntRange(2, ROWS.max), default=2, show_default=True,
-              help="Smallest cluster to show.")
-@db_option
-def dups_command(as_json: bool, limit: int | None, min_size: int, db: str | None) -> None:
-    """List clusters of copies and near-copies, largest first.
-
-    Each cluster is shown under its representative (the item search shows);
-    the indented lines are the members a collapsed search hides, each near
-    copy with its word edit distance and estimated resemblance to the
-    representative.
-
-    \b
-    Example:
-      lifededup dups --limit 10
-      lifededup dups --json | jq '.[0].members[].path'
-    """
-    with opened_store(db, readonly=True) as store:
-        found = clusters(store, min_size=min_size, limit=limit)
-    if as_json:
-        click.echo(json.dumps([c.to_dict() for c in found], indent=2))
-        return
-    if not found:
-        click.echo("no clusters of copies found")
-    for cluster in found:
-        rep = cluster.representative
-        click.echo(f"cluster {cluster.cluster_id} ({len(cluster.members)} items)")
-        click.echo(f"  * {rep.id:>7}  {_name(rep.path, rep.part, rep.machine)}")
-        measured = cluster.similarity or [None] * len(cluster.members)
-        for member, similarity in zip(cluster.members[1:], measured[1:]):
-            click.echo(f"    {member.id:>7}  {_name(member.path, member.part, member.machine)}{_closeness(similarity)}")
-
-
-def _closeness(similarity: Similarity | None) -> str:
-    if similarity is None or similarity.word_distance == 0.0:
-        return ""
-    return f"  ({similarity.word_distance:.1%} of words apart, resemblance {similarity.resemblance:.2f})"
-
-
-def _name(path: str, part: str, machine: str = "") -> str:
-    """An item's name, the one way everywhere: ``path [part]`` for a part
-    inside a file, ``MACHINE:`` before it for another machine's file."""
-    return on_machine(f"{path} [{part}]" if part else path, machine)
 
 
 @main.command("show")
@@ -92,7 +45,7 @@ def _fraction(value: float | None) -> str:
 
 def _print_explanation(found: Explanation) -> None:
     item = found.item
-    click.echo(f"item {item.id}: {_name(item.path, item.part, item.machine)} ({item.kind}, {item.status})")
+    click.echo(f"item {item.id}: {item_name(item.path, item.part, item.machine)} ({item.kind}, {item.status})")
     if found.cluster_id is None:
         click.echo("not in any cluster (no text to fingerprint)")
         return
@@ -104,7 +57,7 @@ def _print_explanation(found: Explanation) -> None:
         mark = ">" if reason.item.id == item.id else " "
         click.echo(f"{mark} {reason.item.id:>7}  {why:<22} {reason.shared_features:>4}/6 "
                    f"{_fraction(reason.resemblance):>11} {_fraction(reason.word_edit_distance):>9}  "
-                   f"{_name(reason.item.path, reason.item.part, reason.item.machine)}")
+                   f"{item_name(reason.item.path, reason.item.part, reason.item.machine)}")
 
 
 @main.command("check")

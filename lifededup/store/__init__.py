@@ -105,16 +105,8 @@ if TYPE_CHECKING:
     from lifededup.store.folders import WatchedFolder, add_folder, items_under, list_folders, mark_scanned, remove_folder
     from lifededup.store.models import FEATURE_COLUMNS
     from lifededup.store.opening import ENV_VAR, damage_of, default_path, open_engine, resolve
-    from lifededup.store.queries import (
-        Cluster,
-        Explanation,
-        ItemSummary,
-        Reason,
-        clusters,
-        collapse_sql,
-        explain,
-        find_item,
-    )
+    from lifededup.store.listing import Cluster, ItemSummary, clusters
+    from lifededup.store.queries import Explanation, Reason, collapse_sql, explain, find_item
     from lifededup.store.records import MACHINE_ENV, ItemRecord, machine_name
     from lifededup.store.similarity import RULES, Rule, Similarity
     from lifededup.store.store import Store
@@ -150,11 +142,11 @@ _LAZY: dict[str, tuple[str, str]] = {
     "default_path": ("lifededup.store.opening", "default_path"),
     "open_engine": ("lifededup.store.opening", "open_engine"),
     "resolve": ("lifededup.store.opening", "resolve"),
-    "Cluster": ("lifededup.store.queries", "Cluster"),
+    "Cluster": ("lifededup.store.listing", "Cluster"),
     "Explanation": ("lifededup.store.queries", "Explanation"),
-    "ItemSummary": ("lifededup.store.queries", "ItemSummary"),
+    "ItemSummary": ("lifededup.store.listing", "ItemSummary"),
     "Reason": ("lifededup.store.queries", "Reason"),
-    "clusters": ("lifededup.store.queries", "clusters"),
+    "clusters": ("lifededup.store.listing", "clusters"),
     "collapse_sql": ("lifededup.store.queries", "collapse_sql"),
     "explain": ("lifededup.store.queries", "explain"),
     "find_item": ("lifededup.store.queries", "find_item"),

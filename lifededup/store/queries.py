@@ -4,8 +4,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from sqlalchemy import Connection, text
@@ -14,7 +13,7 @@ from lifededup.config import FingerprintParams
 from lifededup.model import shared_features, stored_path
 from lifededup.store.clustering import Member, load_member
 from lifededup.store.errors import ItemNotFound
-from lifededup.store.similarity import Similarity
+from lifededup.store.listing import _COLUMNS, _SUMMARY, ItemSummary, _summary
 from lifededup.store.store import Store
 
 
@@ -55,81 +54,6 @@ SELECT i.id, i.path, i.part, i.kind, i.title, s.rank, s.cluster_id, s.hidden
 FROM grouped s JOIN items i ON i.id = s.id
 WHERE s.place = 1
 ORDER BY s.rank, i.id"""
-
-
-@dataclass(frozen=True)
-class ItemSummary:
-    id: int
-    path: str
-    part: str
-    kind: str
-    title: str | None
-    status: str
-    machine: str = ""  # the machine whose file it is (revision 0009)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-_COLUMNS = "SELECT i.id, i.path, i.part, i.kind, i.title, i.status, i.machine"
-_SUMMARY = _COLUMNS + " FROM items i"
-
-
-def _summary(row: Any) -> ItemSummary:
-    return ItemSummary(int(row[0]), str(row[1]), str(row[2]), str(row[3]), row[4], str(row[5]), str(row[6]))
-
-
-@dataclass(frozen=True)
-class Cluster:
-    cluster_id: int
-    members: list[ItemSummary]  # the representative first, then by id
-    # each member's similarity to the representative, as stored (None: not
-    # measured -- transitive clusters, or kept from before revision 0006)
-    similarity: list[Similarity | None] = field(default_factory=list)
-
-    @property
-    def representative(self) -> ItemSummary:
-        return self.members[0]
-
-    def to_dict(self) -> dict[str, Any]:
-        measured = self.similarity or [None] * len(self.members)
-        return {
-            "cluster_id": self.cluster_id,
-            "size": len(self.members),
-            "representative": self.representative.to_dict(),
-            "members": [{**m.to_dict(), **_similarity_dict(s)} for m, s in zip(self.members[1:], measured[1:])],
-        }
-
-
-def _similarity_dict(similarity: Similarity | None) -> dict[str, float | None]:
-    if similarity is None:
-        return {"resemblance": None, "word_distance": None}
-    return {"resemblance": similarity.resemblance, "word_distance": similarity.word_distance}
-
-
-def clusters(store: Store, *, min_size: int = 2, limit: int | None = None) -> list[Cluster]:
-    """Clusters with at least ``min_size`` items, largest first (then oldest)."""
-    # no LIMIT without a limit: SQLite's LIMIT -1 is an error on PostgreSQL
-    bounded = "" if limit is None else " LIMIT :limit"
-    with store.transaction() as conn:
-        sizes = conn.execute(
-            text("SELECT cluster_id FROM cluster_sizes WHERE members >= :min"
-                 f" ORDER BY members DESC, cluster_id{bounded}"),
-            {"min": min_size, "limit": limit},
-        ).all()
-        return [_cluster(conn, int(r[0])) for r in sizes]
-
-
-def _cluster(conn: Connection, cluster_id: int) -> Cluster:
-    rows = conn.execute(
-        text(
-            _COLUMNS + ", c.resemblance, c.word_distance FROM items i"
-            " JOIN clusters c ON c.item_id = i.id WHERE c.cluster_id = :c ORDER BY i.id != :c, i.id"
-        ),
-        {"c": cluster_id},
-    ).all()
-    similarity = [None if r[8] is None else Similarity(float(r[7]), float(r[8])) for r in rows]
-    return Cluster(cluster_id, [_summary(r) for r in rows], similarity)
 
 
 @dataclass(frozen=True)
@@ -248,6 +172,8 @@ def explain(store: Store, item: int | str) -> Explanation:
         rep = load_member(conn, int(cluster_id))
         assert rep is not None
         rep_text = _text(conn, rep.item_id)
-        members = _cluster(conn, int(cluster_id)).members
+        members = [_summary(r) for r in conn.execute(
+            text(_COLUMNS + " FROM items i JOIN clusters c ON c.item_id = i.id WHERE c.cluster_id = :c"
+                 " ORDER BY i.id != :c, i.id"), {"c": int(cluster_id)})]
         reasons = [_reason(conn, m, rep, rep_text, params) for m in members]
         return Explanation(found, int(cluster_id), method, params.threshold, reasons, rule)

@@ -1,0 +1,56 @@
+"""``lifededup dups``: the clusters of copies, largest first.  Its own
+module: it reads on the driver alone (``store.reader``, ``store.listing``),
+and the other store commands' imports (SQLAlchemy, the clustering engine)
+would cost it more than the listing."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from lifededup.cli import main
+from lifededup.cli.options import ROWS, db_option, item_name, opened_reader
+from lifededup.store.listing import clusters
+from lifededup.store.similarity import Similarity
+
+
+@main.command("dups")
+@click.option("--json", "as_json", is_flag=True, help="One JSON document: a list of clusters.")
+@click.option("--limit", type=ROWS, default=None, help="Show only the N largest clusters.")
+@click.option("--min-size", type=click.IntRange(2, ROWS.max), default=2, show_default=True,
+              help="Smallest cluster to show.")
+@db_option
+def dups_command(as_json: bool, limit: int | None, min_size: int, db: str | None) -> None:
+    """List clusters of copies and near-copies, largest first.
+
+    Each cluster is shown under its representative (the item search shows);
+    the indented lines are the members a collapsed search hides, each near
+    copy with its word edit distance and estimated resemblance to the
+    representative.
+
+    \b
+    Example:
+      lifededup dups --limit 10
+      lifededup dups --json | jq '.[0].members[].path'
+    """
+    with opened_reader(db) as store:
+        found = clusters(store, min_size=min_size, limit=limit)
+    if as_json:
+        click.echo(json.dumps([c.to_dict() for c in found], indent=2))
+        return
+    if not found:
+        click.echo("no clusters of copies found")
+    for cluster in found:
+        rep = cluster.representative
+        click.echo(f"cluster {cluster.cluster_id} ({len(cluster.members)} items)")
+        click.echo(f"  * {rep.id:>7}  {item_name(rep.path, rep.part, rep.machine)}")
+        measured = cluster.similarity or [None] * len(cluster.members)
+        for member, similarity in zip(cluster.members[1:], measured[1:]):
+            click.echo(f"    {member.id:>7}  {item_name(member.path, member.part, member.machine)}{_closeness(similarity)}")
+
+
+def _closeness(similarity: Similarity | None) -> str:
+    if similarity is None or similarity.word_distance == 0.0:
+        return ""
+    return f"  ({similarity.word_distance:.1%} of words apart, resemblance {similarity.resemblance:.2f})"
