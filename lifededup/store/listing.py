@@ -2,8 +2,8 @@
 view's clusters page): read through ``reading()``, so on the driver alone
 (``store.reader``) as well as through a ``Store``, and a few statements
 whatever the number of clusters -- their members are read a thousand
-clusters at a time, not one cluster a statement (12,000 clusters at
-100,000 items: 2.2 -> 0.4 s)."""
+clusters at a time, not one cluster a statement (all 12,000 clusters of
+100,000 items, whole process: 1.6 -> 0.85 s)."""
 
 from __future__ import annotations
 
