@@ -1,6 +1,7 @@
 """Start-up: a command imports what it uses and no more (lazy command
 loading, heavy libraries imported where they are used), and a store at head
-opens without Alembic -- and a search, `dups` or a read-only `sql`, on either backend, without SQLAlchemy.  Times are in benchmarks/README.md; these tests check
+opens without Alembic -- and a search, `dups`, `failures` or a read-only `sql`, on either backend, without
+SQLAlchemy.  Times are in benchmarks/README.md; these tests check
 what is imported, which is what the times follow from."""
 
 from __future__ import annotations
@@ -73,10 +74,10 @@ def test_search_on_a_postgresql_store_at_head_runs_on_psycopg_alone(pg_url: str)
     assert not heavy and not engine, f"`lifededup search` on PostgreSQL imported {sorted(heavy | engine)[:8]}..."
 
 
-@pytest.mark.parametrize("command", [["sql", "SELECT count(*) FROM items"], ["dups", "--limit", "5"]])
+@pytest.mark.parametrize("command", [["sql", "SELECT count(*) FROM items"], ["dups", "--limit", "5"], ["failures"]])
 def test_reading_commands_on_a_store_at_head_run_on_the_driver_alone(store_url: str, command: list[str]) -> None:
-    """`lifededup sql` (read-only, the default) and `dups` read on the
-    driver: no SQLAlchemy, no clustering engine."""
+    """`lifededup sql` (read-only, the default), `dups` and `failures` read
+    on the driver: no SQLAlchemy, no clustering engine."""
     open_store(store_url).close()
     modules = imported_after([command[0], "--db", str(store_url), *command[1:]])
     heavy = {m for m in modules if m.split(".")[0] in {"sqlalchemy", "alembic", "numpy"}}

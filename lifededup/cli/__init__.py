@@ -36,7 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
              "one is a false positive the truth may have missed)."),
     "export": ("transfer", "Copy the whole store to TARGET: a new SQLite file or an empty PostgreSQL database (a "
                "path, sqlite:///PATH or postgresql://USER@HOST/DB)."),
-    "failures": ("index", "List the files and parts that could not be read, and why."),
+    "failures": ("failures", "List the files and parts that could not be read, and why."),
     "fingerprint": ("fingerprint", "Print the SHA-1 and the six super-shingle features of each file."),
     "folders": ("watch", "The folders the watcher keeps indexed (kept in the store)."),
     "import": ("transfer", "Copy a whole store, SOURCE (an SQLite file or a postgresql:// URL), into the store, "

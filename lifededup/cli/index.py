@@ -140,30 +140,3 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
         return
     for line in summary_lines(summary):
         click.echo(line)
-
-
-@main.command("failures")
-@click.option("--limit", type=ROWS, default=None, help="Show at most this many.")
-@click.option("--json", "as_json", is_flag=True, help="A JSON list of objects: path, part, status, reason, machine.")
-@db_option
-def failures_command(limit: int | None, as_json: bool, db: str | None) -> None:
-    """List the files and parts that could not be read, and why.
-
-    A store shared by several machines lists every machine's; a file of
-    another machine than this one is shown as MACHINE:PATH.
-
-    \b
-    Example:
-      lifededup failures --limit 20
-    """
-    with opened_store(db, readonly=True) as store:
-        found = failures(store, limit)
-    if as_json:
-        click.echo(json.dumps([item.to_dict() for item in found], indent=2, ensure_ascii=False))
-        return
-    for item in found:
-        name = f"{item.path} [{item.part}]" if item.part else item.path
-        name = on_machine(name, item.machine)
-        click.echo(f"{item.status}\t{name}\t{item.reason}")
-    if not found:
-        click.echo("no failures")

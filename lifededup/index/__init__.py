@@ -47,7 +47,7 @@ Public API
 from __future__ import annotations
 
 from lifededup.index.config import IndexConfig, default_workers, max_workers
-from lifededup.index.failures import FailedItem, failures
+from lifededup.store.failures import FailedItem, failures
 from lifededup.index.progress import Bar, LogLines, Progress, Quiet
 from lifededup.index.rules import FolderRules, is_junk
 from lifededup.index.run import Scope, Summary, run, run_in_folders, run_scopes

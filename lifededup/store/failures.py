@@ -1,11 +1,12 @@
-"""The items the store holds as failed, with their reasons."""
+"""The items the store holds as failed, with their reasons (``lifededup
+failures``, the web view's failures page; ``lifededup.index`` gives them too)."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from lifededup.store import Store
+from lifededup.store.reader import Readable
 
 # Two range seeks on ix_items_status (failures are few); `!=` would scan every
 # item, and `+path` keeps SQLite from walking the (path, part) index instead
@@ -28,10 +29,13 @@ class FailedItem:
         return asdict(self)
 
 
-def failures(store: Store, limit: int | None = None) -> list[FailedItem]:
+def failures(store: Readable, limit: int | None = None) -> list[FailedItem]:
+    """The failed items by path (through ``reading()``: on the driver alone
+    where the store was opened so, as ``lifededup failures`` opens it)."""
     sqlite = store.location.backend == "sqlite"
     # no limit: SQLite's LIMIT -1, PostgreSQL's LIMIT NULL
     everything = -1 if sqlite else None
-    _, rows = store.execute(_FAILED.format(path="+path" if sqlite else "path"),
-                            {"limit": everything if limit is None else limit})
+    with store.reading() as db:
+        rows = db.execute(_FAILED.format(path="+path" if sqlite else "path"),
+                          {"limit": everything if limit is None else limit}).fetchall()
     return [FailedItem(str(p), str(part), str(s), str(e or ""), str(m)) for p, part, s, e, m in rows]

@@ -1,0 +1,38 @@
+"""``lifededup failures``: what could not be read, and why.  Its own
+module: it reads on the driver alone (``store.reader``), without the
+indexer's imports."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from lifededup.cli import main
+from lifededup.cli.options import ROWS, db_option, item_name, opened_reader
+from lifededup.store.failures import failures
+
+
+@main.command("failures")
+@click.option("--limit", type=ROWS, default=None, help="Show at most this many.")
+@click.option("--json", "as_json", is_flag=True, help="A JSON list of objects: path, part, status, reason, machine.")
+@db_option
+def failures_command(limit: int | None, as_json: bool, db: str | None) -> None:
+    """List the files and parts that could not be read, and why.
+
+    A store shared by several machines lists every machine's; a file of
+    another machine than this one is shown as MACHINE:PATH.
+
+    \b
+    Example:
+      lifededup failures --limit 20
+    """
+    with opened_reader(db) as store:
+        found = failures(store, limit)
+    if as_json:
+        click.echo(json.dumps([item.to_dict() for item in found], indent=2, ensure_ascii=False))
+        return
+    for item in found:
+        click.echo(f"{item.status}\t{item_name(item.path, item.part, item.machine)}\t{item.reason}")
+    if not found:
+        click.echo("no failures")
