@@ -629,3 +629,19 @@ def test_postgresql_plans_each_search_for_its_own_words(pg_url: str) -> None:
             with store.reading() as conn:
                 mode = conn.execute("SHOW plan_cache_mode").fetchone()[0]
             assert mode == "force_custom_plan", f"read-only={readonly}: plan_cache_mode is {mode}"
+
+
+def test_a_page_is_the_same_whichever_way_it_was_read(corpus: CorpusStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page whose first read holds every match takes its totals and copies
+    from that read, and reads its snippets in one pass over the matches; one
+    that reads on queries them (seeks for snippets): the rows, snippets,
+    copies and totals are the same."""
+    def pages() -> list[dict[str, object]]:
+        return [run(corpus, query, limit=limit).to_dict() for query in WORDS for limit in (1, 7)]
+
+    first = pages()
+    monkeypatch.setattr(results, "_READ_ROWS", 2)
+    second = pages()
+    for one, other in zip(first, second):
+        assert one == other, f"{one['query']!r}: the page differs with the matches read on"
+    assert any(hit["copies"] for page in first for hit in page["hits"]), "no page with copies: nothing compared"
