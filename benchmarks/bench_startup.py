@@ -1,4 +1,4 @@
-"""Start-up: ``lifededup --help``, ``lifededup search`` and ``lifededup sql`` as whole
+"""Start-up: ``lifededup --help``, ``search``, ``sql``, ``dups`` and ``failures`` as whole
 processes, beside Python doing nothing and Python importing what the store
 stands on, in one run.
 
@@ -48,6 +48,8 @@ def main() -> None:
         f"lifededup search ({args.items:,} items)": [python, "-m", "lifededup", "search", "--db", str(db), "w10"],
         f"lifededup sql ({args.items:,} items)": [python, "-m", "lifededup", "sql", "--db", str(db),
                                                   "SELECT kind, count(*) FROM items GROUP BY kind"],
+        f"lifededup dups ({args.items:,} items)": [python, "-m", "lifededup", "dups", "--db", str(db), "--limit", "20"],
+        f"lifededup failures ({args.items:,} items)": [python, "-m", "lifededup", "failures", "--db", str(db)],
         **({"lifededup search (PostgreSQL)": [python, "-m", "lifededup", "search", "--db", args.postgres, args.word]}
            if args.postgres else {}),
         "python -c pass": [python, "-c", "pass"],

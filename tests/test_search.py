@@ -25,7 +25,8 @@ from lifededup.search import (
     SYNTAX, Filters, QuerySyntaxError, SearchResult, Snippet, path_pattern, results_sql, search,
 )
 from lifededup.search import results
-from lifededup.search.syntax import has_phrase, has_prefix, quoted
+from lifededup.search.snippet import SNIPPET_SQL
+from lifededup.search.syntax import has_phrase, has_prefix, quoted, words_ored
 from lifededup.store import ItemRecord, Reader, Store, collapse_sql, open_reader, open_store
 from lifededup.store.reader import ServerReader
 
@@ -436,6 +437,34 @@ def test_near_counts_its_totals_in_the_ranked_pass(sqlite_corpus: CorpusStore) -
 ])
 def test_a_prefix_term_is_told_from_a_star_inside_quotes(query: str, prefix: bool) -> None:
     assert has_prefix(query) is prefix, f"has_prefix({query!r}) should be {prefix}"
+
+
+@pytest.mark.parametrize(("query", "ored"), [
+    ("river", True), ("river OR survey", True), ("  café OR brook OR x_1 ", True), ("river survey", False),
+    ("river or survey", False), ('"river survey"', False), ("river NOT bank", False), ("surv*", False),
+    ("title:river", False), ("(river OR brook)", False), ("NEAR", False), ("e-mail", False),
+])
+def test_words_joined_by_or_are_told_from_words_that_must_all_match(query: str, ored: bool) -> None:
+    assert words_ored(query) is ored, f"words_ored({query!r}) should be {ored}"
+
+
+@pytest.mark.parametrize(("query", "one_pass"), [
+    ("river", True), ("water OR river", True), ("recipe*", True), ("river survey", False), ('"water quality"', False),
+])
+def test_snippets_read_by_one_pass_or_by_seeks_are_the_same(sqlite_corpus: CorpusStore, query: str,
+                                                            one_pass: bool) -> None:
+    # a few matches of ORed words (and a prefix's, always) are read in one pass, +rowid; words that must all
+    # match are sought, rowid; either way the snippets mark the same words
+    assert (results._rowid(query, 5) == "+rowid") is one_pass, results._rowid(query, 5)
+    assert (results._rowid(query, results.EXACT_ROWS + 1) == "+rowid") is has_prefix(query)
+    with open_reader(sqlite_corpus.db) as reader, reader.reading() as conn:
+        ids = results._ids([int(r[0]) for r in conn.execute(
+            "SELECT rowid FROM items_fts WHERE items_fts MATCH ? ORDER BY rank LIMIT 20", (query,))])
+        assert ids, f"the corpus has matches of {query!r}"
+        ways = {way: {int(r[0]): r[1] for r in conn.execute(
+            f"SELECT rowid, {SNIPPET_SQL} FROM items_fts WHERE items_fts MATCH ? AND {way} IN ({ids})", (query,))}
+            for way in ("rowid", "+rowid")}
+    assert ways["rowid"] == ways["+rowid"] and len(ways["rowid"]) == ids.count(",") + 1, ways
 
 
 def test_prefix_queries_find_the_same_snippets_and_copies_as_their_words(corpus: CorpusStore) -> None:

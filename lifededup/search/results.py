@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from lifededup.search.query import Filters, item_date, pg_query, results_sql
 from lifededup.search.snippet import SNIPPET_SQL, Snippet, headline_sql
-from lifededup.search.syntax import has_phrase, has_prefix, is_query_error, syntax_error
+from lifededup.search.syntax import has_phrase, has_prefix, is_query_error, syntax_error, words_ored
 from lifededup.store.dialect import Driver as Connection
 from lifededup.store.reader import Readable
 
@@ -190,12 +190,18 @@ _READ_ROWS = 256
 _CLUSTER_OF = "(SELECT c.cluster_id FROM clusters c WHERE c.item_id = b.id)"
 
 
-def _sample_sql(matching: str) -> str:
+def _sample_sql(matching: str, postgres: bool) -> str:
     """How many of the first EXACT_ROWS + 1 of ``matching``'s ids there are,
-    and their clusters."""
-    return ("SELECT count(*) AS sampled, "
-            "count(DISTINCT coalesce((SELECT c.cluster_id FROM clusters c WHERE c.item_id = m.id), m.id)) AS clusters "
-            f"FROM (SELECT id FROM ({matching}) AS s LIMIT {EXACT_ROWS + 1}) AS m")
+    and their clusters.  Each id's cluster is a join on SQLite (7,614 ids
+    scattered over a million items, 6.2 against 6.8 ms as a subquery per
+    id), a subquery on PostgreSQL (where a join hashed the whole clusters
+    table, see ``_CLUSTER_OF``)."""
+    sample = f"(SELECT id FROM ({matching}) AS s LIMIT {EXACT_ROWS + 1}) AS m"
+    if postgres:
+        return ("SELECT count(*) AS sampled, count(DISTINCT coalesce((SELECT c.cluster_id FROM clusters c "
+                f"WHERE c.item_id = m.id), m.id)) AS clusters FROM {sample}")
+    return (f"SELECT count(*) AS sampled, count(DISTINCT coalesce(c.cluster_id, m.id)) AS clusters FROM {sample} "
+            "LEFT JOIN clusters c ON c.item_id = m.id")
 
 
 def _batch_sql(ordered: str) -> str:
@@ -207,7 +213,7 @@ def _batch_sql(ordered: str) -> str:
             f"SELECT b.id, b.rank, {_CLUSTER_OF} FROM b ORDER BY b.rank, b.id")
 
 
-def _counted_sql(results: str) -> str:
+def _counted_sql(results: str, postgres: bool) -> str:
     """The first batch of ranked results, each row with its cluster and the
     totals: how many items match, and the clusters of the first
     EXACT_ROWS + 1 of them (the matches are found once -- on PostgreSQL
@@ -215,7 +221,7 @@ def _counted_sql(results: str) -> str:
     ``_page``)."""
     return (f"WITH r AS MATERIALIZED ({results}), b AS MATERIALIZED (SELECT id, rank FROM r ORDER BY rank, id "
             f"LIMIT :limit) SELECT b.id, b.rank, {_CLUSTER_OF}, (SELECT count(*) FROM r), t.clusters "
-            f"FROM b CROSS JOIN ({_sample_sql('SELECT id FROM r')}) AS t ORDER BY b.rank, b.id")
+            f"FROM b CROSS JOIN ({_sample_sql('SELECT id FROM r', postgres)}) AS t ORDER BY b.rank, b.id")
 
 
 @dataclass
@@ -237,7 +243,7 @@ class _Read:
 
 
 def _ranked(conn: Connection, results: str, params: dict[str, object], wanted: int, read: _Read,
-            totals: list[Any] | None = None) -> Generator[list[tuple[int, float, int | None]], None, None]:
+            totals: list[Any] | None = None, postgres: bool = False) -> Generator[list[tuple[int, float, int | None]], None, None]:
     """The ranked results with their clusters, best first, a batch at a
     time, each batch a query of its own (``LIMIT``: a top-N sort, where
     stepping a cursor through ``ORDER BY`` sorts every match first -- 291
@@ -250,7 +256,7 @@ def _ranked(conn: Connection, results: str, params: dict[str, object], wanted: i
     start, size = 0, max(_READ_ROWS, 2 * wanted)
     while True:
         if start == 0 and totals is not None:
-            got = conn.execute(_counted_sql(results), {**params, "limit": size}).fetchall()
+            got = conn.execute(_counted_sql(results, postgres), {**params, "limit": size}).fetchall()
             totals[:] = [int(got[0][3]), int(got[0][4]), int(got[0][3]) <= EXACT_ROWS] if got else [0, 0, True]
         else:
             got = conn.execute(_batch_sql(ordered), {**params, "limit": size, "offset": start}).fetchall()
@@ -265,7 +271,8 @@ def _ranked(conn: Connection, results: str, params: dict[str, object], wanted: i
 
 
 def _collapsed_page(conn: Connection, results: str, params: dict[str, object], limit: int,
-                    offset: int = 0, totals: list[Any] | None = None) -> tuple[list[tuple[int, float, int]], _Read]:
+                    offset: int = 0, totals: list[Any] | None = None,
+                    postgres: bool = False) -> tuple[list[tuple[int, float, int]], _Read]:
     """The ``limit`` clusters after the first ``offset`` of the ranked
     results, each shown by its best-ranked result (lowest id among equals),
     as the store's ``collapse_sql`` gives them: (item, rank, cluster) each
@@ -275,7 +282,7 @@ def _collapsed_page(conn: Connection, results: str, params: dict[str, object], l
     cluster first."""
     wanted = offset + limit
     read = _Read()
-    ranked = _ranked(conn, results, params, wanted, read, totals)
+    ranked = _ranked(conn, results, params, wanted, read, totals, postgres)
     shown: dict[int, tuple[int, float]] = {}  # cluster (or the item, without one) -> (item, rank)
     try:
         for rows in ranked:
@@ -299,7 +306,7 @@ def _totals(conn: Connection, query: str | None, filters: Filters, cluster: int 
     if mode != "collapsed":  # the clusters are not counted: a join per match saved
         matches = int(conn.execute(count, params).fetchone()[0])
         return matches, matches, True
-    sampled, clusters = (int(n) for n in conn.execute(_sample_sql(matching), params).fetchone())
+    sampled, clusters = (int(n) for n in conn.execute(_sample_sql(matching, postgres), params).fetchone())
     matches = sampled if sampled <= EXACT_ROWS else int(conn.execute(count, params).fetchone()[0])
     return matches, clusters, matches <= EXACT_ROWS
 
@@ -319,56 +326,61 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
     once = postgres or (query is not None and has_phrase(query))
     totals: list[Any] = []  # matches, rows, rows exact: when the page's first query counts them
     read = None
+    shown: list[tuple[Sequence[Any], float, int | None]]  # a row's item columns, rank, and cluster when collapsed
     if mode == "collapsed":
-        page, read = _collapsed_page(conn, results, params, limit, offset, totals if once else None)
+        page, read = _collapsed_page(conn, results, params, limit, offset, totals if once else None, postgres)
         if read.complete and len(read.rows) <= EXACT_ROWS and not totals:  # past it, as any search counts
             totals = [len(read.rows), len(read.clusters()), True]
-        hits = _hits(conn, page, postgres)
+        shown = _shown(conn, page, postgres)
     else:
         rows = conn.execute(_page_sql(results, postgres, counted=once),
                             {**params, "limit": limit, "offset": offset}).fetchall()
-        hits = [_hit(r[1:], float(r[0])) for r in rows]
+        shown = [(r[1:], float(r[0]), None) for r in rows]
         if once and rows:
             totals = [int(rows[0][12])] * 2 + [True]
     matches, rows_shown, exact = totals or _totals(conn, query, filters, cluster, mode, postgres)
-    if not hits:
+    if not shown:
         _check_kinds(conn, filters)
-    hits = _with_snippets(conn, hits, query, postgres, few=matches <= _READ_ROWS)
+    # each hit made once, with its snippet (dataclasses.replace() of a hit
+    # costs 5 us: at a million items a third of a rare word's page)
+    snippets = _snippets(conn, _ids([int(r[0]) for r, _, _ in shown]), query, postgres, matches) if shown else {}
+    hits = [_hit(row, rank, snippets.get(int(row[0]), _NO_SNIPPET), cluster) for row, rank, cluster in shown]
     if mode == "collapsed":
         hits = _with_copies(conn, hits, query, filters, postgres, read if read and read.complete else None)
     return SearchResult(query, mode, hits, rows_shown, matches, exact)
 
 
-def _hits(conn: Connection, page: list[tuple[int, float, int]], postgres: bool) -> list[Hit]:
-    """The rows of a collapsed page, (item, rank, cluster) each, as hits."""
+_NO_SNIPPET = Snippet("")
+
+
+def _shown(conn: Connection, page: list[tuple[int, float, int]],
+           postgres: bool) -> list[tuple[Sequence[Any], float, int | None]]:
+    """The rows of a collapsed page, (item, rank, cluster) each, with their
+    items' ``_item_columns``."""
     if not page:
         return []
-    shown = {int(r[0]): r for r in conn.execute(
+    items = {int(r[0]): r for r in conn.execute(
         f"SELECT {_item_columns(postgres)} FROM items i LEFT JOIN clusters c ON c.item_id = i.id "
         f"WHERE i.id IN ({_ids([item_id for item_id, _, _ in page])})")}
-    return [replace(_hit(shown[item_id], rank), cluster_id=cluster) for item_id, rank, cluster in page]
+    return [(items[item_id], rank, cluster) for item_id, rank, cluster in page]
 
 
-def _hit(row: Sequence[Any], rank: float) -> Hit:
-    """A hit of the ``_item_columns`` of a row, and its rank."""
+def _hit(row: Sequence[Any], rank: float, snippet: Snippet = _NO_SNIPPET, cluster: int | None = None) -> Hit:
+    """A hit of the ``_item_columns`` of a row, its rank and snippet; in the
+    cluster ``cluster`` of a collapsed page (the item itself, without one),
+    else in its own."""
+    if cluster is None:
+        cluster = None if row[6] is None else int(row[6])
     return Hit(id=int(row[0]), path=str(row[1]), part=str(row[2]), kind=str(row[3]), title=row[4], date=row[5],
-               rank=rank, cluster_id=None if row[6] is None else int(row[6]), cluster_size=max(int(row[7]), 1),
-               hidden=0, resemblance=row[8], word_distance=row[9], machine=str(row[10]))
+               rank=rank, cluster_id=cluster, cluster_size=max(int(row[7]), 1),
+               hidden=0, snippet=snippet, resemblance=row[8], word_distance=row[9], machine=str(row[10]))
 
 
 def _ids(ids: Sequence[int]) -> str:
     return ", ".join(str(int(i)) for i in ids)
 
 
-def _with_snippets(conn: Connection, hits: list[Hit], query: str | None, postgres: bool, few: bool) -> list[Hit]:
-    """Each hit with its snippet (``few``: a few hundred items match at most)."""
-    if not hits:
-        return hits
-    snippets = _snippets(conn, _ids([h.id for h in hits]), query, postgres, few)
-    return [replace(h, snippet=snippets.get(h.id, Snippet(""))) for h in hits]
-
-
-def _snippets(conn: Connection, ids: str, query: str | None, postgres: bool, few: bool) -> dict[int, Snippet]:
+def _snippets(conn: Connection, ids: str, query: str | None, postgres: bool, matches: int) -> dict[int, Snippet]:
     if query is None:
         rows = conn.execute(f"SELECT id, substr(text, 1, 400) FROM items WHERE id IN ({ids})")
         return {int(r[0]): Snippet.preview(r[1]) for r in rows}
@@ -377,21 +389,25 @@ def _snippets(conn: Connection, ids: str, query: str | None, postgres: bool, few
         rows = conn.execute(headline_sql(tsquery, ids), {"query": marked})
         return {int(r[0]): Snippet.from_headline(r[1], r[2], int(r[3] or 0), int(r[4] or 0)) for r in rows}
     rows = conn.execute(
-        f"SELECT rowid, {SNIPPET_SQL} FROM items_fts WHERE items_fts MATCH :query AND {_rowid(query, few)} IN ({ids})",
+        f"SELECT rowid, {SNIPPET_SQL} FROM items_fts WHERE items_fts MATCH :query AND {_rowid(query, matches)} IN ({ids})",
         {"query": query},
     )
     return {int(r[0]): Snippet.from_marked(r[1] or "") for r in rows}
 
 
-def _rowid(query: str, few: bool = False) -> str:
-    """How to pick a few rows of a MATCH: ``rowid IN (...)`` seeks each row,
-    but FTS5 expands a prefix term (merges the lists of every word it
-    starts) on every seek -- 20 rows of ``w199*`` cost 17 ms at 100,000
-    items, where one pass over its matches filtered by ``+rowid`` (the plus
-    keeps the rowid from FTS5) costs 1 ms -- and a seek into a short list
-    of matches (``few``: a few hundred) costs more than reading it all:
-    20 rows of a word in 187 items of a million, 0.4 against 0.1 ms."""
-    return "+rowid" if few or has_prefix(query) else "rowid"
+def _rowid(query: str, matches: int = EXACT_ROWS + 1) -> str:
+    """How to pick a few rows of a MATCH of ``matches`` items: ``rowid IN
+    (...)`` seeks each row; ``+rowid IN`` (the plus keeps the rowid from
+    FTS5) reads every match once and keeps those.  A seek costs 15-45 us
+    at a million items, and FTS5 expands a prefix term (merges the lists
+    of every word it starts) on every one -- 20 rows of ``w199*`` cost 17 ms
+    at 100,000 items, one pass over its matches 1 ms; a pass costs about
+    0.06 us a match of a word, or of words joined by OR: 20 rows of a word
+    in 7,614 items of a million, 0.44 against 0.94 ms by seeks, of one in
+    187, 0.08 against 0.30.  A pass over words that must all match reads
+    every word's whole list (``"w1 w2 w3"``: 61 ms for 1,389 matches, by
+    seeks 1.6 ms), so those are sought."""
+    return "+rowid" if has_prefix(query) or (matches <= EXACT_ROWS and words_ored(query)) else "rowid"
 
 
 def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: Filters,

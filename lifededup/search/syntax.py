@@ -86,3 +86,16 @@ def has_phrase(query: str) -> bool:
     if _NEAR.search(_STRING.sub("", query)):
         return True
     return any(len(re.findall(r"\w+", m.group(0))) >= 2 for m in _STRING.finditer(query))
+
+
+# Barewords (FTS5's: letters, digits, ``_`` and any character past ASCII)
+# joined by OR, and nothing else.
+_ORED = re.compile(r"\w+(?:\s+OR\s+\w+)*")
+
+
+def words_ored(query: str) -> bool:
+    """Whether an FTS5 query is one word, or words joined by ``OR``: then
+    one pass over its matches reads no more than the words' lists of items
+    (where ``a b`` or ``"a b"`` reads both words' whole lists to find the
+    few items holding both)."""
+    return _ORED.fullmatch(query.strip()) is not None and not re.search(r"\b(AND|NOT|NEAR)\b", query)
