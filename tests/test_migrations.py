@@ -15,6 +15,7 @@ from alembic.script import ScriptDirectory
 from store_samples import fp, prose
 from test_store import sound
 
+from lifededup.search import search
 from lifededup.store import ItemRecord, StoreTooNew, open_store
 from lifededup.store.similarity import sketch_values
 from lifededup.store.models import Base
@@ -433,3 +434,39 @@ def test_0011_the_views_name_each_items_machine(store_url: str) -> None:
         names = list(conn.exec_driver_sql("SELECT * FROM collapsed_items").keys())
     engine.dispose()
     assert names == ["id", "path", "part", "kind", "title", "cluster_id", "hidden"], names
+
+
+def test_0012_indexes_the_members_that_are_not_representatives(store_url: str) -> None:
+    """A store at 0011 with a cluster of three and a lone item: after 0012
+    the partial index holds the two members alone, and a search counts the
+    matches' clusters through it; and back down."""
+    upgrade_to(store_url, "0011")
+    engine = make_engine(resolve(store_url), readonly=False)
+    with engine.begin() as conn:
+        for item_id in (1, 2, 3, 4):
+            conn.exec_driver_sql(
+                "INSERT INTO items (id, machine, path, part, kind, status, indexed_at, text, title) VALUES"
+                " (:id, 'laptop', :path, '', 'document', 'ok', '2026-01-01 00:00:00', 'lighthouse keeper', 't')",
+                {"id": item_id, "path": f"/notes/{item_id}.txt"})
+        for item_id, cluster in ((1, 1), (2, 1), (3, 1), (4, 4)):
+            conn.exec_driver_sql("INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (:i, :s, :c)",
+                                 {"i": item_id, "s": f"{cluster:040d}", "c": cluster})
+        ids_written(conn)
+    engine.dispose()
+    upgrade_to(store_url, "0012")
+    with open_store(store_url) as store:
+        assert "ix_clusters_members" in catalog(store, "indexes", "clusters")
+        server = store.location.url is not None
+        held = ("SELECT item_id FROM clusters WHERE cluster_id <> item_id ORDER BY item_id" if server else
+                "SELECT item_id FROM clusters INDEXED BY ix_clusters_members WHERE cluster_id <> item_id ORDER BY 1")
+        assert [int(r[0]) for r in store.execute(held)[1]] == [2, 3]
+        found = search(store, "lighthouse")
+        assert (found.matches, found.rows, [h.hidden for h in found.hits]) == (4, 2, [2, 0]), found.to_dict()
+    engine = make_engine(resolve(store_url), readonly=False)
+    config = alembic_config()
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.downgrade(config, "0011")
+    engine.dispose()
+    with open_store(store_url, readonly=True, migrate=False) as store:
+        assert "ix_clusters_members" not in catalog(store, "indexes", "clusters")

@@ -129,6 +129,9 @@ class ClusterRow(Base):
     __table_args__ = (
         Index("ix_clusters_cluster_id", "cluster_id"),
         Index("ix_clusters_sha1", "sha1"),
+        # the members that are not their cluster's representative (revision 0012)
+        Index("ix_clusters_members", "item_id", "cluster_id",
+              sqlite_where=text("cluster_id <> item_id"), postgresql_where=text("cluster_id <> item_id")),
     )
 
     item_id: Mapped[int] = mapped_column(
