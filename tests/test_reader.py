@@ -107,7 +107,8 @@ def test_any_url_read_without_sqlalchemy_is_read_as_sqlalchemy_reads_it(scheme: 
 
 # -- on a real server -------------------------------------------------------------------------------------------
 
-SETTINGS = ("transaction_read_only", "default_transaction_read_only", "plan_cache_mode", "application_name")
+SETTINGS = ("transaction_read_only", "default_transaction_read_only", "plan_cache_mode", "synchronize_seqscans",
+            "application_name")
 
 
 def settings_of(store: ServerReader | Store) -> dict[str, str]:

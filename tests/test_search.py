@@ -657,7 +657,10 @@ def test_postgresql_plans_each_search_for_its_own_words(pg_url: str) -> None:
         with open_store(pg_url, readonly=readonly) as store:
             with store.reading() as conn:
                 mode = conn.execute("SHOW plan_cache_mode").fetchone()[0]
+                synchronized = conn.execute("SHOW synchronize_seqscans").fetchone()[0]
             assert mode == "force_custom_plan", f"read-only={readonly}: plan_cache_mode is {mode}"
+            # and a scan cut short by LIMIT (the first 10,001 matches) always starts at the table's beginning
+            assert synchronized == "off", f"read-only={readonly}: synchronize_seqscans is {synchronized}"
 
 
 def test_a_page_is_the_same_whichever_way_it_was_read(corpus: CorpusStore, monkeypatch: pytest.MonkeyPatch) -> None:
