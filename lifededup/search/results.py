@@ -250,7 +250,8 @@ class _Read:
 
 
 def _ranked(conn: Connection, results: str, params: dict[str, object], wanted: int, read: _Read,
-            totals: list[Any] | None = None, postgres: bool = False) -> Generator[list[tuple[int, float, int | None]], None, None]:
+            totals: list[Any] | None = None,
+            postgres: bool = False) -> Generator[list[tuple[int, float, int | None]], None, None]:
     """The ranked results with their clusters, best first, a batch at a
     time, each batch a query of its own (``LIMIT``: a top-N sort, where
     stepping a cursor through ``ORDER BY`` sorts every match first -- 291
@@ -395,10 +396,8 @@ def _snippets(conn: Connection, ids: str, query: str | None, postgres: bool, mat
         tsquery, marked = pg_query(query)
         rows = conn.execute(headline_sql(tsquery, ids), {"query": marked})
         return {int(r[0]): Snippet.from_headline(r[1], r[2], int(r[3] or 0), int(r[4] or 0)) for r in rows}
-    rows = conn.execute(
-        f"SELECT rowid, {SNIPPET_SQL} FROM items_fts WHERE items_fts MATCH :query AND {_rowid(query, matches)} IN ({ids})",
-        {"query": query},
-    )
+    rows = conn.execute(f"SELECT rowid, {SNIPPET_SQL} FROM items_fts "
+                        f"WHERE items_fts MATCH :query AND {_rowid(query, matches)} IN ({ids})", {"query": query})
     return {int(r[0]): Snippet.from_marked(r[1] or "") for r in rows}
 
 
