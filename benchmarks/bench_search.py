@@ -28,8 +28,9 @@ own vocabulary by document frequency, at the synthetic queries' shares of the
 items (``store_queries``): the word closest to 29% of the items, to 0.8%, to
 0.018%; the medium and the common word together; the phrase of two common
 words (each in at least 10% of the items) closest to 5.7%; the 3-4 letter
-prefix closest to 5.6%; the OR of the two words closest to 1.3% each.  Words
-are letters only, at least four of them (three in the phrase).  Document
+prefix closest to 5.6%; the OR of the two words closest to 1.25% each.
+Words are letters only, at least four letters long (three in the phrase),
+ties taken in alphabetical order.  Document
 counts come from FTS5's vocabulary (``fts5vocab``, exact) on SQLite, from
 ``ts_stat`` over a sample of ``items_fts`` on PostgreSQL (``--sample``); where
 a count is an estimate (PostgreSQL's words, every store's phrases and
@@ -367,7 +368,8 @@ def run_store(target: str | Path, runs: int, sample: float, source: str | Path) 
             print(f"queries picked from {source} ({items:,} items)")
         queries = store_queries(store, items, sample)
     targets = {"common word": COMMON, "medium word": MEDIUM, "rare word": RARE, "phrase": PHRASE, "prefix": PREFIX}
-    print(f"queries from {'that' if source != target else 'the'} store's own vocabulary, closest to the synthetic classes' shares of the items:")
+    print(f"queries from {'that' if source != target else 'the'} store's own vocabulary, "
+          "closest to the synthetic classes' shares of the items:")
     for name, query in queries.items():
         aim = (f"{100 * targets[name]:g}% of the items, {targets[name] * items:,.0f}" if name in targets else
                "the medium and the common word" if name == "two words" else
