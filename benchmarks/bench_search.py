@@ -21,22 +21,51 @@ tsvector), and the peer is the same bare page query in PostgreSQL's terms:
 ``WHERE f.document @@ websearch_to_tsquery(...) ORDER BY -ts_rank(...)
 LIMIT 20``.
 
+On an existing store (``--store PATH|URL``: bench_backends.py's real-text
+stores, or anyone's archive) nothing is filled or emptied -- the store is
+opened read-only -- and the seven query classes are chosen from that store's
+own vocabulary by document frequency, at the synthetic queries' shares of the
+items (``store_queries``): the word closest to 29% of the items, to 0.8%, to
+0.018%; the medium and the common word together; the phrase of two common
+words (each in at least 10% of the items) closest to 5.7%; the 3-4 letter
+prefix closest to 5.6%; the OR of the two words closest to 1.25% each.
+Words are letters only, at least four letters long (three in the phrase),
+ties taken in alphabetical order.  Document
+counts come from FTS5's vocabulary (``fts5vocab``, exact) on SQLite, from
+``ts_stat`` over a sample of ``items_fts`` on PostgreSQL (``--sample``); where
+a count is an estimate (PostgreSQL's words, every store's phrases and
+prefixes) the closest few candidates are counted exactly and the closest of
+those is taken.  The two backends' tokenizers differ (FTS5's unicode61 splits
+``debian/rules`` and ``2.5`` into words, the 'simple' parser keeps paths,
+file names and versions whole), so a word's count, and the pick, can differ
+between them on the same items; ``--pick-from`` takes the queries from
+another store (the SQLite twin of a PostgreSQL store, say) to time the same
+queries on both.
+
     python benchmarks/bench_search.py                  # 100,000 items, 30 runs a query
     python benchmarks/bench_search.py --items 20000 --runs 10
     python benchmarks/bench_search.py --postgres       # the same on a throwaway PostgreSQL server
     python benchmarks/bench_search.py --db postgresql://me@dbhost/bench --items 1000000 --runs 10
+    python benchmarks/bench_search.py --store /tmp/lifededup-bench-1m/store.db --runs 10   # as it is, read-only
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
+import random
+import re
+import sqlite3
 import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 from bench_store import WORDS_PER_TEXT, Generator, bulk_fill
 
@@ -57,6 +86,15 @@ QUERIES = {
     "OR": "w300 OR w301",
 }
 PAGE = 20
+
+# The synthetic classes as shares of the items (their matches at 1,000,000:
+# 293,861 / 7,614 / 187 / 2,197 / 57,890 / 55,791 / 25,034), which a store's
+# own vocabulary is searched for (``--store``): the targets of each class.
+COMMON, MEDIUM, RARE = 0.29, 0.008, 0.00018
+PHRASE, PREFIX, OR_EACH = 0.057, 0.056, 0.0125
+PHRASE_WORD = 0.10  # each word of the phrase in at least this share of the items
+CANDIDATES = 8  # estimates closest to a target, counted exactly before one is chosen
+TEXT_SAMPLE = 4_000  # items whose texts are read for adjacent pairs (phrases)
 
 
 def peer_sql() -> str:
@@ -179,6 +217,106 @@ def measure(store: Store, query: str, runs: int) -> dict[str, tuple[float, float
     }
 
 
+# --- queries from an existing store's own vocabulary (--store) ------------
+
+_TOKEN = re.compile(r"[^\W_]+")  # FTS5 unicode61 and the 'simple' tsvector both split at anything else
+
+
+def _is_word(term: str, shortest: int = 4) -> bool:
+    return len(term) >= shortest and term.isascii() and term.isalpha()
+
+
+def _closest(estimates: dict[str, float], target: float, count: int) -> list[str]:
+    """The ``count`` keys whose estimate is closest to ``target`` (by ratio), ties by name."""
+    return sorted((k for k, v in estimates.items() if v > 0),
+                  key=lambda k: (abs(math.log(estimates[k] / target)), k))[:count]
+
+
+def exact_count(store: Store, query: str) -> int:
+    """How many items match ``query``: the bare full-text count, no ranking."""
+    if store.location.url is not None:
+        tsquery, bound = pg_query(query)
+        sql = f"SELECT count(*) FROM items_fts f WHERE f.document @@ {tsquery}"
+    else:
+        sql, bound = "SELECT count(*) FROM items_fts WHERE items_fts MATCH :query", query
+    return int(str(store.execute(sql, {"query": bound})[1][0][0]))
+
+
+def document_counts(store: Store, sample: float) -> tuple[dict[str, float], bool]:
+    """Each term's number of items (scaled up from a sample on PostgreSQL),
+    and whether the counts are exact."""
+    if store.location.url is None:
+        # a connection of our own: the store's read-only one may not create
+        # even a temporary table; mode=ro leaves the file as it is
+        path = quote(str(store.location.file.resolve()))
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+            conn.execute("CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, items_fts, row)")
+            return {term: float(doc) for term, doc in conn.execute("SELECT term, doc FROM temp.v")}, True
+    percent = f"{100 * sample:g}"
+    rows = store.execute("SELECT word, ndoc FROM ts_stat("
+                         f"'SELECT document FROM items_fts TABLESAMPLE BERNOULLI ({percent}) REPEATABLE (6)')")[1]
+    return {str(word): int(str(ndoc)) / sample for word, ndoc in rows}, False
+
+
+def sample_texts(store: Store, count: int) -> list[str]:
+    """The texts of ``count`` items picked at random (the same ones every run)."""
+    low, high = (int(str(v)) for v in store.execute("SELECT min(id), max(id) FROM items")[1][0])
+    ids = sorted(random.Random(6).sample(range(low, high + 1), min(count, high - low + 1)))
+    rows = store.execute(f"SELECT title, text FROM items WHERE id IN ({', '.join(map(str, ids))})")[1]
+    return [f"{title or ''} {str(text or '')[:100_000]}" for title, text in rows]
+
+
+def store_queries(store: Store, items: int, sample: float) -> dict[str, str]:
+    """The seven classes' queries, picked from the store's own vocabulary."""
+    start = time.perf_counter()
+    counts, exact = document_counts(store, sample)
+    print(f"  {len(counts):,} terms' document counts in {time.perf_counter() - start:.0f} s "
+          + ("(fts5vocab, exact)" if exact else f"(ts_stat over a {sample:.0%} sample, scaled)"), flush=True)
+    words = {t: c for t, c in counts.items() if _is_word(t)}
+    taken: set[str] = set()
+
+    def pick(estimates: dict[str, float], target: float, query: Callable[[str], str] = str,
+             is_exact: bool = False) -> str:
+        """The candidate closest to ``target`` share, counted exactly unless ``is_exact``."""
+        free = {k: v for k, v in estimates.items() if k not in taken}
+        shortlist = _closest(free, target * items, 1 if is_exact else CANDIDATES)
+        if not is_exact:
+            free = {k: float(exact_count(store, query(k))) for k in shortlist}
+            shortlist = _closest(free, target * items, 1)
+        taken.add(shortlist[0])
+        return shortlist[0]
+
+    common = pick(words, COMMON, is_exact=exact)
+    medium = pick(words, MEDIUM, is_exact=exact)
+    rare = pick(words, RARE, is_exact=exact)
+    either = pick(words, OR_EACH, is_exact=exact)
+    other = pick(words, OR_EACH, is_exact=exact)
+    # adjacent pairs of common words, by how many of the sampled texts hold them
+    frequent = {t for t, c in counts.items() if _is_word(t, 3) and c >= PHRASE_WORD * items}
+    pairs: Counter[str] = Counter()
+    texts = sample_texts(store, TEXT_SAMPLE)
+    for text in texts:
+        tokens = _TOKEN.findall(text.lower())
+        pairs.update({f"{a} {b}" for a, b in zip(tokens, tokens[1:]) if a in frequent and b in frequent})
+    phrase = pick({p: n * items / len(texts) for p, n in pairs.items()}, PHRASE, lambda p: f'"{p}"')
+    # a prefix's items: at most the sum of its words' (a text may hold several)
+    prefixes: dict[str, float] = {}
+    for term, c in counts.items():
+        for length in (3, 4):
+            if _is_word(term, length):
+                prefixes[term[:length]] = prefixes.get(term[:length], 0.0) + c
+    prefix = pick(prefixes, PREFIX, lambda p: f"{p}*")
+    return {
+        "common word": common,
+        "medium word": medium,
+        "rare word": rare,
+        "two words": f"{common} {medium}",
+        "phrase": f'"{phrase}"',
+        "prefix": f"{prefix}*",
+        "OR": f"{either} OR {other}",
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", type=int, default=100_000)
@@ -191,17 +329,70 @@ def main() -> None:
                         "postgresql:// URL (its tables are emptied first)")
     parser.add_argument("--postgres", action="store_true",
                         help="bench a store on a throwaway PostgreSQL server (tests/pg_server.py)")
-    bench_store_of(parser.parse_args(), run, "bench-search-")
+    parser.add_argument("--store", default=None, metavar="PATH|URL",
+                        help="bench an existing store as it is, read-only, with queries from its own vocabulary "
+                        "(nothing filled or emptied; --items is ignored)")
+    parser.add_argument("--pick-from", default=None, metavar="PATH|URL",
+                        help="with --store: pick the queries from this store's vocabulary instead (the same "
+                        "items on the other backend, to time the same queries on both)")
+    parser.add_argument("--sample", type=float, default=0.05,
+                        help="with --store on PostgreSQL: the share of items_fts whose words ts_stat counts "
+                        "(default 0.05)")
+    args = parser.parse_args()
+    if args.store:
+        run_store(_target(args.store), args.runs, args.sample, _target(args.pick_from or args.store))
+        return
+    bench_store_of(args, run, "bench-search-")
+
+
+def _target(store: str) -> str | Path:
+    return store if "://" in store else Path(store)
+
+
+def load_average() -> str:
+    return " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def run_store(target: str | Path, runs: int, sample: float, source: str | Path) -> None:
+    """The benchmark on an existing store, as it is: nothing filled or emptied;
+    the queries picked from ``source``'s vocabulary (the store itself, unless told)."""
+    for store_at in (target, source):
+        if isinstance(store_at, Path) and not store_at.is_file():
+            sys.exit(f"no store at {store_at}")
+    with open_store(target, readonly=True, migrate=False) as store:
+        items = int(str(store.execute("SELECT count(*) FROM items")[1][0][0]))
+    print(f"{target}: {items:,} items, as they are (read-only); load average {load_average()}")
+    with open_store(source, readonly=True, migrate=False) as store:
+        if source != target:
+            items = int(str(store.execute("SELECT count(*) FROM items")[1][0][0]))
+            print(f"queries picked from {source} ({items:,} items)")
+        queries = store_queries(store, items, sample)
+    targets = {"common word": COMMON, "medium word": MEDIUM, "rare word": RARE, "phrase": PHRASE, "prefix": PREFIX}
+    print(f"queries from {'that' if source != target else 'the'} store's own vocabulary, "
+          "closest to the synthetic classes' shares of the items:")
+    for name, query in queries.items():
+        aim = (f"{100 * targets[name]:g}% of the items, {targets[name] * items:,.0f}" if name in targets else
+               "the medium and the common word" if name == "two words" else
+               f"each word {100 * OR_EACH:g}%, {OR_EACH * items:,.0f}")
+        print(f"  {name:<12} {query:<28} (target: {aim})")
+    bench(target, queries, runs, migrate=False)
+    print(f"load average at the end: {load_average()}")
 
 
 def run(path: str | Path, items: int, runs: int) -> None:
     fill(path, items)
+    bench(path, QUERIES, runs)
+
+
+def bench(path: str | Path, queries: dict[str, str], runs: int, migrate: bool = True) -> None:
+    """Time each query collapsed, with --all and the peer; print the table
+    (``migrate=False``: a store of an older schema is read as it is)."""
     print(f"\n{'query':<12} {'matches':>8} {'clusters':>8}   {'collapsed ms':>16} {'--all ms':>16} "
           f"{'peer ms':>16}   {'collapsed/peer':>14} {'all/peer':>8}")
     print(f"{'':<12} {'':>8} {'':>8}   {'median / p95':>16} {'median / p95':>16} {'median / p95':>16}")
     worst = 0.0
-    with open_store(path, readonly=True) as store:
-        for name, query in QUERIES.items():
+    with open_store(path, readonly=True, migrate=migrate) as store:
+        for name, query in queries.items():
             found = search(store, query, limit=PAGE)
             got = measure(store, query, runs)
             (cm, cp), (am, ap), (pm, pp) = got["collapsed"], got["all"], got["peer"]
