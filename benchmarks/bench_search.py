@@ -73,6 +73,7 @@ from lifededup.search import search
 from lifededup.search.query import pg_query
 from lifededup.search.results import EXACT_ROWS
 from lifededup.store import Store, open_store
+from lifededup.store.opening import needs_upgrade
 
 # From a term most texts hold to one almost none do (Zipf: rank r is in
 # about 40 / (r * H) of the texts' words), and the other query forms.
@@ -361,6 +362,9 @@ def run_store(target: str | Path, runs: int, sample: float, source: str | Path) 
             sys.exit(f"no store at {store_at}")
     with open_store(target, readonly=True, migrate=False) as store:
         items = int(str(store.execute("SELECT count(*) FROM items")[1][0][0]))
+        if needs_upgrade(store.engine, store.location):  # search reads the schema's head (its indexes)
+            sys.exit(f"{target} is at an older revision of the schema: open it once with lifededup to upgrade "
+                     f"it (lifededup check --db {target!s}), then bench it")
     print(f"{target}: {items:,} items, as they are (read-only); load average {load_average()}")
     with open_store(source, readonly=True, migrate=False) as store:
         if source != target:
