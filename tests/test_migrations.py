@@ -32,6 +32,32 @@ def upgrade_to(path: Path | str, revision: str) -> None:
     engine.dispose()
 
 
+def downgrade_to(path: Path | str, revision: str) -> None:
+    engine = make_engine(resolve(path), readonly=False)
+    config = alembic_config()
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.downgrade(config, revision)
+    engine.dispose()
+
+
+def write_clustered(path: Path | str, items: list[tuple[int, str, str, str]], clusters: list[tuple[int, int]]) -> None:
+    """Rows written as an older revision holds them: ``items`` (id,
+    machine, path, text) and ``clusters`` (item, cluster)."""
+    engine = make_engine(resolve(path), readonly=False)
+    with engine.begin() as conn:
+        for item_id, machine, stored, words in items:
+            conn.exec_driver_sql(
+                "INSERT INTO items (id, machine, path, part, kind, status, indexed_at, text, title) VALUES"
+                " (:id, :machine, :path, '', 'document', 'ok', '2026-01-01 00:00:00', :text, 'title')",
+                {"id": item_id, "machine": machine, "path": stored, "text": words})
+        for item_id, cluster in clusters:
+            conn.exec_driver_sql("INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (:i, :s, :c)",
+                                 {"i": item_id, "s": f"{cluster:040d}", "c": cluster})
+        ids_written(conn)
+    engine.dispose()
+
+
 def ids_written(conn: object) -> None:
     """After rows written with their own ids: PostgreSQL's id sequence
     continues after them, as it would had the store written them itself."""
@@ -398,19 +424,8 @@ def test_0011_the_views_name_each_items_machine(store_url: str) -> None:
     cluster: after 0011 the views say which machine each row's file is on,
     their other columns as before; and back down."""
     upgrade_to(store_url, "0010")
-    engine = make_engine(resolve(store_url), readonly=False)
-    rows = [(1, "laptop", "/notes/a.txt"), (2, "nas", "/share/a.txt"), (3, "laptop", "/notes/b.txt")]
-    with engine.begin() as conn:
-        for item_id, machine, path in rows:
-            conn.exec_driver_sql(
-                "INSERT INTO items (id, machine, path, part, kind, status, indexed_at, text, title) VALUES"
-                " (:id, :machine, :path, '', 'document', 'ok', '2026-01-01 00:00:00', 'text', 'title')",
-                {"id": item_id, "machine": machine, "path": path})
-        for item_id, cluster in ((1, 1), (2, 1), (3, 3)):
-            conn.exec_driver_sql("INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (:i, :s, :c)",
-                                 {"i": item_id, "s": f"{cluster:040d}", "c": cluster})
-        ids_written(conn)
-    engine.dispose()
+    write_clustered(store_url, [(1, "laptop", "/notes/a.txt", "text"), (2, "nas", "/share/a.txt", "text"),
+                                (3, "laptop", "/notes/b.txt", "text")], [(1, 1), (2, 1), (3, 3)])
     upgrade_to(store_url, "0011")
     with open_store(store_url) as store:
         columns, got = store.execute("SELECT * FROM representatives ORDER BY id")
@@ -423,12 +438,7 @@ def test_0011_the_views_name_each_items_machine(store_url: str) -> None:
         shared = store.execute("SELECT i.path, i.machine FROM items i JOIN clusters c ON c.item_id = i.id "
                                "JOIN collapsed_items v ON v.cluster_id = c.cluster_id WHERE v.id = 1 ORDER BY i.id")[1]
         assert [tuple(r) for r in shared] == [("/notes/a.txt", "laptop"), ("/share/a.txt", "nas")], shared
-    engine = make_engine(resolve(store_url), readonly=False)
-    config = alembic_config()
-    with engine.begin() as conn:
-        config.attributes["connection"] = conn
-        command.downgrade(config, "0010")
-    engine.dispose()
+    downgrade_to(store_url, "0010")
     engine = make_engine(resolve(store_url), readonly=False)
     with engine.begin() as conn:
         names = list(conn.exec_driver_sql("SELECT * FROM collapsed_items").keys())
@@ -441,18 +451,8 @@ def test_0012_indexes_the_members_that_are_not_representatives(store_url: str) -
     the partial index holds the two members alone, and a search counts the
     matches' clusters through it; and back down."""
     upgrade_to(store_url, "0011")
-    engine = make_engine(resolve(store_url), readonly=False)
-    with engine.begin() as conn:
-        for item_id in (1, 2, 3, 4):
-            conn.exec_driver_sql(
-                "INSERT INTO items (id, machine, path, part, kind, status, indexed_at, text, title) VALUES"
-                " (:id, 'laptop', :path, '', 'document', 'ok', '2026-01-01 00:00:00', 'lighthouse keeper', 't')",
-                {"id": item_id, "path": f"/notes/{item_id}.txt"})
-        for item_id, cluster in ((1, 1), (2, 1), (3, 1), (4, 4)):
-            conn.exec_driver_sql("INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (:i, :s, :c)",
-                                 {"i": item_id, "s": f"{cluster:040d}", "c": cluster})
-        ids_written(conn)
-    engine.dispose()
+    write_clustered(store_url, [(i, "laptop", f"/notes/{i}.txt", "lighthouse keeper") for i in (1, 2, 3, 4)],
+                    [(1, 1), (2, 1), (3, 1), (4, 4)])
     upgrade_to(store_url, "0012")
     with open_store(store_url) as store:
         assert "ix_clusters_members" in catalog(store, "indexes", "clusters")
@@ -462,11 +462,6 @@ def test_0012_indexes_the_members_that_are_not_representatives(store_url: str) -
         assert [int(r[0]) for r in store.execute(held)[1]] == [2, 3]
         found = search(store, "lighthouse")
         assert (found.matches, found.rows, [h.hidden for h in found.hits]) == (4, 2, [2, 0]), found.to_dict()
-    engine = make_engine(resolve(store_url), readonly=False)
-    config = alembic_config()
-    with engine.begin() as conn:
-        config.attributes["connection"] = conn
-        command.downgrade(config, "0011")
-    engine.dispose()
+    downgrade_to(store_url, "0011")
     with open_store(store_url, readonly=True, migrate=False) as store:
         assert "ix_clusters_members" not in catalog(store, "indexes", "clusters")
