@@ -23,22 +23,18 @@ from lifededup.store import Store
 from lifededup.store.opening import alembic_config, make_engine, resolve
 
 
-def upgrade_to(path: Path | str, revision: str) -> None:
+def upgrade_to(path: Path | str, revision: str, *, down: bool = False) -> None:
+    """Take the store at ``path`` up (or ``down``) to ``revision`` through Alembic."""
     engine = make_engine(resolve(path), readonly=False)
     config = alembic_config()
     with engine.begin() as conn:
         config.attributes["connection"] = conn
-        command.upgrade(config, revision)
+        (command.downgrade if down else command.upgrade)(config, revision)
     engine.dispose()
 
 
 def downgrade_to(path: Path | str, revision: str) -> None:
-    engine = make_engine(resolve(path), readonly=False)
-    config = alembic_config()
-    with engine.begin() as conn:
-        config.attributes["connection"] = conn
-        command.downgrade(config, revision)
-    engine.dispose()
+    upgrade_to(path, revision, down=True)
 
 
 def write_clustered(path: Path | str, items: list[tuple[int, str, str, str]], clusters: list[tuple[int, int]]) -> None:
