@@ -16,6 +16,7 @@ from store_samples import fp, prose, revised
 
 from lifededup.cli import main
 from lifededup.model import shared_features
+from lifededup.search import results
 from lifededup.store import ItemRecord, open_store
 from lifededup.store.models import Base
 
@@ -196,6 +197,26 @@ def test_check_passes_then_finds_what_was_broken(any_db: str) -> None:
     assert "member-not-near" in out and "[items 2]" in out, out
     run("recluster", db=db)
     assert run("check", db=db).startswith("ok:")
+
+
+def test_check_names_a_dropped_index_and_the_statement_that_makes_it_again(any_db: str,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    db = any_db
+    run("sql", "--write", "DROP INDEX ix_clusters_members", db=db)
+    # a search counting its matches' clusters (past the first read: here of one row) reads through that index
+    monkeypatch.setattr(results, "_READ_ROWS", 1)
+    if db.startswith("postgresql://"):  # the server plans without it
+        assert "budget" in run("search", "budget", "--limit", "1", db=db)
+    else:  # SQLite is told which index to read
+        out = run("search", "budget", "--limit", "1", db=db, code=1)
+        assert "lost an index" in out and "ix_clusters_members" in out and "lifededup check" in out, out
+    out = run("check", db=db, code=1)
+    assert "missing-index" in out and "ix_clusters_members" in out, out
+    statement = re.search(r"lifededup sql --write '([^']+)'", out)
+    assert statement, out
+    run("sql", "--write", statement.group(1), db=db)
+    assert run("check", db=db).startswith("ok:")
+    assert "budget" in run("search", "budget", "--limit", "1", db=db)
 
 
 def test_recluster_transitive_and_back(any_db: str) -> None:

@@ -20,10 +20,11 @@ import click
 # command -> (its module, the first paragraph of its help: what the
 # top-level --help lists without importing the module)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "check": ("store", "Verify the store: SQLite's integrity check (on an SQLite file), the search index, and the "
+    "check": ("store", "Verify the store: SQLite's integrity check (on an SQLite file), the search index, the "
               "cluster invariants "
               "(one fingerprint and one cluster per item with text; every member an exact or near copy of its "
-              "representative; each representative's sketch keys, through which near copies find it)."),
+              "representative; each representative's sketch keys, through which near copies find it), and the "
+              "schema's indexes (one dropped by hand is named with the statement that makes it again)."),
     "compare": ("fingerprint", "Say how alike two files are: shared features, near-duplicate or not, exact shingle "
                 "resemblance (Jaccard) and word edit distance (the fraction of words to insert, delete or change "
                 "to turn one into the other)."),

@@ -67,10 +67,11 @@ def _print_explanation(found: Explanation) -> None:
 @db_option
 def check_command(as_json: bool, db: str | None) -> None:
     """Verify the store: SQLite's integrity check (on an SQLite file), the
-    search index, and the cluster invariants (one fingerprint and one cluster
+    search index, the cluster invariants (one fingerprint and one cluster
     per item with text; every member an exact or near copy of its
     representative; each representative's sketch keys, through which near
-    copies find it).
+    copies find it), and the schema's indexes (one dropped by hand is named
+    with the statement that makes it again).
 
     Exits with status 1 and says what is wrong if anything is; `lifededup
     recluster` rebuilds the clusters.  A damaged file (SQLite's integrity

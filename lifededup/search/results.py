@@ -146,6 +146,11 @@ def search(
             reason = str(exc)
             if query is not None and is_query_error(reason):
                 raise syntax_error(query, reason) from exc
+            if reason.startswith("no such index"):  # search reads INDEXED BY one (_sample_sql)
+                from lifededup.store.errors import MissingIndex
+
+                raise MissingIndex(f"{store.location} has lost an index a search reads through ({reason}): "
+                                   "`lifededup check` names it and the statement that makes it again") from exc
             raise
 
 

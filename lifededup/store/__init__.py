@@ -72,7 +72,7 @@ Watched folders (``folders.py``), each machine's own (``store.machine``): ``list
 exclude, added_at, last_scanned_at).
 
 Errors: ``StoreError`` and its subclasses ``StoreNotFound``, ``StoreTooNew``, ``StoreDamaged``,
-``UnsupportedStore``, ``ParamsMismatch``, ``ItemNotFound``: messages a person
+``UnsupportedStore``, ``ParamsMismatch``, ``ItemNotFound``, ``MissingIndex``: messages a person
 can act on.
 """
 
@@ -95,6 +95,7 @@ if TYPE_CHECKING:
     from lifededup.store.details import ItemDetails, item_details, item_parts, item_text
     from lifededup.store.errors import (
         ItemNotFound,
+        MissingIndex,
         ParamsMismatch,
         StoreDamaged,
         StoreError,
@@ -124,6 +125,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "item_parts": ("lifededup.store.details", "item_parts"),
     "item_text": ("lifededup.store.details", "item_text"),
     "ItemNotFound": ("lifededup.store.errors", "ItemNotFound"),
+    "MissingIndex": ("lifededup.store.errors", "MissingIndex"),
     "ParamsMismatch": ("lifededup.store.errors", "ParamsMismatch"),
     "StoreDamaged": ("lifededup.store.errors", "StoreDamaged"),
     "StoreError": ("lifededup.store.errors", "StoreError"),
@@ -195,6 +197,7 @@ __all__ = [
     "METHODS",
     "ItemNotFound",
     "ItemRecord",
+    "MissingIndex",
     "machine_name",
     "MACHINE_ENV",
     "Method",

@@ -138,6 +138,27 @@ def _fts_check(conn: Connection) -> list[Problem]:
     return []
 
 
+def _missing_indexes(conn: Connection) -> list[Problem]:
+    """The indexes the schema declares that the store lacks (dropped by
+    hand: a search reads through ``ix_clusters_members`` by name), each
+    with the statement that makes it again."""
+    from sqlalchemy import inspect
+    from sqlalchemy.schema import CreateIndex
+
+    from lifededup.store.models import Base
+
+    found = inspect(conn)
+    problems = []
+    for table in Base.metadata.sorted_tables:
+        present = {ix["name"] for ix in found.get_indexes(table.name)}
+        for index in sorted(table.indexes, key=lambda ix: str(ix.name)):
+            if index.name not in present:
+                statement = " ".join(str(CreateIndex(index).compile(dialect=conn.dialect)).split())
+                problems.append(Problem("missing-index", f"the store has no index {index.name} on {table.name}; "
+                                        f"make it again with: lifededup sql --write '{statement}'"))
+    return problems
+
+
 def check_store(store: Store) -> list[Problem]:
     """Every problem found; an empty list means the store is sound.  A
     damaged file is the one problem reported (the rest cannot be read soundly)."""
@@ -146,7 +167,7 @@ def check_store(store: Store) -> list[Problem]:
         return [damaged]
     server = store.location.url is not None
     with store.transaction() as conn:
-        problems = [] if server else _sqlite_checks(conn)
+        problems = ([] if server else _sqlite_checks(conn)) + _missing_indexes(conn)
         for name, message, sql in _INVARIANTS:
             ids = [int(r[0]) for r in conn.exec_driver_sql(sql)]
             if ids:

@@ -32,3 +32,8 @@ class StoreDamaged(StoreError):
     """SQLite found the store's file damaged (a disk error, a copy cut short,
     bytes overwritten).  The message says how to rebuild it: the store holds
     nothing the indexed files do not."""
+
+
+class MissingIndex(StoreError):
+    """An index the schema declares is not in the store (dropped by hand):
+    ``lifededup check`` names it and the statement that makes it again."""
