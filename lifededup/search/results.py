@@ -408,7 +408,7 @@ def _snippets(conn: Connection, ids: str, query: str | None, postgres: bool, mat
     return {int(r[0]): Snippet.from_marked(r[1] or "") for r in rows}
 
 
-def _rowid(query: str, matches: int = EXACT_ROWS + 1) -> str:
+def _rowid(query: str, matches: int) -> str:
     """How to pick a few rows of a MATCH of ``matches`` items: ``rowid IN
     (...)`` seeks each row; ``+rowid IN`` (the plus keeps the rowid from
     FTS5) reads every match once and keeps those.  A seek costs 15-45 us

@@ -121,6 +121,10 @@ class FingerprintRow(Base):
     )
 
 
+# ix_clusters_members' rows (search/results.py repeats it to read through the index)
+_MEMBERS = "cluster_id <> item_id"
+
+
 class ClusterRow(Base):
     """The paper's ``clusters`` table: every fingerprinted item and the id of
     its cluster's representative (itself, for a representative)."""
@@ -131,7 +135,7 @@ class ClusterRow(Base):
         Index("ix_clusters_sha1", "sha1"),
         # the members that are not their cluster's representative (revision 0012)
         Index("ix_clusters_members", "item_id", "cluster_id",
-              sqlite_where=text("cluster_id <> item_id"), postgresql_where=text("cluster_id <> item_id")),
+              sqlite_where=text(_MEMBERS), postgresql_where=text(_MEMBERS)),
     )
 
     item_id: Mapped[int] = mapped_column(
