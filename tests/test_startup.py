@@ -19,8 +19,9 @@ from lifededup.store import open_store
 from lifededup.store.opening import _written_head, alembic_config
 
 
-def imported_after(args: list[str], env: dict[str, str] | None = None) -> set[str]:
-    """The modules a real `lifededup ARGS` process has imported when it ends."""
+def imported_after(args: list[str], env: dict[str, str] | None = None, exit_code: int = 0) -> set[str]:
+    """The modules a real `lifededup ARGS` process has imported when it ends
+    (with ``exit_code``)."""
     program = (
         "import atexit, sys\n"
         "atexit.register(lambda: print('\\n' + ' '.join(sorted(sys.modules)), file=sys.stderr))\n"
@@ -29,7 +30,7 @@ def imported_after(args: list[str], env: dict[str, str] | None = None) -> set[st
     )
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60,
                           env={**os.environ, **(env or {})})
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == exit_code, done.stderr
     return set(done.stderr.strip().splitlines()[-1].split())
 
 
@@ -38,6 +39,29 @@ def test_help_loads_no_command() -> None:
     loaded = {m for m in modules if m.startswith("lifededup.") and m != "lifededup.cli"}
     heavy = modules & {"numpy", "sqlalchemy", "alembic", "rapidfuzz", "importlib.metadata"}
     assert not loaded and not heavy, f"`lifededup --help` imported {sorted(loaded | heavy)}"
+
+
+# what no --help needs: the store's engine, the fingerprints' arrays, the
+# file watcher, the text comparison
+HEAVY = {"sqlalchemy", "alembic", "numpy", "watchdog", "rapidfuzz"}
+
+
+@pytest.mark.parametrize("command", [["index"], ["watch"], ["folders", "add"], ["daemon", "start"]])
+def test_the_indexers_and_watchers_help_loads_neither_the_store_nor_the_watcher(command: list[str]) -> None:
+    modules = imported_after([*command, "--help"])
+    heavy = {m for m in modules if m.split(".")[0] in HEAVY}
+    engine = modules & {"lifededup.index.run", "lifededup.watch.watcher", "lifededup.store.store"}
+    assert not heavy and not engine, f"`lifededup {' '.join(command)} --help` imported {sorted(heavy | engine)[:8]}"
+
+
+def test_daemon_status_reads_its_files_alone(tmp_path: Path) -> None:
+    """`daemon status` reads the pid and status files: no store, no watcher
+    (it exits 3: no daemon runs in this state folder)."""
+    modules = imported_after(["daemon", "status"], env={"XDG_STATE_HOME": str(tmp_path)}, exit_code=3)
+    heavy = {m for m in modules if m.split(".")[0] in HEAVY}
+    engine = modules & {"lifededup.index.run", "lifededup.watch.watcher", "lifededup.store.store"}
+    assert "lifededup.watch.daemon" in modules, "`daemon status` never read the daemon's files: what did it do?"
+    assert not heavy and not engine, f"`lifededup daemon status` imported {sorted(heavy | engine)[:8]}"
 
 
 def test_version_is_the_installed_packages() -> None:

@@ -1,4 +1,4 @@
-"""``lifededup index`` and ``lifededup failures``: one-shot indexing of folders."""
+"""``lifededup index``: one-shot indexing of folders (and the options and signals the watcher shares)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import BATCH, MEMORY_MB, ROWS, SECONDS, TEXT_MB, F, db_option, on_machine, opened_store
+from lifededup.cli.options import BATCH, MEMORY_MB, SECONDS, TEXT_MB, F, db_option, opened_store
 from lifededup.extract import Limits
-from lifededup.index import (
-    Bar, IndexConfig, LogLines, Progress, Summary, default_workers, failures, max_workers, run_in_folders,
-)
-from lifededup.store import list_folders
+from lifededup.index import Bar, IndexConfig, LogLines, default_workers, max_workers
+
+if TYPE_CHECKING:
+    from lifededup.index import Progress, Summary
 
 
 def progress_for_output() -> Progress:
@@ -126,6 +127,9 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
     """
     config = IndexConfig(workers=workers, limits=Limits(timeout_s=timeout, memory_mb=memory_mb, ocr=ocr),
                          batch_items=batch, max_text_chars=int(max_text_mb * 2**20))
+    from lifededup.index import run_in_folders  # the indexer, SQLAlchemy and numpy: not for --help
+    from lifededup.store import list_folders
+
     stop = threading.Event()
     with opened_store(db, verify=True) as store, stop_on_signals(stop):
         try:

@@ -11,6 +11,7 @@ import threading
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -20,11 +21,15 @@ from lifededup.cli.options import DELAY, SECONDS, db_option, opened_store
 from lifededup.extract import Limits
 from lifededup.index import IndexConfig, absolute, default_workers, max_workers
 from lifededup.model import stored_path
-from lifededup.store import (
-    ENV_VAR, MACHINE_ENV, WatchedFolder, add_folder, items_under, list_folders, remove_folder,
-)
-from lifededup.watch import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, Watcher, WatchStatus
+from lifededup.store import ENV_VAR, MACHINE_ENV
+from lifededup.watch import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, WatchStatus
 from lifededup.watch import daemon as daemons
+
+# The store's folders (SQLAlchemy) and the watcher (watchdog, the indexer)
+# are imported by the commands that use them: `daemon status` and every
+# --help start without them.
+if TYPE_CHECKING:
+    from lifededup.store import WatchedFolder
 
 
 @main.group("folders")
@@ -59,6 +64,8 @@ def folders_add(paths: tuple[Path, ...], include: tuple[str, ...], exclude: tupl
     Example:
       lifededup folders add ~/Documents ~/Mail --exclude '*.iso'
     """
+    from lifededup.store import add_folder
+
     with opened_store(db) as store:
         for path in paths:
             folder = add_folder(store, stored_path(str(absolute(path))), include, exclude)
@@ -87,6 +94,8 @@ def folders_remove(paths: tuple[Path, ...], forget: bool | None, as_json: bool, 
       lifededup folders remove ~/Downloads --forget
       lifededup folders remove /media/old-disk --keep
     """
+    from lifededup.store import items_under, remove_folder
+
     with opened_store(db) as store:
         for path in (stored_path(str(absolute(p))) for p in paths):
             choice = forget
@@ -120,6 +129,8 @@ def folders_list(as_json: bool, db: str | None) -> None:
       lifededup folders list
       lifededup folders list --json
     """
+    from lifededup.store import list_folders
+
     with opened_store(db) as store:
         folders = list_folders(store)
     if as_json:
@@ -185,6 +196,9 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
     Example:
       lifededup folders add ~/Documents && lifededup watch
     """
+    from lifededup.store import WatchedFolder, list_folders
+    from lifededup.watch import Watcher
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     # the store's schema upgrades say what they do at INFO; the log is for the watcher's own news
     logging.getLogger("alembic").setLevel(logging.WARNING)
@@ -242,6 +256,8 @@ def daemon_start(delay: float, ocr: bool, as_json: bool, db: str | None) -> None
     Example:
       lifededup daemon start
     """
+    from lifededup.store import list_folders
+
     with opened_store(db) as store:  # fail here, not in the background, if the store or folders are wrong
         if not list_folders(store):
             raise click.ClickException("no folders to watch: add some first with `lifededup folders add PATH`")
@@ -329,6 +345,8 @@ _UNIT_OCR = click.option("--ocr", is_flag=True, default=False,
 
 
 def _unit(db: str | None, ocr: bool = False) -> daemons.Unit:
+    from lifededup.store import list_folders
+
     with opened_store(db) as store:
         folders = [f.path for f in list_folders(store)]
         location = store.location

@@ -46,12 +46,23 @@ Public API
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from lifededup import lazy_names
 from lifededup.index.config import IndexConfig, default_workers, max_workers
 from lifededup.store.failures import FailedItem, failures
 from lifededup.index.progress import Bar, LogLines, Progress, Quiet
 from lifededup.index.rules import FolderRules, is_junk
-from lifededup.index.run import Scope, Summary, run, run_in_folders, run_scopes
 from lifededup.index.scan import Scanner, Seen, Skipped, Walls, absolute, scan
+
+# The run itself (extraction, fingerprinting, the store's writer: numpy and
+# SQLAlchemy) is imported when first used: `lifededup index --help` and
+# the watcher's commands that only read options or files start without it.
+if TYPE_CHECKING:
+    from lifededup.index.run import Scope, Summary, run, run_in_folders, run_scopes
+
+__getattr__ = lazy_names(__name__, {name: ("lifededup.index.run", name)
+                                    for name in ("Scope", "Summary", "run", "run_in_folders", "run_scopes")})
 
 __all__ = [
     "Bar", "FailedItem", "FolderRules", "IndexConfig", "LogLines", "Progress", "Quiet", "Scanner", "Scope", "Seen",

@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 
-from lifededup.store import WatchedFolder
+if TYPE_CHECKING:  # a type only: the store's folders module stands on SQLAlchemy
+    from lifededup.store import WatchedFolder
 
 # Files that are never documents: Finder/Explorer droppings, editors' swap
 # and lock files, downloads in progress (paperless-ngx's consumer ignores the same).

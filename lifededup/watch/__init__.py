@@ -25,7 +25,16 @@ paths, enable=True)``, ``uninstall(path)``, ``user_unit_path()``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from lifededup import lazy_names
 from lifededup.watch.debounce import Debouncer
-from lifededup.watch.watcher import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, Watcher, WatchStatus
+from lifededup.watch.status import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, WatchStatus
+
+# The watcher (watchdog, the indexer, SQLAlchemy) is imported when first used.
+if TYPE_CHECKING:
+    from lifededup.watch.watcher import Watcher
+
+__getattr__ = lazy_names(__name__, {"Watcher": ("lifededup.watch.watcher", "Watcher")})
 
 __all__ = ["DEFAULT_DELAY_S", "DEFAULT_RESCAN_S", "Debouncer", "WatchStatus", "Watcher"]

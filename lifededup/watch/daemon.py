@@ -22,7 +22,7 @@ from typing import Any
 
 import platformdirs
 
-from lifededup.watch.watcher import WatchStatus
+from lifededup.watch.status import WatchStatus
 
 UNIT_NAME = "lifededup.service"
 

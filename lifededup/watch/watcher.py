@@ -26,33 +26,14 @@ from lifededup.model import fs_path
 from lifededup.store import Store, StoreDamaged, StoreError, WatchedFolder, damage_of, mark_scanned
 from lifededup.watch.debounce import Debouncer
 from lifededup.watch.events import Change, Changes
+from lifededup.watch.status import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, WatchStatus
 
 log = logging.getLogger("lifededup.watch")
 
-# Quiet time before a file is read: long enough for an editor's atomic save
-# or a copy to finish, short enough to feel live (paperless-ngx waits about as long).
-DEFAULT_DELAY_S = 2.0
-# The full rescan that catches what the system's event queue dropped (inotify
-# overflows under bursts); a rescan of unchanged files costs one stat each.
-DEFAULT_RESCAN_S = 3600.0
 # A rescan the store refused (locked, disk full) is tried again this soon.
 RETRY_S = 30.0
 # How often the loop wakes with nothing to do, to notice ``stop``.
 _TICK_S = 0.2
-
-
-@dataclass
-class WatchStatus:
-    """What the watcher is doing (written by the daemon for ``daemon status``)."""
-
-    watching: list[str]
-    pending: int = 0
-    batches: int = 0
-    indexed: int = 0
-    failed: int = 0
-    last_indexed_at: float | None = None  # wall-clock time.time()
-    last_rescan_at: float | None = None
-    state: str = "starting"
 
 
 @dataclass

@@ -1,0 +1,29 @@
+"""What the watcher reports (``WatchStatus``, which the daemon writes for
+``daemon status``) and its timing defaults: light to import, so that
+``daemon status`` and the watch commands' options start without watchdog,
+the indexer or SQLAlchemy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Quiet time before a file is read: long enough for an editor's atomic save
+# or a copy to finish, short enough to feel live (paperless-ngx waits about as long).
+DEFAULT_DELAY_S = 2.0
+# The full rescan that catches what the system's event queue dropped (inotify
+# overflows under bursts); a rescan of unchanged files costs one stat each.
+DEFAULT_RESCAN_S = 3600.0
+
+
+@dataclass
+class WatchStatus:
+    """What the watcher is doing (written by the daemon for ``daemon status``)."""
+
+    watching: list[str]
+    pending: int = 0
+    batches: int = 0
+    indexed: int = 0
+    failed: int = 0
+    last_indexed_at: float | None = None  # wall-clock time.time()
+    last_rescan_at: float | None = None
+    state: str = "starting"
