@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from corpus_store import CORPUS, corpus_store
+from pg_server import Server
 from test_store import sound
 
 from lifededup.index import IndexConfig, run
@@ -268,3 +269,43 @@ def test_a_lone_read_takes_no_turn_among_the_writers_and_a_lone_write_does(pg_ur
     assert not writing.is_alive() and results["write"] == ([], [], 1), results
     for store in stores:
         store.close()
+
+
+def test_an_indexer_that_loses_its_server_says_so_and_the_next_run_finishes(postgres: Server,
+                                                                            tmp_path: Path) -> None:
+    """The server stops in the middle of `lifededup index` (the NAS
+    reboots): one line says so, no traceback; what was committed is whole,
+    and the same command, once the server is back, finishes the work with
+    `check` clean.  (A server of its own, which this test stops and starts
+    again; ``postgres`` only skips the test where none can run.)"""
+    import psycopg
+
+    files = 1500
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for n in range(files):
+        (folder / f"{n}.txt").write_text(prose(n, words=60))
+    server = Server.start()
+    try:
+        url = server.new_database()
+        open_store(url).close()
+        command = [sys.executable, "-m", "lifededup", "index", "--db", url, "-j", "1", "--batch", "20", str(folder)]
+        indexer = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        with psycopg.connect(url, autocommit=True) as watcher:
+            deadline = time.monotonic() + 60
+            while int(watcher.execute("SELECT count(*) FROM items").fetchall()[0][0]) < 40:
+                assert indexer.poll() is None and time.monotonic() < deadline, \
+                    f"the indexer ended before the server could be stopped: {indexer.communicate()}"
+                time.sleep(0.05)
+        server.stop(keep=True)  # a few batches in, most of the files still to read
+        out, err = indexer.communicate(timeout=120)
+        assert indexer.returncode == 1, f"the indexer went on without its server: {out} {err}"
+        assert "Error: lost the store's server" in err and "Traceback" not in err, err
+        server = Server.start(root=server.root)
+        again = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        assert again.returncode == 0, again.stderr
+        with open_store(url, readonly=True) as store:
+            assert store.execute("SELECT count(*) FROM items")[1] == [(files,)], "the second run finishes the work"
+            sound(store)
+    finally:
+        server.stop()

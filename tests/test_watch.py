@@ -36,10 +36,12 @@ def eventually(check: Callable[[], bool], what: str, timeout: float = TIMEOUT_S)
 @contextmanager
 def watching(tmp_path: Path, root: Path, *, rescan_every: float = 3600.0,
              ignore: tuple[str, ...] = (), also: tuple[Path, ...] = (), store_url: str | None = None,
-             machine: str | None = None) -> Iterator[Store]:
+             machine: str | None = None, retry_after: float = 1.0) -> Iterator[Store]:
     """A watcher on ``root`` in a thread with a store of its own (or
     ``store_url``'s, as ``machine``); yields a second connection to read the
-    store, once the catch-up scan is done."""
+    store, once the catch-up scan is done.  Work the store refuses is tried
+    again after ``retry_after`` seconds (the daemon's 30 would only slow the
+    tests)."""
     db: Path | str = store_url or tmp_path / "watch.db"
     open_store(db).close()
     # read-only, as `lifededup sql` and a search read while the watcher writes:
@@ -56,8 +58,8 @@ def watching(tmp_path: Path, root: Path, *, rescan_every: float = 3600.0,
         try:
             with open_store(db, machine=machine) as store:
                 folders = [WatchedFolder(str(p.resolve())) for p in (root, *also)]
-                Watcher(store, folders, IndexConfig(workers=2), stop, delay=0.3,
-                        rescan_every=rescan_every, ignore=ignore, on_status=report).run()
+                Watcher(store, folders, IndexConfig(workers=2), stop, delay=0.3, rescan_every=rescan_every,
+                        retry_after=retry_after, ignore=ignore, on_status=report).run()
         except BaseException as exc:  # reported in the test's thread
             errors.append(exc)
             caught_up.set()

@@ -5,13 +5,16 @@ removes another machine's, even at the same paths."""
 
 from __future__ import annotations
 
+import logging
 import os
 import shlex
 import signal
 import subprocess
 from pathlib import Path
 
-from index_samples import files_on_disk, write_text
+import pytest
+from index_samples import files_on_disk, stored_files, write_text
+from pg_server import Server
 from test_daemon import lifededup
 from test_daemon_unit import unit_lines
 from test_store import sound
@@ -53,6 +56,34 @@ def test_a_machines_watcher_follows_its_files_and_leaves_anothers_items(tmp_path
         assert files_of(reader, "nas") == nas_before, "the nas's items are left as they were"
     with open_store(pg_url, readonly=True) as reader:
         sound(reader)
+
+
+def test_a_watcher_outlives_a_restart_of_its_server(postgres: Server, tmp_path: Path,
+                                                    caplog: pytest.LogCaptureFixture) -> None:
+    """The NAS reboots: its server goes away and comes back.  A file written
+    meanwhile is indexed once the server is back -- not an hour later, at the
+    next rescan -- and the store is sound.  (A server of its own, which this
+    test stops and starts again; ``postgres`` only skips it where none can run.)"""
+    caplog.set_level(logging.WARNING, logger="lifededup.watch")
+    server = Server.start()
+    try:
+        url = server.new_database()
+        root = tmp_path / "archive"
+        write_text(root / "a.txt", seed=1)
+        with watching(tmp_path, root, store_url=url, retry_after=1.0) as reader:
+            server.stop(keep=True)
+            write_text(root / "written while the server was down.txt", seed=2)
+            eventually(lambda: any("could not write to the store" in r.getMessage() for r in caplog.records),
+                       "the watcher reports the server gone and waits for it")
+            server = Server.start(root=server.root)
+            eventually(lambda: set(stored_files(reader)) == files_on_disk(root),
+                       "the file written meanwhile is indexed once the server is back")
+        failed = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+        assert not failed, f"the watcher took the server's absence for a failed file: {failed}"
+        with open_store(url, readonly=True) as reader:
+            sound(reader)
+    finally:
+        server.stop()
 
 
 def test_daemon_start_status_stop_on_a_postgresql_store(tmp_path: Path, pg_url: str) -> None:

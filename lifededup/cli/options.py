@@ -10,7 +10,9 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from lifededup.store import ENV_VAR, Queryable, Readable, StoreError, damage_of, open_reader, open_store
+from lifededup.store import (
+    ENV_VAR, Queryable, Readable, StoreError, damage_of, is_unavailable, open_reader, open_store,
+)
 
 if TYPE_CHECKING:
     from lifededup.store import Store
@@ -80,9 +82,23 @@ def _speaking(opening: Callable[[], R]) -> Iterator[R]:
         raise click.ClickException(str(exc)) from exc
     except Exception as exc:
         _raise_damage(exc, store)
+        _raise_lost_server(exc, store)
         raise
     finally:
         store.close()
+
+
+def _raise_lost_server(exc: Exception, store: Readable) -> None:
+    """A server that stopped or dropped the connection while the command ran
+    (the NAS rebooted), as a message: every transaction is whole or not
+    there at all, so running the command again finishes the work."""
+    if store.location.url is None or not is_unavailable(exc):
+        return
+    said = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    raise click.ClickException(
+        f"lost the store's server, {store.location}: {said[0] if said else type(exc).__name__}. What was "
+        "committed is kept and the store is consistent: run the same command again once the server is back"
+    ) from exc
 
 
 def _raise_damage(exc: Exception, store: Readable) -> None:

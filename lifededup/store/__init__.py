@@ -102,6 +102,7 @@ if TYPE_CHECKING:
         StoreNotFound,
         StoreTooNew,
         UnsupportedStore,
+        is_unavailable,
     )
     from lifededup.store.folders import WatchedFolder, add_folder, items_under, list_folders, mark_scanned, remove_folder
     from lifededup.store.models import FEATURE_COLUMNS
@@ -132,6 +133,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "StoreNotFound": ("lifededup.store.errors", "StoreNotFound"),
     "StoreTooNew": ("lifededup.store.errors", "StoreTooNew"),
     "UnsupportedStore": ("lifededup.store.errors", "UnsupportedStore"),
+    "is_unavailable": ("lifededup.store.errors", "is_unavailable"),
     "WatchedFolder": ("lifededup.store.folders", "WatchedFolder"),
     "add_folder": ("lifededup.store.folders", "add_folder"),
     "items_under": ("lifededup.store.folders", "items_under"),
@@ -202,6 +204,7 @@ __all__ = [
     "StoreDamaged",
     "StoreTooNew",
     "UnsupportedStore",
+    "is_unavailable",
     "WatchedFolder",
     "add_folder",
     "list_folders",

@@ -3,14 +3,17 @@
 Public API
 ----------
 ``Watcher(store, folders, config, stop, *, delay=2.0, rescan_every=3600.0,
-clock=time.monotonic, ignore=(), on_status=None).run()``
+retry_after=30.0, clock=time.monotonic, ignore=(), on_status=None).run()``
     Follows watchdog events in ``folders`` (``WatchedFolder`` rows) until
     ``stop`` is set: first a catch-up scan, then each changed path once it is
     stable (``Debouncer``: no events for ``delay`` seconds and size and mtime
     unchanged, on ``clock``), indexed through ``lifededup.index.run_in_folders``
     over all folders at once (so moves, also from one watched folder to
     another, keep their items; deletions repair clusters); a full rescan every
-    ``rescan_every`` seconds.  ``on_status(WatchStatus)`` hears what it does.
+    ``rescan_every`` seconds.  Work the store refuses -- locked, a full disk,
+    its server down or restarting (``store.is_unavailable``) -- is logged
+    and tried again after ``retry_after`` seconds, the changed paths with
+    it.  ``on_status(WatchStatus)`` hears what it does.
 
 ``Debouncer(delay, clock)``: ``note(path, partner)``, ``settled()``, ``next_due()``.
 

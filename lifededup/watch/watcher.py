@@ -10,27 +10,26 @@ from __future__ import annotations
 
 import logging
 import queue
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy.exc import OperationalError
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from lifededup.index import IndexConfig, run_in_folders
 from lifededup.model import fs_path
-from lifededup.store import Store, StoreDamaged, StoreError, WatchedFolder, damage_of, mark_scanned
+from lifededup.store import Store, StoreDamaged, StoreError, WatchedFolder, damage_of, is_unavailable, mark_scanned
 from lifededup.watch.debounce import Debouncer
 from lifededup.watch.events import Change, Changes
 from lifededup.watch.status import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, WatchStatus
 
 log = logging.getLogger("lifededup.watch")
 
-# A rescan the store refused (locked, disk full) is tried again this soon.
+# Work the store refused (locked, disk full, its server down or restarting)
+# is tried again this soon: a rescan, and the paths that changed meanwhile.
 RETRY_S = 30.0
 # How often the loop wakes with nothing to do, to notice ``stop``.
 _TICK_S = 0.2
@@ -46,6 +45,8 @@ class Watcher:
     stop: threading.Event
     delay: float = DEFAULT_DELAY_S
     rescan_every: float = DEFAULT_RESCAN_S
+    # work the store refused is tried again after this many seconds
+    retry_after: float = RETRY_S
     clock: Callable[[], float] = time.monotonic
     # paths never to react to (the store's own files)
     ignore: tuple[str, ...] = ()
@@ -54,6 +55,8 @@ class Watcher:
     _status: WatchStatus = field(init=False)
     _observer: BaseObserver = field(init=False)
     _watches: dict[str, ObservedWatch] = field(init=False)
+    # no changed path is indexed before this time (clock()): the store refused the last ones
+    _paused_until: float = field(init=False, default=0.0)
 
     def __post_init__(self) -> None:
         self.debouncer = Debouncer(self.delay, self.clock)
@@ -70,7 +73,7 @@ class Watcher:
             next_rescan = self._next_rescan(self.rescan())
             while not self.stop.is_set():
                 self._wait_for_changes(next_rescan)
-                ready = self.debouncer.settled()
+                ready = self.debouncer.settled() if self.clock() >= self._paused_until else []
                 if ready:
                     self._index(ready)
                 if self.clock() >= next_rescan and not self.stop.is_set():
@@ -82,7 +85,7 @@ class Watcher:
             self._report("stopped")
 
     def _next_rescan(self, done: bool) -> float:
-        return self.clock() + (self.rescan_every if done else min(self.rescan_every, RETRY_S))
+        return self.clock() + (self.rescan_every if done else min(self.rescan_every, self.retry_after))
 
     def status(self) -> WatchStatus:
         self._status.pending = len(self.debouncer) + self._changes.qsize()
@@ -157,7 +160,10 @@ class Watcher:
         disks = [self._disk[f.path].rstrip("/") + "/" for f in present]
         mine = [p for p in paths if any(p.startswith(disk) for disk in disks)]
         if mine and not self._run(present, mine):
-            for path in mine:  # try them again once the store lets us
+            # try them again once the store lets us, not before retry_after:
+            # a server down for an hour is not asked every second
+            self._paused_until = self.clock() + self.retry_after
+            for path in mine:
                 self.debouncer.note(path)
 
     def _run(self, folders: list[WatchedFolder], paths: list[str], *, scanned: bool = False) -> bool:
@@ -176,11 +182,11 @@ class Watcher:
                     mark_scanned(self.store, folder.path)
         except StoreDamaged:
             raise  # nothing to retry: the message says how to rebuild it
-        except (StoreError, sqlite3.OperationalError, OperationalError) as exc:
-            log.warning("%s: could not write to the store, will try again: %s",
-                        ", ".join(f.path for f in folders), exc)
-            return False
         except Exception as exc:  # noqa: BLE001 -- one bad path must not stop the watcher (nor loop its restarts)
+            if isinstance(exc, StoreError) or is_unavailable(exc):
+                log.warning("%s: could not write to the store, will try again in %g s: %s",
+                            ", ".join(f.path for f in folders), self.retry_after, exc)
+                return False
             damage = damage_of(exc, self.store.location)
             if damage is not None:
                 raise damage from exc
