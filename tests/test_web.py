@@ -25,6 +25,7 @@ from click.testing import CliRunner  # noqa: E402
 from corpus_store import CorpusStore  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from pg_server import Server  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 from web_samples import PROSE, SCRIPT, hostile_store, prose  # noqa: E402
 
@@ -270,6 +271,29 @@ def test_failures_are_the_cli_failures(corpus: CorpusStore, client: TestClient) 
     item = get(client, f"/items/{failed_id}").text
     assert "No text was extracted" in item and want[0]["status"] in item, "a failed item's page should say why"
     assert "it has no text" in get(client, f"/clusters/{failed_id}.json", 404).json()["error"]
+
+
+def test_a_server_that_stops_under_the_view_is_a_page_that_says_so(postgres: Server, tmp_path: Path) -> None:
+    """The store's server stops while the view runs (the NAS reboots): a page
+    says so (503, the view's own page; the JSON an error), and once the
+    server is back the same page is shown again, without restarting the
+    view.  (A server of its own, which this test stops and starts again.)"""
+    server = Server.start()
+    try:
+        url = server.new_database()
+        (tmp_path / "notes.txt").write_text(PROSE + "\n")
+        with open_store(url) as store:
+            run(store, [tmp_path], IndexConfig(workers=1))
+        with TestClient(create_app(url), base_url=LOCAL) as client:
+            assert "notes.txt" in get(client, "/search?q=river").text
+            server.stop(keep=True)
+            page = get(client, "/search?q=river", 503).text
+            assert "The store cannot be reached" in page and "reload this page once it is back" in page, page
+            assert "cannot be reached" in get(client, "/search.json?q=river", 503).json()["error"]
+            server = Server.start(root=server.root)
+            assert "notes.txt" in get(client, "/search?q=river").text, "the view connects again by itself"
+    finally:
+        server.stop()
 
 
 def test_status_shows_the_daemon_folders_and_last_errors(client: TestClient, state: daemons.DaemonPaths) -> None:

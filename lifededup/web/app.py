@@ -21,7 +21,7 @@ from starlette.staticfiles import StaticFiles
 
 from lifededup.extract.base import KINDS
 from lifededup.search import QuerySyntaxError, syntax_of
-from lifededup.store import ItemDetails, Store, StoreError, clusters, open_store
+from lifededup.store import ItemDetails, Store, StoreError, clusters, is_unavailable, open_store
 from lifededup.watch import daemon as daemons
 from lifededup.web import pages
 from lifededup.web.access import Access, Guard
@@ -220,6 +220,10 @@ class View:
     def error(self, request: Request, exc: Exception) -> Response:
         status = 404 if isinstance(exc, NotFound) else 400 if isinstance(exc, BadRequest) else 500
         message = str(exc)
+        if is_unavailable(exc):  # the store's server stopped (the NAS reboots): the next request connects again
+            said = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+            status, message = 503, (f"the store's server cannot be reached ({said[0] if said else 'no answer'}); "
+                                    "reload this page once it is back")
         if request.url.path.endswith(".json"):
             return JSONResponse({"error": message}, status_code=status)
         return self.html("error.html", status, status=status, message=message)
@@ -241,11 +245,17 @@ def create_app(db: str | Path | None = None, *, access: Access = Access("127.0.0
         yield
         stores.close()
 
+    handlers: dict[Any, Callable[[Request, Exception], Response]] = {
+        NotFound: view.error, BadRequest: view.error, StoreError: view.error, 404: view.not_found}
+    if stores.postgres:  # a server that stops while the view runs
+        import psycopg
+        from sqlalchemy.exc import OperationalError
+
+        handlers.update({psycopg.OperationalError: view.error, OperationalError: view.error})
     app = Starlette(
         routes=view.routes(),
         middleware=[Middleware(Guard, access=access)],
-        exception_handlers={NotFound: view.error, BadRequest: view.error, StoreError: view.error,
-                            404: view.not_found},
+        exception_handlers=handlers,
         lifespan=lifespan,
     )
     app.state.store = stores.location
