@@ -128,6 +128,10 @@ def glob_regex(glob: str) -> str:
     while at < len(glob):
         char = glob[at]
         end = _class_end(glob, at) if char == "[" else -1
+        if char == "[" and end < 0:
+            # SQLite reads a class that never closes as matching no character,
+            # so the whole pattern matches nothing (`'[' GLOB '['` is false)
+            return NO_MATCH
         if char == "*":
             out.append(".*")
         elif char == "?":
@@ -141,9 +145,13 @@ def glob_regex(glob: str) -> str:
     return "".join(out) + "$"
 
 
+# A regular expression no string matches (an empty negative lookahead).
+NO_MATCH = "(?!)"
+
+
 def _class_end(glob: str, start: int) -> int:
     """Where the character class opened at ``start`` closes (a ``]`` right
-    after ``[`` or ``[^`` is a member), or -1: then the ``[`` is itself."""
+    after ``[`` or ``[^`` is a member), or -1: it never closes."""
     at = start + 1
     if glob[at : at + 1] == "^":
         at += 1
