@@ -353,6 +353,10 @@ class StoreRepresentatives(_Admission):
     def _sharing_minima(self, member: Member, least: int, most: int) -> dict[int, int]:
         assert member.sketch is not None
         values = sorted(set(sketch_values(member.sketch).tolist()))
+        if is_postgres(self.conn):
+            rows = self.db.execute(_PG_MINIMA_LOOKUP, {"values": values, "probe": BOILERPLATE_HOLDERS + 1,
+                                                       "bound": BOILERPLATE_HOLDERS, "least": least, "most": most})
+            return {int(r[0]): int(r[1]) for r in rows}
         params: dict[str, int] = {f"v{i}": int(v) for i, v in enumerate(values)}
         params.update(least=int(least), most=int(most))
         rows = self.db.execute(_minima_lookup(len(values), BOILERPLATE_HOLDERS), params)
@@ -413,6 +417,19 @@ def _minima_lookup(count: int, bound: int) -> str:
             f" distinctive AS (SELECT value FROM probe GROUP BY value HAVING count(*) <= {bound})"
             " SELECT item_id, count(*) FROM probe WHERE value IN (SELECT value FROM distinctive)"
             " GROUP BY item_id HAVING count(*) >= :least ORDER BY count(*) DESC LIMIT :most")
+
+
+# The same lookup on PostgreSQL, the values as one array (a probe of each by
+# LATERAL): psycopg neither caches nor prepares a statement of more than 50
+# parameters, so the server parsed and planned the 84 probes of
+# _minima_lookup anew for every insert -- 4.5 ms, against 0.3 ms to run them,
+# most of an insert's time on a small store.
+_PG_MINIMA_LOOKUP = (
+    "WITH probe AS MATERIALIZED (SELECT v.value, k.item_id FROM unnest(CAST(:values AS bigint[])) AS v(value)"
+    " CROSS JOIN LATERAL (SELECT item_id FROM sketch_keys WHERE value = v.value LIMIT :probe) AS k),"
+    " distinctive AS (SELECT value FROM probe GROUP BY value HAVING count(*) <= :bound)"
+    " SELECT item_id, count(*) FROM probe WHERE value IN (SELECT value FROM distinctive)"
+    " GROUP BY item_id HAVING count(*) >= :least ORDER BY count(*) DESC LIMIT :most")
 
 
 @dataclass(frozen=True)
