@@ -4,7 +4,10 @@ failed files, junk and patterns, an interrupted run, and the CLI."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -218,3 +221,42 @@ def test_progress_log_lines_and_bar(capsys: pytest.CaptureFixture[str]) -> None:
     bar.finish()
     shown = capsys.readouterr().err
     assert "2/2" in shown and "2.0 MB" in shown and "that goes on.docx" in shown, shown
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A filesystem of 600 kB (a tmpfs, grown on demand with ``remount``).
+    Mounting needs the privilege to (root in a privileged container, as
+    here); where it is missing the test cannot make a disk fill up, and is
+    skipped with the system's reason."""
+    where = tmp_path / "small disk"
+    where.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(where)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small filesystem here: {mounted.stderr.strip() or mounted.returncode}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "--lazy", str(where)], capture_output=True)
+
+
+def test_a_full_disk_is_one_line_and_the_next_run_finishes(small_disk: Path, tmp_path: Path) -> None:
+    """The disk holding the store fills up while `lifededup index` writes:
+    one line says so, no traceback; once there is room the same command
+    finishes the work, `check` clean."""
+    folder = tmp_path / "docs"
+    for n in range(400):
+        write_text(folder / f"{n}.txt", seed=n)
+    db = small_disk / "store.db"
+    command = [sys.executable, "-m", "lifededup", "index", "--db", str(db), str(folder)]
+    full = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert full.returncode == 1, f"400 texts fit in 600 kB? {full.stdout} {full.stderr}"
+    assert "Error: the disk holding the store is full" in full.stderr and "Traceback" not in full.stderr, full.stderr
+    grown = subprocess.run(["mount", "-o", "remount,size=64m", str(small_disk)], capture_output=True, text=True)
+    assert grown.returncode == 0, grown.stderr
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    checked = subprocess.run([sys.executable, "-m", "lifededup", "check", "--db", str(db)], capture_output=True,
+                             text=True, timeout=300)
+    assert checked.returncode == 0 and "ok: 400 items" in checked.stdout, checked.stdout + checked.stderr

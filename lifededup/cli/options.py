@@ -82,23 +82,10 @@ def _speaking(opening: Callable[[], R]) -> Iterator[R]:
         raise click.ClickException(str(exc)) from exc
     except Exception as exc:
         _raise_damage(exc, store)
-        _raise_lost_server(exc, store)
+        _raise_unavailable(exc, store)
         raise
     finally:
         store.close()
-
-
-def _raise_lost_server(exc: Exception, store: Readable) -> None:
-    """A server that stopped or dropped the connection while the command ran
-    (the NAS rebooted), as a message: every transaction is whole or not
-    there at all, so running the command again finishes the work."""
-    if store.location.url is None or not is_unavailable(exc):
-        return
-    said = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-    raise click.ClickException(
-        f"lost the store's server, {store.location}: {said[0] if said else type(exc).__name__}. What was "
-        "committed is kept and the store is consistent: run the same command again once the server is back"
-    ) from exc
 
 
 def _raise_damage(exc: Exception, store: Readable) -> None:
@@ -111,6 +98,25 @@ def _raise_damage(exc: Exception, store: Readable) -> None:
     damage = damage_of(exc, store.location)
     if damage is not None:
         raise click.ClickException(str(damage)) from exc
+
+
+def _raise_unavailable(exc: Exception, store: Readable) -> None:
+    """The store refusing work for now -- its disk full, its server stopped
+    or gone from under the connection (the NAS reboots) -- as a message:
+    every transaction is whole or not there at all, so running the command
+    again finishes the work."""
+    if not is_unavailable(exc):
+        return
+    lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    said = lines[0] if lines else type(exc).__name__
+    if store.location.url is not None:
+        what, when = f"lost the store's server, {store.location}: {said}", "once the server is back"
+    elif "full" in said:
+        what, when = f"the disk holding the store is full ({store.location}: {said})", "once there is room"
+    else:
+        what, when = f"could not write to the store {store.location}: {said}", "once that is put right"
+    raise click.ClickException(f"{what}. What was committed is kept and the store is consistent: "
+                               f"run the same command again {when}") from exc
 
 
 class Finite(click.FloatRange):
