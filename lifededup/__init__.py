@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import types
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -13,20 +14,28 @@ def lazy_names(package: str, names: Mapping[str, tuple[str, str]]) -> Callable[[
     """A package face's ``__getattr__`` (PEP 562) that imports each of
     ``names`` (name -> (module, attribute)) when it is first used: a command
     that needs a face's light names (an option's default) does not pay for
-    its heavy ones (SQLAlchemy, numpy, watchdog) at start-up."""
+    its heavy ones (SQLAlchemy, numpy, watchdog) at start-up.
+
+    Importing a submodule binds it on its package under its own name, which
+    may be a name of the face (``lifededup.index.run``, the function ``run``
+    of the module ``run``): the face keeps the name's own value instead, as
+    a face that imports everything at once does, whichever is imported first."""
+
+    class Face(types.ModuleType):
+        def __setattr__(self, attribute: str, value: Any) -> None:
+            if isinstance(value, types.ModuleType) and names.get(attribute, ("",))[0] == value.__name__:
+                value = getattr(value, names[attribute][1])
+            super().__setattr__(attribute, value)
+
+    sys.modules[package].__class__ = Face
 
     def __getattr__(name: str) -> Any:
         if name not in names:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        wanted = names[name][0]
-        loaded = importlib.import_module(wanted)
-        # every name of that module at once: importing a submodule binds its
-        # own name on the package (``lifededup.index.run``), which the
-        # function of that name must cover again
-        for other, (module, attribute) in names.items():
-            if module == wanted:
-                setattr(sys.modules[package], other, getattr(loaded, attribute))
-        return getattr(sys.modules[package], name)
+        module, attribute = names[name]
+        value = getattr(importlib.import_module(module), attribute)
+        setattr(sys.modules[package], name, value)
+        return value
 
     return __getattr__
 

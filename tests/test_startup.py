@@ -46,11 +46,13 @@ def test_help_loads_no_command() -> None:
 HEAVY = {"sqlalchemy", "alembic", "numpy", "watchdog", "rapidfuzz"}
 
 
-@pytest.mark.parametrize("command", [["index"], ["watch"], ["folders", "add"], ["daemon", "start"]])
-def test_the_indexers_and_watchers_help_loads_neither_the_store_nor_the_watcher(command: list[str]) -> None:
+@pytest.mark.parametrize("command", [["index"], ["watch"], ["folders", "add"], ["daemon", "start"], ["stats"],
+                                     ["verify"]])
+def test_the_help_of_index_watch_and_reports_loads_no_engine(command: list[str]) -> None:
     modules = imported_after([*command, "--help"])
     heavy = {m for m in modules if m.split(".")[0] in HEAVY}
-    engine = modules & {"lifededup.index.run", "lifededup.watch.watcher", "lifededup.store.store"}
+    engine = modules & {"lifededup.index.run", "lifededup.watch.watcher", "lifededup.store.store",
+                        "lifededup.report.stats", "lifededup.report.verify"}
     assert not heavy and not engine, f"`lifededup {' '.join(command)} --help` imported {sorted(heavy | engine)[:8]}"
 
 
@@ -62,6 +64,23 @@ def test_daemon_status_reads_its_files_alone(tmp_path: Path) -> None:
     engine = modules & {"lifededup.index.run", "lifededup.watch.watcher", "lifededup.store.store"}
     assert "lifededup.watch.daemon" in modules, "`daemon status` never read the daemon's files: what did it do?"
     assert not heavy and not engine, f"`lifededup daemon status` imported {sorted(heavy | engine)[:8]}"
+
+
+def test_a_lazy_faces_names_are_what_they_name_whichever_is_imported_first() -> None:
+    """``lifededup.index.run`` is a function and a module of the same name:
+    importing the module first (as code reaching for one of its other names
+    does) must not leave the module where the face's function belongs."""
+    program = (
+        "import types\n"
+        "import lifededup.index.run, lifededup.report.stats, lifededup.report.verify, lifededup.watch.watcher\n"
+        "from lifededup.index import run\n"
+        "from lifededup.report import stats, verify\n"
+        "from lifededup.watch import Watcher\n"
+        "print(*[type(x).__name__ for x in (run, stats, verify, Watcher)])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["function", "function", "function", "type"], done.stdout
 
 
 def test_version_is_the_installed_packages() -> None:

@@ -7,26 +7,18 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from lifededup.cli import main
 from lifededup.cli.options import Finite, db_option, opened_store
-from lifededup.report import (
-    ALL_PAIRS_MAX,
-    PAPER_KINDS,
-    TOTAL,
-    PlotUnavailable,
-    StatsReport,
-    VerifyReport,
-    plot_stats,
-    plot_verify,
-    require_matplotlib,
-    stats,
-    verify,
-)
-from lifededup.store import Store
+from lifededup.report import PAPER_KINDS, TOTAL, PlotUnavailable, plot_stats, plot_verify, require_matplotlib
+
+# the reports (the clustering engine, numpy) are imported by the commands that run them, not for --help
+if TYPE_CHECKING:
+    from lifededup.report import StatsReport, VerifyReport
+    from lifededup.store import Store
 
 # Width of the longest histogram bar, in characters.
 BAR = 40
@@ -101,6 +93,8 @@ def stats_command(idf: tuple[float, ...], as_json: bool, plot_path: Path | None,
     """
     if plot_path is not None:
         _can_plot()  # before the work, not after it
+    from lifededup.report import stats
+
     with opened_store(db, readonly=True) as store:
         report = stats(store, idf)
     if as_json:
@@ -169,6 +163,8 @@ def verify_command(threshold: float, clustering: str, as_json: bool, plot_path: 
     """
     if plot_path is not None:
         _can_plot()
+    from lifededup.report import verify
+
     with opened_store(db, readonly=True) as store:
         report = verify(store, threshold=threshold / 100, clustering=clustering)  # type: ignore[arg-type]
         names = _names(store, report)
@@ -190,6 +186,8 @@ def _names(store: Store, report: VerifyReport) -> dict[int, str]:
 
 
 def _print_verify(report: VerifyReport, names: dict[int, str]) -> None:
+    from lifededup.report import ALL_PAIRS_MAX
+
     click.echo(f"Word edit distance within clusters ({report.clustering})")
     members = len(report.to_representative)
     click.echo(f"{report.clusters:,} clusters of two or more items, {members:,} members besides their "

@@ -25,18 +25,33 @@ Public API:
     ``cluster_store_apart(store, methods)`` the store's own fingerprints.
 """
 
+from typing import TYPE_CHECKING
+
+from lifededup import lazy_names
 from lifededup.report.counts import PAPER_KINDS, TOTAL, Counts, Member, Table1, table1, table2
 from lifededup.report.plot import PlotUnavailable, plot_stats, plot_verify, require_matplotlib
-from lifededup.report.apart import Fingerprinted, cluster_apart, cluster_store_apart
-from lifededup.report.stats import Column, StatsReport, document_frequencies, stats
-from lifededup.report.verify import (
-    ALL_PAIRS_MAX,
-    DEFAULT_THRESHOLD,
-    ClusterCheck,
-    Clustering,
-    VerifyReport,
-    verify,
-)
+
+# The reports themselves (the store's clustering engine, numpy, rapidfuzz)
+# are imported when first used: `stats --help` and `verify --help` start
+# without them.
+if TYPE_CHECKING:
+    from lifededup.report.apart import Fingerprinted, cluster_apart, cluster_store_apart
+    from lifededup.report.stats import Column, StatsReport, document_frequencies, stats
+    from lifededup.report.verify import (
+        ALL_PAIRS_MAX,
+        DEFAULT_THRESHOLD,
+        ClusterCheck,
+        Clustering,
+        VerifyReport,
+        verify,
+    )
+
+__getattr__ = lazy_names(__name__, {
+    **{name: ("lifededup.report.apart", name) for name in ("Fingerprinted", "cluster_apart", "cluster_store_apart")},
+    **{name: ("lifededup.report.stats", name) for name in ("Column", "StatsReport", "document_frequencies", "stats")},
+    **{name: ("lifededup.report.verify", name) for name in ("ALL_PAIRS_MAX", "DEFAULT_THRESHOLD", "ClusterCheck",
+                                                            "Clustering", "VerifyReport", "verify")},
+})
 
 __all__ = [
     "ALL_PAIRS_MAX", "Clustering", "ClusterCheck", "Column", "Counts", "DEFAULT_THRESHOLD", "Fingerprinted",

@@ -4,11 +4,13 @@ matplotlib is an optional extra: ``pip install "lifededup[plot]"``."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lifededup.report.counts import PAPER_KINDS, TOTAL
-from lifededup.report.stats import StatsReport
-from lifededup.report.verify import VerifyReport
+
+if TYPE_CHECKING:  # types only: the reports themselves stand on the store's engine and numpy
+    from lifededup.report.stats import StatsReport
+    from lifededup.report.verify import VerifyReport
 
 
 class PlotUnavailable(RuntimeError):
