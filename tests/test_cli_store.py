@@ -235,3 +235,37 @@ def test_store_errors_are_messages(tmp_path: Path) -> None:
     assert "no store at" in out, out
     out = run("sql", "SELECT 1", "--db", "mysql://x/y", code=1)
     assert "SQLite" in out, out
+
+
+def test_recluster_on_a_terminal_shows_its_progress_and_in_a_pipe_only_its_result(db: str) -> None:
+    """A real terminal (a pseudo-terminal) for stderr: the bar of the texts
+    placed; a pipe: the one line of the result, no bar."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    command = [sys.executable, "-m", "lifededup", "recluster", "--db", db]
+    controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a terminal 100 columns wide
+    try:
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=terminal, timeout=120)
+        os.close(terminal)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:  # the terminal is closed and read to its end
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(controller)
+    assert done.returncode == 0 and b"reclustered (conservative" in done.stdout, done.stdout
+    assert b"placing texts" in shown and b"/5.00 " in shown, shown  # of the five texts with text
+    piped = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0 and piped.stderr == "", piped.stderr

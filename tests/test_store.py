@@ -386,3 +386,21 @@ def test_check_finds_sketch_keys_that_are_not_their_representatives_sketch(store
     assert found.get("sketch-keys") == sorted([first, member]), f"{found}: want {first} and {member}, not {other}"
     store.recluster()
     sound(store)
+
+
+def test_recluster_tells_how_many_texts_it_has_placed(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``recluster(progress=...)`` hears (placed, of) from 0 to every text,
+    never going back: what the command's bar shows on a terminal."""
+    from lifededup.store import clustering
+
+    monkeypatch.setattr(clustering, "PROGRESS_EVERY", 2)  # a report every two texts, on a store of seven
+    with store.transaction():
+        for n in range(5):
+            add(store, f"/a/{n}.txt", prose(10 + n, 80))
+        add(store, "/a/copy.txt", prose(10, 80))
+        add(store, "/a/draft.txt", revised(prose(11, 80), 3, changes=2))
+    heard: list[tuple[int, int]] = []
+    store.recluster(progress=lambda placed, of: heard.append((placed, of)))
+    assert heard[0] == (0, 7) and heard[-1] == (7, 7), heard
+    assert [p for p, _ in heard] == sorted(p for p, _ in heard) and len(heard) >= 4, heard
+    sound(store)

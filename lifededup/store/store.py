@@ -6,7 +6,7 @@ representative)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -291,11 +291,13 @@ class Store:
                                          {"old": old, "new": new, "machine": self.machine})
             return int(moved.rowcount)
 
-    def recluster(self, method: Method = "conservative", rule: Rule | str | None = None) -> None:
+    def recluster(self, method: Method = "conservative", rule: Rule | str | None = None, *,
+                  progress: Callable[[int, int], None] | None = None) -> None:
         """Rebuild every cluster from the fingerprints, in an order that
         depends on the texts alone (the canonical clusters); later writes
         keep using ``method`` and ``rule`` (a :class:`Rule` or its spec,
-        ``verified[:PERCENT]`` or ``features``; None keeps the store's)."""
+        ``verified[:PERCENT]`` or ``features``; None keeps the store's).
+        ``progress(placed, of)``: how many texts are placed, now and then."""
         if method not in METHODS:
             raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
         chosen = Rule.parse(rule) if isinstance(rule, str) else rule
@@ -303,7 +305,7 @@ class Store:
             self._set_param(conn, _CLUSTER_METHOD, method)
             if chosen is not None:
                 self._set_param(conn, _CLUSTER_RULE, json.loads(chosen.to_json()))
-            clustering.recluster(conn, self._clustering(conn))
+            clustering.recluster(conn, self._clustering(conn), progress)
 
     def execute(self, sql: str, params: dict[str, object] | None = None) -> tuple[list[str], list[tuple[object, ...]]]:
         """Run one SQL statement as given; return column names and rows.
