@@ -4,10 +4,17 @@ column documented, every SQL example and command run against a real store."""
 from __future__ import annotations
 
 import csv
+import fcntl
 import io
 import json
+import os
+import pty
 import re
 import shlex
+import struct
+import subprocess
+import sys
+import termios
 from pathlib import Path
 
 import pytest
@@ -237,20 +244,11 @@ def test_store_errors_are_messages(tmp_path: Path) -> None:
     assert "SQLite" in out, out
 
 
-def test_recluster_on_a_terminal_shows_its_progress_and_in_a_pipe_only_its_result(db: str) -> None:
-    """A real terminal (a pseudo-terminal) for stderr: the bar of the texts
-    placed; a pipe: the one line of the result, no bar."""
-    import fcntl
-    import os
-    import pty
-    import struct
-    import subprocess
-    import sys
-    import termios
-
-    command = [sys.executable, "-m", "lifededup", "recluster", "--db", db]
+def on_a_terminal(command: list[str]) -> tuple[subprocess.CompletedProcess[bytes], bytes]:
+    """Run ``command`` with stderr on a real (pseudo-)terminal 100 columns
+    wide: the process, and what the terminal was shown."""
     controller, terminal = pty.openpty()
-    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a terminal 100 columns wide
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
     try:
         done = subprocess.run(command, stdout=subprocess.PIPE, stderr=terminal, timeout=120)
         os.close(terminal)
@@ -265,7 +263,29 @@ def test_recluster_on_a_terminal_shows_its_progress_and_in_a_pipe_only_its_resul
             shown += chunk
     finally:
         os.close(controller)
+    return done, shown
+
+
+def test_recluster_on_a_terminal_shows_its_progress_and_in_a_pipe_only_its_result(db: str) -> None:
+    """A terminal for stderr: the bar of the texts placed; a pipe: the one
+    line of the result, no bar."""
+    command = [sys.executable, "-m", "lifededup", "recluster", "--db", db]
+    done, shown = on_a_terminal(command)
     assert done.returncode == 0 and b"reclustered (conservative" in done.stdout, done.stdout
     assert b"placing texts" in shown and b"/5.00 " in shown, shown  # of the five texts with text
+    piped = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0 and piped.stderr == "", piped.stderr
+
+
+def test_check_on_a_terminal_says_what_it_checks_and_in_a_pipe_only_its_result(any_db: str) -> None:
+    """Each part of `check` as it starts, on a terminal (minutes at a million
+    items); in a pipe, only the result."""
+    command = [sys.executable, "-m", "lifededup", "check", "--db", any_db]
+    done, shown = on_a_terminal(command)
+    assert done.returncode == 0 and b"ok: 7 items" in done.stdout, done.stdout
+    said = shown.decode()
+    for part in ("the cluster invariants", "the sketch keys", "the search index"):
+        assert f"checking {part}..." in said, said
+    assert ("checking every item's search words" in said) == any_db.startswith("postgresql"), said
     piped = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert piped.returncode == 0 and piped.stderr == "", piped.stderr
