@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:  # numpy and rapidfuzz are imported where used: a search never needs them
@@ -139,13 +140,18 @@ def estimate_resemblance(a: bytes, b: bytes, features: int) -> float:
     return both / left.size
 
 
+# A text's words as verification compares them: the words themselves, or
+# (as the store's clustering keeps them, ``clustering._words_of``) one 64-bit
+# hash a word -- any sequence whose equal items are equal words.
+Words = Sequence[Hashable]
+
 # Above this many words in the longer text, a bag-of-words lower bound is
 # checked before the edit distance (it costs one pass; the edit distance
 # costs the product of the lengths).
 _BAG_CHECK_WORDS = 2_000
 
 
-def _bag_distance(left: list[str], right: list[str]) -> int:
+def _bag_distance(left: Words, right: Words) -> int:
     """A lower bound of the word edit distance: the words of one text the
     other lacks (as multisets), the larger side.  An edit removes at most
     one word of either side's surplus, so no alignment needs fewer edits."""
@@ -156,7 +162,7 @@ def _bag_distance(left: list[str], right: list[str]) -> int:
     return max(extra, extra - (len(left) - len(right)))
 
 
-def bounded_word_distance(left: list[str], right: list[str], bound: float) -> float | None:
+def bounded_word_distance(left: Words, right: Words, bound: float) -> float | None:
     """Word edit distance as a share of the longer text, or None when it is
     over ``bound``.  Lower bounds first, so far-apart texts cost little: the
     length difference, then on long texts the multiset difference of their
@@ -175,7 +181,7 @@ def bounded_word_distance(left: list[str], right: list[str], bound: float) -> fl
     return None if distance > allowed else distance / longest
 
 
-def measure(a_sketch: bytes | None, b_sketch: bytes | None, a_words: list[str], b_words: list[str],
+def measure(a_sketch: bytes | None, b_sketch: bytes | None, a_words: Words, b_words: Words,
             features: int, rule: Rule) -> Similarity | None:
     """The similarity of two texts if ``rule`` admits one beside the other,
     else None (refused).  Without sketches (short texts) the resemblance
@@ -189,7 +195,7 @@ def measure(a_sketch: bytes | None, b_sketch: bytes | None, a_words: list[str], 
     return None if distance is None else Similarity(resemblance, distance)
 
 
-def measure_any(a_sketch: bytes | None, b_sketch: bytes | None, a_words: list[str], b_words: list[str],
+def measure_any(a_sketch: bytes | None, b_sketch: bytes | None, a_words: Words, b_words: Words,
                 features: int, bound: float) -> Similarity:
     """The similarity of two texts a rule admitted without verifying, so
     that a member still shows its closeness; beyond ``bound`` the word
