@@ -404,3 +404,34 @@ def test_recluster_tells_how_many_texts_it_has_placed(store: Store, monkeypatch:
     assert heard[0] == (0, 7) and heard[-1] == (7, 7), heard
     assert [p for p, _ in heard] == sorted(p for p, _ in heard) and len(heard) >= 4, heard
     sound(store)
+
+
+def test_a_store_refusing_for_now_is_told_from_a_statement_that_is_wrong(tmp_path: Path) -> None:
+    """``is_unavailable``: SQLite locked by another writer is a refusal for
+    now (the watcher waits and tries again); a table that does not exist is
+    not (waiting would not help), bare or wrapped by SQLAlchemy."""
+    import sqlite3
+
+    from sqlalchemy import create_engine
+    from sqlalchemy.exc import OperationalError
+
+    from lifededup.store import is_unavailable
+
+    db = tmp_path / "locked.db"
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("CREATE TABLE t (x)")
+    holder.execute("BEGIN IMMEDIATE")
+    waiting = sqlite3.connect(db, timeout=0, isolation_level=None)
+    with pytest.raises(sqlite3.OperationalError) as locked:
+        waiting.execute("BEGIN IMMEDIATE")
+    with pytest.raises(sqlite3.OperationalError) as missing:
+        waiting.execute("SELECT * FROM no_such_table")
+    engine = create_engine(f"sqlite:///{tmp_path / 'other.db'}")
+    with pytest.raises(OperationalError) as wrapped, engine.connect() as conn:
+        conn.exec_driver_sql("SELECT * FROM no_such_table")
+    assert is_unavailable(locked.value), f"{locked.value} is the store busy for now"
+    assert not is_unavailable(missing.value) and not is_unavailable(wrapped.value), "a wrong statement waits for nothing"
+    holder.execute("ROLLBACK")
+    holder.close()
+    waiting.close()
+    engine.dispose()

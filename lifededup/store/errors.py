@@ -39,9 +39,17 @@ class MissingIndex(StoreError):
     ``lifededup check`` names it and the statement that makes it again."""
 
 
+# SQLite's primary result codes for a store it cannot use for now: another
+# writer past the busy timeout (BUSY, LOCKED), a disk gone read-only, away
+# or failing (READONLY, IOERR, CANTOPEN: an unplugged drive), a full disk
+# (FULL).  Its other errors -- no such table, a syntax error -- pass with no
+# waiting, and a damaged file is StoreDamaged (opening.damage_of).
+_SQLITE_FOR_NOW = frozenset({5, 6, 8, 10, 13, 14})
+
+
 def is_unavailable(exc: BaseException) -> bool:
     """Whether ``exc`` says the store cannot be used just now -- SQLite locked
-    past its busy timeout or its disk full, a PostgreSQL server down,
+    past its busy timeout, its disk full or away, a PostgreSQL server down,
     restarting or gone from under a connection -- so that the same work may
     succeed later (the watcher tries it again rather than drop it).  The
     driver's own error counts as SQLAlchemy's wrapping of it: the write path
@@ -50,11 +58,12 @@ def is_unavailable(exc: BaseException) -> bool:
     import sqlite3
     import sys
 
-    if isinstance(exc, sqlite3.OperationalError):
-        return True
-    # looked up, not imported: neither library is loaded unless a store used it
-    for module, name in (("sqlalchemy.exc", "OperationalError"), ("psycopg", "OperationalError")):
-        loaded = sys.modules.get(module)
-        if loaded is not None and isinstance(exc, getattr(loaded, name)):
-            return True
-    return False
+    wrapped = sys.modules.get("sqlalchemy.exc")  # looked up, not imported: loaded only if a store used it
+    if wrapped is not None and isinstance(exc, wrapped.DBAPIError) and exc.orig is not None:
+        exc = exc.orig
+    if isinstance(exc, sqlite3.Error):
+        code = getattr(exc, "sqlite_errorcode", None)
+        return isinstance(code, int) and code & 0xFF in _SQLITE_FOR_NOW
+    psycopg = sys.modules.get("psycopg")
+    # the server's connection, resource and shutdown errors (classes 08, 53, 57, 58)
+    return psycopg is not None and isinstance(exc, psycopg.OperationalError)
