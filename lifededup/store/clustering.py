@@ -93,7 +93,7 @@ class _WordCache:
                 self._held -= len(self._lists.popitem(last=False)[1])
 
 
-# 32 MB of words, 8 bytes each (a hash, see words_of): a few hundred long
+# 32 MB of words, 8 bytes each (a hash, see _words_of): a few hundred long
 # manuals, or tens of thousands of letters.  As lists of str the same
 # memory held 400,000 words, and recluster over 100,000 real texts read and
 # split each text again four times over: 52 s, against 35 s with ten
