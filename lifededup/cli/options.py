@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import sqlite3
 import sys
@@ -76,6 +77,13 @@ def _speaking(opening: Callable[[], R]) -> Iterator[R]:
         store = opening()
     except StoreError as exc:
         raise click.ClickException(str(exc)) from exc
+    if store.location.url is not None and not logging.getLogger().handlers:
+        # psycopg logs what it ignores while closing a connection the server
+        # dropped ("error ignored terminating <psycopg.Pipeline [BAD]>"):
+        # with no logging set up, Python would print that above the one line
+        # that says what happened.  (`watch` sets logging up: there it goes
+        # to the log.)
+        logging.getLogger("psycopg").addHandler(logging.NullHandler())
     try:
         yield store
     except StoreError as exc:
