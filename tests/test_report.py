@@ -333,3 +333,26 @@ def test_without_matplotlib_the_message_says_what_to_install(corpus: CorpusStore
         plot_verify(report, tmp_path / "x.png")
     result = CliRunner().invoke(main, ["verify", "--plot", str(tmp_path / "x.png"), "--db", str(corpus.db)])
     assert result.exit_code == 1 and 'pip install "lifededup[plot]"' in result.output, result.output
+
+
+def test_a_member_exactly_at_the_bound_counts_in_the_bar_that_ends_there(tmp_path: Path) -> None:
+    """A member 30% of its words from its representative is within the 30%
+    bound: the histogram counts it in the 25%-30% bar, not 30%-35% (which
+    read as over the bound beside "largest distance: 30.0%")."""
+    words = prose(7, 100).split()
+    member = list(words)
+    for place in range(0, 100, 10):  # 30 of the 100 words replaced, three in every ten
+        member[place : place + 3] = ["changedword"] * 3
+    rep_text, member_text = " ".join(words), " ".join(member)
+    assert word_edit_distance(word_stream(rep_text), word_stream(member_text)) == pytest.approx(0.30)
+    db = str(tmp_path / "bound.db")
+    with open_store(db) as store:
+        rep = store.upsert_item(ItemRecord("/a/report.txt", text=rep_text), fp(rep_text))
+        near = store.upsert_item(ItemRecord("/a/report v2.txt", text=member_text), fp(member_text))
+        with store.transaction():  # placed by hand beside the representative, as a looser rule might have
+            store.execute("UPDATE clusters SET cluster_id = :rep WHERE item_id = :near", {"rep": rep, "near": near})
+        report = verify(store)
+    assert report.to_representative == [pytest.approx(0.30)], report.to_representative
+    assert [n for _, _, n in report.histogram()][5:7] == [1, 0], report.histogram()
+    shown = CliRunner().invoke(main, ["verify", "--db", db])
+    assert shown.exit_code == 0 and "25%-30%  | " in shown.output and "30%-35%" not in shown.output, shown.output

@@ -186,7 +186,7 @@ def _names(store: Store, report: VerifyReport) -> dict[int, str]:
 
 
 def _print_verify(report: VerifyReport, names: dict[int, str]) -> None:
-    from lifededup.report import ALL_PAIRS_MAX
+    from lifededup.report import ALL_PAIRS_MAX, histogram_bin
 
     click.echo(f"Word edit distance within clusters ({report.clustering})")
     members = len(report.to_representative)
@@ -199,7 +199,7 @@ def _print_verify(report: VerifyReport, names: dict[int, str]) -> None:
     bins = report.histogram()
     top = max(n for _, _, n in bins)
     # every bin up to the threshold's and the last one used; the empty rest in one line
-    last = max([i for i, (_, _, n) in enumerate(bins) if n] + [min(int(report.threshold * len(bins)), len(bins) - 1)])
+    last = max([i for i, (_, _, n) in enumerate(bins) if n] + [histogram_bin(report.threshold, len(bins))])
     click.echo("member to representative:")
     for low, high, n in bins[: last + 1]:
         bar = "#" * max(1, round(n / top * BAR)) if n else ""

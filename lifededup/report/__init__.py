@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         ClusterCheck,
         Clustering,
         VerifyReport,
+        histogram_bin,
         verify,
     )
 
@@ -50,12 +51,12 @@ __getattr__ = lazy_names(__name__, {
     **{name: ("lifededup.report.apart", name) for name in ("Fingerprinted", "cluster_apart", "cluster_store_apart")},
     **{name: ("lifededup.report.stats", name) for name in ("Column", "StatsReport", "document_frequencies", "stats")},
     **{name: ("lifededup.report.verify", name) for name in ("ALL_PAIRS_MAX", "DEFAULT_THRESHOLD", "ClusterCheck",
-                                                            "Clustering", "VerifyReport", "verify")},
+                                                            "Clustering", "VerifyReport", "histogram_bin", "verify")},
 })
 
 __all__ = [
     "ALL_PAIRS_MAX", "Clustering", "ClusterCheck", "Column", "Counts", "DEFAULT_THRESHOLD", "Fingerprinted",
     "Member", "PAPER_KINDS", "PlotUnavailable", "StatsReport", "TOTAL", "Table1", "VerifyReport", "cluster_apart",
     "cluster_store_apart", "document_frequencies", "plot_stats", "plot_verify", "require_matplotlib", "stats", "table1",
-    "table2", "verify",
+    "table2", "verify", "histogram_bin",
 ]

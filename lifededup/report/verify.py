@@ -19,6 +19,7 @@ paper's measure; 30% is its bound for conservative clustering (Figure 4).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -71,6 +72,13 @@ class ClusterCheck:
                 "pair": list(self.pair), "exact": self.exact, "upper_bound": self.upper_bound}
 
 
+def histogram_bin(share: float, bins: int) -> int:
+    """The bin of ``bins`` equal ones over 0..1 that holds ``share``: the
+    one whose high it is at most (a share a hair over a boundary by the
+    float's rounding, 0.35 * 20, still counts at the boundary)."""
+    return min(max(math.ceil(share * bins - 1e-9) - 1, 0), bins - 1)
+
+
 @dataclass(frozen=True)
 class VerifyReport:
     clustering: str
@@ -100,10 +108,12 @@ class VerifyReport:
 
     def histogram(self, bins: int = 20) -> list[tuple[float, float, int]]:
         """``(low, high, count)`` of the member-to-representative distances,
-        ``bins`` equal bins over 0..100%."""
+        ``bins`` equal bins over 0..100%, each holding the distances above its
+        low up to its high (the first from 0): a member exactly at the 30%
+        bound counts in the bar that ends there, as the bound admits it."""
         counts = [0] * bins
         for d in self.to_representative:
-            counts[min(int(d * bins), bins - 1)] += 1
+            counts[histogram_bin(d, bins)] += 1
         return [(i / bins, (i + 1) / bins, n) for i, n in enumerate(counts)]
 
     def to_dict(self) -> dict[str, Any]:
