@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from lifededup.store import (
-    ENV_VAR, Queryable, Readable, StoreError, damage_of, is_unavailable, open_reader, open_store,
+    ENV_VAR, Queryable, Readable, StoreError, damage_of, driver_said, is_unavailable, open_reader, open_store,
 )
 
 if TYPE_CHECKING:
@@ -115,8 +115,7 @@ def _raise_unavailable(exc: Exception, store: Readable) -> None:
     again finishes the work."""
     if not is_unavailable(exc):
         return
-    lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-    said = lines[0] if lines else type(exc).__name__
+    said = driver_said(exc).partition("\n")[0] or type(exc).__name__
     if store.location.url is not None:
         what, when = f"lost the store's server, {store.location}: {said}", "once the server is back"
     elif "full" in said:

@@ -102,6 +102,7 @@ if TYPE_CHECKING:
         StoreNotFound,
         StoreTooNew,
         UnsupportedStore,
+        driver_said,
         is_unavailable,
     )
     from lifededup.store.folders import WatchedFolder, add_folder, items_under, list_folders, mark_scanned, remove_folder
@@ -133,6 +134,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "StoreNotFound": ("lifededup.store.errors", "StoreNotFound"),
     "StoreTooNew": ("lifededup.store.errors", "StoreTooNew"),
     "UnsupportedStore": ("lifededup.store.errors", "UnsupportedStore"),
+    "driver_said": ("lifededup.store.errors", "driver_said"),
     "is_unavailable": ("lifededup.store.errors", "is_unavailable"),
     "WatchedFolder": ("lifededup.store.folders", "WatchedFolder"),
     "add_folder": ("lifededup.store.folders", "add_folder"),
@@ -204,6 +206,7 @@ __all__ = [
     "StoreDamaged",
     "StoreTooNew",
     "UnsupportedStore",
+    "driver_said",
     "is_unavailable",
     "WatchedFolder",
     "add_folder",

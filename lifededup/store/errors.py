@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 
 class StoreError(Exception):
     """Base class: a store problem a person can act on (the message says how)."""
@@ -47,6 +49,19 @@ class MissingIndex(StoreError):
 _SQLITE_FOR_NOW = frozenset({5, 6, 8, 10, 13, 14})
 
 
+def driver_error(exc: BaseException) -> BaseException:
+    """The driver's own exception: SQLAlchemy's wrapper of it looked through
+    (SQLAlchemy looked up, not imported: it is loaded only if a store used it)."""
+    wrapped = sys.modules.get("sqlalchemy.exc")
+    orig = getattr(exc, "orig", None) if wrapped is not None and isinstance(exc, wrapped.DBAPIError) else None
+    return orig if isinstance(orig, BaseException) else exc
+
+
+def driver_said(exc: BaseException) -> str:
+    """What the database said, in the driver's words (a message to show)."""
+    return str(driver_error(exc)).strip()
+
+
 def is_unavailable(exc: BaseException) -> bool:
     """Whether ``exc`` says the store cannot be used just now -- SQLite locked
     past its busy timeout, its disk full or away, a PostgreSQL server down,
@@ -56,11 +71,8 @@ def is_unavailable(exc: BaseException) -> bool:
     runs on the driver's cursors, and a pool that cannot connect raises the
     driver's error as it is."""
     import sqlite3
-    import sys
 
-    wrapped = sys.modules.get("sqlalchemy.exc")  # looked up, not imported: loaded only if a store used it
-    if wrapped is not None and isinstance(exc, wrapped.DBAPIError) and exc.orig is not None:
-        exc = exc.orig
+    exc = driver_error(exc)
     if isinstance(exc, sqlite3.Error):
         code = getattr(exc, "sqlite_errorcode", None)
         return isinstance(code, int) and code & 0xFF in _SQLITE_FOR_NOW

@@ -38,7 +38,7 @@ from typing import Any, Protocol
 from sqlalchemy import Connection, Table, inspect
 
 from lifededup.store.dialect import driver_errors, is_postgres
-from lifededup.store.errors import StoreError
+from lifededup.store.errors import StoreError, driver_said
 from lifededup.store.models import Base
 from lifededup.store.store import Store
 
@@ -118,7 +118,7 @@ def copy_store(source: Store, target: Store, *, replace: bool = False,
             _continue_sequences(reading, writing)
             _recount(writing, rows, target)
     except driver_errors() as exc:
-        reason = str(getattr(exc, "orig", None) or exc).strip()
+        reason = driver_said(exc)
         # the target's indexes and trigger are set aside while rows arrive: the owner's right
         hint = ("; move it as the role that owns the target's tables (the one that made the store)"
                 if "must be owner" in reason else "")

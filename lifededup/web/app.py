@@ -21,7 +21,7 @@ from starlette.staticfiles import StaticFiles
 
 from lifededup.extract.base import KINDS
 from lifededup.search import QuerySyntaxError, syntax_of
-from lifededup.store import ItemDetails, Store, StoreError, clusters, is_unavailable, open_store
+from lifededup.store import ItemDetails, Store, StoreError, clusters, driver_said, is_unavailable, open_store
 from lifededup.watch import daemon as daemons
 from lifededup.web import pages
 from lifededup.web.access import Access, Guard
@@ -221,9 +221,8 @@ class View:
         status = 404 if isinstance(exc, NotFound) else 400 if isinstance(exc, BadRequest) else 500
         message = str(exc)
         if is_unavailable(exc):  # the store's server stopped (the NAS reboots): the next request connects again
-            said = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-            status, message = 503, (f"the store's server cannot be reached ({said[0] if said else 'no answer'}); "
-                                    "reload this page once it is back")
+            said = driver_said(exc).partition("\n")[0] or "no answer"
+            status, message = 503, f"the store's server cannot be reached ({said}); reload this page once it is back"
         if request.url.path.endswith(".json"):
             return JSONResponse({"error": message}, status_code=status)
         return self.html("error.html", status, status=status, message=message)
