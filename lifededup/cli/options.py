@@ -83,7 +83,9 @@ def _speaking(opening: Callable[[], R]) -> Iterator[R]:
         # with no logging set up, Python would print that above the one line
         # that says what happened.  (`watch` sets logging up: there it goes
         # to the log.)
-        logging.getLogger("psycopg").addHandler(logging.NullHandler())
+        quiet = logging.getLogger("psycopg")
+        if not quiet.handlers:  # once a process, however many stores it opens
+            quiet.addHandler(logging.NullHandler())
     try:
         yield store
     except StoreError as exc:
