@@ -16,7 +16,7 @@ from store_samples import fp, prose
 from test_store import sound
 
 from lifededup.search import search
-from lifededup.store import ItemRecord, StoreTooNew, open_store
+from lifededup.store import ItemRecord, MachineTaken, StoreTooNew, list_machines, open_store
 from lifededup.store.similarity import sketch_values
 from lifededup.store.models import Base
 from lifededup.store import Store
@@ -461,3 +461,26 @@ def test_0012_indexes_the_members_that_are_not_representatives(store_url: str) -
     downgrade_to(store_url, "0011")
     with open_store(store_url, readonly=True, migrate=False) as store:
         assert "ix_clusters_members" not in catalog(store, "indexes", "clusters")
+
+
+def test_0013_keeps_the_machines_and_the_first_writer_claims_each(store_url: str) -> None:
+    """A store at 0012 with two machines' items: after 0013 both are listed,
+    unclaimed; the first computer to write as one claims it, and on a server
+    another computer is then refused that name; and back down."""
+    upgrade_to(store_url, "0012")
+    write_clustered(store_url, [(1, "laptop", "/home/me/a.txt", "lighthouse keeper"),
+                                (2, "nas", "/srv/a.txt", "lighthouse keeper")], [(1, 1), (2, 1)])
+    upgrade_to(store_url, "0013")
+    with open_store(store_url, machine="laptop", identity="the laptop") as store:
+        assert [(m.name, m.claimed_at, m.items) for m in list_machines(store)] == [("laptop", None, 1), ("nas", None, 1)]
+        store.upsert_item(ItemRecord(path="/home/me/b.txt"), None)
+        assert [(m.name, m.claimed_at is not None, m.here) for m in list_machines(store)] == [
+            ("laptop", True, True), ("nas", False, False)]
+    with open_store(store_url, machine="laptop", identity="another computer") as other:
+        if other.location.backend != "sqlite":
+            with pytest.raises(MachineTaken):
+                other.upsert_item(ItemRecord(path="/home/me/c.txt"), None)
+    downgrade_to(store_url, "0012")
+    with open_store(store_url, readonly=True, migrate=False) as store:
+        assert "machines" not in catalog(store, "tables")
+        assert len(store.execute("SELECT id FROM items")[1]) == 3

@@ -43,6 +43,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("transfer", "Copy a whole store, SOURCE (an SQLite file or a postgresql:// URL), into the store, "
                "which must be empty (a new file or database is made)."),
     "index": ("index", "Index the files in PATHS (folders or files) into the store."),
+    "machines": ("machines", "The machines whose files the store holds, and which computer writes as each."),
     "recluster": ("store", "Rebuild every cluster from the stored fingerprints."),
     "search": ("search", "Search the text and titles of everything indexed, best match first, each document "
                "shown once."),

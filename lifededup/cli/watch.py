@@ -196,7 +196,7 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
     Example:
       lifededup folders add ~/Documents && lifededup watch
     """
-    from lifededup.store import WatchedFolder, list_folders
+    from lifededup.store import MachineTaken, WatchedFolder, list_folders
     from lifededup.watch import Watcher
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
@@ -211,6 +211,10 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
             raise click.ClickException("no folders to watch: add some with `lifededup folders add PATH`, "
                                        "or give them: lifededup watch PATH...")
         try:
+            store.claim_machine()  # another computer of this name: refused now, not at the first batch
+        except MachineTaken as exc:
+            raise NameTaken(str(exc)) from exc
+        try:
             daemons.claim(daemon_paths)
         except daemons.DaemonError as exc:
             raise click.ClickException(str(exc)) from exc
@@ -224,12 +228,22 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
                    f"(pid {os.getpid()})", err=True)
         try:
             watcher.run()
+        except MachineTaken as exc:  # claimed by a computer that replaces this one, while it watched
+            raise NameTaken(str(exc)) from exc
         except KeyboardInterrupt:
             raise click.ClickException("interrupted: the store is consistent (the batch in flight was committed "
                                        "or rolled back); the next scan finishes the work") from None
         finally:
             daemons.release(daemon_paths)
     click.echo("stopped", err=True)
+
+
+class NameTaken(click.ClickException):
+    """Another computer writes under this machine's name: the watcher exits
+    with sysexits' EX_CONFIG, which its systemd unit does not restart
+    (``RestartPreventExitStatus``) -- trying again every 10 s mends nothing."""
+
+    exit_code = 78
 
 
 @main.group("daemon")

@@ -139,6 +139,7 @@ def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = Inde
     a move.  ``homes``: the watched folders (stored form), where a moved file
     may have come from."""
     started = time.monotonic()
+    store.claim_machine()  # another computer of this name is refused before anything is read
     found: dict[str, Seen] = {}
     skipped: dict[str, Skipped] = {}
     roots: list[str] = []

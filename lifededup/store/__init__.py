@@ -19,7 +19,8 @@ Public API (everything else in this package is internal):
     raises :class:`StoreDamaged` (what ``index`` and ``watch`` do); a damaged
     page met later raises it too, wherever it is met (``damage_of(exc)``).
     ``machine``: whose files the calls by path are about (``store.machine``;
-    default ``machine_name()``: ``$LIFEDEDUP_MACHINE``, else the host name).
+    default ``machine_name()``: ``$LIFEDEDUP_MACHINE``, else the host name);
+    ``identity``: which computer that is (default ``machine_identity()``).
 
 ``open_reader(url_or_path=None) -> Reader | ServerReader | Store`` (``reader.py``)
     Read-only on the driver alone when the store is at head -- the standard
@@ -71,9 +72,15 @@ Watched folders (``folders.py``), each machine's own (``store.machine``): ``list
 ``mark_scanned(store, path)`` -> :class:`WatchedFolder` (path, include,
 exclude, added_at, last_scanned_at).
 
+Machines (``machines.py``): the first write under ``store.machine`` claims the name
+for this computer (``store.identity``: ``machine_identity()``, a keyed hash of its
+machine ID); ``Store.claim_machine(replace=False)`` does it, and on a shared store
+another computer's name raises :class:`MachineTaken` unless ``replace``.
+``list_machines(store) -> list[Machine]`` (name, claimed_at, items, folders, here).
+
 Errors: ``StoreError`` and its subclasses ``StoreNotFound``, ``StoreTooNew``, ``StoreDamaged``,
-``UnsupportedStore``, ``ParamsMismatch``, ``ItemNotFound``, ``MissingIndex``: messages a person
-can act on.
+``UnsupportedStore``, ``ParamsMismatch``, ``ItemNotFound``, ``MissingIndex``, ``MachineTaken``:
+messages a person can act on.
 """
 
 from __future__ import annotations
@@ -106,6 +113,7 @@ if TYPE_CHECKING:
         is_unavailable,
     )
     from lifededup.store.folders import WatchedFolder, add_folder, items_under, list_folders, mark_scanned, remove_folder
+    from lifededup.store.machines import Machine, MachineTaken, list_machines, machine_identity
     from lifededup.store.models import FEATURE_COLUMNS
     from lifededup.store.opening import ENV_VAR, damage_of, default_path, open_engine, resolve
     from lifededup.store.listing import Cluster, ItemSummary, clusters
@@ -142,6 +150,10 @@ _LAZY: dict[str, tuple[str, str]] = {
     "list_folders": ("lifededup.store.folders", "list_folders"),
     "mark_scanned": ("lifededup.store.folders", "mark_scanned"),
     "remove_folder": ("lifededup.store.folders", "remove_folder"),
+    "Machine": ("lifededup.store.machines", "Machine"),
+    "MachineTaken": ("lifededup.store.machines", "MachineTaken"),
+    "list_machines": ("lifededup.store.machines", "list_machines"),
+    "machine_identity": ("lifededup.store.machines", "machine_identity"),
     "FEATURE_COLUMNS": ("lifededup.store.models", "FEATURE_COLUMNS"),
     "ENV_VAR": ("lifededup.store.opening", "ENV_VAR"),
     "damage_of": ("lifededup.store.opening", "damage_of"),
@@ -198,6 +210,10 @@ __all__ = [
     "MissingIndex",
     "machine_name",
     "MACHINE_ENV",
+    "Machine",
+    "MachineTaken",
+    "list_machines",
+    "machine_identity",
     "Method",
     "ParamsMismatch",
     "Store",
@@ -225,10 +241,10 @@ __all__ = [
 
 
 def open_store(url_or_path: str | Path | None = None, *, readonly: bool = False, migrate: bool = True,
-               verify: bool = False, machine: str | None = None) -> Store:
+               verify: bool = False, machine: str | None = None, identity: str | None = None) -> Store:
     """Open the store, creating or upgrading it as needed (see module docs)."""
     from lifededup.store import opening, store
 
     location = opening.resolve(url_or_path)
     engine = opening.open_engine(location, readonly=readonly, migrate=migrate, verify=verify)
-    return store.Store(engine, location, readonly=readonly, machine=machine)
+    return store.Store(engine, location, readonly=readonly, machine=machine, identity=identity)

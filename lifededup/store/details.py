@@ -11,12 +11,12 @@ from typing import Any
 from sqlalchemy import text
 
 from lifededup.store.clustering import id_lists
+from lifededup.store.records import stored_time
 from lifededup.store.store import Store
 
 _COLUMNS = ("i.id, i.path, i.part, i.parent_id, i.kind, i.mime_type, i.size, i.mtime, i.doc_date, i.title, "
             "i.raw_sha1, i.status, i.error, i.indexed_at, c.cluster_id, i.machine")
 _DETAILS = f"SELECT {_COLUMNS} FROM items i LEFT JOIN clusters c ON c.item_id = i.id"
-_TIME = "%Y-%m-%d %H:%M:%S.%f"
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def _date(doc_date: object, mtime: object) -> str | None:
 def _stored_time(value: object) -> str:
     """A DateTime column as SQLite keeps it (SQLAlchemy's text form); on
     PostgreSQL it comes back a ``datetime``, and is written the same way."""
-    return value.strftime(_TIME) if isinstance(value, datetime) else str(value)
+    return stored_time(value) if isinstance(value, datetime) else str(value)
 
 
 def _details(row: Any) -> ItemDetails:

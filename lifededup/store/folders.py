@@ -1,7 +1,8 @@
 """The watched folders: the roots the daemon keeps indexed, each with its
 include and exclude patterns (table ``watched_folders``).  Each machine
 watches its own (revision 0009): every call here is about the folders and
-items of ``store.machine``."""
+items of ``store.machine``, and a change claims that name for this computer
+(``Store.claim_machine``)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,10 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 
-from lifededup.store.records import utc_now
+from lifededup.store.records import read_time, stored_time, utc_now
 from lifededup.store.store import Store
 
 _COLUMNS = "path, include, exclude, added_at, last_scanned_at"
-_TIME = "%Y-%m-%d %H:%M:%S.%f"
 
 
 @dataclass(frozen=True)
@@ -27,17 +27,10 @@ class WatchedFolder:
     last_scanned_at: datetime | None = None
 
 
-def _time(value: object) -> datetime | None:
-    if value is None:
-        return None
-    text = str(value)
-    return datetime.strptime(text if "." in text else text + ".0", _TIME)
-
-
 def _folder(row: tuple[object, ...]) -> WatchedFolder:
     path, include, exclude, added, scanned = row
     return WatchedFolder(str(path), tuple(json.loads(str(include))), tuple(json.loads(str(exclude))),
-                         _time(added), _time(scanned))
+                         read_time(added), read_time(scanned))
 
 
 def list_folders(store: Store) -> list[WatchedFolder]:
@@ -50,12 +43,13 @@ def list_folders(store: Store) -> list[WatchedFolder]:
 def add_folder(store: Store, path: str, include: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> WatchedFolder:
     """Watch ``path`` (absolute); adding it again replaces its patterns."""
     with store.transaction():
+        store.claim_machine()
         store.execute(
             "INSERT INTO watched_folders (machine, path, include, exclude, added_at) "
             "VALUES (:machine, :path, :inc, :exc, :now) "
             "ON CONFLICT (machine, path) DO UPDATE SET include = excluded.include, exclude = excluded.exclude",
             {"machine": store.machine, "path": path, "inc": json.dumps(list(include)),
-             "exc": json.dumps(list(exclude)), "now": utc_now().strftime(_TIME)},
+             "exc": json.dumps(list(exclude)), "now": stored_time(utc_now())},
         )
         _, rows = store.execute(f"SELECT {_COLUMNS} FROM watched_folders WHERE path = :path AND machine = :machine",
                                 {"path": path, "machine": store.machine})
@@ -67,6 +61,7 @@ def remove_folder(store: Store, path: str, *, forget: bool = False) -> int | Non
     (searchable) unless ``forget``: then those not in another watched
     folder are removed, clusters repaired.  Returns how many were removed."""
     with store.transaction():
+        store.claim_machine()
         _, rows = store.execute("DELETE FROM watched_folders WHERE path = :path AND machine = :machine RETURNING id",
                                 {"path": path, "machine": store.machine})
         if not rows:
@@ -90,4 +85,4 @@ def _ids_under(store: Store, path: str) -> list[int]:
 
 def mark_scanned(store: Store, path: str, when: datetime | None = None) -> None:
     store.execute("UPDATE watched_folders SET last_scanned_at = :when WHERE path = :path AND machine = :machine",
-                  {"when": (when or utc_now()).strftime(_TIME), "path": path, "machine": store.machine})
+                  {"when": stored_time(when or utc_now()), "path": path, "machine": store.machine})

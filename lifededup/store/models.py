@@ -187,3 +187,16 @@ class WatchedFolder(Base):
     # JSON lists of shell globs (revision 0004); see lifededup.store.folders
     include: Mapped[str] = mapped_column(Text, nullable=False, server_default=text("'[]'"))
     exclude: Mapped[str] = mapped_column(Text, nullable=False, server_default=text("'[]'"))
+
+
+class Machine(Base):
+    """Which computer writes under each machine name (revision 0013;
+    lifededup.store.machines): the first to write claims the name, so two
+    computers of one name cannot take each other's files for deleted ones."""
+
+    __tablename__ = "machines"
+
+    name: Mapped[str] = mapped_column(Text, primary_key=True)
+    # a keyed hash of the computer's machine ID (machine-id(5)), never the ID itself
+    identity: Mapped[str] = mapped_column(Text, nullable=False)
+    claimed_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)

@@ -54,16 +54,33 @@ class ItemRecord:
             "raw_sha1": self.raw_sha1,
             "status": status,
             "error": error,
-            # the text form SQLAlchemy's DateTime uses on SQLite
-            "indexed_at": indexed_at.strftime("%Y-%m-%d %H:%M:%S.%f"),
+            "indexed_at": stored_time(indexed_at),
             "text": self.text if status == "ok" else None,
             "text_cut": self.text_cut if status == "ok" else None,
         }
 
 
+# the text form SQLAlchemy's DateTime uses on SQLite
+_TIME = "%Y-%m-%d %H:%M:%S.%f"
+
+
 def utc_now() -> datetime:
     """Stored naive, in UTC, as SQLAlchemy's DateTime does on SQLite."""
     return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def stored_time(when: datetime) -> str:
+    """A time as the store keeps it, on either backend (PostgreSQL casts the text)."""
+    return when.strftime(_TIME)
+
+
+def read_time(value: object) -> datetime | None:
+    """A stored time back: SQLite's text (with or without its fraction), or
+    the ``datetime`` PostgreSQL gives."""
+    if value is None or isinstance(value, datetime):
+        return value
+    text = str(value)
+    return datetime.strptime(text if "." in text else text + ".0", _TIME)
 
 
 def machine_name() -> str:

@@ -15,7 +15,7 @@ from sqlalchemy import Connection, Engine
 
 from lifededup.config import FingerprintParams
 from lifededup.model import Fingerprint
-from lifededup.store import clustering
+from lifededup.store import clustering, machines
 from lifededup.store.clustering import METHODS, Member, Method, Settings
 from lifededup.store.dialect import Driver, driver, is_postgres, pyformat
 from lifededup.store.errors import ParamsMismatch
@@ -53,13 +53,19 @@ class Store:
     ``machine`` names the machine whose files this store's calls by path
     are about (default :func:`machine_name`): several machines share one
     PostgreSQL store, each reading, moving and removing only its own items.
+    ``identity`` is which computer that is (default
+    :func:`~lifededup.store.machines.machine_identity`): the first write
+    under a name claims it for one computer (:meth:`claim_machine`).
     """
 
-    def __init__(self, engine: Engine, location: Location, *, readonly: bool, machine: str | None = None) -> None:
+    def __init__(self, engine: Engine, location: Location, *, readonly: bool, machine: str | None = None,
+                 identity: str | None = None) -> None:
         self.engine = engine
         self.location = location
         self.readonly = readonly
         self.machine = machine or machine_name()
+        self._identity = identity
+        self._claimed = False  # this computer's claim on ``machine`` was checked in the open transaction
         self._conn: Connection | None = None
         # (params, method, rule) read once per outermost transaction: they
         # are consulted on every insert
@@ -68,6 +74,24 @@ class Store:
     @property
     def path(self) -> Path:
         return self.location.file
+
+    @property
+    def identity(self) -> str:
+        if self._identity is None:
+            self._identity = machines.machine_identity()
+        return self._identity
+
+    def claim_machine(self, *, replace: bool = False) -> None:
+        """Claim ``machine`` for this computer, once per transaction: what
+        every write of this machine's items does first (a watcher running
+        for weeks learns in its next batch that a new computer replaced
+        this one).  On a shared store a name another computer claimed
+        raises :class:`MachineTaken`, unless ``replace`` (README,
+        "Machines")."""
+        with self.transaction():
+            if replace or not self._claimed:
+                machines.claim(self, replace=replace)
+                self._claimed = True
 
     def close(self) -> None:
         self.engine.dispose()
@@ -89,7 +113,7 @@ class Store:
             try:
                 yield conn
             finally:
-                self._conn, self._settings = None, None
+                self._conn, self._settings, self._claimed = None, None, False
 
     @contextmanager
     def reading(self) -> Iterator[Driver]:
@@ -196,6 +220,7 @@ class Store:
         self, conn: Connection, record: ItemRecord, *, status: str, error: str | None
     ) -> tuple[int, bool]:
         """The item's id, and whether it is new."""
+        self.claim_machine()
         values = {**record.row(status=status, error=error, indexed_at=utc_now()), "machine": self.machine}
         existing = self._item_id(conn, record.path, record.part)
         db = driver(conn)
@@ -274,6 +299,7 @@ class Store:
     def remove_items(self, paths: Iterable[str]) -> int:
         """Forget every item of these files (all their parts) of this machine."""
         with self.transaction() as conn:
+            self.claim_machine()
             ids: list[int] = []
             for path in set(paths):
                 ids.extend(int(r[0]) for r in conn.exec_driver_sql(_IDS_OF_PATH, {"path": path, "machine": self.machine}))
@@ -286,7 +312,7 @@ class Store:
         with self.transaction() as conn:
             if old == new:
                 return 0
-            self.remove_items([new])
+            self.remove_items([new])  # claims the machine
             moved = conn.exec_driver_sql("UPDATE items SET path = :new WHERE path = :old AND machine = :machine",
                                          {"old": old, "new": new, "machine": self.machine})
             return int(moved.rowcount)

@@ -21,7 +21,16 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from lifededup.index import IndexConfig, run_in_folders
 from lifededup.model import fs_path
-from lifededup.store import Store, StoreDamaged, StoreError, WatchedFolder, damage_of, is_unavailable, mark_scanned
+from lifededup.store import (
+    MachineTaken,
+    Store,
+    StoreDamaged,
+    StoreError,
+    WatchedFolder,
+    damage_of,
+    is_unavailable,
+    mark_scanned,
+)
 from lifededup.watch.debounce import Debouncer
 from lifededup.watch.events import Change, Changes
 from lifededup.watch.status import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, WatchStatus
@@ -180,8 +189,8 @@ class Watcher:
             if scanned:
                 for folder in folders:
                     mark_scanned(self.store, folder.path)
-        except StoreDamaged:
-            raise  # nothing to retry: the message says how to rebuild it
+        except (StoreDamaged, MachineTaken):
+            raise  # nothing to retry: the message says how to rebuild it, or how to name this computer
         except Exception as exc:  # noqa: BLE001 -- one bad path must not stop the watcher (nor loop its restarts)
             if isinstance(exc, StoreError) or is_unavailable(exc):
                 log.warning("%s: could not write to the store, will try again in %g s: %s",

@@ -1,0 +1,86 @@
+"""``lifededup machines``: which computers write into a shared store, and
+claiming this computer's name when it replaces another."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from lifededup.cli import main
+from lifededup.cli.options import db_option, opened_store
+from lifededup.store import MACHINE_ENV
+
+
+@main.group("machines")
+def machines_group() -> None:
+    """The machines whose files the store holds, and which computer writes as each.
+
+    Items belong to a machine name ($LIFEDEDUP_MACHINE, else the host
+    name).  The first computer to write under a name claims it; on a
+    PostgreSQL store another computer of that name is refused, since the two
+    would each take the other's files for deleted ones.  A computer that
+    replaces one (a new disk, a system installed again) says so with
+    `claim`.
+
+    \b
+    Example:
+      lifededup machines list
+      lifededup machines claim
+    """
+
+
+@machines_group.command("list")
+@click.option("--json", "as_json", is_flag=True,
+              help="A JSON list of machines: name, claimed_at, items, folders, here.")
+@db_option
+def machines_list(as_json: bool, db: str | None) -> None:
+    """List the machine names in the store: how many items and watched
+    folders each has, when a computer claimed it, and which is this
+    computer's.
+
+    \b
+    Example:
+      lifededup machines list --db postgresql://me@nas/lifededup
+    """
+    from lifededup.store import list_machines
+
+    with opened_store(db) as store:
+        found = list_machines(store)
+        name = store.machine
+    if as_json:
+        click.echo(json.dumps([{"name": m.name, "claimed_at": m.claimed_at.isoformat() + "Z" if m.claimed_at else None,
+                                "items": m.items, "folders": m.folders, "here": m.here} for m in found], indent=2))
+        return
+    width = max((len(m.name) for m in found), default=0)
+    for machine in found:
+        claimed = f"claimed {machine.claimed_at:%Y-%m-%d %H:%M} UTC" if machine.claimed_at else "not claimed yet"
+        here = "  (this computer)" if machine.here else ""
+        click.echo(f"{machine.name:<{width}}  {machine.items:>9,} item(s)  {machine.folders:>3} folder(s)  {claimed}{here}")
+    theirs = [m for m in found if m.name == name and m.claimed_at and not m.here]
+    if theirs:
+        click.echo(f"this computer writes as {name!r}, which another computer claimed: set {MACHINE_ENV} to a name "
+                   "of its own, or `lifededup machines claim` if it replaces that one")
+    elif not found:
+        click.echo(f"no machines yet: the first `lifededup index` claims this computer's name, {name!r}")
+
+
+@machines_group.command("claim")
+@db_option
+def machines_claim(db: str | None) -> None:
+    """Write as this machine's name from this computer on, in place of the
+    computer that claimed it before: for a computer that replaces another
+    (a new disk, a system installed again, a new laptop of the same name).
+
+    The name is $LIFEDEDUP_MACHINE, else the host name.  The store's items
+    of that name become this computer's: its next index keeps them where
+    its files are the same, and removes those its disk no longer has.  Two
+    computers that both exist need a name each instead.
+
+    \b
+    Example:
+      lifededup machines claim --db postgresql://me@nas/lifededup
+    """
+    with opened_store(db) as store:
+        store.claim_machine(replace=True)
+        click.echo(f"this computer writes into {store.location} as the machine {store.machine!r}")

@@ -1,0 +1,153 @@
+"""Which computer each machine name is (table ``machines``, revision 0013).
+
+A store keeps its items per machine name ($LIFEDEDUP_MACHINE, else the host
+name), and a machine moves and removes only its own items.  Two computers of
+one name -- two Raspberry Pis both ``raspberrypi``, cloned VMs -- indexing
+the same folder path into one shared store would each take the other's files
+for files deleted from its disk, and remove them.  So the first computer to
+write under a name claims it, by a keyed hash of its machine ID; on a shared
+(PostgreSQL) store another computer is refused the name until it is said to
+replace the first (``lifededup machines claim``).  An SQLite store is one
+computer's file: copied to a new computer, it follows it there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lifededup.store.errors import StoreError
+from lifededup.store.records import MACHINE_ENV, read_time, stored_time, utc_now
+
+if TYPE_CHECKING:
+    from lifededup.store.store import Store
+
+# systemd's machine-id(5), and D-Bus's copy of it on systems without systemd
+MACHINE_ID_FILES = (Path("/etc/machine-id"), Path("/var/lib/dbus/machine-id"))
+# Where there is neither (macOS, Windows, a bare container): an ID made once
+# and kept in the user's data folder, beside the default store.
+KEPT_ID_FILE = "machine-id"
+# machine-id(5): an application shows a keyed hash of the ID, never the ID
+# itself -- HMAC-SHA256 keyed by the ID over the application's own name, as
+# systemd's sd_id128_get_machine_app_specific() does.
+_APPLICATION = b"lifededup"
+
+
+class MachineTaken(StoreError):
+    """Another computer writes under this machine's name into a shared store."""
+
+
+@dataclass(frozen=True)
+class Machine:
+    """A machine name the store knows: claimed by a computer, or named by
+    items from before revision 0013 that no computer has claimed since
+    (``claimed_at`` None).  ``here``: claimed by the computer asking."""
+
+    name: str
+    claimed_at: datetime | None
+    items: int
+    folders: int
+    here: bool
+
+
+def machine_identity(sources: Sequence[Path] = MACHINE_ID_FILES, kept: Path | None = None) -> str:
+    """This computer, as 32 hex digits: a keyed hash of the first of
+    ``sources`` that holds an ID, else of an ID kept in ``kept`` (default
+    the user's data folder), made there the first time."""
+    for source in sources:
+        try:
+            raw = source.read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if raw:
+            break
+    else:
+        raw = _kept_id(kept or _data_folder() / KEPT_ID_FILE)
+    return hmac.new(raw.encode(), _APPLICATION, hashlib.sha256).hexdigest()[:32]
+
+
+def _data_folder() -> Path:
+    import platformdirs
+
+    return platformdirs.user_data_path("lifededup")
+
+
+def _kept_id(path: Path) -> str:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with path.open("x", encoding="ascii") as out:  # two processes at once: one makes it
+                made = uuid.uuid4().hex
+                out.write(made + "\n")
+                return made
+        except FileExistsError:
+            kept = path.read_text(encoding="ascii").strip()
+            if kept:
+                return kept
+            raise OSError(f"{path} is empty") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StoreError(f"cannot tell which computer this is: there is no {MACHINE_ID_FILES[0]}, and the ID "
+                         f"kept in {path} cannot be read or made ({exc})") from exc
+
+
+def claim(store: Store, *, replace: bool = False) -> bool:
+    """Claim ``store.machine``'s name for this computer (``store.identity``);
+    True if the claim is new.  On a shared store a name another computer
+    claimed is refused (:class:`MachineTaken`) unless ``replace``; an
+    SQLite store's name follows the file to whichever computer writes it."""
+    with store.transaction():
+        found = _claimant(store)
+        if found is not None and found[0] == store.identity:
+            return False
+        if found is None:
+            # two computers claiming at once: the first insert wins, the other is refused below
+            store.execute("INSERT INTO machines (name, identity, claimed_at) VALUES (:name, :identity, :now) "
+                          "ON CONFLICT (name) DO NOTHING", _claim_row(store))
+            found = _claimant(store)
+            assert found is not None, "a claim was just made"
+            if found[0] == store.identity:
+                return True
+        if not replace and store.location.backend != "sqlite":
+            raise MachineTaken(_taken(store, found[1]))
+        store.execute("UPDATE machines SET identity = :identity, claimed_at = :now WHERE name = :name",
+                      _claim_row(store))
+        return True
+
+
+def _claimant(store: Store) -> tuple[str, datetime | None] | None:
+    _, rows = store.execute("SELECT identity, claimed_at FROM machines WHERE name = :name", {"name": store.machine})
+    return (str(rows[0][0]), read_time(rows[0][1])) if rows else None
+
+
+def _claim_row(store: Store) -> dict[str, object]:
+    return {"name": store.machine, "identity": store.identity, "now": stored_time(utc_now())}
+
+
+def _taken(store: Store, since: datetime | None) -> str:
+    when = f" since {since:%Y-%m-%d %H:%M} UTC" if since else ""
+    return (f"another computer writes into {store.location} as the machine {store.machine!r}{when}. Two computers "
+            "of one name would each take the other's files for files deleted, and remove them from the store. "
+            f"If this computer is another one, give it a name of its own: export {MACHINE_ENV}=NAME "
+            "(README, \"Machines\"); if it replaces that computer (a new disk, a system installed again), "
+            "say so: lifededup machines claim")
+
+
+def list_machines(store: Store) -> list[Machine]:
+    """Every machine name the store knows: claimed, or naming items or
+    watched folders; by name."""
+    _, claims = store.execute("SELECT name, identity, claimed_at FROM machines")
+    _, items = store.execute("SELECT machine, count(*) FROM items GROUP BY machine")
+    _, folders = store.execute("SELECT machine, count(*) FROM watched_folders GROUP BY machine")
+    claimed = {str(name): (str(identity), read_time(at)) for name, identity, at in claims}
+    item_count = {str(name): int(str(n)) for name, n in items}
+    folder_count = {str(name): int(str(n)) for name, n in folders}
+    names = sorted(set(claimed) | set(item_count) | set(folder_count))
+    return [Machine(name, claimed[name][1] if name in claimed else None, item_count.get(name, 0),
+                    folder_count.get(name, 0), name in claimed and claimed[name][0] == store.identity)
+            for name in names]

@@ -1,0 +1,307 @@
+"""Two computers of one name on one store (revision 0013): the first to write
+under a machine name claims it, and on a shared PostgreSQL store another
+computer is refused the name -- the two would each take the other's files
+for files deleted and remove them -- until it says it replaces the first.
+An SQLite store is one computer's file, and follows it to a new one.
+
+The computers are told apart as lifededup tells them: by /etc/machine-id.
+The command-line tests run a second computer as a real process in a mount
+namespace of its own, with another machine ID and other files at the same
+path bind-mounted over the real ones."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from index_samples import files_on_disk, write_text
+from readme_blocks import readme_section
+from test_daemon_unit import unit_lines
+from test_store import sound
+from test_watch import TIMEOUT_S
+from test_watch_machines import files_of
+
+from lifededup.index import IndexConfig, run
+from lifededup.store import ItemRecord, MachineTaken, StoreError, WatchedFolder, list_machines, open_store
+from lifededup.store.machines import machine_identity
+from lifededup import watch as watch_package
+from lifededup.watch import Watcher
+
+
+def claims(url: str) -> dict[str, tuple[bool, int]]:
+    """name -> (claimed, items), as ``lifededup machines list`` sees them."""
+    with open_store(url, readonly=True, identity="reader") as store:
+        return {m.name: (m.claimed_at is not None, m.items) for m in list_machines(store)}
+
+
+# -- which computer this is --------------------------------------------------------
+
+
+def test_the_identity_is_a_keyed_hash_of_the_machine_id_never_the_id(tmp_path: Path) -> None:
+    machine_id = tmp_path / "machine-id"
+    machine_id.write_text("3d1219c7c4c5404aaa1f6d2a48adfda4\n")
+    other = tmp_path / "other-id"
+    other.write_text("0123456789abcdef0123456789abcdef\n")
+    mine = machine_identity([machine_id])
+    assert mine == machine_identity([tmp_path / "absent", machine_id]), "the first ID there is is read"
+    assert len(mine) == 32 and "3d1219c7" not in mine, f"{mine}: the machine ID itself must not be shown"
+    assert machine_identity([other]) != mine
+
+
+def test_without_a_machine_id_one_is_made_once_and_kept(tmp_path: Path) -> None:
+    kept = tmp_path / "data" / "machine-id"
+    first = machine_identity([tmp_path / "absent"], kept)
+    assert kept.is_file(), "the ID made is kept for the next run"
+    assert machine_identity([tmp_path / "absent"], kept) == first, "the kept ID names the same computer"
+    (tmp_path / "empty").write_text("\n")
+    assert machine_identity([tmp_path / "empty"], kept) == first, "an empty machine-id is no ID"
+
+
+def test_an_id_that_cannot_be_kept_is_a_clear_error(tmp_path: Path) -> None:
+    blocked = tmp_path / "a file, not a folder"
+    blocked.write_text("")
+    with pytest.raises(StoreError, match="cannot tell which computer this is"):
+        machine_identity([tmp_path / "absent"], blocked / "machine-id")
+
+
+# -- claims, on both backends ------------------------------------------------------
+
+
+def test_the_first_write_claims_the_name(store_url: str) -> None:
+    with open_store(store_url, machine="pi", identity="first") as store:
+        assert list_machines(store) == [], "nothing claimed before a write"
+        store.upsert_item(ItemRecord(path="/home/pi/a.txt"), None)
+        [pi] = list_machines(store)
+    assert (pi.name, pi.items, pi.folders, pi.here, pi.claimed_at is not None) == ("pi", 1, 0, True, True), pi
+
+
+def test_a_second_computer_of_one_name_is_refused_on_a_server_and_followed_on_a_file(store_url: str) -> None:
+    with open_store(store_url, machine="pi", identity="first") as first:
+        first.upsert_item(ItemRecord(path="/home/pi/a.txt"), None)
+    with open_store(store_url, machine="pi", identity="second") as second:
+        if second.location.backend == "sqlite":
+            second.upsert_item(ItemRecord(path="/home/pi/b.txt"), None)
+            [pi] = list_machines(second)
+            assert pi.here, "an SQLite store follows its file to the computer that writes it"
+            return
+        for write in (lambda: second.upsert_item(ItemRecord(path="/home/pi/b.txt"), None),
+                      lambda: second.remove_items(["/home/pi/a.txt"]),
+                      lambda: second.move_item("/home/pi/a.txt", "/home/pi/c.txt"),
+                      lambda: second.record_failure("/home/pi/d.txt", "unreadable")):
+            with pytest.raises(MachineTaken, match="export LIFEDEDUP_MACHINE=NAME.*lifededup machines claim"):
+                write()
+    assert claims(store_url) == {"pi": (True, 1)}, "the refused computer wrote nothing"
+    with open_store(store_url, readonly=True) as reader:
+        assert [str(r[0]) for r in reader.execute("SELECT path FROM items")[1]] == ["/home/pi/a.txt"]
+
+
+def test_a_computer_that_replaces_another_claims_its_name(pg_url: str) -> None:
+    with open_store(pg_url, machine="laptop", identity="old") as old:
+        old.upsert_item(ItemRecord(path="/home/me/a.txt"), None)
+        with open_store(pg_url, machine="laptop", identity="new") as new:
+            new.claim_machine(replace=True)
+            new.remove_items(["/home/me/a.txt"])
+            new.upsert_item(ItemRecord(path="/home/me/b.txt"), None)
+            [laptop] = list_machines(new)
+            assert laptop.here and laptop.items == 1, laptop
+        with pytest.raises(MachineTaken):
+            old.upsert_item(ItemRecord(path="/home/me/c.txt"), None)
+
+
+def test_a_claim_rolled_back_is_made_again(pg_url: str) -> None:
+    """A batch that fails takes the claim it made with it: the next write
+    claims again, and a computer that claimed meanwhile is not overridden."""
+    with open_store(pg_url, machine="pi", identity="first") as first:
+        with pytest.raises(RuntimeError), first.transaction():
+            first.upsert_item(ItemRecord(path="/a.txt"), None)
+            raise RuntimeError("the batch failed")
+        assert claims(pg_url) == {}, "the claim went with its batch"
+        with open_store(pg_url, machine="pi", identity="second") as second:
+            second.upsert_item(ItemRecord(path="/b.txt"), None)
+        with pytest.raises(MachineTaken):
+            first.upsert_item(ItemRecord(path="/a.txt"), None)
+
+
+def test_two_computers_claiming_at_once_one_wins(pg_url: str) -> None:
+    rounds = 8
+    outcomes: dict[tuple[int, str], str] = {}
+    start = threading.Barrier(2)
+
+    def computer(identity: str) -> None:
+        for n in range(rounds):
+            with open_store(pg_url, machine=f"pi{n}", identity=identity) as store:
+                start.wait(TIMEOUT_S)
+                try:
+                    store.upsert_item(ItemRecord(path=f"/{identity}.txt"), None)
+                    outcomes[n, identity] = "claimed"
+                except MachineTaken:
+                    outcomes[n, identity] = "refused"
+
+    threads = [threading.Thread(target=computer, args=(who,)) for who in ("one", "two")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(TIMEOUT_S)
+    for n in range(rounds):
+        assert sorted([outcomes[n, "one"], outcomes[n, "two"]]) == ["claimed", "refused"], outcomes
+    assert claims(pg_url) == {f"pi{n}": (True, 1) for n in range(rounds)}
+
+
+def test_a_watcher_on_a_taken_name_stops_with_the_reason(tmp_path: Path, pg_url: str) -> None:
+    """Not "could not write, will try again" every 30 s for ever: waiting
+    does not change which computer this is."""
+    root = tmp_path / "archive"
+    write_text(root / "a.txt", seed=1)
+    with open_store(pg_url, machine="pi", identity="first") as first:
+        run(first, [root], IndexConfig(workers=1))
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def watch() -> None:
+        with open_store(pg_url, machine="pi", identity="second") as second:
+            try:
+                Watcher(second, [WatchedFolder(str(root))], IndexConfig(workers=1), stop, retry_after=0.2).run()
+            except BaseException as exc:  # reported in the test's thread
+                errors.append(exc)
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    thread.join(TIMEOUT_S)
+    stop.set()
+    assert not thread.is_alive(), "the watcher kept retrying a name another computer claimed"
+    assert len(errors) == 1 and isinstance(errors[0], MachineTaken), errors
+
+
+# -- the command line: a second computer as a real process -------------------------
+
+
+def said_as_the_readme_shows(stderr: str) -> bool:
+    """The refusal is the one README "Machines" shows, but for the store and the time."""
+    [shown] = re.findall(r"```\n(Error: another computer.*?)```", readme_section("## Indexing and watching folders"),
+                         flags=re.S)
+    said = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "2026-11-25 08:12 UTC",
+                  re.sub(r"into \S+ as", "into postgresql://lifededup@nas/lifededup as", stderr))
+    return " ".join(said.split()) == " ".join(shown.split())
+
+
+class Computer:
+    """``lifededup`` run as another computer: in a mount namespace of its
+    own, with ``machine_id`` over /etc/machine-id and ``over``'s files
+    over its path (the same path, other files)."""
+
+    def __init__(self, machine_id: str | None, over: tuple[Path, Path] | None, env: dict[str, str]) -> None:
+        """``over``: (a path, the files this computer has there)."""
+        self.machine_id, self.over, self.env = machine_id, over, env
+
+    def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "lifededup", *args]
+        if self.machine_id is None:
+            return subprocess.run(command, env=self.env, capture_output=True, text=True, timeout=300)
+        mounts = [("/etc/machine-id", self.machine_id)] + ([(str(self.over[0]), str(self.over[1]))] if self.over else [])
+        script = " && ".join(f"mount --bind {shlex.quote(src)} {shlex.quote(dst)}" for dst, src in mounts)
+        return subprocess.run(["unshare", "--mount", "sh", "-c", f'{script} && exec "$@"', "sh", *command],
+                              env=self.env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def two_computers(tmp_path: Path) -> tuple[Path, Path]:
+    """A machine ID for the second computer, and its files.  Mount
+    namespaces need the privilege to (root in a privileged container, as
+    here); without it there is no second computer to run, and the test is
+    skipped with the system's reason."""
+    if not Path("/etc/machine-id").is_file():
+        pytest.skip("this system has no /etc/machine-id to stand another in for")
+    other_id = tmp_path / "other-machine-id"
+    other_id.write_text("0123456789abcdef0123456789abcdef\n")
+    tried = subprocess.run(["unshare", "--mount", "mount", "--bind", str(other_id), "/etc/machine-id"],
+                           capture_output=True, text=True)
+    if tried.returncode != 0:
+        pytest.skip(f"cannot run a second computer in a mount namespace here: {tried.stderr.strip()}")
+    return other_id, tmp_path / "the other computer's files"
+
+
+def test_two_raspberry_pis_of_one_name_do_not_remove_each_others_files(
+        tmp_path: Path, pg_url: str, two_computers: tuple[Path, Path]) -> None:
+    """The issue's case: two computers both called raspberrypi index the same
+    path, each with other files there, into one PostgreSQL store."""
+    other_id, other_files = two_computers
+    root = tmp_path / "home" / "pi" / "Documents"
+    for i in range(3):
+        write_text(root / f"first{i}.txt", seed=i)
+    for i in range(2):
+        write_text(other_files / f"second{i}.txt", seed=10 + i)
+    env = {**os.environ, "LIFEDEDUP_MACHINE": "raspberrypi", "LIFEDEDUP_DB": pg_url}
+    first = Computer(None, None, env)
+    second = Computer(str(other_id), (root, other_files), env)
+
+    indexed = first("index", str(root))
+    assert indexed.returncode == 0, indexed.stderr
+    with open_store(pg_url, readonly=True) as reader:
+        before = files_of(reader, "raspberrypi")
+    assert set(before) == files_on_disk(root), before
+
+    refused = second("index", str(root))
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "Error: another computer writes into" in refused.stderr and "Traceback" not in refused.stderr, refused.stderr
+    assert said_as_the_readme_shows(refused.stderr), refused.stderr
+    with open_store(pg_url, readonly=True) as reader:
+        assert files_of(reader, "raspberrypi") == before, "the second computer removed the first one's files"
+
+    listed = second("machines", "list")
+    assert listed.returncode == 0, listed.stderr
+    assert "raspberrypi" in listed.stdout and "(this computer)" not in listed.stdout, listed.stdout
+    assert "which another computer claimed" in listed.stdout, listed.stdout
+    refused_folder = second("folders", "add", str(root))
+    assert refused_folder.returncode == 1 and "another computer writes into" in refused_folder.stderr
+    watcher = second("watch", str(root))
+    unit = (Path(watch_package.__file__).parent / "lifededup.service").read_text()
+    assert unit_lines(unit, "RestartPreventExitStatus") == ["78"], unit
+    assert watcher.returncode == 78, "EX_CONFIG, which the unit does not restart: trying every 10 s mends nothing"
+    assert "another computer writes into" in watcher.stderr and "Traceback" not in watcher.stderr, watcher.stderr
+
+    named = Computer(str(other_id), (root, other_files), {**env, "LIFEDEDUP_MACHINE": "raspberrypi2"})
+    own_name = named("index", str(root))
+    assert own_name.returncode == 0, own_name.stderr
+    with open_store(pg_url, readonly=True) as reader:
+        assert files_of(reader, "raspberrypi") == before, "the first computer's items are kept"
+        assert {Path(p).name for p in files_of(reader, "raspberrypi2")} == {"second0.txt", "second1.txt"}
+        sound(reader)
+    assert first("machines", "list").stdout.count("(this computer)") == 1
+
+
+def test_a_new_computer_claims_the_name_of_the_one_it_replaces(
+        tmp_path: Path, pg_url: str, two_computers: tuple[Path, Path]) -> None:
+    """The old laptop's disk died; the new one, of the same name, says it
+    replaces it, and from then on the old one is the one refused."""
+    other_id, other_files = two_computers
+    root = tmp_path / "home" / "me"
+    for i in range(3):
+        write_text(root / f"note{i}.txt", seed=i)
+    backup = (root / "note0.txt").read_bytes()
+    other_files.mkdir(parents=True)
+    (other_files / "note0.txt").write_bytes(backup)  # restored from a backup
+    env = {**os.environ, "LIFEDEDUP_MACHINE": "laptop", "LIFEDEDUP_DB": pg_url}
+    old, new = Computer(None, None, env), Computer(str(other_id), (root, other_files), env)
+    assert old("index", str(root)).returncode == 0
+    with open_store(pg_url, readonly=True) as reader:
+        kept_id = files_of(reader, "laptop")[str(root / "note0.txt")][0]
+
+    claimed = new("machines", "claim")
+    assert claimed.returncode == 0 and "as the machine 'laptop'" in claimed.stdout, claimed.stdout + claimed.stderr
+    indexed = new("index", str(root))
+    assert indexed.returncode == 0, indexed.stderr
+    with open_store(pg_url, readonly=True) as reader:
+        now = files_of(reader, "laptop")
+        assert set(now) == {str(root / "note0.txt")}, "the new computer's index keeps what its disk has"
+        assert now[str(root / "note0.txt")][0] == kept_id, "the file restored keeps its item"
+        sound(reader)
+    listed = new("machines", "list")
+    assert "(this computer)" in listed.stdout, listed.stdout
+    again = old("index", str(root))
+    assert again.returncode == 1 and "another computer writes into" in again.stderr, again.stderr
