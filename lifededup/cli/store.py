@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from lifededup.cli import main
 from lifededup.cli.options import db_option, item_name, opened_store
-from lifededup.store import METHODS, Method, Rule, check_store, explain
-from lifededup.store.queries import Explanation
+from lifededup.store.similarity import METHODS, Method, Rule
+
+# The clustering engine and SQLAlchemy are imported by the commands that use
+# them: every --help here starts without them.
+if TYPE_CHECKING:
+    from lifededup.store.queries import Explanation
 
 
 @main.command("show")
@@ -32,6 +36,8 @@ def show_command(item: str, as_json: bool, db: str | None) -> None:
       lifededup show ~/Documents/report-v2.docx
       lifededup show 42 --json
     """
+    from lifededup.store import explain
+
     with opened_store(db, readonly=True) as store:
         found = explain(store, item)
     if as_json:
@@ -84,6 +90,8 @@ def check_command(as_json: bool, db: str | None) -> None:
     Example:
       lifededup check --db ~/archive.db
     """
+    from lifededup.store import check_store
+
     def step(what: str) -> None:
         click.echo(f"checking {what}...", err=True)
 

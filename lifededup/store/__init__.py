@@ -96,7 +96,7 @@ from lifededup.store.reader import Queryable, Readable, Reader, open_reader
 # clustering engine and SQLAlchemy would cost it most of its start-up.
 if TYPE_CHECKING:
     from lifededup.store.check import Problem, check_store
-    from lifededup.store.clustering import METHODS, Method, cluster_members
+    from lifededup.store.clustering import cluster_members
     from lifededup.store.clustering import Member as ClusterMember
     from lifededup.store.clustering import Settings as ClusterSettings
     from lifededup.store.details import ItemDetails, item_details, item_parts, item_text
@@ -119,14 +119,14 @@ if TYPE_CHECKING:
     from lifededup.store.listing import Cluster, ItemSummary, clusters
     from lifededup.store.queries import Explanation, Reason, collapse_sql, explain, find_item
     from lifededup.store.records import MACHINE_ENV, ItemRecord, machine_name
-    from lifededup.store.similarity import RULES, Rule, Similarity
+    from lifededup.store.similarity import METHODS, RULES, Method, Rule, Similarity
     from lifededup.store.store import Store
 
 _LAZY: dict[str, tuple[str, str]] = {
     "Problem": ("lifededup.store.check", "Problem"),
     "check_store": ("lifededup.store.check", "check_store"),
-    "METHODS": ("lifededup.store.clustering", "METHODS"),
-    "Method": ("lifededup.store.clustering", "Method"),
+    "METHODS": ("lifededup.store.similarity", "METHODS"),
+    "Method": ("lifededup.store.similarity", "Method"),
     "cluster_members": ("lifededup.store.clustering", "cluster_members"),
     "ClusterMember": ("lifededup.store.clustering", "Member"),
     "ClusterSettings": ("lifededup.store.clustering", "Settings"),

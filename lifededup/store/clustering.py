@@ -43,6 +43,7 @@ from lifededup.store.dialect import Driver, driver, is_postgres
 from lifededup.store.models import FEATURE_COLUMNS
 from lifededup.store.similarity import (
     EXACT,
+    Method,
     Rule,
     Similarity,
     estimate_resemblance,
@@ -55,8 +56,6 @@ if TYPE_CHECKING:  # numpy is imported where used: a search never needs it
     import numpy as np
     import numpy.typing as npt
 
-Method = Literal["conservative", "transitive"]
-METHODS: tuple[Method, ...] = ("conservative", "transitive")
 
 # SQLite accepts 32766 bound variables a statement; stay far below.
 CHUNK = 500

@@ -28,6 +28,11 @@ if TYPE_CHECKING:  # numpy and rapidfuzz are imported where used: a search never
 
 RuleKind = Literal["verified", "features"]
 RULES: tuple[RuleKind, ...] = ("verified", "features")
+# How members gather around a representative (clustering.py): each within the
+# rule of its representative (the paper's conservative clusters), or within
+# the rule of any member (transitive, single link).
+Method = Literal["conservative", "transitive"]
+METHODS: tuple[Method, ...] = ("conservative", "transitive")
 
 # The paper's bound on the word edit distance between a member and its
 # representative under conservative clustering (seeds/000 Figure 4).

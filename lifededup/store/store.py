@@ -16,13 +16,13 @@ from sqlalchemy import Connection, Engine
 from lifededup.config import FingerprintParams
 from lifededup.model import Fingerprint
 from lifededup.store import clustering, machines
-from lifededup.store.clustering import METHODS, Member, Method, Settings
+from lifededup.store.clustering import Member, Settings
 from lifededup.store.dialect import Driver, driver, is_postgres, pyformat
 from lifededup.store.errors import ParamsMismatch
 from lifededup.store.models import FEATURE_COLUMNS
 from lifededup.store.opening import WRITE_LOCK, Location
 from lifededup.store.records import ItemRecord, machine_name, utc_now
-from lifededup.store.similarity import Rule
+from lifededup.store.similarity import METHODS, Method, Rule
 
 
 _ITEM_COLUMNS = ("path", "part", "parent_id", "kind", "mime_type", "size", "mtime", "doc_date",
