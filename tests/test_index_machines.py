@@ -20,7 +20,7 @@ from pg_server import Server
 from test_store import sound
 
 from lifededup.index import IndexConfig, run
-from lifededup.store import ItemRecord, Store, UnsupportedStore, list_folders, open_store
+from lifededup.store import ItemRecord, Store, UnsupportedStore, check_store, list_folders, open_store
 from lifededup.store import engine as clustering_engine
 from lifededup.store.clustering import MemoryRepresentatives, load_member
 from store_samples import fp, prose
@@ -227,6 +227,30 @@ def test_an_indexer_waits_for_the_write_lock_as_long_as_another_writer_holds_it(
             holder.rollback()
         out, err = indexer.communicate(timeout=120)
     assert indexer.returncode == 0 and "new 3," in out, (out, err)
+
+
+def test_check_holds_no_writer_back_and_reads_one_snapshot(pg_url: str) -> None:
+    """`lifededup check` on a shared store runs for minutes at a million
+    items: every machine's indexer used to wait for it.  It now reads one
+    snapshot without the writers' lock -- it runs while a writer holds the
+    lock mid-batch, and that writer's uncommitted items are not in it (a
+    half-written batch would look like broken invariants)."""
+    import threading
+
+    with open_store(pg_url) as store:
+        for n in range(4):
+            store.upsert_item(ItemRecord(f"/docs/{n}.txt", text=prose(n)), fp(prose(n)))
+    with open_store(pg_url) as writer, open_store(pg_url) as checker:
+        found: list[object] = []
+        with writer.transaction():
+            writer.upsert_item(ItemRecord("/docs/mid-batch.txt", text=prose(9)), fp(prose(9)))
+            thread = threading.Thread(target=lambda: found.append(check_store(checker)), daemon=True)
+            thread.start()
+            thread.join(60)
+            assert not thread.is_alive(), "check waited for the writer's batch to commit"
+            with checker.snapshot() as conn:
+                seen = conn.exec_driver_sql("SELECT count(*) FROM items").scalar()
+        assert found == [[]] and seen == 4, (found, seen)
 
 
 def test_a_lone_read_takes_no_turn_among_the_writers_and_a_lone_write_does(pg_url: str) -> None:

@@ -34,6 +34,7 @@ Public API (everything else in this package is internal):
 
 ``Store`` (see ``store.py``; use as a context manager or call ``close()``)
     ``with store.transaction():``            batch writes in one transaction
+    ``with store.snapshot() as conn:``       one consistent read that holds no writer back
     ``upsert_item(ItemRecord, Fingerprint | None) -> int``   add/refresh, re-cluster if changed
     ``record_failure(ItemRecord | path, error, status="failed") -> int``
     ``remove_items(paths) -> int`` / ``remove_ids(ids) -> int``  (children too)

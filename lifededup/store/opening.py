@@ -173,6 +173,9 @@ def _create_private(path: Path) -> None:
 # length of a transaction, as on SQLite, so that an item is clustered against
 # every item committed before it; readers never take it.
 WRITE_LOCK = 0x6C6966656465  # "lifede"
+# A connection's execution option: its transactions only read, so they begin
+# as readers do (``Store.snapshot``) even on a writable store's engine.
+READS_ONLY = "lifededup_reads_only"
 
 
 def server_connect_args(*, readonly: bool) -> dict[str, object]:
@@ -210,12 +213,13 @@ def _server_engine(location: Location, *, readonly: bool) -> Engine:
             "pip install 'lifededup[postgres]'") from exc
     engine = create_engine(location.url, pool_size=2, pool_pre_ping=True,
                            connect_args=server_connect_args(readonly=readonly))
-    first = "SET TRANSACTION READ ONLY" if readonly else f"SELECT pg_advisory_xact_lock({WRITE_LOCK})"
+    reads = "SET TRANSACTION READ ONLY"
+    first = reads if readonly else f"SELECT pg_advisory_xact_lock({WRITE_LOCK})"
     event.listen(engine, "before_cursor_execute", translate_driver_sql, retval=True)
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Any) -> None:
-        conn.exec_driver_sql(first)
+        conn.exec_driver_sql(reads if conn.get_execution_options().get(READS_ONLY) else first)
 
     return engine
 
@@ -245,7 +249,7 @@ def make_engine(location: Location, *, readonly: bool) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Any) -> None:
-        conn.exec_driver_sql(begin)
+        conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(READS_ONLY) else begin)
 
     return engine
 

@@ -20,7 +20,7 @@ from lifededup.store.clustering import Member, Settings
 from lifededup.store.dialect import Driver, driver, is_postgres, pyformat
 from lifededup.store.errors import ParamsMismatch
 from lifededup.store.models import FEATURE_COLUMNS
-from lifededup.store.opening import WRITE_LOCK, Location
+from lifededup.store.opening import READS_ONLY, WRITE_LOCK, Location
 from lifededup.store.records import ItemRecord, machine_name, utc_now
 from lifededup.store.similarity import METHODS, Method, Rule
 
@@ -114,6 +114,26 @@ class Store:
                 yield conn
             finally:
                 self._conn, self._settings, self._claimed = None, None, False
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Connection]:
+        """One consistent read of the whole store that holds no writer back:
+        every statement inside sees the store as of its start (PostgreSQL:
+        REPEATABLE READ, READ ONLY, without the writers' lock; SQLite: a
+        read transaction, which WAL lets writers commit past).  The store's
+        own calls inside join it, so they read from it too; a write raises."""
+        if self._conn is not None:
+            raise RuntimeError("a snapshot cannot start inside an open transaction")
+        with self.engine.connect() as conn:
+            if self.location.url is not None:
+                conn = conn.execution_options(isolation_level="REPEATABLE READ")
+            conn = conn.execution_options(**{READS_ONLY: True})
+            with conn.begin():
+                self._conn, self._settings = conn, None
+                try:
+                    yield conn
+                finally:
+                    self._conn, self._settings, self._claimed = None, None, False
 
     @contextmanager
     def reading(self) -> Iterator[Driver]:

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -105,7 +104,7 @@ def copy_store(source: Store, target: Store, *, replace: bool = False,
     progress = progress or Quiet()
     started = time.monotonic()
     try:
-        with _snapshot(source) as reading, target.transaction() as writing:
+        with source.snapshot() as reading, target.transaction() as writing:
             _same_revision(reading, writing, source, target)
             _paths_fit(reading, source, target)
             replaced = _make_room(writing, target, replace)
@@ -130,17 +129,6 @@ def copy_store(source: Store, target: Store, *, replace: bool = False,
 
 
 # -- the two ends --------------------------------------------------------------
-
-
-@contextmanager
-def _snapshot(store: Store) -> Iterator[Connection]:
-    """The source in one consistent read: a transaction that sees every
-    table as of its start, whatever writers do meanwhile."""
-    with store.engine.connect() as conn:
-        if store.location.url is not None:
-            conn = conn.execution_options(isolation_level="REPEATABLE READ")
-        with conn.begin():
-            yield conn
 
 
 def _revision(conn: Connection) -> list[str]:
