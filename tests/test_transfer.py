@@ -297,3 +297,15 @@ def test_a_server_error_is_a_message_and_nothing_is_committed(source: str, pg_ur
     out = run("export", "--db", source, pg_url.replace("postgresql://postgres@", "postgresql://clerk@"), code=1)
     assert "must be owner" in out and "nothing was committed" in out and "role that owns" in out, out
     assert all(found == [] for found in rows(pg_url).values()), "a failed move left rows behind"
+
+
+def test_export_on_a_terminal_shows_a_bar_per_table_and_in_a_pipe_only_its_result(source: str,
+                                                                                     tmp_path: Path) -> None:
+    from test_cli_store import on_a_terminal
+
+    command = [sys.executable, "-m", "lifededup", "export", "--db", source]
+    done, shown = on_a_terminal([*command, str(tmp_path / "shown.db")])
+    assert done.returncode == 0, done.stdout
+    assert b"items:" in shown and b"fingerprints:" in shown and b"row/s" in shown, shown
+    piped = subprocess.run([*command, str(tmp_path / "piped.db")], capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0 and piped.stderr == "", piped.stderr

@@ -35,6 +35,39 @@ def db_option(func: F) -> F:
     )(func)
 
 
+class TerminalBar:
+    """One tqdm bar at a time, for a command's long work on a terminal
+    (``export``'s tables, ``recluster``'s texts); tqdm is imported when a
+    bar is first shown.  A new ``start`` closes the bar before it."""
+
+    def __init__(self, unit: str) -> None:
+        self.unit = unit
+        self._bar: Any = None
+
+    def start(self, what: str, total: int) -> None:
+        from tqdm import tqdm  # type: ignore[import-untyped]
+
+        self.close()
+        self._bar = tqdm(total=total, desc=what, unit=self.unit, unit_scale=True, dynamic_ncols=True, leave=False)
+
+    @property
+    def shown(self) -> bool:
+        return self._bar is not None
+
+    def advance(self, done: int) -> None:
+        if self._bar is not None:
+            self._bar.update(done)
+
+    def reach(self, done: int) -> None:
+        if self._bar is not None:
+            self._bar.update(done - self._bar.n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+        self._bar = None
+
+
 R = TypeVar("R", bound=Readable)
 
 

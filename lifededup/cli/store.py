@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import db_option, item_name, opened_store
+from lifededup.cli.options import TerminalBar, db_option, item_name, opened_store
 from lifededup.store.similarity import METHODS, Method, Rule
 
 # The clustering engine and SQLAlchemy are imported by the commands that use
@@ -150,36 +150,22 @@ def recluster_command(method: Method, rule: str | None, as_json: bool, db: str |
         chosen = None if rule is None else Rule.parse(rule)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
-    placing = _Placing() if sys.stderr.isatty() else None
+    # on a terminal, a bar of the texts placed (a minute at 100,000 items)
+    bar = TerminalBar("text")
+
+    def placing(placed: int, of: int) -> None:
+        if not bar.shown:
+            bar.start("placing texts", of)
+        bar.reach(placed)
+
     with opened_store(db) as store:
         try:
-            store.recluster(method, chosen, progress=placing)
+            store.recluster(method, chosen, progress=placing if sys.stderr.isatty() else None)
         finally:
-            if placing is not None:
-                placing.close()
+            bar.close()
         _, [(groups,)] = store.execute("SELECT count(*) FROM cluster_sizes WHERE members > 1")
         spec = store.cluster_rule.spec
     if as_json:
         click.echo(json.dumps({"method": method, "rule": spec, "clusters": groups}))
     else:
         click.echo(f"reclustered ({method}, {spec}): {groups} clusters with copies")
-
-
-class _Placing:
-    """A tqdm bar of the texts recluster has placed, on a terminal (a
-    minute at 100,000 items)."""
-
-    def __init__(self) -> None:
-        self._bar: Any = None
-
-    def __call__(self, placed: int, of: int) -> None:
-        from tqdm import tqdm  # type: ignore[import-untyped]
-
-        if self._bar is None:
-            self._bar = tqdm(total=of, desc="placing texts", unit="text", unit_scale=True, dynamic_ncols=True,
-                             leave=False)
-        self._bar.update(placed - self._bar.n)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import F, db_option, opened_store
+from lifededup.cli.options import F, TerminalBar, db_option, opened_store
 from lifededup.store.opening import resolve
 
 _HOW = """
@@ -55,29 +55,19 @@ def _move(source: str | None, target: str | None, replace: bool, as_json: bool) 
 
 
 class _Bar:
-    """A tqdm bar per table, on a terminal."""
+    """A bar per table, on a terminal (``copy_store``'s progress)."""
 
     def __init__(self) -> None:
-        self._bar: object | None = None
+        self._bar = TerminalBar("row")
 
     def table(self, name: str, rows: int) -> None:
-        from tqdm import tqdm  # type: ignore[import-untyped]
-
-        self.finish()
-        self._bar = tqdm(total=rows, desc=name, unit="row", unit_scale=True, dynamic_ncols=True, leave=False)
+        self._bar.start(name, rows)
 
     def advance(self, rows: int) -> None:
-        from tqdm import tqdm
-
-        if isinstance(self._bar, tqdm):
-            self._bar.update(rows)
+        self._bar.advance(rows)
 
     def finish(self) -> None:
-        from tqdm import tqdm
-
-        if isinstance(self._bar, tqdm):
-            self._bar.close()
-        self._bar = None
+        self._bar.close()
 
 
 _REPLACE = click.option("--replace", is_flag=True,
