@@ -11,6 +11,7 @@ path bind-mounted over the real ones."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -22,13 +23,23 @@ from pathlib import Path
 import pytest
 from index_samples import files_on_disk, write_text
 from readme_blocks import readme_section
+from store_samples import fp, prose
 from test_daemon_unit import unit_lines
 from test_store import sound
 from test_watch import TIMEOUT_S
 from test_watch_machines import files_of
 
 from lifededup.index import IndexConfig, run
-from lifededup.store import ItemRecord, MachineTaken, StoreError, WatchedFolder, list_machines, open_store
+from lifededup.store import (
+    ItemRecord,
+    MachineTaken,
+    StoreError,
+    WatchedFolder,
+    add_folder,
+    forget_machine,
+    list_machines,
+    open_store,
+)
 from lifededup.store.machines import machine_identity
 from lifededup import watch as watch_package
 from lifededup.watch import Watcher
@@ -176,6 +187,38 @@ def test_a_watcher_on_a_taken_name_stops_with_the_reason(tmp_path: Path, pg_url:
     stop.set()
     assert not thread.is_alive(), "the watcher kept retrying a name another computer claimed"
     assert len(errors) == 1 and isinstance(errors[0], MachineTaken), errors
+
+
+def test_forgetting_a_retired_machine_keeps_its_copies_elsewhere(store_url: str) -> None:
+    """The old laptop is sold: its items, folders and claim go; the copy of
+    one of its texts on the NAS stays, in a cluster repaired around it."""
+    with open_store(store_url, machine="old-laptop", identity="old") as old:
+        add_folder(old, "/home/me")
+        report = old.upsert_item(ItemRecord("/home/me/report.txt", text=prose(1)), fp(prose(1)))
+        old.upsert_item(ItemRecord("/home/me/letter.txt", text=prose(2)), fp(prose(2)))
+    with open_store(store_url, machine="nas", identity="nas") as nas:
+        copy = nas.upsert_item(ItemRecord("/srv/report.txt", text=prose(1)), fp(prose(1)))
+        assert nas.execute("SELECT cluster_id FROM clusters WHERE item_id = :i", {"i": copy})[1] == [(report,)]
+        assert forget_machine(nas, "old-laptop") == 2
+        assert forget_machine(nas, "old-laptop") is None, "a machine the store no longer knows"
+        assert [(m.name, m.items, m.folders) for m in list_machines(nas)] == [("nas", 1, 0)]
+        assert nas.execute("SELECT item_id, cluster_id FROM clusters")[1] == [(copy, copy)]
+        assert nas.execute("SELECT count(*) FROM watched_folders")[1] == [(0,)]
+        sound(nas)
+
+
+def test_machines_forget_asks_or_wants_yes(tmp_path: Path) -> None:
+    db = str(tmp_path / "store.db")
+    with open_store(db, machine="old-laptop") as old:
+        old.upsert_item(ItemRecord("/home/me/a.txt", text=prose(1)), fp(prose(1)))
+    command = [sys.executable, "-m", "lifededup", "machines", "forget", "--db", db]
+    piped = subprocess.run([*command, "old-laptop"], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert piped.returncode == 1 and "needs --yes" in piped.stderr, piped.stderr
+    unknown = subprocess.run([*command, "--yes", "nobody"], capture_output=True, text=True, timeout=120)
+    assert unknown.returncode == 1 and "the store has no machine 'nobody'" in unknown.stderr, unknown.stderr
+    done = subprocess.run([*command, "--yes", "--json", "old-laptop"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and json.loads(done.stdout) == {"machine": "old-laptop", "forgotten": 1}, done.stderr
+    assert claims(db) == {}
 
 
 # -- the command line: a second computer as a real process -------------------------

@@ -4,6 +4,7 @@ claiming this computer's name when it replaces another."""
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
@@ -84,3 +85,44 @@ def machines_claim(db: str | None) -> None:
     with opened_store(db) as store:
         store.claim_machine(replace=True)
         click.echo(f"this computer writes into {store.location} as the machine {store.machine!r}")
+
+
+@machines_group.command("forget")
+@click.argument("name")
+@click.option("--yes", is_flag=True, help="Do not ask (needed where there is no terminal to ask on).")
+@click.option("--json", "as_json", is_flag=True, help='One JSON object: {"machine", "forgotten"}.')
+@db_option
+def machines_forget(name: str, yes: bool, as_json: bool, db: str | None) -> None:
+    """Remove a retired computer from the store: every item of the machine
+    NAME, its watched folders and its claim.  Its copies on other machines
+    stay, and clusters are repaired around what goes.  No file is touched,
+    on any computer.
+
+    Asks first on a terminal; elsewhere give --yes.  A computer still
+    indexing as NAME would add its files again: stop its watcher first.
+
+    \b
+    Example:
+      lifededup machines list
+      lifededup machines forget old-laptop
+    """
+    from lifededup.store import forget_machine, list_machines
+
+    with opened_store(db) as store:
+        known = {m.name: m for m in list_machines(store)}
+        if name not in known:
+            raise click.ClickException(f"the store has no machine {name!r}; see `lifededup machines list`")
+        if not yes:
+            if not sys.stdin.isatty():
+                raise click.ClickException(f"forgetting {known[name].items} item(s) of {name!r} needs --yes "
+                                           "where there is no terminal to ask on")
+            if name == store.machine:
+                click.echo(f"{name!r} is the name this computer indexes as", err=True)
+            if not click.confirm(f"forget the {known[name].items} item(s) and {known[name].folders} watched "
+                                 f"folder(s) of {name!r}? (no file is touched)", default=False):
+                raise click.ClickException("nothing forgotten")
+        removed = forget_machine(store, name)
+    if as_json:
+        click.echo(json.dumps({"machine": name, "forgotten": removed}))
+    else:
+        click.echo(f"forgot the machine {name!r}: {removed} item(s) removed from the store")

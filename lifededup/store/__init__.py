@@ -77,7 +77,8 @@ Machines (``machines.py``): the first write under ``store.machine`` claims the n
 for this computer (``store.identity``: ``machine_identity()``, a keyed hash of its
 machine ID); ``Store.claim_machine(replace=False)`` does it, and on a shared store
 another computer's name raises :class:`MachineTaken` unless ``replace``.
-``list_machines(store) -> list[Machine]`` (name, claimed_at, items, folders, here).
+``list_machines(store) -> list[Machine]`` (name, claimed_at, items, folders, here);
+``forget_machine(store, name) -> int | None``: a retired computer's items, folders and claim removed.
 
 Errors: ``StoreError`` and its subclasses ``StoreNotFound``, ``StoreTooNew``, ``StoreDamaged``,
 ``UnsupportedStore``, ``ParamsMismatch``, ``ItemNotFound``, ``MissingIndex``, ``MachineTaken``:
@@ -114,7 +115,7 @@ if TYPE_CHECKING:
         is_unavailable,
     )
     from lifededup.store.folders import WatchedFolder, add_folder, items_under, list_folders, mark_scanned, remove_folder
-    from lifededup.store.machines import Machine, MachineTaken, list_machines, machine_identity
+    from lifededup.store.machines import Machine, MachineTaken, forget_machine, list_machines, machine_identity
     from lifededup.store.models import FEATURE_COLUMNS
     from lifededup.store.opening import ENV_VAR, damage_of, default_path, open_engine, resolve
     from lifededup.store.listing import Cluster, ItemSummary, clusters
@@ -154,6 +155,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Machine": ("lifededup.store.machines", "Machine"),
     "MachineTaken": ("lifededup.store.machines", "MachineTaken"),
     "list_machines": ("lifededup.store.machines", "list_machines"),
+    "forget_machine": ("lifededup.store.machines", "forget_machine"),
     "machine_identity": ("lifededup.store.machines", "machine_identity"),
     "FEATURE_COLUMNS": ("lifededup.store.models", "FEATURE_COLUMNS"),
     "ENV_VAR": ("lifededup.store.opening", "ENV_VAR"),
@@ -214,6 +216,7 @@ __all__ = [
     "Machine",
     "MachineTaken",
     "list_machines",
+    "forget_machine",
     "machine_identity",
     "Method",
     "ParamsMismatch",

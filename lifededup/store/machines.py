@@ -151,3 +151,19 @@ def list_machines(store: Store) -> list[Machine]:
     return [Machine(name, claimed[name][1] if name in claimed else None, item_count.get(name, 0),
                     folder_count.get(name, 0), name in claimed and claimed[name][0] == store.identity)
             for name in names]
+
+
+def forget_machine(store: Store, name: str) -> int | None:
+    """Remove every item of the machine ``name`` (the items inside them too,
+    clusters repaired: its copies elsewhere stay, one of them made their
+    representative), its watched folders and its claim -- a computer retired
+    from a shared store.  Its files, wherever they are, are not touched.
+    How many items went; None if the store knows no such machine."""
+    with store.transaction():
+        if name not in {m.name for m in list_machines(store)}:
+            return None
+        _, rows = store.execute("SELECT id FROM items WHERE machine = :name", {"name": name})
+        removed = store.remove_ids(int(str(r[0])) for r in rows)
+        store.execute("DELETE FROM watched_folders WHERE machine = :name", {"name": name})
+        store.execute("DELETE FROM machines WHERE name = :name", {"name": name})
+        return removed
