@@ -29,3 +29,16 @@ def test_every_detector_is_documented() -> None:
     section = _section()
     missing = [name for name in DETECTOR_NAMES if f"`{name}" not in section]
     assert missing == [], f"detectors missing from the README: {missing}"
+
+
+def test_eval_help_lists_every_detector_spec() -> None:
+    """`eval --help` names the detectors without importing them (it starts
+    in a tenth of a second): its list must stay the one make_detector knows."""
+    from click.testing import CliRunner
+
+    from lifededup.cli import main
+
+    shown = CliRunner().invoke(main, ["eval", "--help"]).output
+    specs = shown.split("Detector specs")[1].split("\n\n")[0]
+    listed = re.findall(r"^\s{2,}([a-z0-9-]+)(?:\[:[^\]]*\]+)*\s{2,}\S", specs, flags=re.M)
+    assert sorted(listed) == sorted(DETECTOR_NAMES), f"eval --help lists {listed}, the detectors are {DETECTOR_NAMES}"

@@ -47,7 +47,7 @@ HEAVY = {"sqlalchemy", "alembic", "numpy", "watchdog", "rapidfuzz"}
 
 
 @pytest.mark.parametrize("command", [["index"], ["watch"], ["folders", "add"], ["daemon", "start"], ["stats"],
-                                     ["verify"], ["check"], ["recluster"], ["show"], ["machines", "claim"]])
+                                     ["verify"], ["check"], ["recluster"], ["show"], ["machines", "claim"], ["eval"]])
 def test_the_help_of_index_watch_and_reports_loads_no_engine(command: list[str]) -> None:
     modules = imported_after([*command, "--help"])
     heavy = {m for m in modules if m.split(".")[0] in HEAVY}

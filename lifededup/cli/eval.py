@@ -8,21 +8,10 @@ from pathlib import Path
 import click
 
 from lifededup.cli import main
-from lifededup.detect import DETECTOR_NAMES
 from lifededup.cli.options import db_option, opened_store
-from lifededup.eval import (
-    TruthError,
-    evaluate,
-    evaluate_archive,
-    format_archive_table,
-    format_table,
-    SAMPLE_TRUTH,
-    find_sample_corpus,
-    load_truth,
-    read_corpus,
-    true_clusters,
-    true_pairs,
-)
+
+# The detectors and the evaluation (numpy, every detector's module) are
+# imported when the command runs: its --help starts without them.
 
 
 @main.command("eval")
@@ -33,7 +22,7 @@ from lifededup.eval import (
               help="Folder the truth's paths are relative to [default: the truth file's folder; for the "
               "sample truth, ./sample_corpus or the checkout lifededup runs from].")
 @click.option("--detectors", "-d", "specs", multiple=True, metavar="SPEC[,SPEC...]",
-              help=f"Detectors to compare (repeat or separate with commas) [default: all: {', '.join(DETECTOR_NAMES)}].")
+              help="Detectors to compare (repeat or separate with commas) [default: every one of the specs below].")
 @click.option("--markdown", is_flag=True, help="Print the table in Markdown (as in the README).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per detector per line.")
 @click.option("--store", "on_store", is_flag=True,
@@ -73,6 +62,19 @@ def eval_command(truth_path: Path | None, corpus: Path | None, specs: tuple[str,
       lifededup eval --truth my_truth.json --corpus my_corpus -d shingles,simhash:3,simhash:6
       lifededup eval --store -d verified,shingles,minhash
     """
+    from lifededup.detect import DETECTOR_NAMES
+    from lifededup.eval import (
+        SAMPLE_TRUTH,
+        TruthError,
+        evaluate,
+        find_sample_corpus,
+        format_table,
+        load_truth,
+        read_corpus,
+        true_clusters,
+        true_pairs,
+    )
+
     chosen = [s.strip() for spec in specs for s in spec.split(",") if s.strip()] or list(DETECTOR_NAMES)
     if on_store:
         _on_store(chosen, sample, markdown, as_json, db)
@@ -109,6 +111,8 @@ def eval_command(truth_path: Path | None, corpus: Path | None, specs: tuple[str,
 
 
 def _on_store(chosen: list[str], sample: int, markdown: bool, as_json: bool, db: str | None) -> None:
+    from lifededup.eval import evaluate_archive, format_archive_table
+
     try:
         with opened_store(db, readonly=True) as store:
             scores = evaluate_archive(store, chosen, pairs=sample)
