@@ -117,12 +117,13 @@ def test_search_on_a_postgresql_store_at_head_runs_on_psycopg_alone(pg_url: str)
     assert not heavy and not engine, f"`lifededup search` on PostgreSQL imported {sorted(heavy | engine)[:8]}..."
 
 
-@pytest.mark.parametrize("command", [["sql", "SELECT count(*) FROM items"], ["dups", "--limit", "5"], ["failures"]])
+@pytest.mark.parametrize("command", [["sql", "SELECT count(*) FROM items"], ["dups", "--limit", "5"], ["failures"],
+                                     ["folders", "list"]])
 def test_reading_commands_on_a_store_at_head_run_on_the_driver_alone(store_url: str, command: list[str]) -> None:
-    """`lifededup sql` (read-only, the default), `dups` and `failures` read
-    on the driver: no SQLAlchemy, no clustering engine."""
+    """`lifededup sql` (read-only, the default), `dups`, `failures` and
+    `folders list` read on the driver: no SQLAlchemy, no clustering engine."""
     open_store(store_url).close()
-    modules = imported_after([command[0], "--db", str(store_url), *command[1:]])
+    modules = imported_after([*command, "--db", str(store_url)])
     heavy = {m for m in modules if m.split(".")[0] in {"sqlalchemy", "alembic", "numpy"}}
     engine = modules & {"lifededup.store.clustering", "lifededup.store.models", "lifededup.store.store"}
     assert not heavy and not engine, f"`lifededup {command[0]}` imported {sorted(heavy | engine)[:8]}..."

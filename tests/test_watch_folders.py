@@ -56,6 +56,13 @@ def test_folder_api_round_trip(tmp_path: Path) -> None:
         assert list_folders(store) == []
 
 
+def test_folders_list_before_any_store_says_how_to_add_one_and_makes_no_file(tmp_path: Path) -> None:
+    db = tmp_path / "not yet.db"
+    listed = CliRunner().invoke(main, ["folders", "list", "--db", str(db)])
+    assert listed.exit_code == 0 and "no watched folders of the machine" in listed.output, listed.output
+    assert "lifededup folders add PATH" in listed.output and not db.exists(), "a listing made the store"
+
+
 def test_cli_folders_add_list_remove(tmp_path: Path) -> None:
     db = str(tmp_path / "s.db")
     docs = tmp_path / "Documents"

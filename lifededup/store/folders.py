@@ -10,8 +10,15 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 
+from typing import TYPE_CHECKING
+
 from lifededup.store.records import read_time, stored_time, utc_now
-from lifededup.store.store import Store
+
+# Listing is a read on any store, a driver's alone (`folders list` starts
+# without SQLAlchemy); the changes need a Store.
+if TYPE_CHECKING:
+    from lifededup.store.reader import Readable
+    from lifededup.store.store import Store
 
 _COLUMNS = "path, include, exclude, added_at, last_scanned_at"
 
@@ -33,11 +40,12 @@ def _folder(row: tuple[object, ...]) -> WatchedFolder:
                          read_time(added), read_time(scanned))
 
 
-def list_folders(store: Store) -> list[WatchedFolder]:
+def list_folders(store: Readable) -> list[WatchedFolder]:
     """This machine's watched folders."""
-    _, rows = store.execute(f"SELECT {_COLUMNS} FROM watched_folders WHERE machine = :machine ORDER BY path",
-                            {"machine": store.machine})
-    return [_folder(r) for r in rows]
+    with store.reading() as db:
+        rows = db.execute(f"SELECT {_COLUMNS} FROM watched_folders WHERE machine = :machine ORDER BY path",
+                          {"machine": store.machine}).fetchall()
+    return [_folder(tuple(r)) for r in rows]
 
 
 def add_folder(store: Store, path: str, include: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> WatchedFolder:

@@ -32,6 +32,7 @@ from lifededup.store import pg_url
 from lifededup.store.dialect import Driver, PgDriver, pyformat
 from lifededup.store.errors import StoreNotFound
 from lifededup.store.opening import Location, _configure, _written_head, cannot_use, resolve, server_connect_args
+from lifededup.store.records import machine_name
 
 if TYPE_CHECKING:
     from lifededup.store.store import Store
@@ -39,9 +40,11 @@ if TYPE_CHECKING:
 
 class Readable(Protocol):
     """What a read needs of a store: its location (``location.url`` is set
-    for PostgreSQL), and a read transaction on the driver's connection."""
+    for PostgreSQL), the machine asking (``machine_name()``: "this
+    machine's" folders), and a read transaction on the driver's connection."""
 
     location: Location
+    machine: str
 
     def reading(self) -> AbstractContextManager[Driver]: ...
 
@@ -65,6 +68,7 @@ class Reader:
     def __init__(self, conn: sqlite3.Connection, location: Location) -> None:
         self._conn = conn
         self.location = location
+        self.machine = machine_name()
 
     @property
     def path(self) -> Path:
@@ -111,6 +115,7 @@ class ServerReader:
     def __init__(self, conn: Any, location: Location) -> None:
         self._conn = conn  # a psycopg.Connection, not autocommit
         self.location = location
+        self.machine = machine_name()
 
     @contextmanager
     def reading(self) -> Iterator[PgDriver]:
