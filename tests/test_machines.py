@@ -354,3 +354,11 @@ def test_a_new_computer_claims_the_name_of_the_one_it_replaces(
     assert "(this computer)" in listed.stdout, listed.stdout
     again = old("index", str(root))
     assert again.returncode == 1 and "another computer writes into" in again.stderr, again.stderr
+
+
+def test_machines_list_before_any_store_makes_no_file(tmp_path: Path) -> None:
+    db = tmp_path / "not yet.db"
+    listed = subprocess.run([sys.executable, "-m", "lifededup", "machines", "list", "--db", str(db)],
+                            capture_output=True, text=True, timeout=120)
+    assert listed.returncode == 0 and "no machines yet" in listed.stdout, listed.stdout + listed.stderr
+    assert not db.exists(), "a listing made the store"

@@ -118,10 +118,11 @@ def test_search_on_a_postgresql_store_at_head_runs_on_psycopg_alone(pg_url: str)
 
 
 @pytest.mark.parametrize("command", [["sql", "SELECT count(*) FROM items"], ["dups", "--limit", "5"], ["failures"],
-                                     ["folders", "list"]])
+                                     ["folders", "list"], ["machines", "list"]])
 def test_reading_commands_on_a_store_at_head_run_on_the_driver_alone(store_url: str, command: list[str]) -> None:
-    """`lifededup sql` (read-only, the default), `dups`, `failures` and
-    `folders list` read on the driver: no SQLAlchemy, no clustering engine."""
+    """`lifededup sql` (read-only, the default), `dups`, `failures`,
+    `folders list` and `machines list` read on the driver: no SQLAlchemy,
+    no clustering engine."""
     open_store(store_url).close()
     modules = imported_after([*command, "--db", str(store_url)])
     heavy = {m for m in modules if m.split(".")[0] in {"sqlalchemy", "alembic", "numpy"}}

@@ -9,7 +9,7 @@ import sys
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import db_option, opened_store
+from lifededup.cli.options import db_option, opened_listing, opened_store
 from lifededup.store import MACHINE_ENV
 
 
@@ -44,11 +44,11 @@ def machines_list(as_json: bool, db: str | None) -> None:
     Example:
       lifededup machines list --db postgresql://me@nas/lifededup
     """
-    from lifededup.store import list_machines
+    from lifededup.store import list_machines, machine_name
 
-    with opened_store(db) as store:
-        found = list_machines(store)
-        name = store.machine
+    name = machine_name()
+    with opened_listing(db) as store:
+        found = [] if store is None else list_machines(store)
     if as_json:
         click.echo(json.dumps([{"name": m.name, "claimed_at": m.claimed_at.isoformat() + "Z" if m.claimed_at else None,
                                 "items": m.items, "folders": m.folders, "here": m.here} for m in found], indent=2))

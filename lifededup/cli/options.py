@@ -104,6 +104,24 @@ def opened_reader(db: str | None, *, migrate: bool = True) -> Iterator[Queryable
 
 
 @contextmanager
+def opened_listing(db: str | None) -> Iterator[Queryable | None]:
+    """:func:`opened_reader` for a listing (``folders list``, ``machines
+    list``): None where there is no store file yet -- nothing to list, and
+    a listing makes no store."""
+    from lifededup.store.opening import resolve
+
+    try:
+        location = resolve(db)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if location.path is not None and not location.path.exists():
+        yield None
+        return
+    with opened_reader(db) as store:
+        yield store
+
+
+@contextmanager
 def _speaking(opening: Callable[[], R]) -> Iterator[R]:
     """The store ``opening`` gives, its errors turned into messages for a person, closed at the end."""
     try:

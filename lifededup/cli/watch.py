@@ -17,7 +17,7 @@ import click
 
 from lifededup.cli import main
 from lifededup.cli.index import max_text_option, ocr_option, stop_on_signals
-from lifededup.cli.options import DELAY, SECONDS, db_option, opened_reader, opened_store
+from lifededup.cli.options import DELAY, SECONDS, db_option, opened_listing, opened_store
 from lifededup.extract import Limits
 from lifededup.index import IndexConfig, absolute, default_workers, max_workers
 from lifededup.model import stored_path
@@ -129,15 +129,10 @@ def folders_list(as_json: bool, db: str | None) -> None:
       lifededup folders list
       lifededup folders list --json
     """
-    from lifededup.store import StoreNotFound, list_folders, machine_name
+    from lifededup.store import list_folders, machine_name
 
-    try:
-        with opened_reader(db) as store:
-            folders = list_folders(store)
-    except click.ClickException as exc:
-        if not isinstance(exc.__cause__, StoreNotFound):
-            raise
-        folders = []  # no store yet: no folders either (`folders add` makes it)
+    with opened_listing(db) as store:
+        folders = [] if store is None else list_folders(store)
     if as_json:
         click.echo(json.dumps([_folder_dict(f) for f in folders], indent=2))
         return

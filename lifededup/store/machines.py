@@ -26,6 +26,7 @@ from lifededup.store.errors import StoreError
 from lifededup.store.records import MACHINE_ENV, read_time, stored_time, utc_now
 
 if TYPE_CHECKING:
+    from lifededup.store.reader import Readable
     from lifededup.store.store import Store
 
 # systemd's machine-id(5), and D-Bus's copy of it on systems without systemd
@@ -138,18 +139,21 @@ def _taken(store: Store, since: datetime | None) -> str:
             "say so: lifededup machines claim")
 
 
-def list_machines(store: Store) -> list[Machine]:
+def list_machines(store: Readable) -> list[Machine]:
     """Every machine name the store knows: claimed, or naming items or
-    watched folders; by name."""
-    _, claims = store.execute("SELECT name, identity, claimed_at FROM machines")
-    _, items = store.execute("SELECT machine, count(*) FROM items GROUP BY machine")
-    _, folders = store.execute("SELECT machine, count(*) FROM watched_folders GROUP BY machine")
-    claimed = {str(name): (str(identity), read_time(at)) for name, identity, at in claims}
+    watched folders; by name.  ``here``: claimed by ``store.identity``
+    (this computer)."""
+    with store.reading() as db:
+        claims = db.execute("SELECT name, identity, claimed_at FROM machines").fetchall()
+        items = db.execute("SELECT machine, count(*) FROM items GROUP BY machine").fetchall()
+        folders = db.execute("SELECT machine, count(*) FROM watched_folders GROUP BY machine").fetchall()
+    me = store.identity
+    claimed = {str(name): (str(who), read_time(at)) for name, who, at in claims}
     item_count = {str(name): int(str(n)) for name, n in items}
     folder_count = {str(name): int(str(n)) for name, n in folders}
     names = sorted(set(claimed) | set(item_count) | set(folder_count))
     return [Machine(name, claimed[name][1] if name in claimed else None, item_count.get(name, 0),
-                    folder_count.get(name, 0), name in claimed and claimed[name][0] == store.identity)
+                    folder_count.get(name, 0), name in claimed and claimed[name][0] == me)
             for name in names]
 
 

@@ -32,6 +32,7 @@ from lifededup.store import pg_url
 from lifededup.store.dialect import Driver, PgDriver, pyformat
 from lifededup.store.errors import StoreNotFound
 from lifededup.store.opening import Location, _configure, _written_head, cannot_use, resolve, server_connect_args
+from lifededup.store.machines import machine_identity
 from lifededup.store.records import machine_name
 
 if TYPE_CHECKING:
@@ -45,6 +46,9 @@ class Readable(Protocol):
 
     location: Location
     machine: str
+
+    @property
+    def identity(self) -> str: ...  # which computer is asking (lifededup.store.machines)
 
     def reading(self) -> AbstractContextManager[Driver]: ...
 
@@ -69,6 +73,10 @@ class Reader:
         self._conn = conn
         self.location = location
         self.machine = machine_name()
+
+    @property
+    def identity(self) -> str:
+        return machine_identity()
 
     @property
     def path(self) -> Path:
@@ -116,6 +124,10 @@ class ServerReader:
         self._conn = conn  # a psycopg.Connection, not autocommit
         self.location = location
         self.machine = machine_name()
+
+    @property
+    def identity(self) -> str:
+        return machine_identity()
 
     @contextmanager
     def reading(self) -> Iterator[PgDriver]:
