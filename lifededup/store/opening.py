@@ -17,9 +17,11 @@ machines' indexers; read-only sessions are READ ONLY on the server.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.util
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -402,11 +404,24 @@ def _literals(path: Path) -> dict[str, object]:
     return found
 
 
+# The revision files are read once a process, under a lock: CPython 3.11's
+# ast.parse in two threads at once can fail with "SystemError: AST
+# constructor recursion depth mismatch" (python/cpython gh-106905), and the
+# web view opens a store in each of its threads.
+_HEAD_LOCK = threading.Lock()
+
+
 def _written_head() -> str | None:
     """The head revision as the revision files write it (their
     ``revision`` and ``down_revision``), read without Alembic; None when a
     file does not say it plainly or there is not one head -- then Alembic
     decides."""
+    with _HEAD_LOCK:
+        return _head_of_files()
+
+
+@functools.cache
+def _head_of_files() -> str | None:
     revisions: set[str] = set()
     parents: set[str] = set()
     for path in sorted((migrations_dir() / "versions").glob("*.py")):
