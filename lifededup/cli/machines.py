@@ -22,12 +22,13 @@ def machines_group() -> None:
     PostgreSQL store another computer of that name is refused, since the two
     would each take the other's files for deleted ones.  A computer that
     replaces one (a new disk, a system installed again) says so with
-    `claim`.
+    `claim`; a computer retired leaves the store with `forget NAME`.
 
     \b
     Example:
       lifededup machines list
       lifededup machines claim
+      lifededup machines forget old-laptop
     """
 
 
