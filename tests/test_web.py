@@ -27,7 +27,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from pg_server import Server  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
-from web_samples import PROSE, SCRIPT, hostile_store, prose  # noqa: E402
+from web_samples import PROSE, hostile_store, prose  # noqa: E402
 
 from lifededup.cli import main  # noqa: E402
 from lifededup.index import IndexConfig, run  # noqa: E402

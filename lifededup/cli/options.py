@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import logging
 import math
-import sqlite3
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -151,11 +149,7 @@ def _speaking(opening: Callable[[], R]) -> Iterator[R]:
 
 def _raise_damage(exc: Exception, store: Readable) -> None:
     """SQLite finding the file damaged, as a message (SQLAlchemy's wrapper of
-    it too, checked only if SQLAlchemy was ever imported)."""
-    wrapped = sys.modules.get("sqlalchemy.exc")
-    if not isinstance(exc, sqlite3.DatabaseError) and not (
-            wrapped is not None and isinstance(exc, wrapped.DBAPIError)):
-        return
+    it too)."""
     damage = damage_of(exc, store.location)
     if damage is not None:
         raise click.ClickException(str(damage)) from exc

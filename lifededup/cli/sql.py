@@ -14,6 +14,7 @@ import click
 
 from lifededup.cli import main
 from lifededup.cli.options import db_option, opened_reader, opened_store
+from lifededup.store import driver_said
 from lifededup.store.dialect import driver_errors
 
 
@@ -74,7 +75,7 @@ def sql_command(query: str, as_json: bool, as_csv: bool, write: bool, db: str | 
 
 def _sql_error(exc: BaseException, write: bool, backend: str) -> str:
     """The database's own words, and what to do about them."""
-    reason = str(getattr(exc, "orig", None) or exc).strip()
+    reason = driver_said(exc)
     refuser = "SQLite" if backend == "sqlite" else "the PostgreSQL server"
     if not write and any(word in reason for word in ("readonly", "read-only", "query_only", "authoriz")):
         return (f"the store is open read-only, so {refuser} refused to change it ({reason}); "

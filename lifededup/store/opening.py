@@ -33,7 +33,7 @@ import platformdirs
 
 from lifededup.store import pg_url
 from lifededup.store.dialect import translate_driver_sql
-from lifededup.store.errors import StoreDamaged, StoreNotFound, StoreTooNew, UnsupportedStore
+from lifededup.store.errors import StoreDamaged, StoreNotFound, StoreTooNew, UnsupportedStore, driver_error
 
 # SQLAlchemy is imported where an engine is made or its errors are met:
 # resolving a location and reading the head (store/reader.py) need neither.
@@ -309,7 +309,7 @@ _SQLITE_NOTADB = 26
 
 def damage_of(exc: BaseException, location: Location) -> StoreDamaged | None:
     """The :class:`StoreDamaged` an SQLite error means, or None if it is another kind of error."""
-    orig = getattr(exc, "orig", exc) if not isinstance(exc, sqlite3.Error) else exc
+    orig = driver_error(exc)
     code = getattr(orig, "sqlite_errorcode", None)
     if not isinstance(code, int) or code & 0xFF not in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
         return None
