@@ -164,10 +164,8 @@ def forget_machine(store: Store, name: str) -> int | None:
     from a shared store.  Its files, wherever they are, are not touched.
     How many items went; None if the store knows no such machine."""
     with store.transaction():
-        if name not in {m.name for m in list_machines(store)}:
-            return None
         _, rows = store.execute("SELECT id FROM items WHERE machine = :name", {"name": name})
         removed = store.remove_ids(int(str(r[0])) for r in rows)
-        store.execute("DELETE FROM watched_folders WHERE machine = :name", {"name": name})
-        store.execute("DELETE FROM machines WHERE name = :name", {"name": name})
-        return removed
+        _, folders = store.execute("DELETE FROM watched_folders WHERE machine = :name RETURNING id", {"name": name})
+        _, claims = store.execute("DELETE FROM machines WHERE name = :name RETURNING name", {"name": name})
+        return removed if rows or folders or claims else None

@@ -108,12 +108,8 @@ class Store:
         if self._conn is not None:
             yield self._conn
             return
-        with self.engine.connect() as conn, conn.begin():
-            self._conn, self._settings = conn, None
-            try:
-                yield conn
-            finally:
-                self._conn, self._settings, self._claimed = None, None, False
+        with self.engine.connect() as conn, self._holding(conn):
+            yield conn
 
     @contextmanager
     def snapshot(self) -> Iterator[Connection]:
@@ -128,12 +124,18 @@ class Store:
             if self.location.url is not None:
                 conn = conn.execution_options(isolation_level="REPEATABLE READ")
             conn = conn.execution_options(**{READS_ONLY: True})
-            with conn.begin():
-                self._conn, self._settings = conn, None
-                try:
-                    yield conn
-                finally:
-                    self._conn, self._settings, self._claimed = None, None, False
+            with self._holding(conn):
+                yield conn
+
+    @contextmanager
+    def _holding(self, conn: Connection) -> Iterator[None]:
+        """One transaction on ``conn``, which the store's calls join until it ends."""
+        with conn.begin():
+            self._conn, self._settings = conn, None
+            try:
+                yield
+            finally:
+                self._conn, self._settings, self._claimed = None, None, False
 
     @contextmanager
     def reading(self) -> Iterator[Driver]:
