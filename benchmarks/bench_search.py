@@ -17,9 +17,13 @@ full-text search.
 On PostgreSQL (``--db postgresql://...``, or ``--postgres`` for a throwaway
 server started from Debian's package by tests/pg_server.py) the store is
 filled with the same items by COPY (the store's own trigger builds each
-tsvector), and the peer is the same bare page query in PostgreSQL's terms:
-``WHERE f.document @@ websearch_to_tsquery(...) ORDER BY -ts_rank(...)
-LIMIT 20``.
+tsvector), and the peer is the same bare page query in PostgreSQL's terms,
+ranked as ``search`` ranks (``PG_RANK``), in its fastest form: the matches'
+ids and ranks cut to 20 first (a top-N sort in each parallel worker), their
+items after -- ``SELECT ... FROM (SELECT rowid, <rank> FROM items_fts f WHERE
+f.document @@ websearch_to_tsquery(...) ORDER BY rank LIMIT 20) JOIN items``.
+The join first made PostgreSQL sort every match's row whole, its tsvector
+with it, on disk.
 
 On an existing store (``--store PATH|URL``: bench_backends.py's real-text
 stores, or anyone's archive) nothing is filled or emptied -- the store is
@@ -70,7 +74,7 @@ from urllib.parse import quote
 from bench_store import WORDS_PER_TEXT, Generator, bulk_fill
 
 from lifededup.search import search
-from lifededup.search.query import pg_query
+from lifededup.search.query import PG_RANK, pg_query
 from lifededup.search.results import EXACT_ROWS
 from lifededup.store import Store, open_store
 from lifededup.store.opening import needs_upgrade
@@ -107,9 +111,9 @@ def peer_sql() -> str:
 def pg_peer_sql(query: str) -> tuple[str, str]:
     """The same bare page query on PostgreSQL, and the text to bind as ``:query``."""
     tsquery, marked = pg_query(query)
-    return (f"SELECT items.id, items.path, items.title, -ts_rank(f.document, {tsquery}, 1) AS rank "
-            f"FROM items JOIN items_fts f ON f.rowid = items.id WHERE f.document @@ {tsquery} "
-            "ORDER BY rank LIMIT :limit"), marked
+    return (f"SELECT items.id, items.path, items.title, r.rank FROM (SELECT f.rowid, "
+            f"{PG_RANK.format(tsquery=tsquery)} AS rank FROM items_fts f WHERE f.document @@ {tsquery} "
+            "ORDER BY rank LIMIT :limit) AS r JOIN items ON items.id = r.rowid ORDER BY r.rank"), marked
 
 
 def count_items(db: str | Path) -> int:

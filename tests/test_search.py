@@ -7,6 +7,7 @@ which find the same items and collapse them into the same clusters."""
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections import Counter
 from datetime import date
@@ -256,6 +257,28 @@ def test_postgresql_reads_any_query_and_refuses_only_a_nul(pg_corpus: CorpusStor
     with pytest.raises(QuerySyntaxError, match="NUL"):
         run(pg_corpus, "river\0survey")
     assert run(pg_corpus, "e-mail").matches == run(pg_corpus, '"e-mail"').matches
+
+
+def test_postgresql_ranks_frequency_over_the_log_of_a_texts_distinct_words(pg_url: str) -> None:
+    """ts_rank (a title's words weigh more) divided by log2(1 + the text's
+    distinct words), as README "PostgreSQL" says: the shorter text of the
+    same frequency first, and an item of no words -- which ``-word`` alone finds --
+    divided by 1, not by log(1) = 0."""
+    texts = {"/a/short.txt": "lighthouse keeper", "/a/long.txt": "lighthouse " + prose(7, 200),
+             "/a/twice.txt": "lighthouse lighthouse " + prose(7, 200), "/a/scan.png": None}
+    with open_store(pg_url) as store:
+        for path, text in texts.items():
+            store.upsert_item(ItemRecord(path=path, text=text), None if text is None else fp(text))
+    with open_store(pg_url, readonly=True) as store:
+        hits = search(store, "lighthouse", collapse=False).hits
+        assert [h.path for h in hits] == ["/a/short.txt", "/a/twice.txt", "/a/long.txt"], [h.path for h in hits]
+        _, rows = store.execute(
+            "SELECT i.path, ts_rank(f.document, websearch_to_tsquery('simple', 'lighthouse')), length(f.document) "
+            "FROM items i JOIN items_fts f ON f.rowid = i.id")
+        expected = {path: -rank / math.log2(1 + words) for path, rank, words in rows if words}
+        assert {h.path: h.rank for h in hits} == pytest.approx({p: expected[p] for p in [h.path for h in hits]})
+        unmatched = search(store, "-lighthouse", collapse=False).hits
+    assert [h.path for h in unmatched] == ["/a/scan.png"] and unmatched[0].rank == 0, unmatched
 
 
 @settings(max_examples=200, deadline=None)
