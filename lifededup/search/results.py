@@ -238,14 +238,21 @@ def _counted_sql(results: str, postgres: bool) -> str:
             f"FROM b CROSS JOIN ({_sample_sql('SELECT id FROM r', postgres)}) AS t ORDER BY b.rank, b.id")
 
 
-# For the rest of a page's transaction on PostgreSQL: the matches that
-# _counted_sql and _page_sql keep are found (index, recheck, rank) by parallel workers too.  At
-# the default cost of handing a worker's row to the leader (0.1) the
-# planner keeps a materialized CTE of a common word's 294,000 rows serial;
-# in parallel the word's first batch took 193 against 214 ms at a million
-# items, a phrase's 247 against 435.  The page's other statements read a
-# few rows by id, far below any parallel plan's setup cost.
-_PARALLEL_MATCHES = "SET LOCAL parallel_tuple_cost = 0.001"
+# For the rest of a page's transaction on PostgreSQL (set_config's third
+# argument: local to it), two settings for the query that keeps a page's
+# matches (_counted_sql, _page_sql):
+# - parallel workers find and rank them too.  At the default cost of
+#   handing a worker's row to the leader (0.1) the planner keeps the
+#   materialized CTE of a common word's 294,000 rows serial; in parallel
+#   the word's first batch took 193 against 214 ms at a million items, a
+#   phrase's 247 against 435.
+# - no JIT compiling.  Each search is planned for its own words
+#   (plan_cache_mode), so the 7-17 ms the server spends compiling a plan
+#   over jit_above_cost is spent on every page and never paid back: the
+#   common word 268 -> 250 ms, the phrase 188 -> 165.
+# The page's other statements read a few rows by id, far below any parallel
+# plan's setup cost or JIT's threshold.
+_PAGE_SETTINGS = "SELECT set_config('parallel_tuple_cost', '0.001', true), set_config('jit', 'off', true)"
 
 
 @dataclass
@@ -282,7 +289,7 @@ def _ranked(conn: Connection, results: str, params: dict[str, object], wanted: i
     while True:
         if start == 0 and totals is not None:
             if postgres:
-                conn.execute(_PARALLEL_MATCHES)
+                conn.execute(_PAGE_SETTINGS)
             got = conn.execute(_counted_sql(results, postgres), {**params, "limit": size}).fetchall()
             totals[:] = [int(got[0][3]), int(got[0][4]), int(got[0][3]) <= EXACT_ROWS] if got else [0, 0, True]
         else:
@@ -361,7 +368,7 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
         shown = _shown(conn, page, postgres)
     else:
         if postgres:
-            conn.execute(_PARALLEL_MATCHES)
+            conn.execute(_PAGE_SETTINGS)
         rows = conn.execute(_page_sql(results, postgres, counted=once),
                             {**params, "limit": limit, "offset": offset}).fetchall()
         shown = [(r[1:], float(r[0]), None) for r in rows]
