@@ -689,6 +689,25 @@ def test_postgresql_plans_each_search_for_its_own_words(pg_url: str) -> None:
             assert synchronized == "off", f"read-only={readonly}: synchronize_seqscans is {synchronized}"
 
 
+def test_a_postgresql_search_leaves_the_session_as_it_found_it(pg_corpus: CorpusStore) -> None:
+    """A page's matches are found with the planner settings of
+    results._PAGE_SETTINGS (parallel workers, no JIT), for that page's
+    transaction alone: what a library user or ``sql`` runs next on the same
+    connection plans as the server's settings say."""
+    settings = "SELECT current_setting('parallel_tuple_cost'), current_setting('jit')"
+    for opened in (lambda: open_store(pg_corpus.db, readonly=True), lambda: open_reader(pg_corpus.db)):
+        with opened() as store:
+            with store.reading() as conn:
+                before = conn.execute(settings).fetchone()
+            for query in ("sourdough", '"spare key"'):
+                for collapse in (True, False):
+                    assert search(store, query, collapse=collapse).matches > 0
+                    with store.reading() as conn:
+                        after = conn.execute(settings).fetchone()
+                    assert after == before, f"{type(store).__name__} {query} collapse={collapse}: {before} -> {after}"
+        assert tuple(before) != ("0.001", "off"), "the server's own settings are what the page changes"
+
+
 def test_a_page_is_the_same_whichever_way_it_was_read(corpus: CorpusStore, monkeypatch: pytest.MonkeyPatch) -> None:
     """A page whose first read holds every match takes its totals and copies
     from that read, and reads its snippets in one pass over the matches; one
