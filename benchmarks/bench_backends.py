@@ -41,6 +41,7 @@ import pickle
 import random
 import re
 import shutil
+import signal
 import sqlite3
 import sys
 import time
@@ -472,7 +473,7 @@ def main() -> None:
                         help="time new windows without loading the million again: on fresh 10k stores"
                         " and on the kept stores of an earlier run")
     parser.add_argument("--serve", action="store_true",
-                        help="start the kept PostgreSQL server of an earlier run, print both stores, wait for Ctrl-C")
+                        help="start the kept PostgreSQL server of an earlier run, print both stores, wait for Ctrl-C or kill")
     args = parser.parse_args()
     USER_SETTINGS.update(setting.split("=", 1) for setting in args.pg_setting)
     if args.serve:
@@ -563,13 +564,22 @@ def again(args: argparse.Namespace) -> None:
         server.stop(keep=True)
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def serve(folder: Path) -> None:
-    """The kept stores, for other benchmarks (bench_search.py) to run on."""
+    """The kept stores, for other benchmarks (bench_search.py) to run on,
+    until Ctrl-C, SIGINT or SIGTERM stops the server (a shell starts a job
+    in the background with SIGINT ignored, and ``kill`` sends SIGTERM: either
+    left the server running before)."""
+    signal.signal(signal.SIGINT, _interrupt)
+    signal.signal(signal.SIGTERM, _interrupt)
     server = Server.start(root=folder / "pg", settings=USER_SETTINGS)
     try:
         print(f"SQLite store:     {folder / 'store.db'}")
         print(f"PostgreSQL store: {server.url('bench')}")
-        print("Ctrl-C stops the server (its data folder stays)", flush=True)
+        print("Ctrl-C or kill stops the server (its data folder stays)", flush=True)
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:
