@@ -473,7 +473,8 @@ def main() -> None:
                         help="time new windows without loading the million again: on fresh 10k stores"
                         " and on the kept stores of an earlier run")
     parser.add_argument("--serve", action="store_true",
-                        help="start the kept PostgreSQL server of an earlier run, print both stores, wait for Ctrl-C or kill")
+                        help="start the kept PostgreSQL server of an earlier run, print both stores, "
+                        "wait for Ctrl-C or kill")
     args = parser.parse_args()
     USER_SETTINGS.update(setting.split("=", 1) for setting in args.pg_setting)
     if args.serve:
