@@ -261,7 +261,7 @@ def test_postgresql_reads_any_query_and_refuses_only_a_nul(pg_corpus: CorpusStor
 
 def test_postgresql_ranks_frequency_over_the_log_of_a_texts_distinct_words(pg_url: str) -> None:
     """ts_rank (a title's words weigh more) divided by log2(1 + the text's
-    distinct words), as README "PostgreSQL" says: the shorter text of the
+    distinct words), as README "Search" says: the shorter text of the
     same frequency first, and an item of no words -- which ``-word`` alone finds --
     divided by 1, not by log(1) = 0."""
     texts = {"/a/short.txt": "lighthouse keeper", "/a/long.txt": "lighthouse " + prose(7, 200),
@@ -694,16 +694,16 @@ def test_a_postgresql_search_leaves_the_session_as_it_found_it(pg_corpus: Corpus
     results._PAGE_SETTINGS (parallel workers, no JIT), for that page's
     transaction alone: what a library user or ``sql`` runs next on the same
     connection plans as the server's settings say."""
-    settings = "SELECT current_setting('parallel_tuple_cost'), current_setting('jit')"
+    planner = "SELECT current_setting('parallel_tuple_cost'), current_setting('jit')"
     for opened in (lambda: open_store(pg_corpus.db, readonly=True), lambda: open_reader(pg_corpus.db)):
         with opened() as store:
             with store.reading() as conn:
-                before = conn.execute(settings).fetchone()
+                before = conn.execute(planner).fetchone()
             for query in ("sourdough", '"spare key"'):
                 for collapse in (True, False):
                     assert search(store, query, collapse=collapse).matches > 0
                     with store.reading() as conn:
-                        after = conn.execute(settings).fetchone()
+                        after = conn.execute(planner).fetchone()
                     assert after == before, f"{type(store).__name__} {query} collapse={collapse}: {before} -> {after}"
         assert tuple(before) != ("0.001", "off"), "the server's own settings are what the page changes"
 
