@@ -57,6 +57,6 @@ __getattr__ = lazy_names(__name__, {
 __all__ = [
     "ALL_PAIRS_MAX", "Clustering", "ClusterCheck", "Column", "Counts", "DEFAULT_THRESHOLD", "Fingerprinted",
     "Member", "PAPER_KINDS", "PlotUnavailable", "StatsReport", "TOTAL", "Table1", "VerifyReport", "cluster_apart",
-    "cluster_store_apart", "document_frequencies", "plot_stats", "plot_verify", "require_matplotlib", "stats", "table1",
-    "table2", "verify", "histogram_bin",
+    "cluster_store_apart", "document_frequencies", "histogram_bin", "plot_stats", "plot_verify", "require_matplotlib",
+    "stats", "table1", "table2", "verify",
 ]

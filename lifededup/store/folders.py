@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
-
 from typing import TYPE_CHECKING
 
 from lifededup.store.records import read_time, stored_time, utc_now
