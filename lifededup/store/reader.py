@@ -25,7 +25,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import quote
 
 from lifededup.store import pg_url
@@ -64,12 +64,17 @@ class Queryable(Readable, Protocol):
     def execute_counted(self, sql: str, params: dict[str, object] | None = None) -> Rows: ...
 
 
-class Reader:
-    """A store opened read-only on ``sqlite3`` alone (see module docs)."""
+_R = TypeVar("_R", bound="_OnDriver")
+
+
+class _OnDriver:
+    """What both readers on a driver alone are: read-only, about this
+    machine and this computer (as a ``Store`` is), one connection closed at
+    the end."""
 
     readonly = True
 
-    def __init__(self, conn: sqlite3.Connection, location: Location) -> None:
+    def __init__(self, conn: Any, location: Location) -> None:
         self._conn = conn
         self.location = location
         self.machine = machine_name()
@@ -77,6 +82,21 @@ class Reader:
     @property
     def identity(self) -> str:
         return machine_identity()
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self: _R) -> _R:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+class Reader(_OnDriver):
+    """A store opened read-only on ``sqlite3`` alone (see module docs)."""
+
+    _conn: sqlite3.Connection
 
     @property
     def path(self) -> Path:
@@ -105,29 +125,10 @@ class Reader:
         finally:
             cursor.close()
 
-    def close(self) -> None:
-        self._conn.close()
 
-    def __enter__(self) -> Reader:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
-
-
-class ServerReader:
-    """A PostgreSQL store opened read-only on psycopg alone (see module docs)."""
-
-    readonly = True
-
-    def __init__(self, conn: Any, location: Location) -> None:
-        self._conn = conn  # a psycopg.Connection, not autocommit
-        self.location = location
-        self.machine = machine_name()
-
-    @property
-    def identity(self) -> str:
-        return machine_identity()
+class ServerReader(_OnDriver):
+    """A PostgreSQL store opened read-only on psycopg alone (see module
+    docs); its connection a ``psycopg.Connection``, not autocommit."""
 
     @contextmanager
     def reading(self) -> Iterator[PgDriver]:
@@ -167,15 +168,6 @@ class ServerReader:
             raise
         finally:
             cursor.close()
-
-    def close(self) -> None:
-        self._conn.close()
-
-    def __enter__(self) -> ServerReader:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
 
 
 def open_reader(url_or_path: str | Path | None = None, *, migrate: bool = True) -> Reader | ServerReader | Store:
