@@ -239,20 +239,27 @@ def _counted_sql(results: str, postgres: bool) -> str:
 
 
 # For the rest of a page's transaction on PostgreSQL (set_config's third
-# argument: local to it), two settings for the query that keeps a page's
+# argument: local to it), three settings for the query that keeps a page's
 # matches (_counted_sql, _page_sql):
 # - parallel workers find and rank them too.  At the default cost of
 #   handing a worker's row to the leader (0.1) the planner keeps the
 #   materialized CTE of a common word's 294,000 rows serial; in parallel
 #   the word's first batch took 193 against 214 ms at a million items, a
 #   phrase's 247 against 435.
+# - and at a tenth of the default cost of starting the workers (1000),
+#   which kept a 100,000-item store of real text (117 MB of tsvectors)
+#   to one process scanning them: a common word's page 119 -> 80 ms, a
+#   phrase's 105 -> 75; the synthetic 100,000's common word 55 -> 48.  A
+#   million items was parallel already, and a word in a few hundred items
+#   is read through the index, not scanned: neither changed.
 # - no JIT compiling.  Each search is planned for its own words
 #   (plan_cache_mode), so the 7-17 ms the server spends compiling a plan
 #   over jit_above_cost is spent on every page and never paid back: the
 #   common word 268 -> 250 ms, the phrase 188 -> 165.
 # The page's other statements read a few rows by id, far below any parallel
 # plan's setup cost or JIT's threshold.
-_PAGE_SETTINGS = "SELECT set_config('parallel_tuple_cost', '0.001', true), set_config('jit', 'off', true)"
+_PAGE_SETTINGS = ("SELECT set_config('parallel_tuple_cost', '0.001', true), "
+                  "set_config('parallel_setup_cost', '100', true), set_config('jit', 'off', true)")
 
 
 @dataclass
