@@ -205,6 +205,11 @@ def test_forgetting_a_retired_machine_keeps_its_copies_elsewhere(store_url: str)
     with open_store(store_url, machine="nas", identity="nas") as nas:
         copy = nas.upsert_item(ItemRecord("/srv/report.txt", text=prose(1)), fp(prose(1)))
         assert nas.execute("SELECT cluster_id FROM clusters WHERE item_id = :i", {"i": copy})[1] == [(report,)]
+        # what `machines forget` asks about: the one machine, counted alone
+        [laptop] = list_machines(nas, "old-laptop")
+        assert (laptop.name, laptop.items, laptop.folders, laptop.here) == ("old-laptop", 2, 1, False)
+        assert laptop.claimed_at is not None
+        assert list_machines(nas, "nobody") == []
         assert forget_machine(nas, "old-laptop") == 2
         assert forget_machine(nas, "old-laptop") is None, "a machine the store no longer knows"
         assert [(m.name, m.items, m.folders) for m in list_machines(nas)] == [("nas", 1, 0)]

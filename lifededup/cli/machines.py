@@ -110,7 +110,7 @@ def machines_forget(name: str, yes: bool, as_json: bool, db: str | None) -> None
     from lifededup.store import forget_machine, list_machines
 
     with opened_store(db) as store:
-        known = {m.name: m for m in list_machines(store)}
+        known = {m.name: m for m in list_machines(store, name)}
         if name not in known:
             raise click.ClickException(f"the store has no machine {name!r}; see `lifededup machines list`")
         if not yes:

@@ -77,7 +77,7 @@ Machines (``machines.py``): the first write under ``store.machine`` claims the n
 for this computer (``store.identity``: ``machine_identity()``, a keyed hash of its
 machine ID); ``Store.claim_machine(replace=False)`` does it, and on a shared store
 another computer's name raises :class:`MachineTaken` unless ``replace``.
-``list_machines(store) -> list[Machine]`` (name, claimed_at, items, folders, here);
+``list_machines(store, name=None) -> list[Machine]`` (name, claimed_at, items, folders, here);
 ``forget_machine(store, name) -> int | None``: a retired computer's items, folders and claim removed.
 
 Errors: ``StoreError`` and its subclasses ``StoreNotFound``, ``StoreTooNew``, ``StoreDamaged``,

@@ -139,14 +139,20 @@ def _taken(store: Store, since: datetime | None) -> str:
             "say so: lifededup machines claim")
 
 
-def list_machines(store: Readable) -> list[Machine]:
+def list_machines(store: Readable, name: str | None = None) -> list[Machine]:
     """Every machine name the store knows: claimed, or naming items or
     watched folders; by name.  ``here``: claimed by ``store.identity``
-    (this computer)."""
+    (this computer).  Given ``name``, that machine alone (none if the store
+    does not know it), counted through the index its paths are unique in
+    rather than a census of the whole store (half a second at a million
+    items)."""
+    params = {"name": name} if name is not None else {}
+    only, of_name = (" WHERE name = :name", " WHERE machine = :name") if name is not None else ("", "")
     with store.reading() as db:
-        claims = db.execute("SELECT name, identity, claimed_at FROM machines").fetchall()
-        items = db.execute("SELECT machine, count(*) FROM items GROUP BY machine").fetchall()
-        folders = db.execute("SELECT machine, count(*) FROM watched_folders GROUP BY machine").fetchall()
+        claims = db.execute(f"SELECT name, identity, claimed_at FROM machines{only}", params).fetchall()
+        items = db.execute(f"SELECT machine, count(*) FROM items{of_name} GROUP BY machine", params).fetchall()
+        folders = db.execute(f"SELECT machine, count(*) FROM watched_folders{of_name} GROUP BY machine",
+                             params).fetchall()
     me = store.identity
     claimed = {str(name): (str(who), read_time(at)) for name, who, at in claims}
     item_count = {str(name): int(str(n)) for name, n in items}
