@@ -1,7 +1,7 @@
 """Start-up: a command imports what it uses and no more (lazy command
 loading, heavy libraries imported where they are used), and a store at head
-opens without Alembic -- and a search, `dups`, `failures` or a read-only `sql`, on either backend, without
-SQLAlchemy.  Times are in benchmarks/README.md; these tests check
+opens without Alembic -- and a search, `show`, `dups`, `failures` or a read-only `sql`, on either backend,
+without SQLAlchemy.  Times are in benchmarks/README.md; these tests check
 what is imported, which is what the times follow from."""
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 from alembic.script import ScriptDirectory
+from store_samples import fp, prose
 
-from lifededup.store import open_store
+from lifededup.store import ItemRecord, open_store
 from lifededup.store.opening import _written_head, alembic_config
 
 
@@ -128,6 +129,23 @@ def test_reading_commands_on_a_store_at_head_run_on_the_driver_alone(store_url: 
     heavy = {m for m in modules if m.split(".")[0] in {"sqlalchemy", "alembic", "numpy"}}
     engine = modules & {"lifededup.store.clustering", "lifededup.store.models", "lifededup.store.store"}
     assert not heavy and not engine, f"`lifededup {command[0]}` imported {sorted(heavy | engine)[:8]}..."
+
+
+def test_show_on_a_store_at_head_runs_on_the_driver_alone(store_url: str) -> None:
+    """`lifededup show`, the step from a search to a row's copies, reads on
+    the driver too; only measuring each member against the representative
+    brings in the fingerprinting engine's numpy and rapidfuzz."""
+    text = prose(1)
+    with open_store(store_url) as store:
+        report = store.upsert_item(ItemRecord("/home/me/report.txt", text=text), fp(text))
+        store.upsert_item(ItemRecord("/home/me/report copy.txt", text=text), fp(text))
+    done = subprocess.run([sys.executable, "-m", "lifededup", "show", str(report), "--db", str(store_url)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "exact copy" in done.stdout and "report copy.txt" in done.stdout, done.stderr
+    modules = imported_after(["show", str(report), "--db", str(store_url)])
+    heavy = {m for m in modules if m.split(".")[0] in {"sqlalchemy", "alembic"}}
+    engine = modules & {"lifededup.store.clustering", "lifededup.store.models", "lifededup.store.store"}
+    assert not heavy and not engine, f"`lifededup show` imported {sorted(heavy | engine)[:8]}..."
 
 
 def test_the_head_the_revision_files_write_is_alembics() -> None:

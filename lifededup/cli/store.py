@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import TerminalBar, db_option, item_name, opened_store
+from lifededup.cli.options import TerminalBar, db_option, item_name, opened_reader, opened_store
 from lifededup.store.similarity import METHODS, Method, Rule
 
 # The clustering engine and SQLAlchemy are imported by the commands that use
@@ -36,9 +36,9 @@ def show_command(item: str, as_json: bool, db: str | None) -> None:
       lifededup show ~/Documents/report-v2.docx
       lifededup show 42 --json
     """
-    from lifededup.store import explain
+    from lifededup.store.queries import explain  # on the driver alone: no SQLAlchemy at a store at head
 
-    with opened_store(db, readonly=True) as store:
+    with opened_reader(db) as store:
         found = explain(store, item)
     if as_json:
         click.echo(json.dumps(found.to_dict(), indent=2))

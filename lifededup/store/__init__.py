@@ -116,7 +116,7 @@ if TYPE_CHECKING:
     )
     from lifededup.store.folders import WatchedFolder, add_folder, items_under, list_folders, mark_scanned, remove_folder
     from lifededup.store.machines import Machine, MachineTaken, forget_machine, list_machines, machine_identity
-    from lifededup.store.models import FEATURE_COLUMNS
+    from lifededup.store.settings import FEATURE_COLUMNS
     from lifededup.store.opening import ENV_VAR, damage_of, default_path, open_engine, resolve
     from lifededup.store.listing import Cluster, ItemSummary, clusters
     from lifededup.store.queries import Explanation, Reason, collapse_sql, explain, find_item
@@ -157,7 +157,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "list_machines": ("lifededup.store.machines", "list_machines"),
     "forget_machine": ("lifededup.store.machines", "forget_machine"),
     "machine_identity": ("lifededup.store.machines", "machine_identity"),
-    "FEATURE_COLUMNS": ("lifededup.store.models", "FEATURE_COLUMNS"),
+    "FEATURE_COLUMNS": ("lifededup.store.settings", "FEATURE_COLUMNS"),
     "ENV_VAR": ("lifededup.store.opening", "ENV_VAR"),
     "damage_of": ("lifededup.store.opening", "damage_of"),
     "default_path": ("lifededup.store.opening", "default_path"),

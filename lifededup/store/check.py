@@ -10,7 +10,7 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
 
 from lifededup.store.clustering import misplaced_keys, unmeasured_members
-from lifededup.store.models import FEATURE_COLUMNS
+from lifededup.store.settings import FEATURE_COLUMNS
 from lifededup.store.opening import damage_of, damaged_message
 from lifededup.store.store import Store
 

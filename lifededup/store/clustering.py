@@ -40,7 +40,7 @@ from sqlalchemy import Connection
 from lifededup.model import shared_features
 from lifededup.store import engine
 from lifededup.store.dialect import Driver, driver, is_postgres
-from lifededup.store.models import FEATURE_COLUMNS
+from lifededup.store.settings import FEATURE_COLUMNS
 from lifededup.store.similarity import (
     EXACT,
     Method,

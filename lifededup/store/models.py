@@ -29,9 +29,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-# The paper's six features (seeds/000 section 2.2 step 5), one column each so
-# that each has its own index: candidate lookup is six index seeks.
-FEATURE_COLUMNS = ("f1", "f2", "f3", "f4", "f5", "f6")
+from lifededup.store.settings import FEATURE_COLUMNS
+
 
 # 64-bit integers: SQLite's INTEGER (and its rowid), PostgreSQL's BIGINT
 Int64 = BigInteger().with_variant(Integer(), "sqlite")

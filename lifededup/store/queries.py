@@ -1,5 +1,7 @@
 """Reading the store: the paper's collapse of a result set (seeds/000 section
-2.2 step 9), the clusters largest first, and why each member is where it is."""
+2.2 step 9), and why each member of a cluster is where it is -- read through
+``reading()``, so on the driver alone (``store.reader``: ``lifededup show``
+without SQLAlchemy) as well as through a ``Store``."""
 
 from __future__ import annotations
 
@@ -7,14 +9,13 @@ import os
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sqlalchemy import Connection, text
-
 from lifededup.config import FingerprintParams
 from lifededup.model import shared_features, stored_path
-from lifededup.store.clustering import Member, load_member
+from lifededup.store.dialect import Driver
 from lifededup.store.errors import ItemNotFound
 from lifededup.store.listing import _COLUMNS, _SUMMARY, ItemSummary, _summary
-from lifededup.store.store import Store
+from lifededup.store.reader import Readable
+from lifededup.store.settings import FEATURE_COLUMNS, read_settings
 
 
 def collapse_sql(results: str, *, postgres: bool = False) -> str:
@@ -105,25 +106,29 @@ class Explanation:
         }
 
 
-def find_item(store: Store, item: int | str) -> ItemSummary:
+def find_item(store: Readable, item: int | str) -> ItemSummary:
     """An item by id, or by path (its whole-file item; this machine's first on a shared store)."""
-    with store.transaction() as conn:
-        if isinstance(item, int) or item.isdecimal():
-            if len(str(item)) > 19 or int(item) > 2**63 - 1:  # past SQLite's largest rowid: no such item
-                raise ItemNotFound(f"no item with id {item}")
-            row = conn.execute(text(_SUMMARY + " WHERE i.id = :v"), {"v": int(item)}).first()
-        else:
-            row = None
-            # as stored, then as the absolute path an indexer stores (in its escaped form, README "items")
-            real = os.path.realpath(os.path.expanduser(item))  # not Path.resolve: it raises on a link loop
-            for path in dict.fromkeys([*_as_typed(item), stored_path(item), stored_path(real)]):
-                row = row or conn.execute(
-                    text(_SUMMARY + " WHERE i.path = :v ORDER BY i.part = '' DESC, i.machine = :me DESC, i.id"),
-                    {"v": path, "me": store.machine}
-                ).first()
-        if row is None:
-            raise ItemNotFound(f"no item {item!r} in {store.location} (give an item id or an indexed path)")
-        return _summary(row)
+    with store.reading() as db:
+        return _find(db, store, item)
+
+
+def _find(db: Driver, store: Readable, item: int | str) -> ItemSummary:
+    if isinstance(item, int) or item.isdecimal():
+        if len(str(item)) > 19 or int(item) > 2**63 - 1:  # past SQLite's largest rowid: no such item
+            raise ItemNotFound(f"no item with id {item}")
+        row = db.execute(_SUMMARY + " WHERE i.id = :v", {"v": int(item)}).fetchone()
+    else:
+        row = None
+        # as stored, then as the absolute path an indexer stores (in its escaped form, README "items")
+        real = os.path.realpath(os.path.expanduser(item))  # not Path.resolve: it raises on a link loop
+        for path in dict.fromkeys([*_as_typed(item), stored_path(item), stored_path(real)]):
+            row = row or db.execute(
+                _SUMMARY + " WHERE i.path = :v ORDER BY i.part = '' DESC, i.machine = :me DESC, i.id",
+                {"v": path, "me": store.machine}
+            ).fetchone()
+    if row is None:
+        raise ItemNotFound(f"no item {item!r} in {store.location} (give an item id or an indexed path)")
+    return _summary(row)
 
 
 def _as_typed(path: str) -> list[str]:
@@ -135,45 +140,52 @@ def _as_typed(path: str) -> list[str]:
     return [path]
 
 
-def _text(conn: Connection, item_id: int) -> str | None:
-    value = conn.execute(text("SELECT text FROM items WHERE id = :i"), {"i": item_id}).scalar()
-    return None if value is None else str(value)
+_PRINTS = f"SELECT item_id, sha1, {', '.join(FEATURE_COLUMNS)} FROM fingerprints WHERE item_id IN "
 
 
-def _reason(conn: Connection, member: ItemSummary, rep: Member, rep_text: str | None,
-            params: FingerprintParams) -> Reason:
-    from lifededup.fingerprint.compare import compare  # numpy and rapidfuzz: not on a search's path
+def _prints(db: Driver, ids: list[int]) -> dict[int, tuple[str, tuple[int, ...] | None]]:
+    """The SHA-1 and features of each of ``ids`` (a cluster's members: a
+    clusters row implies a fingerprints row, ``check_store``)."""
+    rows = db.execute(_PRINTS + f"({', '.join(str(int(i)) for i in ids)})").fetchall()
+    return {int(r[0]): (str(r[1]), None if r[2] is None else tuple(int(v) for v in r[2:])) for r in rows}
 
-    this = load_member(conn, member.id)
-    assert this is not None  # a clusters row implies a fingerprints row (check_store)
-    member_text = _text(conn, member.id)
+
+def _texts(db: Driver, ids: list[int]) -> dict[int, str | None]:
+    rows = db.execute(f"SELECT id, text FROM items WHERE id IN ({', '.join(str(int(i)) for i in ids)})").fetchall()
+    return {int(r[0]): None if r[1] is None else str(r[1]) for r in rows}
+
+
+def _reason(member: ItemSummary, rep_id: int, prints: dict[int, tuple[str, tuple[int, ...] | None]],
+            rep_text: str | None, member_text: str | None, params: FingerprintParams) -> Reason:
     if member_text is None or rep_text is None:
         resemblance = distance = None
     else:
+        from lifededup.fingerprint.compare import compare  # numpy and rapidfuzz: not on a search's path
+
         measured = compare(rep_text, member_text, params)
         resemblance, distance = measured.resemblance, measured.word_edit_distance
-    return Reason(member, member.id == rep.item_id, this.sha1 == rep.sha1,
-                  shared_features(this.features, rep.features), resemblance, distance)
+    (sha1, features), (rep_sha1, rep_features) = prints[member.id], prints[rep_id]
+    return Reason(member, member.id == rep_id, sha1 == rep_sha1, shared_features(features, rep_features),
+                  resemblance, distance)
 
 
-def explain(store: Store, item: int | str) -> Explanation:
+def explain(store: Readable, item: int | str) -> Explanation:
     """An item, its cluster, and for every member the features it shares with
-    the representative and its exact resemblance to it."""
-    found = find_item(store, item)
-    params = store.params or FingerprintParams()
-    method = store.cluster_method
-    rule = store.cluster_rule.spec
-    with store.transaction() as conn:
-        cluster_id = conn.execute(
-            text("SELECT cluster_id FROM clusters WHERE item_id = :i"), {"i": found.id}
-        ).scalar()
-        if cluster_id is None:
-            return Explanation(found, None, method, params.threshold, [], rule)
-        rep = load_member(conn, int(cluster_id))
-        assert rep is not None
-        rep_text = _text(conn, rep.item_id)
-        members = [_summary(r) for r in conn.execute(
-            text(_COLUMNS + " FROM items i JOIN clusters c ON c.item_id = i.id WHERE c.cluster_id = :c"
-                 " ORDER BY i.id != :c, i.id"), {"c": int(cluster_id)})]
-        reasons = [_reason(conn, m, rep, rep_text, params) for m in members]
-        return Explanation(found, int(cluster_id), method, params.threshold, reasons, rule)
+    the representative and its exact resemblance to it: a few statements
+    whatever the cluster's size (its members' fingerprints and texts read
+    together), in one read."""
+    with store.reading() as db:
+        found = _find(db, store, item)
+        stored, method, rule = read_settings(db)
+        params = stored or FingerprintParams()
+        row = db.execute("SELECT cluster_id FROM clusters WHERE item_id = :i", {"i": found.id}).fetchone()
+        if row is None:
+            return Explanation(found, None, method, params.threshold, [], rule.spec)
+        cluster_id = int(row[0])
+        members = [_summary(r) for r in db.execute(
+            _COLUMNS + " FROM items i JOIN clusters c ON c.item_id = i.id WHERE c.cluster_id = :c"
+            " ORDER BY i.id != :c, i.id", {"c": cluster_id}).fetchall()]
+        ids = [m.id for m in members]
+        prints, texts = _prints(db, ids), _texts(db, ids)
+    reasons = [_reason(m, cluster_id, prints, texts[cluster_id], texts[m.id], params) for m in members]
+    return Explanation(found, cluster_id, method, params.threshold, reasons, rule.spec)

@@ -19,9 +19,9 @@ from lifededup.store import clustering, machines
 from lifededup.store.clustering import Member, Settings
 from lifededup.store.dialect import Driver, driver, is_postgres, pyformat
 from lifededup.store.errors import ParamsMismatch
-from lifededup.store.models import FEATURE_COLUMNS
 from lifededup.store.opening import READS_ONLY, WRITE_LOCK, Location
 from lifededup.store.records import ItemRecord, machine_name, utc_now
+from lifededup.store.settings import CLUSTER_METHOD, CLUSTER_RULE, FEATURE_COLUMNS, FINGERPRINT_PARAMS, read_settings
 from lifededup.store.similarity import METHODS, Method, Rule
 
 
@@ -36,10 +36,6 @@ _UPDATE_ITEM = f"UPDATE items SET {', '.join(f'{c} = :{c}' for c in _ITEM_COLUMN
 
 # PostgreSQL's SQLSTATE for a change tried in a read-only transaction
 _READ_ONLY_REFUSED = "25006"
-
-_FINGERPRINT_PARAMS = "fingerprint"
-_CLUSTER_METHOD = "cluster_method"
-_CLUSTER_RULE = "cluster_rule"
 
 
 class Store:
@@ -148,10 +144,6 @@ class Store:
 
     # -- params -------------------------------------------------------------
 
-    def _param(self, conn: Connection, name: str) -> object | None:
-        raw = conn.exec_driver_sql("SELECT value FROM params WHERE name = :name", {"name": name}).scalar()
-        return None if raw is None else json.loads(raw)
-
     def _set_param(self, conn: Connection, name: str, value: object) -> None:
         self._settings = None
         conn.exec_driver_sql(
@@ -162,12 +154,7 @@ class Store:
 
     def _read_settings(self, conn: Connection) -> tuple[FingerprintParams | None, Method, Rule]:
         if self._settings is None:
-            raw = self._param(conn, _FINGERPRINT_PARAMS)
-            params = None if raw is None else FingerprintParams.from_dict(raw["params"])  # type: ignore[index]
-            stored = self._param(conn, _CLUSTER_METHOD)
-            method: Method = "transitive" if stored == "transitive" else "conservative"
-            rule = self._param(conn, _CLUSTER_RULE)
-            self._settings = (params, method, Rule() if rule is None else Rule(**rule))  # type: ignore[arg-type]
+            self._settings = read_settings(driver(conn))
         return self._settings
 
     def _clustering(self, conn: Connection, params: FingerprintParams | None = None) -> Settings:
@@ -203,7 +190,7 @@ class Store:
                 f"the store keeps {len(FEATURE_COLUMNS)} features a document (seeds/000), "
                 f"not {params.features}"
             )
-        self._set_param(conn, _FINGERPRINT_PARAMS, {"key": params.key(), "params": params.to_dict()})
+        self._set_param(conn, FINGERPRINT_PARAMS, {"key": params.key(), "params": params.to_dict()})
 
     def _params_for(self, conn: Connection, made_with: FingerprintParams) -> FingerprintParams:
         current = self._params(conn)
@@ -350,9 +337,9 @@ class Store:
             raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
         chosen = Rule.parse(rule) if isinstance(rule, str) else rule
         with self.transaction() as conn:
-            self._set_param(conn, _CLUSTER_METHOD, method)
+            self._set_param(conn, CLUSTER_METHOD, method)
             if chosen is not None:
-                self._set_param(conn, _CLUSTER_RULE, json.loads(chosen.to_json()))
+                self._set_param(conn, CLUSTER_RULE, json.loads(chosen.to_json()))
             clustering.recluster(conn, self._clustering(conn), progress)
 
     def execute(self, sql: str, params: dict[str, object] | None = None) -> tuple[list[str], list[tuple[object, ...]]]:
