@@ -1,9 +1,11 @@
-"""Start-up: ``lifededup --help``, ``search``, ``sql``, ``dups`` and ``failures`` as whole
-processes, beside Python doing nothing and Python importing what the store
-stands on, in one run.
+"""Start-up: ``lifededup --help``, ``search``, ``show``, ``sql``, ``dups`` and ``failures``
+as whole processes, beside Python doing nothing and Python importing what
+the store stands on, in one run.
 
 The search runs on a store of 16,000 items (``bench_store.py``'s generator
-and bulk fill) for its common word, a page of 20 collapsed rows.  Peers:
+and bulk fill) for its common word, a page of 20 collapsed rows; ``show``
+explains the store's largest cluster (each member measured against its
+representative, which imports the fingerprinting engine).  Peers:
 ``python -c pass`` (the interpreter's own start) and ``python -c "import
 click, sqlalchemy"`` (what search stood on before it read through
 ``sqlite3`` alone: the floor of the commands that still open a ``Store``).
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -44,9 +47,13 @@ def main() -> None:
     open_store(db).close()
     bulk_fill(db, Generator(), args.items)
     python = sys.executable
+    with sqlite3.connect(db) as conn:
+        [(largest,)] = conn.execute("SELECT cluster_id FROM clusters GROUP BY cluster_id "
+                                    "ORDER BY count(*) DESC, cluster_id LIMIT 1").fetchall()
     commands = {
         "lifededup --help": [python, "-m", "lifededup", "--help"],
         f"lifededup search ({args.items:,} items)": [python, "-m", "lifededup", "search", "--db", str(db), "w10"],
+        f"lifededup show ({args.items:,} items)": [python, "-m", "lifededup", "show", "--db", str(db), str(largest)],
         f"lifededup sql ({args.items:,} items)": [python, "-m", "lifededup", "sql", "--db", str(db),
                                                   "SELECT kind, count(*) FROM items GROUP BY kind"],
         f"lifededup dups ({args.items:,} items)": [python, "-m", "lifededup", "dups", "--db", str(db), "--limit", "20"],
