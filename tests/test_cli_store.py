@@ -195,6 +195,21 @@ def test_show_explains_membership(db: str) -> None:
     assert "no text" in run("show", "/docs/locked.pdf", db=db)
 
 
+def test_show_measures_a_large_cluster_a_batch_of_texts_at_a_time(any_db: str,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cluster's members are measured a batch of texts at a time (a page
+    saved at every visit makes a cluster of thousands): the explanation is
+    the same whatever the batch, on both backends, the representative first."""
+    from lifededup.store import queries
+
+    whole = json.loads(run("show", "/docs/budget.txt", "--json", db=any_db))
+    monkeypatch.setattr(queries, "_TEXTS_A_READ", 1)
+    assert json.loads(run("show", "/docs/budget.txt", "--json", db=any_db)) == whole
+    assert [m["item"]["path"] for m in whole["members"]] == ["/docs/budget.txt", "/docs/budget v2.txt",
+                                                           "/docs/budget copy.txt"]
+    assert [m["resemblance"] is not None for m in whole["members"]] == [True] * 3, "a member was not measured"
+
+
 def test_check_passes_then_finds_what_was_broken(any_db: str) -> None:
     db = any_db
     assert run("check", db=db).startswith("ok:")

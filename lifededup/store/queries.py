@@ -150,6 +150,11 @@ def _prints(db: Driver, ids: list[int]) -> dict[int, tuple[str, tuple[int, ...] 
     return {int(r[0]): (str(r[1]), None if r[2] is None else tuple(int(v) for v in r[2:])) for r in rows}
 
 
+# members whose texts are read at once: a cluster of thousands (a page
+# saved at every visit) is measured a batch at a time, not held whole
+_TEXTS_A_READ = 100
+
+
 def _texts(db: Driver, ids: list[int]) -> dict[int, str | None]:
     rows = db.execute(f"SELECT id, text FROM items WHERE id IN ({', '.join(str(int(i)) for i in ids)})").fetchall()
     return {int(r[0]): None if r[1] is None else str(r[1]) for r in rows}
@@ -171,9 +176,8 @@ def _reason(member: ItemSummary, rep_id: int, prints: dict[int, tuple[str, tuple
 
 def explain(store: Readable, item: int | str) -> Explanation:
     """An item, its cluster, and for every member the features it shares with
-    the representative and its exact resemblance to it: a few statements
-    whatever the cluster's size (its members' fingerprints and texts read
-    together), in one read."""
+    the representative and its exact resemblance to it, in one read: its
+    members' fingerprints in one statement, their texts a hundred at a time."""
     with store.reading() as db:
         found = _find(db, store, item)
         stored, method, rule = read_settings(db)
@@ -185,7 +189,11 @@ def explain(store: Readable, item: int | str) -> Explanation:
         members = [_summary(r) for r in db.execute(
             _COLUMNS + " FROM items i JOIN clusters c ON c.item_id = i.id WHERE c.cluster_id = :c"
             " ORDER BY i.id != :c, i.id", {"c": cluster_id}).fetchall()]
-        ids = [m.id for m in members]
-        prints, texts = _prints(db, ids), _texts(db, ids)
-    reasons = [_reason(m, cluster_id, prints, texts[cluster_id], texts[m.id], params) for m in members]
+        prints = _prints(db, [m.id for m in members])
+        rep_text = _texts(db, [cluster_id])[cluster_id]
+        reasons: list[Reason] = []
+        for start in range(0, len(members), _TEXTS_A_READ):
+            batch = members[start:start + _TEXTS_A_READ]
+            texts = _texts(db, [m.id for m in batch])
+            reasons += [_reason(m, cluster_id, prints, rep_text, texts[m.id], params) for m in batch]
     return Explanation(found, cluster_id, method, params.threshold, reasons, rule.spec)
