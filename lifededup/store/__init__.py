@@ -55,7 +55,9 @@ per cluster (its best-ranked result) with ``hidden`` = other results of that
 cluster.  ``clusters(store, min_size=2, limit=None) -> list[Cluster]``
 (largest first), ``explain(store, id_or_path) -> Explanation`` (shared
 features and exact resemblance of each member with the representative),
-``find_item(store, id_or_path) -> ItemSummary``.
+``find_item(store, id_or_path) -> ItemSummary``: both on a ``Store`` or a
+reader (``open_reader``), through ``reading()``; the store's settings so too
+(``settings.py``: ``read_settings(db)``, and ``FEATURE_COLUMNS``).
 ``check_store(store) -> list[Problem]``: the invariants and SQLite's own checks.
 
 An item in full (``details.py``): ``item_details(store, ids) -> {id: ItemDetails}``
