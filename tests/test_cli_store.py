@@ -210,6 +210,17 @@ def test_show_measures_a_large_cluster_a_batch_of_texts_at_a_time(any_db: str,
     assert [m["resemblance"] is not None for m in whole["members"]] == [True] * 3, "a member was not measured"
 
 
+def test_show_of_a_cluster_whose_member_lost_its_fingerprint_says_so(db: str) -> None:
+    """A clusters row without its fingerprints row (a hand edit): `show`
+    names the item and what to run, as `check` would, not a traceback."""
+    with open_store(db) as store:
+        [(copy,)] = store.execute("SELECT id FROM items WHERE path = '/docs/budget copy.txt'")[1]
+        store.execute("DELETE FROM fingerprints WHERE item_id = :i", {"i": copy})
+    said = run("show", "/docs/budget.txt", db=db, code=1)
+    assert f"holds item(s) {copy} with no fingerprint" in said and "lifededup recluster" in said, said
+    assert "Traceback" not in said
+
+
 def test_check_passes_then_finds_what_was_broken(any_db: str) -> None:
     db = any_db
     assert run("check", db=db).startswith("ok:")
