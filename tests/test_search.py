@@ -478,8 +478,8 @@ def test_snippets_read_by_one_pass_or_by_seeks_are_the_same(sqlite_corpus: Corpu
                                                             one_pass: bool) -> None:
     # a few matches of ORed words (and a prefix's, always) are read in one pass, +rowid; words that must all
     # match are sought, rowid; either way the snippets mark the same words
-    assert (results._rowid(query, 5) == "+rowid") is one_pass, results._rowid(query, 5)
-    assert (results._rowid(query, results.EXACT_ROWS + 1) == "+rowid") is has_prefix(query)
+    assert (results._rowid(query, 5, 20) == "+rowid") is one_pass, results._rowid(query, 5, 20)
+    assert (results._rowid(query, results.EXACT_ROWS + 1, 20) == "+rowid") is has_prefix(query)
     with open_reader(sqlite_corpus.db) as reader, reader.reading() as conn:
         ids = results._ids([int(r[0]) for r in conn.execute(
             "SELECT rowid FROM items_fts WHERE items_fts MATCH ? ORDER BY rank LIMIT 20", (query,))])
@@ -488,6 +488,31 @@ def test_snippets_read_by_one_pass_or_by_seeks_are_the_same(sqlite_corpus: Corpu
             f"SELECT rowid, {SNIPPET_SQL} FROM items_fts WHERE items_fts MATCH ? AND {way} IN ({ids})", (query,))}
             for way in ("rowid", "+rowid")}
     assert ways["rowid"] == ways["+rowid"] and len(ways["rowid"]) == ids.count(",") + 1, ways
+
+
+def test_copies_checked_by_seeks_or_by_one_pass_are_the_same(sqlite_corpus: CorpusStore,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page that reads on (a cluster of thousands of copies ranks first,
+    or here, two rows a read) finds its rows' copies by a query: a seek into
+    the full-text index per member of their clusters, or, where those would
+    cost more (``_one_pass``), one pass over the matches.  Both find the
+    same copies."""
+    monkeypatch.setattr(results, "_READ_ROWS", 2)
+    said: list[str] = []
+    pages: dict[str, list[dict[str, object]]] = {}
+    with open_reader(sqlite_corpus.db) as reader:
+        with reader.reading() as conn:
+            conn.set_trace_callback(said.append)
+        for way, per_seek in (("EXISTS (SELECT rowid", 0), ("+i.id IN (SELECT rowid", 10**9)):
+            monkeypatch.setattr(results, "_PASS_PER_SEEK", per_seek)
+            said.clear()
+            pages[way] = [search(reader, query, limit=limit).to_dict()
+                          for query in ("river", "water OR river", "the", "kitchen") for limit in (1, 7)]
+            copies = [s for s in said if s.startswith("SELECT c.cluster_id, i.id")]
+            assert copies and all(way in s for s in copies), f"not {way}: {copies[:1]}"
+    seeks, one_pass = pages.values()
+    assert seeks == one_pass
+    assert any(hit["hidden"] for page in seeks for hit in page["hits"]), "no row hid copies: nothing compared"
 
 
 def test_prefix_queries_find_the_same_snippets_and_copies_as_their_words(corpus: CorpusStore) -> None:

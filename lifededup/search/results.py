@@ -389,7 +389,8 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
     snippets = _snippets(conn, _ids([int(r[0]) for r, _, _ in shown]), query, postgres, matches) if shown else {}
     hits = [_hit(row, rank, snippets.get(int(row[0]), _NO_SNIPPET), cluster) for row, rank, cluster in shown]
     if mode == "collapsed":
-        hits = _with_copies(conn, hits, query, filters, postgres, read if read and read.complete else None)
+        hits = _with_copies(conn, hits, query, filters, postgres, read if read and read.complete else None,
+                            matches)
     return SearchResult(query, mode, hits, rows_shown, matches, exact)
 
 
@@ -432,30 +433,44 @@ def _snippets(conn: Connection, ids: str, query: str | None, postgres: bool, mat
         rows = conn.execute(headline_sql(tsquery, ids), {"query": marked})
         return {int(r[0]): Snippet.from_headline(r[1], r[2], int(r[3] or 0), int(r[4] or 0)) for r in rows}
     rows = conn.execute(f"SELECT rowid, {SNIPPET_SQL} FROM items_fts "
-                        f"WHERE items_fts MATCH :query AND {_rowid(query, matches)} IN ({ids})", {"query": query})
+                        f"WHERE items_fts MATCH :query AND {_rowid(query, matches, ids.count(',') + 1)} IN ({ids})",
+                        {"query": query})
     return {int(r[0]): Snippet.from_marked(r[1] or "") for r in rows}
 
 
-def _rowid(query: str, matches: int) -> str:
-    """How to pick a few rows of a MATCH of ``matches`` items: ``rowid IN
-    (...)`` seeks each row; ``+rowid IN`` (the plus keeps the rowid from
-    FTS5) reads every match once and keeps those.  A seek costs 15-45 us
-    at a million items, and FTS5 expands a prefix term (merges the lists
-    of every word it starts) on every one -- 20 rows of ``w199*`` cost 17 ms
-    at 100,000 items, one pass over its matches 1 ms; a pass costs about
-    0.06 us a match of a word, or of words joined by OR: 20 rows of a word
-    in 7,614 items of a million, 0.44 against 0.94 ms by seeks, of one in
-    187, 0.08 against 0.30.  A pass over words that must all match reads
-    every word's whole list (``"w1 w2 w3"``: 61 ms for 1,389 matches, by
-    seeks 1.6 ms), so those are sought."""
-    return "+rowid" if has_prefix(query) or (matches <= EXACT_ROWS and words_ored(query)) else "rowid"
+# A seek into the full-text index costs about as much as a pass over this
+# many matches of a word (30 against 0.06 us at a million items, _one_pass).
+_PASS_PER_SEEK = 500
+
+
+def _one_pass(query: str, matches: int, rows: int) -> bool:
+    """Whether ``rows`` of a MATCH of ``matches`` items are picked by one
+    pass over the matches rather than a seek each.  A seek costs 15-45 us
+    at a million items (FTS5 looks the terms up in every segment of the
+    index), and FTS5 expands a prefix term (merges the lists of every word
+    it starts) on every one -- 20 rows of ``w199*`` cost 17 ms at 100,000
+    items, one pass over its matches 1 ms; a pass costs about 0.06 us a
+    match of a word, or of words joined by OR: 20 rows of a word in 7,614
+    items of a million, 0.44 against 0.94 ms by seeks, of one in 187, 0.08
+    against 0.30.  A pass over words that must all match reads every
+    word's whole list (``"w1 w2 w3"``: 61 ms for 1,389 matches, by seeks
+    1.6 ms), so those are sought."""
+    return has_prefix(query) or (words_ored(query) and matches <= rows * _PASS_PER_SEEK)
+
+
+def _rowid(query: str, matches: int, rows: int) -> str:
+    """How to pick ``rows`` rows of a MATCH of ``matches`` items
+    (``_one_pass``): ``rowid IN (...)`` seeks each row; ``+rowid IN`` (the
+    plus keeps the rowid from FTS5) reads every match once and keeps those."""
+    return "+rowid" if _one_pass(query, matches, rows) else "rowid"
 
 
 def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: Filters,
-                 postgres: bool, read: _Read | None = None) -> list[Hit]:
+                 postgres: bool, read: _Read | None = None, matches: int = 0) -> list[Hit]:
     """The other results of each collapsed row's cluster: how many (``hidden``)
     and where they live.  Given every match (``read``), they are the
-    matches of the rows' clusters; otherwise found by a query."""
+    matches of the rows' clusters; otherwise found by a query (the search
+    has ``matches`` items)."""
     # only a cluster of more than one can hide results
     shared = [h.cluster_id for h in hits if h.cluster_id is not None and h.cluster_size > 1]
     if not shared:
@@ -474,10 +489,13 @@ def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: 
     elif query is not None:
         matching = "SELECT rowid FROM items_fts WHERE items_fts MATCH :query"
         # one index seek per member rather than the whole result set again,
-        # unless each seek would expand the prefix again (see _rowid): then
-        # the members are checked against one pass (the plus keeps SQLite
-        # from walking the matches instead of the page's clusters)
-        conditions.append(f"+i.id IN ({matching})" if has_prefix(query)
+        # unless the seeks would cost more than a pass (_one_pass: a prefix,
+        # or a cluster of thousands -- a newsletter kept 5,000 times, 224 ms
+        # of seeks against 1 ms for its word's 6,000 matches): then the
+        # members are checked against one pass (the plus keeps SQLite from
+        # walking the matches instead of the page's clusters)
+        seeks = sum(h.cluster_size - 1 for h in hits if h.cluster_id is not None and h.cluster_size > 1)
+        conditions.append(f"+i.id IN ({matching})" if _one_pass(query, matches, seeks)
                           else f"EXISTS ({matching} AND rowid = i.id)")
         params["query"] = query
     rows = conn.execute(
