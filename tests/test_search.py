@@ -734,6 +734,34 @@ def test_a_postgresql_search_leaves_the_session_as_it_found_it(pg_corpus: Corpus
         assert tuple(before) == ("0.1", "1000", "on"), "the server's own settings are what the page changes"
 
 
+def test_a_cluster_of_hundreds_ranked_first_is_read_past_in_two_reads(store_url: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same notice kept 300 times ranks first for its word: the page
+    reads on past its one cluster by the rows' share of clusters, not four
+    times the last read each time (40, 160, then 640 rows: each read ranks
+    every match again), and shows what one read of every match shows."""
+    notice = "newsletter " * 8
+    others = [prose(n) + " newsletter" for n in range(2, 32)]
+    with open_store(store_url) as store, store.transaction():
+        copy = fp(notice)
+        for n in range(300):
+            store.upsert_item(ItemRecord(f"/mail/notice-{n:03}.eml", text=notice), copy)
+        for n, text in enumerate(others):
+            store.upsert_item(ItemRecord(f"/docs/{n}.txt", text=text), fp(text))
+    monkeypatch.setattr(results, "_READ_ROWS", 40)
+    reads: list[str] = []
+    for name in ("_batch_sql", "_counted_sql"):  # a read: the first on PostgreSQL counts the matches too
+        made = getattr(results, name)
+        monkeypatch.setattr(results, name, lambda *a, made=made, name=name: reads.append(name) or made(*a))
+    with open_reader(store_url) as reader:
+        page = search(reader, "newsletter")
+        assert len(reads) == 2, f"{len(reads)} reads of the ranked matches"
+        monkeypatch.setattr(results, "_READ_ROWS", 10**6)
+        whole = search(reader, "newsletter")
+    assert page.to_dict() == whole.to_dict()
+    assert page.hits[0].hidden == 299 and page.rows == 31 and len(page.hits) == 20
+
+
 def test_a_page_is_the_same_whichever_way_it_was_read(corpus: CorpusStore, monkeypatch: pytest.MonkeyPatch) -> None:
     """A page whose first read holds every match takes its totals and copies
     from that read, and reads its snippets in one pass over the matches; one
