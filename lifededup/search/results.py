@@ -394,7 +394,7 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
         _check_kinds(conn, filters)
     # each hit made once, with its snippet (dataclasses.replace() of a hit
     # costs 5 us: at a million items a third of a rare word's page)
-    snippets = _snippets(conn, _ids([int(r[0]) for r, _, _ in shown]), query, postgres, matches) if shown else {}
+    snippets = _snippets(conn, [int(r[0]) for r, _, _ in shown], query, postgres, matches) if shown else {}
     hits = [_hit(row, rank, snippets.get(int(row[0]), _NO_SNIPPET), cluster) for row, rank, cluster in shown]
     if mode == "collapsed":
         hits = _with_copies(conn, hits, query, filters, postgres, read if read and read.complete else None,
@@ -432,7 +432,9 @@ def _ids(ids: Sequence[int]) -> str:
     return ", ".join(str(int(i)) for i in ids)
 
 
-def _snippets(conn: Connection, ids: str, query: str | None, postgres: bool, matches: int) -> dict[int, Snippet]:
+def _snippets(conn: Connection, shown: Sequence[int], query: str | None, postgres: bool,
+              matches: int) -> dict[int, Snippet]:
+    ids = _ids(shown)
     if query is None:
         rows = conn.execute(f"SELECT id, substr(text, 1, 400) FROM items WHERE id IN ({ids})")
         return {int(r[0]): Snippet.preview(r[1]) for r in rows}
@@ -441,7 +443,7 @@ def _snippets(conn: Connection, ids: str, query: str | None, postgres: bool, mat
         rows = conn.execute(headline_sql(tsquery, ids), {"query": marked})
         return {int(r[0]): Snippet.from_headline(r[1], r[2], int(r[3] or 0), int(r[4] or 0)) for r in rows}
     rows = conn.execute(f"SELECT rowid, {SNIPPET_SQL} FROM items_fts "
-                        f"WHERE items_fts MATCH :query AND {_rowid(query, matches, ids.count(',') + 1)} IN ({ids})",
+                        f"WHERE items_fts MATCH :query AND {_rowid(query, matches, len(shown))} IN ({ids})",
                         {"query": query})
     return {int(r[0]): Snippet.from_marked(r[1] or "") for r in rows}
 
@@ -474,7 +476,7 @@ def _rowid(query: str, matches: int, rows: int) -> str:
 
 
 def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: Filters,
-                 postgres: bool, read: _Read | None = None, matches: int = 0) -> list[Hit]:
+                 postgres: bool, read: _Read | None, matches: int) -> list[Hit]:
     """The other results of each collapsed row's cluster: how many (``hidden``)
     and where they live.  Given every match (``read``), they are the
     matches of the rows' clusters; otherwise found by a query (the search
