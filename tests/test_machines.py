@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import re
 import shlex
 import subprocess
@@ -230,6 +231,48 @@ def test_machines_forget_asks_or_wants_yes(tmp_path: Path) -> None:
     done = subprocess.run([*command, "--yes", "--json", "old-laptop"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and json.loads(done.stdout) == {"machine": "old-laptop", "forgotten": 1}, done.stderr
     assert claims(db) == {}
+
+
+def typed_on_a_terminal(command: list[str], answer: str) -> tuple[int, str]:
+    """Run ``command`` on a real (pseudo-)terminal, ``answer`` typed at it:
+    its exit status and what the terminal showed."""
+    controller, terminal = pty.openpty()
+    try:
+        process = subprocess.Popen(command, stdin=terminal, stdout=terminal, stderr=terminal)
+        os.close(terminal)
+        os.write(controller, answer.encode())  # the terminal keeps the line until the prompt reads it
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:  # the process ended and its terminal closed
+                break
+            if not chunk:
+                break
+            shown += chunk
+        return process.wait(timeout=120), shown.decode()
+    finally:
+        os.close(controller)
+
+
+def test_machines_forget_on_a_terminal_asks_and_a_no_keeps_everything(tmp_path: Path) -> None:
+    """The prompt a person answers: what would go, counted for that machine;
+    "n" keeps every item, "y" forgets them. No file is touched either way."""
+    db = str(tmp_path / "store.db")
+    with open_store(db, machine="old-laptop") as old:
+        add_folder(old, "/home/me")
+        for n in (1, 2):
+            old.upsert_item(ItemRecord(f"/home/me/{n}.txt", text=prose(n)), fp(prose(n)))
+    with open_store(db, machine="nas") as nas:
+        nas.upsert_item(ItemRecord("/srv/1.txt", text=prose(1)), fp(prose(1)))
+    command = [sys.executable, "-m", "lifededup", "machines", "forget", "--db", db, "old-laptop"]
+    status, shown = typed_on_a_terminal(command, "n\n")
+    assert "forget the 2 item(s) and 1 watched folder(s) of 'old-laptop'? (no file is touched)" in shown, shown
+    assert status == 1 and "nothing forgotten" in shown, shown
+    assert claims(db) == {"old-laptop": (True, 2), "nas": (True, 1)}
+    status, shown = typed_on_a_terminal(command, "y\n")
+    assert status == 0 and "forgot the machine 'old-laptop': 2 item(s) removed from the store" in shown, shown
+    assert claims(db) == {"nas": (True, 1)}
 
 
 # -- the command line: a second computer as a real process -------------------------
