@@ -265,17 +265,20 @@ def archive_of_drafts() -> list[str]:
             *notes]
 
 
+@pytest.mark.parametrize("by_hand", [64, 0])
 @pytest.mark.parametrize("rule", ["verified", "features"])
-def test_clustering_apart_forms_the_stores_own_clusters(tmp_path: Path, rule: str,
+def test_clustering_apart_forms_the_stores_own_clusters(tmp_path: Path, rule: str, by_hand: int,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """The in-memory lookup (reports' experiments) indexes only the keys two
     members share and places a member sharing nothing without the engine:
     still the clusters, and representatives, that the store's SQL lookup
     forms on recluster -- with the signature's sketch values counted as
-    boilerplate (bound 3) and without."""
+    boilerplate (bound 3) and without; the holders of a member's values
+    counted by a Counter where few, by numpy past ``by_hand`` (0: always)."""
     from lifededup.store import clustering, engine
     from lifededup.store.clustering import MemoryRepresentatives, canonical_order, cluster_members, load_member
 
+    monkeypatch.setattr(clustering, "_COUNTED_BY_HAND", by_hand)
     texts = archive_of_drafts()
     for bound in (clustering.BOILERPLATE_HOLDERS, 3):
         monkeypatch.setattr(clustering, "BOILERPLATE_HOLDERS", bound)
@@ -317,6 +320,25 @@ def components(members: list[ClusterMember], threshold: int) -> dict[int, int]:
                     name[a.item_id] = name[b.item_id] = low
                     changed = True
     return name
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(1, 40), min_size=1, max_size=12), max_size=20), st.integers(1, 4),
+       st.integers(1, 30))
+def test_holders_counted_by_numpy_are_counted_as_by_a_counter(found: list[list[int]], least: int, most: int) -> None:
+    """``_most_common``: the representatives holding a member's values, by
+    count, ties in the order they first appear, the first ``most`` of those
+    held ``least`` times or more -- what ``Counter.most_common`` gives, the
+    order included (it decides which of equal counts make the ``most``)."""
+    from array import array
+    from collections import Counter
+    from itertools import chain
+
+    from lifededup.store.clustering import _most_common
+
+    want = {rep: n for rep, n in Counter(chain.from_iterable(found)).most_common(most) if n >= least}
+    got = _most_common([array("q", f) for f in found], sum(map(len, found)), least, most)
+    assert list(got.items()) == list(want.items())
 
 
 PRINTS = st.lists(st.tuples(st.integers(0, 5), st.none() | st.tuples(*[st.integers(0, 3)] * 6)), max_size=30)

@@ -461,7 +461,9 @@ class MemoryRepresentatives(_Admission):
         self.similarity: dict[int, Similarity] = {}
         self._first_of_sha1: dict[str, int] = {}
         self._features: defaultdict[tuple[int, int], list[int]] = defaultdict(list)
-        self._minima: defaultdict[int, list[int]] = defaultdict(list)
+        # each value's holders as 64-bit integers side by side (array, not a
+        # list of int objects): a lookup reads each list in one piece
+        self._minima: defaultdict[int, array[int]] = defaultdict(lambda: array("q"))
         self._shared = shared
         self._words = _WordCache(_WORDS.most_words)
 
@@ -488,11 +490,14 @@ class MemoryRepresentatives(_Admission):
         assert member.sketch is not None
         if self._shared is not None and member.item_id not in self._shared.values:
             return {}  # no other member holds any of its sketch values
-        minima = self._minima
         # in the order of the set of values: the order breaks ties in most_common
-        found = (minima.get(value, ()) for value in set(sketch_values(member.sketch).tolist()))
-        counts = Counter(chain.from_iterable(holders for holders in found if len(holders) <= BOILERPLATE_HOLDERS))
-        return {rep: n for rep, n in counts.most_common(most) if n >= least}
+        found = [holders for holders in map(self._minima.get, set(sketch_values(member.sketch).tolist()))
+                 if holders and len(holders) <= BOILERPLATE_HOLDERS]
+        held = sum(map(len, found))
+        if held <= _COUNTED_BY_HAND:
+            counts = Counter(chain.from_iterable(found))
+            return {rep: n for rep, n in counts.most_common(most) if n >= least}
+        return _most_common(found, held, least, most)
 
     def copy_of(self, item: int) -> tuple[int, Similarity] | None:
         first = self._first_of_sha1.get(self.member(item).sha1)
@@ -518,6 +523,27 @@ class MemoryRepresentatives(_Admission):
         if self._shared is not None:
             return self._shared.values.get(member.item_id, ())
         return () if member.sketch is None else set(sketch_values(member.sketch).tolist())
+
+
+# Holders of a member's sketch values counted by a Counter up to this many;
+# past it by numpy, in the same order (_most_common).  A text of real prose
+# at 100,000 items meets about 300 holders in its 46 values held by any
+# representative, and counting them was a quarter of a recluster.
+_COUNTED_BY_HAND = 64
+
+
+def _most_common(found: list[array[int]], held: int, least: int, most: int) -> dict[int, int]:
+    """``Counter(chain(*found)).most_common(most)``, those held ``least``
+    times or more, as a dict in that order -- by count, most first, ties in
+    the order the holders first appear -- counted in one sort."""
+    import numpy as np
+
+    holders = np.frombuffer(b"".join(found), dtype=np.int64, count=held)
+    reps, first, counts = np.unique(holders, return_index=True, return_counts=True)
+    kept = counts >= least  # a prefix of the order below: filtering first takes the same `most`
+    reps, first, counts = reps[kept], first[kept], counts[kept]
+    order = np.lexsort((first, -counts))[:most]
+    return dict(zip(reps[order].tolist(), counts[order].tolist()))
 
 
 class StoredTextsRepresentatives(MemoryRepresentatives):
