@@ -528,7 +528,7 @@ class MemoryRepresentatives(_Admission):
 # Holders of a member's sketch values counted by a Counter up to this many;
 # past it by numpy, in the same order (_most_common).  A text of real prose
 # at 100,000 items meets about 300 holders in its 46 values held by any
-# representative, and counting them was a quarter of a recluster.
+# representative: finding and counting them was a quarter of a recluster.
 _COUNTED_BY_HAND = 64
 
 
