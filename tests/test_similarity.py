@@ -10,7 +10,7 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from lifededup.store.clustering import _WordCache
-from lifededup.store.similarity import _bag_distance, bounded_word_distance, estimate_resemblance
+from lifededup.store.similarity import _bag_distance, bounded_word_distance, estimate_resemblance, estimate_resemblances
 
 
 def _reference_resemblance(a: bytes, b: bytes, features: int) -> float:
@@ -37,6 +37,26 @@ def test_resemblance_estimate_matches_the_bottom_k_definition() -> None:
         got, want = estimate_resemblance(a, b, 6), _reference_resemblance(a, b, 6)
         assert got == want, f"trial {trial}: estimate {got}, bottom-k definition {want}"
         assert estimate_resemblance(a, a, 6) == 1.0, f"trial {trial}: a sketch against itself is not 1.0"
+
+
+def test_a_texts_candidates_estimated_together_are_estimated_as_one_by_one() -> None:
+    """``estimate_resemblances``: a text's candidates in one pass, each the
+    very float ``estimate_resemblance`` gives (the rule compares it with its
+    bound, so a last bit could change a cluster); none, itself, and
+    candidates sharing many values or none."""
+    rng = np.random.default_rng(11)
+    pool = np.unique(rng.integers(0, 2**63, size=80, dtype=np.uint64))
+
+    def sample(values: np.ndarray) -> bytes:
+        return np.array([np.sort(rng.choice(values, size=14, replace=False)) for _ in range(6)]).astype(">u8").tobytes()
+
+    for trial in range(100):
+        a = sample(pool)
+        others = [sample(pool[: int(rng.integers(20, 80))]) for _ in range(int(rng.integers(0, 12)))] + [a]
+        want = [estimate_resemblance(a, b, 6) for b in others]
+        assert estimate_resemblances(a, others, 6) == want, f"trial {trial}"
+        assert want[-1] == 1.0
+    assert estimate_resemblances(a, [], 6) == []
 
 
 def _drafts(rng: random.Random, words: int, edits: int) -> tuple[list[str], list[str]]:

@@ -47,6 +47,7 @@ from lifededup.store.similarity import (
     Rule,
     Similarity,
     estimate_resemblance,
+    estimate_resemblances,
     measure,
     measure_any,
     sketch_values,
@@ -254,6 +255,9 @@ class _Admission:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._members: dict[int, Member] = {}
+        # the resemblance of the last item's candidates to it, estimated
+        # together: by the two sketches (the very objects) it was estimated of
+        self._estimated: dict[tuple[bytes, bytes], float] = {}
 
     def remember(self, member: Member) -> None:
         self._members[member.item_id] = member
@@ -296,7 +300,14 @@ class _Admission:
         shared.pop(item, None)
         self._prefetch([c for c in shared if c not in self._members])
         ranked = sorted(shared, key=lambda c: (-shared[c][0], -shared[c][1], *self._canonical(c)))
-        return ranked[: rule.candidates] if rule.kind == "verified" else ranked
+        if rule.kind != "verified":
+            return ranked
+        ranked = ranked[: rule.candidates]
+        if member.sketch is not None and member.features is not None:  # what admit will measure
+            sketches = [s for s in (self.member(c).sketch for c in ranked) if s is not None]
+            estimates = estimate_resemblances(member.sketch, sketches, self.settings.features)
+            self._estimated = {(member.sketch, s): e for s, e in zip(sketches, estimates)}
+        return ranked
 
     def _canonical(self, item_id: int) -> tuple[int, str, int]:
         found = self.member(item_id)
@@ -313,8 +324,9 @@ class _Admission:
                                self.settings.features, self.settings.rule.max_word_distance)
         if a.features is None or b.features is None:
             return None  # short texts are exact-only (seeds/002)
+        estimated = None if a.sketch is None or b.sketch is None else self._estimated.get((a.sketch, b.sketch))
         return measure(a.sketch, b.sketch, self.words(item), self.words(representative),
-                       self.settings.features, self.settings.rule)
+                       self.settings.features, self.settings.rule, estimated)
 
 
 
