@@ -22,6 +22,7 @@ from click.testing import CliRunner
 from store_samples import fp, prose, revised
 
 from lifededup.cli import main
+from lifededup.fingerprint.compare import compare
 from lifededup.model import shared_features
 from lifededup.search import results
 from lifededup.store import ItemRecord, open_store
@@ -188,6 +189,11 @@ def test_show_explains_membership(db: str) -> None:
     rep, near, copy = members["/docs/budget.txt"], members["/docs/budget v2.txt"], members["/docs/budget copy.txt"]
     assert rep["representative"] and rep["resemblance"] == 1.0
     assert copy["exact"] and copy["resemblance"] == 1.0
+    # an exact copy is not measured again: what compare() gives its normalized text, the same as the representative's
+    measured = compare(prose(1) + " budget", (prose(1) + " budget").upper())
+    assert measured.exact and (copy["resemblance"], copy["word_edit_distance"]) == (measured.resemblance,
+                                                                                      measured.word_edit_distance)
+    assert (rep["resemblance"], rep["word_edit_distance"]) == (1.0, 0.0)
     assert not near["exact"] and near["shared_features"] >= 2 and 0.9 < near["resemblance"] < 1.0, near
     text = run("show", "3", db=db)
     assert "exact copy" in text and "near copy" in text and "representative" in text, text
