@@ -143,10 +143,15 @@ def _as_typed(path: str) -> list[str]:
 _PRINTS = f"SELECT item_id, sha1, {', '.join(FEATURE_COLUMNS)} FROM fingerprints WHERE item_id IN "
 
 
+def _listed(ids: list[int]) -> str:
+    """``ids`` for ``IN (...)``: integers only, so nothing can be read as SQL."""
+    return f"({', '.join(str(int(i)) for i in ids)})"
+
+
 def _prints(db: Driver, ids: list[int]) -> dict[int, tuple[str, tuple[int, ...] | None]]:
     """The SHA-1 and features of each of ``ids`` (a cluster's members: a
     clusters row implies a fingerprints row, ``check_store``)."""
-    rows = db.execute(_PRINTS + f"({', '.join(str(int(i)) for i in ids)})").fetchall()
+    rows = db.execute(_PRINTS + _listed(ids)).fetchall()
     return {int(r[0]): (str(r[1]), None if r[2] is None else tuple(int(v) for v in r[2:])) for r in rows}
 
 
@@ -156,7 +161,7 @@ _TEXTS_A_READ = 100
 
 
 def _texts(db: Driver, ids: list[int]) -> dict[int, str | None]:
-    rows = db.execute(f"SELECT id, text FROM items WHERE id IN ({', '.join(str(int(i)) for i in ids)})").fetchall()
+    rows = db.execute("SELECT id, text FROM items WHERE id IN " + _listed(ids)).fetchall()
     return {int(r[0]): None if r[1] is None else str(r[1]) for r in rows}
 
 
@@ -202,10 +207,11 @@ def explain(store: Readable, item: int | str) -> Explanation:
             raise StoreError(f"cluster {cluster_id} holds item(s) {', '.join(map(str, unprinted[:10]))} with no "
                              f"fingerprint: the store's clusters are inconsistent. `lifededup check` says what "
                              "else is; `lifededup recluster` rebuilds them")
-        rep_text = _texts(db, [cluster_id])[cluster_id]
         reasons: list[Reason] = []
         for start in range(0, len(members), _TEXTS_A_READ):
             batch = members[start:start + _TEXTS_A_READ]
             texts = _texts(db, [m.id for m in batch])
+            if start == 0:  # the representative is the first member
+                rep_text = texts[cluster_id]
             reasons += [_reason(m, cluster_id, prints, rep_text, texts[m.id], params) for m in batch]
     return Explanation(found, cluster_id, method, params.threshold, reasons, rule.spec)
