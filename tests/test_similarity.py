@@ -41,9 +41,9 @@ def test_resemblance_estimate_matches_the_bottom_k_definition() -> None:
 
 def test_a_texts_candidates_estimated_together_are_estimated_as_one_by_one() -> None:
     """``estimate_resemblances``: a text's candidates in one pass, each the
-    very float ``estimate_resemblance`` gives (the rule compares it with its
-    bound, so a last bit could change a cluster); none, itself, and
-    candidates sharing many values or none."""
+    very float of the bottom-k definition and of ``estimate_resemblance``
+    (the rule compares it with its bound, so a last bit could change a
+    cluster); none, itself, and candidates sharing many values or none."""
     rng = np.random.default_rng(11)
     pool = np.unique(rng.integers(0, 2**63, size=80, dtype=np.uint64))
 
@@ -53,8 +53,9 @@ def test_a_texts_candidates_estimated_together_are_estimated_as_one_by_one() -> 
     for trial in range(100):
         a = sample(pool)
         others = [sample(pool[: int(rng.integers(20, 80))]) for _ in range(int(rng.integers(0, 12)))] + [a]
-        want = [estimate_resemblance(a, b, 6) for b in others]
+        want = [_reference_resemblance(a, b, 6) for b in others]
         assert estimate_resemblances(a, others, 6) == want, f"trial {trial}"
+        assert [estimate_resemblance(a, b, 6) for b in others] == want, f"trial {trial}"
         assert want[-1] == 1.0
     assert estimate_resemblances(a, [], 6) == []
 

@@ -148,7 +148,9 @@ def estimate_resemblance(a: bytes, b: bytes, features: int) -> float:
 def estimate_resemblances(a: bytes, others: Sequence[bytes], features: int) -> list[float]:
     """``estimate_resemblance(a, b, features)`` for each ``b`` of
     ``others``, in one pass: a text's candidates are estimated together
-    (one sort over all their rows, not a handful of numpy calls each)."""
+    (one sort over all their rows, not a handful of numpy calls each).
+    The pair's own function stays: for one pair it is faster (8 against
+    12 us), and ``check`` measures every near member one pair at a time."""
     import numpy as np
 
     if not others:
