@@ -21,7 +21,9 @@ from lifededup.store.dialect import Driver, driver, is_postgres, pyformat
 from lifededup.store.errors import ParamsMismatch
 from lifededup.store.opening import READS_ONLY, WRITE_LOCK, Location
 from lifededup.store.records import ItemRecord, machine_name, utc_now
-from lifededup.store.settings import CLUSTER_METHOD, CLUSTER_RULE, FEATURE_COLUMNS, FINGERPRINT_PARAMS, read_settings
+from lifededup.store.settings import (
+    CLUSTER_METHOD, CLUSTER_RULE, FEATURE_COLUMNS, FINGERPRINT_PARAMS, StoreSettings, read_settings,
+)
 from lifededup.store.similarity import METHODS, Method, Rule
 
 
@@ -65,7 +67,7 @@ class Store:
         self._conn: Connection | None = None
         # (params, method, rule) read once per outermost transaction: they
         # are consulted on every insert
-        self._settings: tuple[FingerprintParams | None, Method, Rule] | None = None
+        self._settings: StoreSettings | None = None
 
     @property
     def path(self) -> Path:
@@ -152,7 +154,7 @@ class Store:
             {"name": name, "value": json.dumps(value, sort_keys=True)},
         )
 
-    def _read_settings(self, conn: Connection) -> tuple[FingerprintParams | None, Method, Rule]:
+    def _read_settings(self, conn: Connection) -> StoreSettings:
         if self._settings is None:
             self._settings = read_settings(driver(conn))
         return self._settings
