@@ -55,7 +55,8 @@ def search_command(query: str | None, kinds: tuple[str, ...], since: date | None
     copies" and where they live. --all shows every item; --cluster ID lists
     one cluster. Without QUERY, the filters alone select, newest first. The
     results are counted exactly up to 10,000 matching items; past that the
-    footer says "at least N results" (the clusters of the first 10,001).
+    footer says "at least N results" (the clusters of the first 10,001
+    matches as stored, or the rows up to this page if more).
 
     --dedup simhash:K is the per-query alternative (seeds/004): the stored
     clusters are ignored and the best-ranked results (10 per row shown) are

@@ -84,7 +84,8 @@ class SearchResult:
     (clusters when collapsed) and ``matches`` how many items matched.
     ``rows_exact`` is False where ``rows`` is a lower bound: of more than
     ``EXACT_ROWS`` matching items, the clusters of the first ``EXACT_ROWS``
-    + 1 are counted (``matches`` is always exact)."""
+    + 1 are counted, or the rows up to the page's if more (``matches`` is
+    always exact); exact again where the page read every match anyway."""
 
     query: str | None
     mode: Mode
@@ -378,7 +379,7 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
     shown: list[tuple[Sequence[Any], float, int | None]]  # a row's item columns, rank, and cluster when collapsed
     if mode == "collapsed":
         page, read = _collapsed_page(conn, results, params, limit, offset, totals if once else None, postgres)
-        if read.complete and len(read.rows) <= EXACT_ROWS and not totals:  # past it, as any search counts
+        if read.complete:  # every match read, with its cluster: exact, past EXACT_ROWS too
             totals = [len(read.rows), len(read.clusters()), True]
         shown = _shown(conn, page, postgres)
     else:
@@ -390,6 +391,12 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
         if once and rows:
             totals = [int(rows[0][12])] * 2 + [True]
     matches, rows_shown, exact = totals or _totals(conn, query, filters, cluster, mode, postgres)
+    if mode == "collapsed" and shown and not exact:
+        # the sample is the first matches in the order they are stored, not
+        # ranked: a cluster of thousands stored first may fill it, below the
+        # rows this page and those before it show (20,000 copies of a
+        # newsletter indexed first: "20 of at least 1 results")
+        rows_shown = max(rows_shown, offset + len(shown))
     if not shown:
         _check_kinds(conn, filters)
     # each hit made once, with its snippet (dataclasses.replace() of a hit
