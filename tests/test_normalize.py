@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from lifededup.config import FilterParams
 from lifededup.normalize import (
     DocFrequencies,
-    _fold_unicode,
     first_occurrence,
     split_words,
     stream_array,
@@ -21,6 +20,7 @@ from lifededup.normalize import (
     word_stream,
     words,
 )
+from lifededup.normalize.stream import _fold_unicode
 
 NO_FILTERS = FilterParams(numbers=False, stopwords=False)
 
