@@ -1,6 +1,6 @@
 """The paper's detector, the default: six super-shingle features of 14 minima,
 near-duplicates when two share at least 2 (seeds/000 section 2.2, after Broder,
-seeds/001).  The engine is :mod:`lifededup.fingerprint`; this module only puts
+seeds/001).  The engine is :mod:`lifededup.fingerprint.engine`; this module only puts
 it behind the detector contract."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from lifededup.config import FingerprintParams
-from lifededup.fingerprint import DEFAULT_PARAMS, Shingled, features_of, shingle
+from lifededup.fingerprint.engine import DEFAULT_PARAMS, Shingled, features_of, shingle
 from lifededup.model import shared_features
 
 

@@ -27,7 +27,7 @@ from functools import partial
 from typing import TypeVar
 
 from lifededup.config import FingerprintParams
-from lifededup.fingerprint import DEFAULT_PARAMS, fingerprint_many
+from lifededup.fingerprint.engine import DEFAULT_PARAMS, fingerprint_many
 from lifededup.model import Fingerprint
 from lifededup.normalize import DocFrequencies
 
