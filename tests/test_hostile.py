@@ -263,6 +263,46 @@ def test_a_damaged_store_is_reported_in_words_and_refused(tmp_path: Path, env: d
         assert "damaged" in done.stderr and "Traceback" not in done.stderr, f"{args[0]}: {done.stderr}"
 
 
+# -- another program's database given as the store ------------------------------
+
+def test_another_programs_database_is_refused_and_left_as_it_was(store_url: str, tmp_path: Path) -> None:
+    """A browser's places.sqlite (or a server database of another program's
+    tables) given as --db: every command refuses it in words and writes
+    nothing -- before, each one, a search too, created lifededup's tables
+    beside the program's own (and set the file to WAL)."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "note.txt").write_text(hostile_corpus.prose(1, 200))
+    server = store_url.startswith("postgresql://")
+    if server:
+        import psycopg
+
+        def tables() -> list[str]:
+            with psycopg.connect(store_url) as conn:
+                return sorted(str(r[0]) for r in conn.execute(
+                    "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"))
+
+        with psycopg.connect(store_url, autocommit=True) as conn:
+            conn.execute("CREATE TABLE invoices (id integer PRIMARY KEY, total numeric)")
+        state: Callable[[], object] = tables
+    else:
+        db = Path(store_url)
+        with sqlite3.connect(db) as conn:
+            conn.execute("CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)")
+            conn.execute("INSERT INTO moz_places (url) VALUES ('https://example.org/')")
+        conn.close()
+        state = lambda: (digest(db), sorted(p.name for p in tmp_path.iterdir()))  # noqa: E731
+    before = state()
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "LIFEDEDUP_DB": store_url}
+    for args in (("search", "river"), ("index", str(folder)), ("dups",), ("stats",), ("check",), ("show", "1"),
+                 ("failures",), ("folders", "list"), ("export", str(tmp_path / "copy.db"))):
+        done = lifededup(*args, env=env, timeout=60)
+        assert done.returncode == 1, f"{args[0]} did not refuse: {done.stdout} {done.stderr}"
+        assert "is not a lifededup store" in done.stderr and "Traceback" not in done.stderr, done.stderr
+        assert ("invoices" if server else "moz_places") in done.stderr, done.stderr
+        assert state() == before, f"{args[0]} changed another program's database"
+
+
 # -- sql without --write never changes the file ---------------------------------
 
 def digest(path: Path) -> str:

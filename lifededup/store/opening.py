@@ -38,7 +38,7 @@ from lifededup.store.errors import StoreDamaged, StoreNotFound, StoreTooNew, Uns
 # SQLAlchemy is imported where an engine is made or its errors are met:
 # resolving a location and reading the head (store/reader.py) need neither.
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
+    from sqlalchemy import Connection, Engine
     from alembic.config import Config
     from alembic.script import ScriptDirectory
 
@@ -381,9 +381,59 @@ def upgrade(engine: Engine, location: Location) -> None:
     with engine.connect() as conn, conn.begin():
         revision = MigrationContext.configure(conn).get_current_revision()
         _refuse_unknown(revision, script, location)
+        if revision is None:
+            _refuse_foreign(conn, location)
         if revision != script.get_current_head():
             config.attributes["connection"] = conn
             command.upgrade(config, "head")
+
+
+def _refuse_foreign(conn: Connection, location: Location) -> None:
+    """A database without lifededup's version table becomes a store only if
+    it is empty: one holding tables of its own is another program's (a
+    browser's places.sqlite given as --db, say), and lifededup writes into no
+    one else's database -- every command, a search too, would otherwise
+    create its tables there.  (The first revision runs in one transaction
+    with the version row, so a store never has tables and no version.)"""
+    from sqlalchemy import inspect
+
+    inspector = inspect(conn)
+    _refuse_tables({*inspector.get_table_names(), *inspector.get_view_names()}, location)
+
+
+def _refuse_foreign_file(location: Location) -> None:
+    """``_refuse_foreign`` for an SQLite file, on a read-only connection
+    before any writable one: opening one sets WAL mode, which rewrites the
+    file's header.  A file SQLite cannot read is left to the opening that
+    follows, which says what it is (not a database, or a damaged store)."""
+    path = location.file
+    try:
+        if path.stat().st_size == 0:
+            return
+        conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+    except (OSError, sqlite3.Error):
+        return
+    try:
+        names = {str(r[0]) for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite%'")}
+    except sqlite3.Error:
+        return
+    finally:
+        conn.close()
+    if "alembic_version" not in names:
+        _refuse_tables(names, location)
+
+
+def _refuse_tables(names: set[str], location: Location) -> None:
+    if names:
+        found = sorted(names)
+        shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
+        where = "a new file" if location.url is None else "an empty database"
+        raise UnsupportedStore(
+            f"{location} is not a lifededup store: it holds another program's tables ({shown}) and no "
+            f"lifededup schema, and lifededup writes into no other program's database. Give --db {where} "
+            "(or the store you meant)"
+        )
 
 
 def _literals(path: Path) -> dict[str, object]:
@@ -460,6 +510,9 @@ def needs_upgrade(engine: Engine, location: Location) -> bool:
     script = ScriptDirectory.from_config(alembic_config())
     revision = current_revision(engine)
     _refuse_unknown(revision, script, location)
+    if revision is None:
+        with engine.connect() as conn:
+            _refuse_foreign(conn, location)
     return revision != script.get_current_head()
 
 
@@ -497,9 +550,10 @@ def open_engine(location: Location, *, readonly: bool, migrate: bool = True, ver
     if location.url is not None:
         return _open_server(location, readonly=readonly, migrate=migrate)
     path = location.file
+    if readonly and not path.is_file():
+        raise StoreNotFound(f"no store at {location}: index something first (or check --db)")
+    _refuse_foreign_file(location)
     if readonly:
-        if not path.is_file():
-            raise StoreNotFound(f"no store at {location}: index something first (or check --db)")
         engine = make_engine(location, readonly=True)
         with database_errors(location):
             if verify:
