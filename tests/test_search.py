@@ -221,6 +221,22 @@ def test_one_cluster_with_and_without_a_query(corpus: CorpusStore) -> None:
     assert {h.id for h in narrowed.hits} <= {h.id for h in listed.hits}
 
 
+def test_a_cluster_id_that_is_no_cluster_is_said_to_be(corpus: CorpusStore) -> None:
+    """--cluster with a member's id (or an id no item has) said only "no
+    matches": it says whose member it is, or that there is no such item."""
+    (row,) = run(corpus, "sourdough").hits
+    member = next(h.id for h in run(corpus, None, cluster=row.cluster_id).hits if h.id != row.cluster_id)
+    done = CliRunner().invoke(main, ["search", "--cluster", str(member), "--db", str(corpus.db)])
+    assert done.exit_code == 1, done.output
+    assert (f"{member} is an item but not a cluster: it is in cluster {row.cluster_id} "
+            f"(lifededup search --cluster {row.cluster_id})") in done.output, done.output
+    missing = CliRunner().invoke(main, ["search", "--cluster", "987654", "--db", str(corpus.db)])
+    assert missing.exit_code == 1 and "no cluster 987654: there is no item 987654" in missing.output, missing.output
+    narrowed = CliRunner().invoke(main, ["search", "nosuchword", "--cluster", str(row.cluster_id), "--db",
+                                         str(corpus.db)])
+    assert narrowed.exit_code == 0 and "no matches" in narrowed.output, "a real cluster without the word is no error"
+
+
 def test_snippets_mark_the_matched_words(corpus: CorpusStore) -> None:
     result = run(corpus, "lighthouse OR starter*", collapse=False, limit=50)
     assert result.hits

@@ -399,6 +399,8 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
         rows_shown = max(rows_shown, offset + len(shown))
     if not shown:
         _check_kinds(conn, filters)
+        if cluster is not None:
+            _check_cluster(conn, cluster)
     # each hit made once, with its snippet (dataclasses.replace() of a hit
     # costs 5 us: at a million items a third of a rare word's page)
     snippets = _snippets(conn, [int(r[0]) for r, _, _ in shown], query, postgres, matches) if shown else {}
@@ -543,6 +545,20 @@ def _check_kinds(conn: Connection, filters: Filters) -> None:
     if unknown:
         raise ValueError(f"no item of kind {', '.join(map(repr, unknown))} in the store; "
                          f"its kinds are: {', '.join(known) or '(none: the store is empty)'}")
+
+
+def _check_cluster(conn: Connection, cluster: int) -> None:
+    """An empty cluster is an id that is no cluster's: say whose item it is."""
+    row = conn.execute("SELECT i.id, c.cluster_id FROM items i LEFT JOIN clusters c ON c.item_id = i.id "
+                       "WHERE i.id = :id", {"id": cluster}).fetchone()
+    if row is None:
+        raise ValueError(f"no cluster {cluster}: there is no item {cluster} (the ID a collapsed row or "
+                         "`lifededup dups` gives)")
+    if row[1] is None:
+        raise ValueError(f"{cluster} is an item but not a cluster: it has no text, so no cluster")
+    if int(row[1]) != cluster:
+        raise ValueError(f"{cluster} is an item but not a cluster: it is in cluster {int(row[1])} "
+                         f"(lifededup search --cluster {int(row[1])})")
 
 
 def _deduplicated(conn: Connection, query: str | None, filters: Filters, limit: int, spec: str,
