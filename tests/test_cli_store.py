@@ -181,6 +181,10 @@ def test_dups_lists_clusters_largest_first(db: str) -> None:
     assert [m["path"] for m in found[0]["members"]] == ["/docs/budget v2.txt", "/docs/budget copy.txt"]
     text = run("dups", "--limit", "1", db=db)
     assert "cluster 1 (3 items)" in text and "notes" not in text, text
+    # the stored resemblance is the sketches' estimate: `show` measures the exact one, and the two differ
+    near = next(m for m in found[0]["members"] if m["word_distance"])
+    assert (f"{near['word_distance']:.1%} of words apart, estimated resemblance {near['resemblance']:.2f}"
+            in text), text
 
 
 def test_show_explains_membership(db: str) -> None:

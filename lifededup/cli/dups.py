@@ -53,4 +53,4 @@ def dups_command(as_json: bool, limit: int | None, min_size: int, db: str | None
 def _closeness(similarity: Similarity | None) -> str:
     if similarity is None or similarity.word_distance == 0.0:
         return ""
-    return f"  ({similarity.word_distance:.1%} of words apart, resemblance {similarity.resemblance:.2f})"
+    return f"  ({similarity.word_distance:.1%} of words apart, estimated resemblance {similarity.resemblance:.2f})"
