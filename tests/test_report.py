@@ -113,6 +113,7 @@ def test_stats_cli_prints_both_tables(corpus: CorpusStore) -> None:
     line = next(x for x in result.output.splitlines() if x.strip().startswith("web page"))
     assert f"{web.exact_share:.1%}" in line and f"{web.reduction:.1%}" in line, line
     assert "Table 1" in result.output and f"{column.table1.transitive:,}" in result.output
+    assert "(transitive: every two items sharing 2 of 6 features linked" in result.output, "the two rules unsaid"
     data = json.loads(runner.invoke(main, ["stats", "--json", "--idf", "4.0,5.0", "--db", str(corpus.db)]).output)
     assert [c["label"] for c in data["columns"]] == ["no IDF", "IDF 4", "IDF 5"]
     bad = runner.invoke(main, ["stats", "--idf", "four", "--db", str(corpus.db)])

@@ -128,6 +128,17 @@ def _print_stats(report: StatsReport) -> None:
     rows.append(["clusters"] + [f"{getattr(c.table1, m):,}" for c, m in methods])
     for line in _table(rows):
         click.echo("  " + line)
+    click.echo(_TRANSITIVE_NOTE)
+
+
+# The two columns do not use one relation: a store's conservative rule (the
+# verified one by default) also finds near copies through their sketch
+# values, where transitive clustering links shared features alone -- so the
+# transitive column can count more clusters, not fewer (a user's archive:
+# 1,013 against 982).
+_TRANSITIVE_NOTE = ("  (transitive: every two items sharing 2 of 6 features linked, as `recluster --method "
+                    "transitive`; conservative: the store's rule, which may also find near copies by their "
+                    "sketches -- then it can count fewer clusters)")
 
 
 @main.command("verify")
