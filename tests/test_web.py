@@ -449,6 +449,19 @@ def test_serve_refuses_another_host_before_opening_anything(sqlite_corpus: Corpu
     assert missing.exit_code == 1 and "no store at" in missing.output, missing.output
 
 
+def test_serve_on_a_port_in_use_says_so_and_never_says_serving(sqlite_corpus: CorpusStore) -> None:
+    """A second view on the first's port: one error naming the port, not
+    "serving ..." and then the server's own traceback-like line."""
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(main, ["serve", "--port", str(port), "--db", str(sqlite_corpus.db)])
+    assert result.exit_code == 1, result.output
+    assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in result.output, result.output
+    assert "--port" in result.output and "serving" not in result.output, result.output
+
+
 def test_loopback_answers_only_its_own_names(sqlite_corpus: CorpusStore) -> None:
     corpus = sqlite_corpus
     app = create_app(corpus.db)

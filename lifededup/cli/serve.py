@@ -38,11 +38,11 @@ def serve_command(host: str, port: int, allow_remote: bool, token: str | None, d
       lifededup serve --host 0.0.0.0 --allow-remote   # prints the address with its token
     """
     try:
-        from lifededup.web import RemoteRefused, serve
+        from lifededup.web import CannotListen, RemoteRefused, serve
     except ImportError as exc:
         raise click.ClickException(f"the web view needs its extra ({exc.name} is missing): "
                                    "pip install 'lifededup[web]'") from exc
     try:
         serve(db, host, port, allow_remote=allow_remote, token=token, echo=click.echo)
-    except (RemoteRefused, StoreError) as exc:
+    except (CannotListen, RemoteRefused, StoreError) as exc:
         raise click.ClickException(str(exc)) from exc

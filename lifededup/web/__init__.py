@@ -21,6 +21,9 @@ Public API:
 
 from __future__ import annotations
 
+import errno
+import os
+import socket
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,7 +31,7 @@ from lifededup.web.access import Access, RemoteRefused, access_for
 from lifededup.web.app import create_app
 from lifededup.web.diff import WordDiff, word_diff
 
-__all__ = ["Access", "RemoteRefused", "WordDiff", "access_for", "create_app", "serve", "word_diff"]
+__all__ = ["Access", "CannotListen", "RemoteRefused", "WordDiff", "access_for", "create_app", "serve", "word_diff"]
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -49,5 +52,25 @@ def serve(db: str | Path | None, host: str = DEFAULT_HOST, port: int = DEFAULT_P
 
     access = access_for(host, allow_remote=allow_remote, token=token)
     app = create_app(db, access=access)
+    # bound here, before the address is printed: uvicorn, given the port,
+    # would print its own error after ours said "serving"
+    listening = _listen(host, port)
     echo(f"lifededup: serving {app.state.store} read-only at {address(access, port)}  (Ctrl-C stops)")
-    uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", server_header=False))
+    server.run(sockets=[listening])
+
+
+class CannotListen(OSError):
+    """The address cannot be listened on (a port in use, a host not here)."""
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        return socket.create_server((host, port), family=family)
+    except OSError as exc:
+        taken = exc.errno == errno.EADDRINUSE
+        why = exc.strerror if isinstance(exc, socket.gaierror) or not exc.errno else os.strerror(exc.errno)
+        raise CannotListen(f"cannot listen on {host}:{port}: {why}"
+                           + (" (another program -- or another lifededup serve -- has it: give --port)"
+                              if taken else "")) from exc
