@@ -23,7 +23,9 @@ An extract function is ``(Source) -> Extracted``.  It MUST:
   a mailbox of hundreds of MB streams;
 - read the parts it holds through :meth:`Source.child` and the registry, so
   that they keep the run's :class:`Limits` (OCR on or off, sizes) and their
-  nesting depth;
+  nesting depth, and name each with :func:`nested`
+  (``nested(extract_source(child), "attachment 1: a.zip")``), so that the
+  parts found inside that part are named under it and no two parts clash;
 - raise only :class:`ExtractionError` (one of its subclasses) for input it
   cannot read; its ``status`` is a short word recorded beside the file and its
   message says what happened in words a person can act on.  A missing program
@@ -60,8 +62,10 @@ class Extracted:
     mime: str = "application/octet-stream"
     doc_date: datetime | None = None
     metadata: dict[str, str] = field(default_factory=dict)
-    # Lazily iterated; consumed once.  Each child's ``part`` names it inside its parent;
-    # a child that cannot be read is a Failure, so the others still come through.
+    # Lazily iterated; consumed once.  Each child's ``part`` names its whole path of containers inside
+    # the file or part the extract function read ("message 1 / attachment 2: a.zip / report.txt"): the
+    # indexer finds a part's parent by taking off its last " / " level.  A part read from inside this one
+    # is named under it by nested().  A child that cannot be read is a Failure, so the others still come through.
     children: Iterable[Extracted | Failure] = ()
     part: str = ""
 
@@ -342,13 +346,18 @@ class Format:
 
 
 def nested(item: Extracted, part: str) -> Extracted:
-    """``item`` (read from a part of a container) named ``part``, its own parts named under it, lazily."""
+    """``item``, read from a part of a container, named ``part``; every part inside it named under ``part``, lazily.
 
-    def children() -> Iterator[Extracted | Failure]:
-        for child in item.children:
-            if isinstance(child, Failure):
-                yield replace(child, part=f"{part} / {child.part}")
-            else:
-                yield nested(child, f"{part} / {child.part}")
+    ``item``'s descendants already name their whole path inside ``item``
+    (its own nested() calls did that), so each gets ``part`` in front once;
+    prefixing them level by level would repeat the inner levels.
+    """
+    return replace(item, part=part, children=_named_under(item.children, part))
 
-    return replace(item, part=part, children=children())
+
+def _named_under(children: Iterable[Extracted | Failure], prefix: str) -> Iterator[Extracted | Failure]:
+    for child in children:
+        if isinstance(child, Failure):
+            yield replace(child, part=f"{prefix} / {child.part}")
+        else:
+            yield replace(child, part=f"{prefix} / {child.part}", children=_named_under(child.children, prefix))

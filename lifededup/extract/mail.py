@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import datetime
 from email import policy
 from email.message import EmailMessage, MIMEPart
 from email.parser import BytesParser
 from email.utils import parsedate_to_datetime
 
-from lifededup.extract.base import EmptyFile, Extracted, ExtractionError, Failure, Format, Probe, Source
+from lifededup.extract.base import EmptyFile, Extracted, ExtractionError, Failure, Format, Probe, Source, nested
 from lifededup.extract.html import parse_html
 from lifededup.extract.layout import clean_text
 from lifededup.extract.text import decode
@@ -81,7 +82,7 @@ def _date(message: EmailMessage) -> datetime | None:
         return None
 
 
-def _attachments(message: EmailMessage, part_prefix: str, parent: Source) -> Iterator[Extracted | Failure]:
+def _attachments(message: EmailMessage, parent: Source) -> Iterator[Extracted | Failure]:
     pairs = []
     for number, attachment in enumerate(message.iter_attachments(), start=1):
         name = attachment.get_filename() or f"attachment-{number}"
@@ -91,28 +92,26 @@ def _attachments(message: EmailMessage, part_prefix: str, parent: Source) -> Ite
             data = inner[0].as_bytes() if isinstance(inner, list) and inner and not isinstance(inner[0], str) else b""
             name = name if "." in name else name + ".eml"
         pairs.append((name, data))
-    return attachment_items(pairs, parent, part_prefix)
+    return attachment_items(pairs, parent)
 
 
-def attachment_items(attachments: list[tuple[str, bytes]], parent: Source,
-                     part_prefix: str = "") -> Iterator[Extracted | Failure]:
-    """(file name, bytes) attachments of ``parent`` read by the registry, as lazily extracted parts."""
+def attachment_items(attachments: list[tuple[str, bytes]], parent: Source) -> Iterator[Extracted | Failure]:
+    """(file name, bytes) attachments of ``parent`` read by the registry, as lazily extracted parts
+    named ``attachment N: name``, the parts inside each (a zip's members) named under it."""
     from lifededup.extract.registry import extract_source  # the registry imports this module
 
     for number, (name, data) in enumerate(attachments, start=1):
-        part = f"{part_prefix}attachment {number}: {name}"
+        part = f"attachment {number}: {name}"
         try:
             found = extract_source(parent.child(name, data))
         except ExtractionError as exc:
             # The failed attachment is still reported, with its reason, so nothing is lost silently.
             yield Failure.from_error(exc, part)
             continue
-        yield Extracted(text=found.text, title=found.title or name, kind=found.kind, mime=found.mime,
-                        doc_date=found.doc_date, metadata={**found.metadata, "filename": name},
-                        children=found.children, part=part)
+        yield nested(replace(found, title=found.title or name, metadata={**found.metadata, "filename": name}), part)
 
 
-def message_item(data: bytes, source: Source, part: str = "") -> Extracted:
+def message_item(data: bytes, source: Source) -> Extracted:
     """One message (of ``source``) as an item, its attachments as (lazy) children."""
     message = BytesParser(policy=policy.default).parsebytes(data)
     assert isinstance(message, EmailMessage)
@@ -121,7 +120,7 @@ def message_item(data: bytes, source: Source, part: str = "") -> Extracted:
     text = clean_text(strip_quotes(_body(message)))
     return Extracted(text=text, title=" ".join(str(message.get("Subject", "")).split()), kind="email",
                      mime="message/rfc822", doc_date=_date(message), metadata=metadata,
-                     children=_attachments(message, f"{part} / " if part else "", source), part=part)
+                     children=_attachments(message, source))
 
 
 def extract_eml(source: Source) -> Extracted:

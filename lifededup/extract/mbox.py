@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from lifededup.extract.base import CorruptFile, EmptyFile, Extracted, Failure, Format, Probe, Source
+from lifededup.extract.base import CorruptFile, EmptyFile, Extracted, Failure, Format, Probe, Source, nested
 from lifededup.extract.mail import looks_like_mail, message_item
 
 
@@ -48,7 +48,7 @@ def extract_mbox(source: Source) -> Extracted:
     def messages() -> Iterator[Extracted | Failure]:
         for number, data in enumerate(iter_mbox_messages(source), start=1):
             try:
-                yield message_item(data, source, part=f"message {number}")
+                yield nested(message_item(data, source), f"message {number}")
             except Exception as exc:  # one damaged message must not hide the rest of the mailbox
                 yield Failure("corrupt", f"damaged message: {type(exc).__name__}: {exc}", f"message {number}")
 
