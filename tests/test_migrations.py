@@ -484,3 +484,63 @@ def test_0013_keeps_the_machines_and_the_first_writer_claims_each(store_url: str
     with open_store(store_url, readonly=True, migrate=False) as store:
         assert "machines" not in catalog(store, "tables")
         assert len(store.execute("SELECT id FROM items")[1]) == 3
+
+
+def test_0014_reads_again_the_files_whose_nested_parts_were_misnamed(store_url: str, tmp_path: Path) -> None:
+    """A store at 0013 holding a mail as the code before stored it -- the
+    files of its two attached zips under their bare name, one ``report.txt``
+    (the spring one's text lost) -- beside a note and a zip of one file,
+    stored right: 0014 marks the mail alone half written, and the next index
+    reads it again (the spring report found, the bare-named part gone) and
+    the other two not."""
+    import hashlib
+    import os
+
+    from test_extract_nested import AUTUMN, SPRING, mail, zipped
+
+    from lifededup.index import IndexConfig, run
+    from lifededup.model import stored_path
+    from lifededup.store.records import machine_name
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    files = {"two-reports.eml": bytes(mail("Two reports", {"spring.zip": zipped({"report.txt": SPRING.encode()}),
+                                                            "autumn.zip": zipped({"report.txt": AUTUMN.encode()})})),
+             "note.txt": b"A note about the lighthouse keeper and the tide tables.\n",
+             "one.zip": zipped({"inside.txt": b"The inside of a zip of one file, about the harbour wall.\n"})}
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    # (id, file, part, kind, parent id), as the code before this revision stored them
+    rows = [(1, "two-reports.eml", "", "email", None), (2, "two-reports.eml", "attachment 1: spring.zip", "archive", 1),
+            (3, "two-reports.eml", "report.txt", "text", 1), (4, "two-reports.eml", "attachment 2: autumn.zip", "archive", 1),
+            (5, "note.txt", "", "text", None), (6, "one.zip", "", "archive", None), (7, "one.zip", "inside.txt", "text", 6)]
+    upgrade_to(store_url, "0013")
+    engine = make_engine(resolve(store_url), readonly=False)
+    with engine.begin() as conn:
+        for item_id, name, part, kind, parent in rows:
+            path = folder / name
+            stat = os.stat(path)
+            whole = part == ""
+            conn.exec_driver_sql(
+                "INSERT INTO items (id, machine, path, part, parent_id, kind, status, indexed_at, size, mtime, raw_sha1)"
+                " VALUES (:id, :machine, :path, :part, :parent, :kind, 'ok', '2026-01-01 00:00:00', :size, :mtime, :sha1)",
+                {"id": item_id, "machine": machine_name(), "path": stored_path(str(path)), "part": part,
+                 "parent": parent, "kind": kind, "size": stat.st_size if whole else None,
+                 "mtime": stat.st_mtime if whole else None,
+                 "sha1": hashlib.sha1(path.read_bytes()).hexdigest() if whole else None})
+        ids_written(conn)
+    engine.dispose()
+    upgrade_to(store_url, "0014")
+    with open_store(store_url) as store:
+        mtimes = {str(r[0]): r[1] for r in store.execute("SELECT path, mtime FROM items WHERE part = ''")[1]}
+        assert {Path(p).name: m is None for p, m in mtimes.items()} == {
+            "two-reports.eml": True, "note.txt": False, "one.zip": False}, mtimes
+        summary = run(store, [folder], IndexConfig(workers=1))
+        assert (summary.unchanged, summary.updated) == (2, 1), summary
+        parts = sorted(str(r[0]) for r in store.execute(
+            "SELECT part FROM items WHERE path LIKE '%two-reports.eml' ORDER BY part")[1])
+        assert parts == ["", "attachment 1: spring.zip", "attachment 1: spring.zip / report.txt",
+                         "attachment 2: autumn.zip", "attachment 2: autumn.zip / report.txt"], parts
+        found = [(Path(h.path).name, h.part) for h in search(store, "lambs", collapse=False).hits]
+        assert found == [("two-reports.eml", "attachment 1: spring.zip / report.txt")], found
+        sound(store)  # the store consistent after the mail was read again

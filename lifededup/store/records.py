@@ -16,8 +16,9 @@ MACHINE_ENV = "LIFEDEDUP_MACHINE"
 class ItemRecord:
     """One item as extracted.  ``(path, part)`` names it among its machine's
     items (the store's ``machine`` is written with it): ``part`` is ``''`` for
-    a whole file, or the key of a piece inside it (an mbox message's index,
-    ``"12/report.pdf"`` for an attachment of that message).  ``parent_id`` is
+    a whole file, or the piece's path of containers inside it, levels joined
+    by ``" / "`` (``"message 12"``, ``"message 12 / attachment 1: a.zip /
+    report.pdf"``).  ``parent_id`` is
     the id :meth:`Store.upsert_item` returned for the containing item.
 
     ``text`` is the extracted text, or ``None`` for an item with none (an image,
