@@ -4,6 +4,7 @@ failed files, junk and patterns, an interrupted run, and the CLI."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -20,6 +21,7 @@ from lifededup.index import FolderRules, IndexConfig, failures, is_junk, run
 from lifededup.store import Store, open_store
 
 CONFIG = IndexConfig(workers=2, batch_items=8)
+SAMPLE = Path(__file__).resolve().parent.parent / "sample_corpus"
 
 
 @pytest.fixture
@@ -260,3 +262,29 @@ def test_a_full_disk_is_one_line_and_the_next_run_finishes(small_disk: Path, tmp
     checked = subprocess.run([sys.executable, "-m", "lifededup", "check", "--db", str(db)], capture_output=True,
                              text=True, timeout=300)
     assert checked.returncode == 0 and "ok: 400 items" in checked.stdout, checked.stdout + checked.stderr
+
+
+def test_a_file_that_ran_out_of_memory_is_read_again_with_more(store: Store, tmp_path: Path) -> None:
+    """Under a memory limit too low for them (48 MiB: below what a worker
+    needs), the sample letters fail as out of memory -- never as damaged,
+    which lxml's "XMLSyntaxError: unknown error" read as -- and are not
+    read again under the same limit; a run with more memory reads them."""
+    from dataclasses import replace
+
+    from lifededup.extract import Limits
+
+    folder = tmp_path / "letters"
+    shutil.copytree(SAMPLE / "Letters" / "Hartwell & Penrose", folder)
+    files = len(list(folder.iterdir()))
+    starved = replace(CONFIG, limits=Limits(memory_mb=48))
+    first = run(store, [folder], starved)
+    _, rows = store.execute("SELECT status, error FROM items WHERE status <> 'ok'")
+    assert first.failed and len(rows) == first.failed, (first, rows)
+    for status, error in rows:
+        assert status == "too-large" and "48 MiB memory limit" in str(error), (status, error)
+    again = run(store, [folder], starved)
+    assert (again.read, again.unchanged) == (0, files), f"read again under the same limit: {again}"
+    fed = run(store, [folder], CONFIG)
+    assert (fed.updated, fed.failed, fed.failed_in_store) == (first.failed, 0, 0), fed
+    settled = run(store, [folder], CONFIG)
+    assert (settled.read, settled.unchanged) == (0, files), settled

@@ -32,7 +32,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from lifededup.extract.base import Crashed, Extracted, ExtractionError, Failure, Limits, Source, Timeout
+from lifededup.extract.base import Crashed, Extracted, ExtractionError, Failure, Limits, Source, Timeout, TooLarge
 from lifededup.extract.registry import extract_source
 from lifededup.model import fs_path
 
@@ -125,6 +125,38 @@ def _failure_of(error: ExtractionError, path: Path) -> Failure:
     return Failure.from_error(error)
 
 
+def _memory_kib() -> tuple[int, int]:
+    """This process's address space now and at its peak, in KiB (Linux's
+    /proc/self/status; 0 and 0 elsewhere)."""
+    found = {"VmSize:": 0, "VmPeak:": 0}
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:  # "VmPeak:\t  123456 kB"
+                fields = line.split()
+                if fields and fields[0] in found:
+                    found[fields[0]] = int(fields[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return found["VmSize:"], found["VmPeak:"]
+
+
+def _out_of_memory(error: ExtractionError, limits: Limits, peak_before: int) -> Failure | None:
+    """The failure as what it was, where a parser in C (lxml, PDFium) met
+    the address-space limit and said something else -- lxml says
+    "XMLSyntaxError: unknown error", which read as a damaged file and stuck
+    as one: the file was never read again, even with more memory.  It is
+    taken for the limit when the worker is at it now (a limit below what a
+    worker starts with: --memory-mb 64), or this file took the worker's
+    peak to within a tenth of it."""
+    if isinstance(error, (TooLarge, Timeout, Crashed)):
+        return None
+    size, peak = _memory_kib()
+    near = limits.memory_mb * 1024 * 0.9
+    if size < near and not (peak > peak_before and peak >= near):
+        return None
+    return Failure("too-large", f"ran out of the {limits.memory_mb} MiB memory limit ({error})"[:500])
+
+
 def _worker(conn: Connection, limits: Limits, extractor: SourceExtractor, max_chars: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
     limit = limits.memory_mb * 2**20
@@ -145,6 +177,7 @@ def _serve(conn: Connection, limits: Limits, extractor: SourceExtractor, max_cha
         def send(part: str, result: Extracted | Failure) -> None:
             conn.send(("item", index, _utf8(part), _clean(_cut(result, max_chars))))
 
+        peak = _memory_kib()[1]
         try:
             failure = _unreadable(path)
             if failure is not None:
@@ -152,7 +185,7 @@ def _serve(conn: Connection, limits: Limits, extractor: SourceExtractor, max_cha
             else:
                 _flatten(extractor(Source.from_path(path), limits), send)
         except ExtractionError as exc:
-            send("", _failure_of(exc, path))
+            send("", _out_of_memory(exc, limits, peak) or _failure_of(exc, path))
         except MemoryError:
             send("", Failure("too-large", f"ran out of the {limits.memory_mb} MiB memory limit"))
         conn.send(("done", index, "", None))

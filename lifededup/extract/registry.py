@@ -155,7 +155,8 @@ def extract_as(name: str, source: Source, limits: Limits | None = None) -> Extra
     except OSError as exc:
         raise CorruptFile(f"cannot read {source.name}: {exc.strerror or exc}") from exc
     except MemoryError as exc:
-        raise TooLarge(f"{source.name} needs more memory than the limit allows") from exc
+        raise TooLarge(f"{source.name} needs more memory than the {source.limits.memory_mb} MiB memory limit "
+                       "allows") from exc
     except Exception as exc:  # the parsers' own errors are not a contract: wrap them
         raise CorruptFile(f"damaged {source.name}: {type(exc).__name__}: {exc}"[:500]) from exc
 

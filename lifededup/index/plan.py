@@ -25,11 +25,13 @@ again.
 from __future__ import annotations
 
 import os
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from lifededup.extract import Limits
 from lifededup.index.scan import Seen, raw_sha1
 from lifededup.model import fs_path
 from lifededup.store import Store, UnsupportedStore
@@ -39,9 +41,9 @@ from lifededup.store import Store, UnsupportedStore
 # "root/" ('0' is the character after '/').  Only this machine's files
 # (revision 0009), except on SQLite: see known_under.
 _KNOWN_UNDER = (
-    "SELECT path, size, mtime, raw_sha1, device, inode, status, machine FROM items "
+    "SELECT path, size, mtime, raw_sha1, device, inode, status, machine, error FROM items "
     "WHERE path = :root AND part = '' {mine} UNION ALL "
-    "SELECT path, size, mtime, raw_sha1, device, inode, status, machine FROM items "
+    "SELECT path, size, mtime, raw_sha1, device, inode, status, machine, error FROM items "
     "WHERE path >= :low AND path < :high AND part = '' {mine}"
 )
 # A seek in ix_items_raw_sha1 and one in ix_items_inode; a file with
@@ -107,9 +109,13 @@ def identity_of(path: str) -> Identity | None:
     return st.st_dev, inode
 
 
-def known_under(store: Store, roots: Iterable[str], reread_scans: bool = False) -> dict[str, Known]:
-    """This machine's file items stored at or under these paths.  ``reread_scans`` (OCR is on): the scans
-    stored without text (``no-text-layer``) count as half written, so they are read again, with OCR.
+def known_under(store: Store, roots: Iterable[str], limits: Limits = Limits()) -> dict[str, Known]:
+    """This machine's file items stored at or under these paths.  A file
+    that failed for want of what this run gives counts as half written, so
+    it is read again: with OCR on (``limits.ocr``), a scan stored without
+    text (``no-text-layer``); a parser stopped for time, or out of memory,
+    under a lower ``timeout_s`` or ``memory_mb`` than this run's
+    (``_short_of``).
 
     An SQLite store keeps its paths unique whatever the machine (revision
     0009), so another machine's file there would collide with this one's:
@@ -121,12 +127,34 @@ def known_under(store: Store, roots: Iterable[str], reread_scans: bool = False) 
     for root in roots:
         stem = root.rstrip("/")
         _, rows = store.execute(query, {"root": root, "low": stem + "/", "high": stem + "0", "machine": store.machine})
-        for path, size, mtime, sha1, device, inode, status, machine in rows:
+        for path, size, mtime, sha1, device, inode, status, machine, error in rows:
             if machine != store.machine:
                 raise UnsupportedStore(_not_this_machine(store, str(path), str(machine)))
-            stale = status == "vanished" or (reread_scans and status == "no-text-layer")  # never read: read it
+            stale = (status == "vanished" or (limits.ocr and status == "no-text-layer")  # never read: read it
+                     or _short_of(str(status), error, limits))
             found[str(path)] = Known(str(path), size, None if stale else mtime, sha1, device, inode)  # type: ignore[arg-type]
     return found
+
+
+# The limit a failure was recorded under, as its reason says it
+# (extract/isolate.py): "stopped after 60 s without progress", "ran out of
+# the 2048 MiB memory limit", a crash "... or the 2048 MiB memory limit".
+_SECONDS_GIVEN = re.compile(r"stopped after ([0-9.]+) s without progress")
+_MIB_GIVEN = re.compile(r"the ([0-9]+) MiB memory limit")
+
+
+def _short_of(status: str, error: object, limits: Limits) -> bool:
+    """Whether a file failed under a lower time or memory limit than
+    ``limits``: raising --timeout or --memory-mb and indexing again reads
+    it again (a file that fails under the same limits is not read again
+    each run, which would cost the whole limit every time)."""
+    if status not in ("timeout", "crashed", "too-large") or not isinstance(error, str):
+        return False
+    seconds = _SECONDS_GIVEN.search(error) if status == "timeout" else None
+    if seconds is not None:
+        return float(seconds.group(1)) < limits.timeout_s
+    mib = _MIB_GIVEN.search(error)
+    return mib is not None and int(mib.group(1)) < limits.memory_mb
 
 
 def _not_this_machine(store: Store, path: str, other: str) -> str:

@@ -150,7 +150,7 @@ def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = Inde
         # a dict: overlapping paths (a folder and a file in it) find a file once
         found.update(scanner.found)
         skipped.update(scanner.skipped)
-    known = known_under(store, roots, reread_scans=config.limits.ocr)
+    known = known_under(store, roots, config.limits)
     _keep_skipped(known, skipped.values())
     todo = plan(found.values(), known, stored_elsewhere(store, [*homes, *roots]))
     tally = Tally()
