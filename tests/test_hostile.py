@@ -263,6 +263,36 @@ def test_a_damaged_store_is_reported_in_words_and_refused(tmp_path: Path, env: d
         assert "damaged" in done.stderr and "Traceback" not in done.stderr, f"{args[0]}: {done.stderr}"
 
 
+def test_odd_names_print_on_one_line_and_paste_back(tmp_path: Path, env: dict[str, str]) -> None:
+    """A name with a newline, a byte that is not UTF-8 or a backslash: every
+    command prints it on one line in the store's escapes (a newline broke
+    search's and dups' tables and failures' tab-separated rows), and that
+    printed name, pasted into `show`, finds the item."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    names = {b"new\nline.txt": "heron", b"bad\xffname.txt": "kingfisher", b"back\\slash.txt": "otter"}
+    for name, word in names.items():
+        with open(os.fsencode(folder) + b"/" + name, "w") as handle:
+            handle.write(f"a note about the {word} by the weir, kept as a copy too")
+        with open(os.fsencode(folder) + b"/copy of " + name, "w") as handle:  # a cluster, for dups
+            handle.write(f"a note about the {word} by the weir, kept as a copy too")
+        with open(os.fsencode(folder) + b"/empty " + name, "w"):  # a failure, for failures
+            pass
+    assert lifededup("index", str(folder), env=env, timeout=120).returncode == 0
+    printed = {"heron": "new\\x0aline.txt", "kingfisher": "bad\\xffname.txt", "otter": "back\\\\slash.txt"}
+    for word, name in printed.items():
+        found = lifededup("search", word, env=env)
+        assert name in found.stdout.splitlines()[0], found.stdout
+        shown = lifededup("show", str(folder / name), env=env)
+        assert shown.returncode == 0 and shown.stdout.startswith("item ") and name in shown.stdout.splitlines()[0], \
+            f"show {name}: {shown.stdout} {shown.stderr}"
+    dups = lifededup("dups", env=env).stdout
+    assert len([line for line in dups.splitlines() if line.startswith("cluster ")]) == 3, dups
+    assert len(dups.splitlines()) == 3 * 3, f"a name broke the lines of dups: {dups}"
+    failures = lifededup("failures", env=env).stdout.splitlines()
+    assert len(failures) == 3 and all(line.count("\t") == 2 for line in failures), failures
+
+
 # -- another program's database given as the store ------------------------------
 
 def test_another_programs_database_is_refused_and_left_as_it_was(store_url: str, tmp_path: Path) -> None:

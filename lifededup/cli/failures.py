@@ -9,7 +9,7 @@ import json
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import ROWS, db_option, item_name, opened_reader
+from lifededup.cli.options import ROWS, db_option, item_name, opened_reader, shown
 from lifededup.store.failures import failures
 
 
@@ -33,6 +33,6 @@ def failures_command(limit: int | None, as_json: bool, db: str | None) -> None:
         click.echo(json.dumps([item.to_dict() for item in found], indent=2, ensure_ascii=False))
         return
     for item in found:
-        click.echo(f"{item.status}\t{item_name(item.path, item.part, item.machine)}\t{item.reason}")
+        click.echo(f"{item.status}\t{item_name(item.path, item.part, item.machine)}\t{shown(item.reason)}")
     if not found:
         click.echo("no failures")

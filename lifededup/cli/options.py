@@ -80,7 +80,18 @@ def on_machine(name: str, machine: str) -> str:
 def item_name(path: str, part: str, machine: str = "") -> str:
     """An item's name, the one way everywhere: ``path [part]`` for a part
     inside a file, ``MACHINE:`` before it for another machine's file."""
-    return on_machine(f"{path} [{part}]" if part else path, machine)
+    return on_machine(shown(f"{path} [{part}]" if part else path), machine)
+
+
+_CONTROLS = {code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F)}
+
+
+def shown(name: str) -> str:
+    """A stored name with its control characters as ``\\xNN``, the store's
+    escape for a byte (README, ``items.path``): a file name holding a newline
+    prints on one line, and the name printed, pasted back (``lifededup
+    show``), finds the item."""
+    return name.translate(_CONTROLS)
 
 
 @contextmanager

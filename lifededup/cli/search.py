@@ -9,7 +9,7 @@ from datetime import date, datetime
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import ITEM_ID, ROWS, db_option, on_machine, opened_reader
+from lifededup.cli.options import ITEM_ID, ROWS, db_option, on_machine, opened_reader, shown
 from lifededup.search import PG_SYNTAX, SYNTAX, Filters, Hit, QuerySyntaxError, SearchResult, Snippet, search
 
 # Copies named under a collapsed row on a terminal; --json lists them all.
@@ -98,7 +98,7 @@ def _home(path: str) -> str:
 
 
 def _name(path: str, part: str, machine: str = "") -> str:
-    return on_machine(f"{_home(path)} [{part}]" if part else _home(path), machine)
+    return on_machine(shown(f"{_home(path)} [{part}]" if part else _home(path)), machine)
 
 
 def _highlighted(snippet: Snippet) -> str:

@@ -6,6 +6,7 @@ without SQLAlchemy) as well as through a ``Store``."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -121,7 +122,9 @@ def _find(db: Driver, store: Readable, item: int | str) -> ItemSummary:
         row = None
         # as stored, then as the absolute path an indexer stores (in its escaped form, README "items")
         real = os.path.realpath(os.path.expanduser(item))  # not Path.resolve: it raises on a link loop
-        for path in dict.fromkeys([*_as_typed(item), stored_path(item), stored_path(real)]):
+        # and as printed (the stored escapes, \xNN for a byte, \\ for a backslash), made absolute
+        printed = _from_printed(os.path.abspath(os.path.expanduser(item)))
+        for path in dict.fromkeys([*_as_typed(item), stored_path(item), stored_path(real), printed]):
             row = row or db.execute(
                 _SUMMARY + " WHERE i.path = :v ORDER BY i.part = '' DESC, i.machine = :me DESC, i.id",
                 {"v": path, "me": store.machine}
@@ -129,6 +132,22 @@ def _find(db: Driver, store: Readable, item: int | str) -> ItemSummary:
     if row is None:
         raise ItemNotFound(f"no item {item!r} in {store.location} (give an item id or an indexed path)")
     return _summary(row)
+
+
+# A stored escape: a backslash, or a byte; below 0x80 a control character as
+# the CLI prints it (cli.options.shown), at or above a byte that is not UTF-8.
+_PRINTED = re.compile(r"\\(\\|x[0-9a-f]{2})")
+
+
+def _from_printed(path: str) -> str:
+    """The stored path a printed name stands for: a control character
+    printed as ``\\x0a`` is the character, a byte that is not UTF-8 and a
+    backslash stay as the store escapes them."""
+    def control(m: re.Match[str]) -> str:
+        code = m.group(1)
+        return chr(int(code[1:], 16)) if code != "\\" and int(code[1:], 16) < 0x80 else m.group(0)
+
+    return _PRINTED.sub(control, path)
 
 
 def _as_typed(path: str) -> list[str]:
