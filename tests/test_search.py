@@ -324,12 +324,34 @@ def test_query_biased_dedup_uses_the_result_set_alone(corpus: CorpusStore) -> No
     assert result.exit_code == 2 and "--dedup" in result.output
 
 
+def test_cli_pages_are_the_rows_further_on(corpus: CorpusStore) -> None:
+    """--page N shows the rows after the first N-1 pages, numbered on; past
+    the last it says how many there are; every kind is in --kind's help."""
+    def rows(*args: str) -> list[str]:
+        out = CliRunner().invoke(main, ["search", "the", *args, "--db", str(corpus.db)]).output
+        return [line.split(". ", 1)[1] for line in out.splitlines() if line[:5].strip().rstrip(".").isdigit()]
+
+    first9 = rows("--limit", "9")
+    assert len(first9) == 9
+    assert rows("--limit", "3") + rows("--limit", "3", "--page", "2") + rows("--limit", "3", "--page", "3") == first9
+    second = CliRunner().invoke(main, ["search", "the", "--limit", "3", "--page", "2", "--db", str(corpus.db)]).output
+    assert "  4. " in second and "\n4-6 of " in second and "--page N shows more" in second, second
+    total = run(corpus, "the").rows
+    past = CliRunner().invoke(main, ["search", "the", "--page", "999", "--db", str(corpus.db)])
+    assert past.exit_code == 0 and f"no matches on this page: the search has {total} results" in past.output, \
+        past.output
+    from lifededup.extract.base import KINDS
+
+    shown = " ".join(CliRunner().invoke(main, ["search", "--help"]).output.split())
+    assert all(kind in shown for kind in KINDS), f"--kind's help leaves out some of {KINDS}"
+
+
 def test_cli_rows_copies_and_json(corpus: CorpusStore) -> None:
     runner = CliRunner()
     plain = runner.invoke(main, ["search", "sourdough", "--db", str(corpus.db)])
     assert plain.exit_code == 0, plain.output
     assert "+2 copies" in plain.output and "copies: " in plain.output and "\x1b[" not in plain.output
-    assert "1 of 1 results (3 matching items" in plain.output, plain.output
+    assert "1 of 1 result (3 matching items" in plain.output, plain.output
     coloured = runner.invoke(main, ["search", "sourdough", "--db", str(corpus.db)], color=True)
     assert click.style("sourdough", bold=True, fg="yellow") in coloured.output, coloured.output
     every = runner.invoke(main, ["search", "sourdough", "--all", "--db", str(corpus.db)])

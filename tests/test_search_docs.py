@@ -61,6 +61,6 @@ def test_the_readme_gives_the_programs_query_syntax() -> None:
 
 def test_the_sample_output_is_what_search_prints(corpus: CorpusStore) -> None:
     result = CliRunner().invoke(main, ["search", "river survey", "--db", str(corpus.db)])
-    sample = "1 of 1 results (7 matching items, copies collapsed; --all shows every item)"
+    sample = "1 of 1 result (7 matching items, copies collapsed; --all shows every item)"
     assert sample in section() and sample in result.output, result.output
     assert "+6 copies" in result.output and "+6 copies" in section()

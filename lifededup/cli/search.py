@@ -28,14 +28,16 @@ def _day(ctx: click.Context, param: click.Parameter, value: str | None) -> date 
 @main.command("search", epilog="\b\n" + SYNTAX + "\n\n\b\n" + PG_SYNTAX)
 @click.argument("query", required=False)
 @click.option("--kind", "kinds", multiple=True, metavar="KIND",
-              help="Only items of this kind: document, email, web page, text, spreadsheet, presentation "
-              "(repeat for several).")
+              help="Only items of this kind: document, email, web page, text, spreadsheet, presentation, "
+              "mailbox, contact, event, address book, calendar, archive (repeat for several).")
 @click.option("--since", callback=_day, metavar="YYYY-MM-DD",
               help="Only items dated on or after this day (the document's own date, else its mtime).")
 @click.option("--until", callback=_day, metavar="YYYY-MM-DD", help="Only items dated on or before this day.")
 @click.option("--path", "path_glob", metavar="GLOB",
               help="Only items whose path matches, e.g. '~/Documents/*' or 'Mail/*' (anywhere in the path).")
 @click.option("--limit", type=ROWS, default=20, show_default=True, help="Rows to show.")
+@click.option("--page", type=ROWS, default=1, show_default=True,
+              help="Which page of --limit rows: --page 2 shows the rows after the first --limit.")
 @click.option("--all", "show_all", is_flag=True, help="Show every matching item: copies are not collapsed.")
 @click.option("--cluster", type=ITEM_ID, metavar="ID",
               help="Show the items of one cluster (the ID a collapsed row gives); QUERY is optional.")
@@ -45,8 +47,8 @@ def _day(ctx: click.Context, param: click.Parameter, value: str | None) -> date 
 @click.option("--json", "as_json", is_flag=True, help="One JSON object: the rows, with snippets and copies.")
 @db_option
 def search_command(query: str | None, kinds: tuple[str, ...], since: date | None, until: date | None,
-                   path_glob: str | None, limit: int, show_all: bool, cluster: int | None, dedup: str | None,
-                   as_json: bool, db: str | None) -> None:
+                   path_glob: str | None, limit: int, page: int, show_all: bool, cluster: int | None,
+                   dedup: str | None, as_json: bool, db: str | None) -> None:
     """Search the text and titles of everything indexed, best match first,
     each document shown once.
 
@@ -73,6 +75,11 @@ def search_command(query: str | None, kinds: tuple[str, ...], since: date | None
     """
     if dedup is not None and (show_all or cluster is not None):
         raise click.UsageError("--dedup replaces the stored clusters; it cannot go with --all or --cluster")
+    if dedup is not None and page > 1:
+        raise click.UsageError("--dedup de-duplicates the best-ranked results of one page; it has no --page")
+    offset = (page - 1) * limit
+    if offset > 2**62:
+        raise click.UsageError(f"--page {page} of {limit} rows is past any store")
     try:
         filters = Filters(kinds=kinds, since=since, until=until, path=path_glob)
     except ValueError as exc:
@@ -81,7 +88,8 @@ def search_command(query: str | None, kinds: tuple[str, ...], since: date | None
         raise click.UsageError("give a query, a filter (--kind, --since, --until, --path) or --cluster")
     with opened_reader(db) as store:
         try:
-            found = search(store, query, filters, limit=limit, collapse=not show_all, cluster=cluster, dedup=dedup)
+            found = search(store, query, filters, limit=limit, collapse=not show_all, cluster=cluster, dedup=dedup,
+                           offset=offset)
         except QuerySyntaxError as exc:
             raise click.ClickException(str(exc)) from exc
         except ValueError as exc:  # a kind no item has, a bad --dedup detector
@@ -89,7 +97,7 @@ def search_command(query: str | None, kinds: tuple[str, ...], since: date | None
     if as_json:
         click.echo(json.dumps(found.to_dict(), indent=2, ensure_ascii=False))
     else:
-        _print(found)
+        _print(found, offset)
 
 
 def _home(path: str) -> str:
@@ -106,13 +114,19 @@ def _highlighted(snippet: Snippet) -> str:
     return "".join(click.style(text, bold=True, fg="yellow") if hit else text for text, hit in snippet.parts())
 
 
-def _print(found: SearchResult) -> None:
+def _print(found: SearchResult, offset: int = 0) -> None:
     if not found.hits:
-        click.echo("no matches")
+        rows = "results" if found.mode == "collapsed" else "matching items"
+        click.echo(f"no matches on this page: the search has {_count(found)} {rows}" if offset and found.matches
+                   else "no matches")
         return
-    for number, hit in enumerate(found.hits, 1):
+    for number, hit in enumerate(found.hits, offset + 1):
         _print_hit(number, hit, found)
-    click.echo(_footer(found))
+    click.echo(_footer(found, offset))
+
+
+def _count(found: SearchResult) -> str:
+    return f"{found.rows:,}" if found.rows_exact else f"at least {found.rows:,}"
 
 
 def _print_hit(number: int, hit: Hit, found: SearchResult) -> None:
@@ -135,12 +149,17 @@ def _print_hit(number: int, hit: Hit, found: SearchResult) -> None:
             click.echo(f"     (lifededup search --cluster {hit.cluster_id} lists them all)")
 
 
-def _footer(found: SearchResult) -> str:
-    shown = len(found.hits)
+def _footer(found: SearchResult, offset: int = 0) -> str:
+    shown = f"{len(found.hits)}" if not offset else f"{offset + 1}-{offset + len(found.hits)}"
+    more = "; --page N shows more" if (found.rows > offset + len(found.hits) or not found.rows_exact) else ""
     if found.mode == "collapsed":
-        rows = found.rows if found.rows_exact else f"at least {found.rows}"
-        return (f"{shown} of {rows} results ({found.matches} matching items, copies collapsed; "
-                "--all shows every item)")
+        return (f"{shown} of {_count(found)} result{'' if found.rows == 1 else 's'} ({_items(found.matches)}, "
+                "copies collapsed; "
+                f"--all shows every item{more})")
     if found.mode == "dedup":
-        return f"{shown} of {found.rows} results after de-duplicating the {found.matches} best-ranked items"
-    return f"{shown} of {found.rows} matching items"
+        return f"{shown} of {found.rows} results after de-duplicating the {_items(found.matches, 'best-ranked')}"
+    return f"{shown} of {_items(found.rows)}" + (f" ({more[2:]})" if more else "")
+
+
+def _items(count: int, what: str = "matching") -> str:
+    return f"{count:,} {what} item{'' if count == 1 else 's'}"
