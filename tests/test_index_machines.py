@@ -20,7 +20,9 @@ from pg_server import Server
 from test_store import sound
 
 from lifededup.index import IndexConfig, run
-from lifededup.store import ItemRecord, Store, UnsupportedStore, check_store, list_folders, open_store
+from lifededup.store import (
+    ItemRecord, Store, UnsupportedStore, check_store, list_folders, list_machines, open_store,
+)
 from lifededup.store import engine as clustering_engine
 from lifededup.store.clustering import MemoryRepresentatives, load_member
 from store_samples import fp, prose
@@ -189,6 +191,7 @@ def test_an_sqlite_store_holding_another_machines_path_is_refused_before_reading
         _, rows = store.execute("SELECT machine, path FROM items")
         assert rows == [("old-name", str(folder / "a.txt"))], f"the store must be left as it was: {rows}"
         assert list_folders(store) == []
+        assert [m.name for m in list_machines(store)] == ["old-name"], "the refused run claimed its name"
     with open_store(db, machine="old-name") as store:
         summary = run(store, [folder], IndexConfig(workers=1))
         assert summary.unchanged == 1, "under its pinned name the machine finds its items again"

@@ -139,7 +139,6 @@ def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = Inde
     a move.  ``homes``: the watched folders (stored form), where a moved file
     may have come from."""
     started = time.monotonic()
-    store.claim_machine()  # another computer of this name is refused before anything is read
     found: dict[str, Seen] = {}
     skipped: dict[str, Skipped] = {}
     roots: list[str] = []
@@ -150,7 +149,10 @@ def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = Inde
         # a dict: overlapping paths (a folder and a file in it) find a file once
         found.update(scanner.found)
         skipped.update(scanner.skipped)
-    known = known_under(store, roots, config.limits)
+    known = known_under(store, roots, config.limits)  # another machine's files in an SQLite store: refused
+    # another computer of this name is refused before anything is read or
+    # written -- and the name is claimed only by a run that goes on
+    store.claim_machine()
     _keep_skipped(known, skipped.values())
     todo = plan(found.values(), known, stored_elsewhere(store, [*homes, *roots]))
     tally = Tally()
