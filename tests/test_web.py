@@ -105,6 +105,12 @@ def test_search_pages_are_the_cli_rows_further_on(corpus: CorpusStore, client: T
     assert re.search(r'<ol class="hits" start="4">', html), "page 2 does not number its rows from 4"
 
 
+def test_a_page_past_the_last_says_so_and_links_to_the_first(client: TestClient) -> None:
+    html = get(client, "/?q=the&limit=7&page=9999").text
+    assert "No matches on this page" in html and 'href="?q=the&amp;limit=7">the first page</a>' in html, html
+    assert "No matches on this page" not in get(client, "/?q=nosuchwordanywhere").text
+
+
 def test_a_lower_bound_of_results_says_so_and_pages_on(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     # past EXACT_ROWS matches (10,000; brought down to the corpus's size) the
     # results are a lower bound: the page says "at least" and a full page
