@@ -203,6 +203,8 @@ def test_a_fifo_named_on_the_command_line_is_recorded(tmp_path: Path, env: dict[
     done = lifededup("index", str(tmp_path / "pipe"), env=env, timeout=60)
     assert done.returncode == 0 and "failed 1 " in done.stdout, done.stdout + done.stderr
     assert stored(tmp_path / "s.db")[str(tmp_path / "pipe")][0] == "not-a-file"
+    printed = lifededup("fingerprint", str(tmp_path / "pipe"), env=env, timeout=60)  # the same word, not "empty"
+    assert printed.returncode == 1 and "[not-a-file]" in printed.stderr, printed.stdout + printed.stderr
 
 
 def test_a_link_loop_named_on_the_command_line_does_not_crash(tmp_path: Path, env: dict[str, str]) -> None:

@@ -153,6 +153,12 @@ class EmptyFile(ExtractionError):
     status = "empty"
 
 
+class NotAFile(ExtractionError):
+    """A FIFO, socket or device: never opened (a FIFO would block)."""
+
+    status = "not-a-file"
+
+
 class TooLarge(ExtractionError):
     """Over the size limit, or a zip that would unpack to more than the limit (a zip bomb)."""
 

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import functools
 import importlib
+import os
 import re
+import stat
 from dataclasses import replace
 from pathlib import Path
 
 from lifededup.extract.base import (
-    CorruptFile, EmptyFile, Extracted, ExtractionError, Format, Limits, Probe, Source, TooLarge, UnsupportedFormat,
-    open_zip,
+    CorruptFile, EmptyFile, Extracted, ExtractionError, Format, Limits, NotAFile, Probe, Source, TooLarge,
+    UnsupportedFormat, open_zip,
 )
 from lifededup.extract.text import looks_binary
 
@@ -162,5 +164,13 @@ def extract_as(name: str, source: Source, limits: Limits | None = None) -> Extra
 
 
 def extract(path: Path, limits: Limits | None = None) -> Extracted:
-    """Read one file on disk in this process (see :func:`extract_source`)."""
+    """Read one file on disk in this process (see :func:`extract_source`);
+    a FIFO, socket or device is not opened (:class:`NotAFile`), as the
+    indexer's workers do not open one."""
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except OSError as exc:
+        raise CorruptFile(f"cannot read {Path(path).name}: {exc.strerror or exc}") from exc
+    if not regular:
+        raise NotAFile(f"{Path(path).name} is not a regular file (a FIFO, socket or device): never read")
     return extract_source(Source.from_path(Path(path)), limits)
