@@ -190,3 +190,19 @@ def test_a_server_that_cannot_be_reached_is_the_same_clear_error(postgres: Serve
     done = CliRunner().invoke(main, ["search", "--db", postgres.url("no_such_database"), "river"])
     assert done.exit_code == 1 and 'database "no_such_database" does not exist' in done.output, done.output
     assert "Traceback" not in done.output, done.output
+
+
+@pytest.mark.parametrize("url", [
+    "postgresql://me@/db?host=/run/pg&password=hunter2&port=5432",  # read without SQLAlchemy
+    "postgresql://me@h/db?sslpassword=hunter2&host=a&host=b",  # left to SQLAlchemy (a key given twice)
+    "postgresql://me:hunter2@h/db",
+])
+def test_a_password_in_the_url_is_never_shown(url: str, tmp_path: Path) -> None:
+    """A password given as ``?password=`` (libpq's keyword) was shown in
+    clear wherever the store is named (check, stats, daemon status, errors);
+    it is hidden as one given before the host is."""
+    assert "hunter2" not in str(resolve(url)) and "***" in str(resolve(url)), str(resolve(url))
+    if "/run/pg" in url:  # a server that is not there: the error names the store
+        done = CliRunner().invoke(main, ["check", "--db", url.replace("/run/pg", str(tmp_path))])
+        assert done.exit_code == 1 and "cannot use the store" in done.output, done.output
+        assert "hunter2" not in done.output and "password=***" in done.output, done.output

@@ -77,7 +77,9 @@ class Location:
                 return parsed.render("postgresql", hide_password=True)
             from sqlalchemy.engine import make_url
 
-            return make_url(self.url).set(drivername="postgresql").render_as_string(hide_password=True)
+            made = make_url(self.url)
+            hidden = {k: ("***" if k in pg_url.SECRET_KEYS else v) for k, v in made.query.items()}
+            return made.set(drivername="postgresql", query=hidden).render_as_string(hide_password=True)
         return str(self.path)
 
 

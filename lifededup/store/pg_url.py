@@ -50,6 +50,11 @@ _DIGITS = re.compile(r"[0-9]+")
 _PLAIN = re.compile(r"[ -~]*")
 
 
+# libpq's keywords that hold a secret: a URL printed with its password
+# hidden (``hide_password``) hides these too (``?password=...``).
+SECRET_KEYS = frozenset({"password", "sslpassword"})
+
+
 @dataclass(frozen=True)
 class PgUrl:
     """A PostgreSQL URL's parts, as SQLAlchemy's ``URL`` holds them."""
@@ -75,7 +80,8 @@ class PgUrl:
             s += ":" + str(self.port)
         s += "/" + quote(self.database, safe=" +/")
         if self.query:
-            s += "?" + "&".join(f"{quote_plus(k)}={quote_plus(v)}" for k in sorted(self.query) for v in self._values(k))
+            s += "?" + "&".join(f"{quote_plus(k)}={'***' if hide_password and k in SECRET_KEYS else quote_plus(v)}"
+                                for k in sorted(self.query) for v in self._values(k))
         return s
 
     def _values(self, key: str) -> tuple[str, ...]:
