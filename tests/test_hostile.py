@@ -297,11 +297,17 @@ def test_odd_names_print_on_one_line_and_paste_back(tmp_path: Path, env: dict[st
 
 # -- another program's database given as the store ------------------------------
 
-def test_another_programs_database_is_refused_and_left_as_it_was(store_url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("alembic", [False, True], ids=["plain", "alembic"])
+def test_another_programs_database_is_refused_and_left_as_it_was(store_url: str, tmp_path: Path,
+                                                                  alembic: bool) -> None:
     """A browser's places.sqlite (or a server database of another program's
     tables) given as --db: every command refuses it in words and writes
     nothing -- before, each one, a search too, created lifededup's tables
-    beside the program's own (and set the file to WAL)."""
+    beside the program's own (and set the file to WAL).  Another program's
+    Alembic history (a Flask app's database) is not "a store made by a newer
+    lifededup" either."""
+    history = ["CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)",
+               "INSERT INTO alembic_version VALUES ('3f2a9c1b7d')"] if alembic else []
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "note.txt").write_text(hostile_corpus.prose(1, 200))
@@ -315,13 +321,16 @@ def test_another_programs_database_is_refused_and_left_as_it_was(store_url: str,
                     "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"))
 
         with psycopg.connect(store_url, autocommit=True) as conn:
-            conn.execute("CREATE TABLE invoices (id integer PRIMARY KEY, total numeric)")
+            for statement in ["CREATE TABLE invoices (id integer PRIMARY KEY, total numeric)", *history]:
+                conn.execute(statement)
         state: Callable[[], object] = tables
     else:
         db = Path(store_url)
         with sqlite3.connect(db) as conn:
             conn.execute("CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)")
             conn.execute("INSERT INTO moz_places (url) VALUES ('https://example.org/')")
+            for statement in history:
+                conn.execute(statement)
         conn.close()
         state = lambda: (digest(db), sorted(p.name for p in tmp_path.iterdir()))  # noqa: E731
     before = state()

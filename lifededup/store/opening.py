@@ -360,9 +360,16 @@ def current_revision(engine: Engine) -> str | None:
         return MigrationContext.configure(conn).get_current_revision()
 
 
-def _refuse_unknown(revision: str | None, script: ScriptDirectory, location: Location) -> None:
+def _refuse_unknown(revision: str | None, script: ScriptDirectory, location: Location, conn: Connection) -> None:
     known = {s.revision for s in script.walk_revisions()}
     if revision is not None and revision not in known:
+        from sqlalchemy import inspect
+
+        # another program's Alembic revision, not a newer lifededup's: its
+        # tables are not lifededup's (every revision keeps the first's)
+        names = set(inspect(conn).get_table_names())
+        if not OWN_TABLES <= names:
+            _refuse_tables(names - {"alembic_version"} or names, location)
         raise StoreTooNew(
             f"the store {location} is at schema revision {revision}, made by a newer "
             f"lifededup than this one (which knows up to {script.get_current_head()}); "
@@ -382,12 +389,16 @@ def upgrade(engine: Engine, location: Location) -> None:
     script = ScriptDirectory.from_config(config)
     with engine.connect() as conn, conn.begin():
         revision = MigrationContext.configure(conn).get_current_revision()
-        _refuse_unknown(revision, script, location)
+        _refuse_unknown(revision, script, location, conn)
         if revision is None:
             _refuse_foreign(conn, location)
         if revision != script.get_current_head():
             config.attributes["connection"] = conn
             command.upgrade(config, "head")
+
+
+# The tables the first revision made, which every store keeps.
+OWN_TABLES = frozenset({"items", "fingerprints", "clusters", "params"})
 
 
 def _refuse_foreign(conn: Connection, location: Location) -> None:
@@ -424,6 +435,8 @@ def _refuse_foreign_file(location: Location) -> None:
         conn.close()
     if "alembic_version" not in names:
         _refuse_tables(names, location)
+    elif not OWN_TABLES <= names:  # another program's Alembic history (a Flask app's database, say)
+        _refuse_tables(names - {"alembic_version"} or names, location)
 
 
 def _refuse_tables(names: set[str], location: Location) -> None:
@@ -511,9 +524,9 @@ def needs_upgrade(engine: Engine, location: Location) -> bool:
 
     script = ScriptDirectory.from_config(alembic_config())
     revision = current_revision(engine)
-    _refuse_unknown(revision, script, location)
-    if revision is None:
-        with engine.connect() as conn:
+    with engine.connect() as conn:
+        _refuse_unknown(revision, script, location, conn)
+        if revision is None:
             _refuse_foreign(conn, location)
     return revision != script.get_current_head()
 
