@@ -135,3 +135,34 @@ def test_a_large_mbox_is_streamed_not_loaded(tmp_path: Path) -> None:
     tracemalloc.stop()
     assert count == 150, count
     assert peak < 5 * 2**20, f"reading a {path.stat().st_size / 2**20:.0f} MiB mbox peaked at {peak / 2**20:.1f} MiB"
+
+
+GIT_LOG = """commit 0dfab4253e26d5c6e5f058126eb5e9f7a7732ae8
+Author: Alan Coopersmith <alan.coopersmith@oracle.com>
+Date:   Fri Jun 6 18:28:28 2014 -0700
+
+    libICE 1.0.9
+
+    Signed-off-by: Alan Coopersmith <alan.coopersmith@oracle.com>
+
+commit 1746abbb1ae1c41ba29c14d1ad1d0c3c6b6c0e4e
+Author: Keith Packard <keithp@keithp.com>
+Date:   Thu May 22 12:37:18 2014 -0700
+
+    Fix the build with the compiler's warnings on
+"""
+
+
+def test_a_git_log_is_text_and_a_saved_message_with_its_envelope_line_is_mail(tmp_path: Path) -> None:
+    """Debian ships upstream changelogs that are git logs (commit, Author:,
+    Date: lines): they were read as mail -- kind email, no title, no date --
+    for holding two Date: lines.  A message saved out of a mailbox with its
+    "From " envelope line is still a mail."""
+    changelog = tmp_path / "changelog"
+    changelog.write_text(GIT_LOG)
+    found = extract(changelog)
+    assert found.kind == "text" and "libICE 1.0.9" in found.text, (found.kind, found.text[:80])
+    kept = tmp_path / "saved"
+    kept.write_bytes(b"From MAILER-DAEMON Fri Apr 06 16:46:09 2001\n" + bytes(message("Choir practice", "Tuesday at eight")))
+    mails = [(i.kind, i.title) for i in walk(extract(kept)) if isinstance(i, Extracted) and i.kind == "email"]
+    assert mails == [("email", "Choir practice")], mails  # a mailbox of one, or the message

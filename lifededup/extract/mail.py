@@ -134,10 +134,34 @@ _HEADER_NAMES = (b"from:", b"to:", b"subject:", b"date:", b"received:", b"return
                  b"mime-version:", b"delivered-to:")
 
 
+# A header line: a field name (printable ASCII but the colon) and a colon (RFC 5322 section 2.2).
+_FIELD = re.compile(rb"[!-9;-~]+:")
+
+
 def looks_like_mail(head: bytes) -> bool:
-    """Two or more mail header lines among the first twelve."""
-    lines = head.lstrip().split(b"\n", 12)[:12]
-    return sum(ln.lower().startswith(_HEADER_NAMES) for ln in lines) >= 2
+    """A block of header lines from the first line on, two of them mail
+    headers (From:, Date:, ...) before any line that is no header.  The
+    block, not any two lines: a git log (``commit 0dfab42``, ``Author:``,
+    ``Date:``) has a Date: line a commit, and Debian ships hundreds of them
+    as changelogs, which were read as mail."""
+    known: set[bytes] = set()
+    lines = head.lstrip().split(b"\n")
+    if lines[0].startswith(b"From "):
+        lines = lines[1:]  # an mbox's envelope line, kept by a message saved alone
+    for line in lines:
+        line = line.rstrip(b"\r")
+        if not line:
+            break  # the end of the header block
+        if line[:1] in (b" ", b"\t"):
+            continue  # a header folded onto this line
+        field = _FIELD.match(line)
+        if field is None:
+            break
+        if field.group(0).lower() in _HEADER_NAMES:
+            known.add(field.group(0).lower())
+            if len(known) >= 2:
+                return True
+    return False
 
 
 def _is_eml(probe: Probe) -> bool:
