@@ -489,13 +489,14 @@ def test_0013_keeps_the_machines_and_the_first_writer_claims_each(store_url: str
 def test_0014_reads_again_the_files_whose_nested_parts_were_misnamed(store_url: str, tmp_path: Path) -> None:
     """A store at 0013 holding a mail as the code before stored it -- the
     files of its two attached zips under their bare name, one ``report.txt``
-    (the spring one's text lost) -- beside a note and a zip of one file,
-    stored right: 0014 marks the mail alone half written, and the next index
-    reads it again (the spring report found, the bare-named part gone) and
-    the other two not."""
+    (the spring one's text lost) -- and a git log it took for a mail, beside
+    a note and a zip of one file, stored right: 0014 marks the mail and the
+    log half written, and the next index reads them again (the spring report
+    found, the bare-named part gone, the log text) and the other two not."""
     import hashlib
     import os
 
+    from test_extract_mail import GIT_LOG
     from test_extract_nested import AUTUMN, SPRING, mail, zipped
 
     from lifededup.index import IndexConfig, run
@@ -507,13 +508,15 @@ def test_0014_reads_again_the_files_whose_nested_parts_were_misnamed(store_url: 
     files = {"two-reports.eml": bytes(mail("Two reports", {"spring.zip": zipped({"report.txt": SPRING.encode()}),
                                                             "autumn.zip": zipped({"report.txt": AUTUMN.encode()})})),
              "note.txt": b"A note about the lighthouse keeper and the tide tables.\n",
-             "one.zip": zipped({"inside.txt": b"The inside of a zip of one file, about the harbour wall.\n"})}
+             "one.zip": zipped({"inside.txt": b"The inside of a zip of one file, about the harbour wall.\n"}),
+             "changelog": GIT_LOG.encode()}
     for name, data in files.items():
         (folder / name).write_bytes(data)
     # (id, file, part, kind, parent id), as the code before this revision stored them
     rows = [(1, "two-reports.eml", "", "email", None), (2, "two-reports.eml", "attachment 1: spring.zip", "archive", 1),
             (3, "two-reports.eml", "report.txt", "text", 1), (4, "two-reports.eml", "attachment 2: autumn.zip", "archive", 1),
-            (5, "note.txt", "", "text", None), (6, "one.zip", "", "archive", None), (7, "one.zip", "inside.txt", "text", 6)]
+            (5, "note.txt", "", "text", None), (6, "one.zip", "", "archive", None), (7, "one.zip", "inside.txt", "text", 6),
+            (8, "changelog", "", "email", None)]  # a git log, taken for a mail
     upgrade_to(store_url, "0013")
     engine = make_engine(resolve(store_url), readonly=False)
     with engine.begin() as conn:
@@ -534,9 +537,10 @@ def test_0014_reads_again_the_files_whose_nested_parts_were_misnamed(store_url: 
     with open_store(store_url) as store:
         mtimes = {str(r[0]): r[1] for r in store.execute("SELECT path, mtime FROM items WHERE part = ''")[1]}
         assert {Path(p).name: m is None for p, m in mtimes.items()} == {
-            "two-reports.eml": True, "note.txt": False, "one.zip": False}, mtimes
+            "two-reports.eml": True, "note.txt": False, "one.zip": False, "changelog": True}, mtimes
         summary = run(store, [folder], IndexConfig(workers=1))
-        assert (summary.unchanged, summary.updated) == (2, 1), summary
+        assert (summary.unchanged, summary.updated) == (2, 2), summary
+        assert [str(r[0]) for r in store.execute("SELECT kind FROM items WHERE path LIKE '%changelog'")[1]] == ["text"]
         parts = sorted(str(r[0]) for r in store.execute(
             "SELECT part FROM items WHERE path LIKE '%two-reports.eml' ORDER BY part")[1])
         assert parts == ["", "attachment 1: spring.zip", "attachment 1: spring.zip / report.txt",

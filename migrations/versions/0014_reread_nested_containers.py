@@ -15,8 +15,11 @@ only what changed.  So this revision marks the files that hold such a part
 as half written (``mtime`` NULL, which the next ``index`` or watcher rescan
 reads again, replacing their parts): a file holding a container (an
 archive, a mail, a mailbox, an address book or a calendar) that is itself
-inside a part, or attached to a mail.  Both backends; nothing else changes,
-and the files are not read here.
+inside a part, or attached to a mail.  And the files taken for a mail by
+their content, not their name (not ``.eml`` or ``.msg``): a git log (commit,
+Author:, Date: lines -- Debian's upstream changelogs) was read as one, and is
+now text.  Both backends; nothing else changes, and the files are not read
+here.
 """
 
 from __future__ import annotations
@@ -32,6 +35,10 @@ CONTAINERS = "('archive', 'email', 'mailbox', 'address book', 'calendar')"
 
 
 def upgrade() -> None:
+    op.execute(
+        "UPDATE items SET mtime = NULL WHERE part = '' AND kind = 'email' "
+        "AND lower(path) NOT LIKE '%.eml' AND lower(path) NOT LIKE '%.msg'"
+    )
     op.execute(
         "UPDATE items SET mtime = NULL "
         f"WHERE part = '' AND kind IN {CONTAINERS} AND EXISTS ("
