@@ -292,6 +292,21 @@ def test_verify_cli_histogram_and_json(corpus: CorpusStore) -> None:
     assert data["threshold"] == 0.01 and all(c["farthest"] > 0.01 for c in data["over"]), data["over"]
 
 
+def test_verify_names_another_machines_file_as_search_does(store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pair listed over the threshold on a shared store: the other
+    machine's file is MACHINE:PATH, as dups, search and show print it (a
+    path both machines hold was otherwise ambiguous)."""
+    text = prose(7, 400)
+    with open_store(store_url, machine="laptop") as store:
+        store.upsert_item(ItemRecord("/home/me/report.txt", text=text), fp(text))
+    near = revised(text, 1, changes=20)
+    with open_store(store_url, machine="nas") as store:
+        store.upsert_item(ItemRecord("/srv/share/report.txt", text=near), fp(near))
+    monkeypatch.setenv("LIFEDEDUP_MACHINE", "laptop")
+    out = CliRunner().invoke(main, ["verify", "--threshold", "0", "--db", store_url]).output
+    assert "\n    /home/me/report.txt\n" in out and "\n    nas:/srv/share/report.txt" in out, out
+
+
 def reports(db: str) -> dict[str, object]:
     """What stats, verify and eval --store say of a store (its name aside)."""
     found: dict[str, object] = {}

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import Finite, db_option, opened_store
+from lifededup.cli.options import Finite, db_option, item_name, opened_store
 from lifededup.report import PAPER_KINDS, TOTAL, PlotUnavailable, plot_stats, plot_verify, require_matplotlib
 
 # the reports (the clustering engine, numpy) are imported by the commands that run them, not for --help
@@ -192,8 +192,8 @@ def _names(store: Store, report: VerifyReport) -> dict[int, str]:
     if not ids:
         return {}
     _, rows = store.execute(
-        f"SELECT id, path, part FROM items WHERE id IN ({', '.join(str(i) for i in sorted(ids))})")
-    return {int(str(r[0])): f"{r[1]} [{r[2]}]" if r[2] else str(r[1]) for r in rows}
+        f"SELECT id, path, part, machine FROM items WHERE id IN ({', '.join(str(i) for i in sorted(ids))})")
+    return {int(str(r[0])): item_name(str(r[1]), str(r[2]), str(r[3])) for r in rows}
 
 
 def _print_verify(report: VerifyReport, names: dict[int, str]) -> None:
