@@ -410,3 +410,18 @@ def test_machines_list_before_any_store_makes_no_file(tmp_path: Path) -> None:
                             capture_output=True, text=True, timeout=120)
     assert listed.returncode == 0 and "no machines yet" in listed.stdout, listed.stdout + listed.stderr
     assert not db.exists(), "a listing made the store"
+
+
+@pytest.mark.parametrize("name", ["home:laptop", "a/b"])
+def test_a_machine_name_that_cannot_be_printed_back_is_refused_before_anything_is_made(tmp_path: Path,
+                                                                                       name: str) -> None:
+    """Another machine's file prints as MACHINE:PATH: a name holding ':' or
+    '/' would print as something that cannot be read back, so a writer
+    refuses it, before the store is made."""
+    folder = tmp_path / "docs"
+    write_text(folder / "a.txt", seed=1)
+    db = tmp_path / "new.db"
+    done = subprocess.run([sys.executable, "-m", "lifededup", "index", str(folder), "--db", str(db)],
+                          env={**os.environ, "LIFEDEDUP_MACHINE": name}, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and f"the machine name {name!r} holds ':' or '/'" in done.stderr, done.stderr
+    assert not db.exists(), "the store was made before the name was refused"

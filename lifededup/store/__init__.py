@@ -250,7 +250,12 @@ def open_store(url_or_path: str | Path | None = None, *, readonly: bool = False,
                verify: bool = False, machine: str | None = None, identity: str | None = None) -> Store:
     """Open the store, creating or upgrading it as needed (see module docs)."""
     from lifededup.store import opening, store
+    from lifededup.store.records import machine_name
 
+    name = machine or machine_name()
+    if not readonly and (":" in name or "/" in name):  # before anything is made or changed
+        raise UnsupportedStore(f"the machine name {name!r} holds ':' or '/', which a name printed as "
+                               "MACHINE:PATH cannot be read back with: set LIFEDEDUP_MACHINE to a name without them")
     location = opening.resolve(url_or_path)
     engine = opening.open_engine(location, readonly=readonly, migrate=migrate, verify=verify)
     return store.Store(engine, location, readonly=readonly, machine=machine, identity=identity)
