@@ -425,3 +425,33 @@ def test_a_machine_name_that_cannot_be_printed_back_is_refused_before_anything_i
                           env={**os.environ, "LIFEDEDUP_MACHINE": name}, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and f"the machine name {name!r} holds ':' or '/'" in done.stderr, done.stderr
     assert not db.exists(), "the store was made before the name was refused"
+
+
+def test_show_takes_machine_path_and_will_not_guess_between_two_machines(pg_url: str,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """search prints another machine's copy as MACHINE:PATH: show takes that
+    back; a path two machines hold, asked from a third, names both to choose
+    from instead of showing one of them."""
+    from click.testing import CliRunner
+
+    from lifededup.cli import main
+
+    for machine in ("laptop", "nas"):
+        text = prose(3) + f" kept on the {machine}"
+        with open_store(pg_url, machine=machine) as store:
+            store.upsert_item(ItemRecord("/home/me/notes.txt", text=text), fp(text))
+
+    def show(asking: str, name: str) -> tuple[int, str]:
+        monkeypatch.setenv("LIFEDEDUP_MACHINE", asking)
+        done = CliRunner().invoke(main, ["show", name, "--db", pg_url])
+        return done.exit_code, done.output
+
+    code, out = show("phone", "/home/me/notes.txt")
+    assert code == 1 and "is a file of 2 machines: give one of laptop:/home/me/notes.txt, nas:/home/me/notes.txt" \
+        in out, out
+    code, out = show("phone", "nas:/home/me/notes.txt")
+    assert code == 0 and out.startswith("item ") and "nas:/home/me/notes.txt" in out.splitlines()[0], out
+    code, out = show("laptop", "/home/me/notes.txt")
+    assert code == 0 and out.splitlines()[0].endswith(": /home/me/notes.txt (document, ok)"), out
+    code, out = show("laptop", "tablet:/home/me/notes.txt")
+    assert code == 1 and "no item" in out, out

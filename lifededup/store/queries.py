@@ -120,18 +120,36 @@ def _find(db: Driver, store: Readable, item: int | str) -> ItemSummary:
         row = db.execute(_SUMMARY + " WHERE i.id = :v", {"v": int(item)}).fetchone()
     else:
         row = None
+        machine, path_of = None, item
+        named = _ON_MACHINE.fullmatch(item)
+        if named is not None:  # MACHINE:PATH, as another machine's file is printed
+            machine, path_of = named.group(1), named.group(2)
         # as stored, then as the absolute path an indexer stores (in its escaped form, README "items")
-        real = os.path.realpath(os.path.expanduser(item))  # not Path.resolve: it raises on a link loop
+        real = os.path.realpath(os.path.expanduser(path_of))  # not Path.resolve: it raises on a link loop
         # and as printed (the stored escapes, \xNN for a byte, \\ for a backslash), made absolute
-        printed = _from_printed(os.path.abspath(os.path.expanduser(item)))
-        for path in dict.fromkeys([*_as_typed(item), stored_path(item), stored_path(real), printed]):
-            row = row or db.execute(
-                _SUMMARY + " WHERE i.path = :v ORDER BY i.part = '' DESC, i.machine = :me DESC, i.id",
-                {"v": path, "me": store.machine}
-            ).fetchone()
+        printed = _from_printed(os.path.abspath(os.path.expanduser(path_of)))
+        for path in dict.fromkeys([*_as_typed(path_of), stored_path(path_of), stored_path(real), printed]):
+            if row is not None:
+                break
+            # the whole file, one row a machine holding it (this machine's first)
+            found = db.execute(_SUMMARY + " WHERE i.path = :v AND i.part = '' ORDER BY i.machine = :me DESC, i.id",
+                               {"v": path, "me": store.machine}).fetchall()
+            if machine is not None:
+                found = [r for r in found if str(r[6]) == machine]
+            holders = sorted({str(r[6]) for r in found})
+            if machine is None and len(holders) > 1 and store.machine not in holders:
+                # a third machine asking: which of them is meant is not for it to guess
+                raise ItemNotFound(f"{item!r} is a file of {len(holders)} machines: give one of "
+                                   + ", ".join(f"{m}:{path}" for m in holders) + " (or an item id)")
+            row = found[0] if found else None
     if row is None:
         raise ItemNotFound(f"no item {item!r} in {store.location} (give an item id or an indexed path)")
     return _summary(row)
+
+
+# MACHINE:PATH, the way another machine's file is printed (a machine name
+# holds neither ':' nor '/').
+_ON_MACHINE = re.compile(r"([^:/]+):(/.*)", re.DOTALL)
 
 
 # A stored escape: a backslash, or a byte; below 0x80 a control character as
