@@ -135,6 +135,16 @@ def test_sql_output_formats(any_db: str) -> None:
     assert [r["path"] for r in as_json] == ["/docs/budget.txt", "/docs/budget v2.txt", "/docs/budget copy.txt"]
     err = run("sql", "SELEC nonsense", db=db, code=1)
     assert "SQL error" in err and "syntax" in err, err
+    # lines as a shell reads them; a long, many-lined value one cut line of the table, whole in CSV and JSON
+    body = ("repeat('a line of text' || chr(10), 100)" if any_db.startswith("postgresql://")
+            else "replace(hex(zeroblob(100)), '00', 'a line of text' || char(10))")
+    long = f"SELECT id, {body} AS body FROM items WHERE path = '/docs/budget.txt'"
+    raw = run("sql", "--csv", long, db=db)
+    assert "\r" not in raw and raw.count("\n") == 2 + 100, repr(raw[:80])
+    table = run("sql", long, db=db).splitlines()
+    assert len(table) == 4 and len(table[2]) < 220 and table[2].endswith("…"), table
+    assert "\\x0a" in table[2] and "--json or --csv gives them whole" in table[3], table
+    assert json.loads(run("sql", "--json", long, db=db))[0]["body"].count("\n") == 100
 
 
 # What a read-only store refuses, on each backend: SQLite's query_only, mode=ro

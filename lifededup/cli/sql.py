@@ -13,13 +13,20 @@ from typing import Any
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import db_option, opened_reader, opened_store
+from lifededup.cli.options import db_option, opened_reader, opened_store, shown
 from lifededup.store import driver_said
 from lifededup.store.dialect import driver_errors
 
 
+# A table cell shows this many characters at most: an item's text is a
+# whole document, whose one cell drew a rule tens of thousands of dashes
+# long; --json and --csv give every value whole.
+CELL_CHARS = 200
+
+
 def _cell(value: Any) -> str:
-    return "" if value is None else str(value)
+    text = "" if value is None else shown(str(value))  # a value's newlines would break its row
+    return text if len(text) <= CELL_CHARS else text[: CELL_CHARS - 1] + "…"
 
 
 def _print_table(columns: list[str], rows: list[tuple[object, ...]]) -> None:
@@ -29,6 +36,9 @@ def _print_table(columns: list[str], rows: list[tuple[object, ...]]) -> None:
     click.echo("  ".join("-" * w for w in widths))
     for row in cells:
         click.echo("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip())
+    if any(len(v) == CELL_CHARS and v.endswith("…") for row in cells for v in row):
+        click.echo(f"(values over {CELL_CHARS} characters are cut here, and control characters shown as \\xNN: "
+                   "--json or --csv gives them whole)")
 
 
 @main.command("sql")
@@ -66,7 +76,7 @@ def sql_command(query: str, as_json: bool, as_csv: bool, write: bool, db: str | 
     elif as_json:
         click.echo(json.dumps([dict(zip(columns, r)) for r in rows], indent=2, default=str))
     elif as_csv:
-        writer = csv.writer(sys.stdout)
+        writer = csv.writer(sys.stdout, lineterminator="\n")  # lines as a shell reads them (not RFC 4180's CRLF)
         writer.writerow(columns)
         writer.writerows(rows)
     elif columns:
