@@ -80,6 +80,8 @@ def test_a_watcher_outlives_a_restart_of_its_server(postgres: Server, tmp_path: 
                        "the file written meanwhile is indexed once the server is back")
         failed = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
         assert not failed, f"the watcher took the server's absence for a failed file: {failed}"
+        said = [r.getMessage() for r in caplog.records if "could not write to the store" in r.getMessage()]
+        assert not any("sqlalche.me" in m or "[SQL:" in m for m in said), f"SQLAlchemy's words, not the server's: {said}"
         with open_store(url, readonly=True) as reader:
             sound(reader)
     finally:

@@ -28,6 +28,7 @@ from lifededup.store import (
     StoreError,
     WatchedFolder,
     damage_of,
+    driver_said,
     is_unavailable,
     mark_scanned,
 )
@@ -193,8 +194,10 @@ class Watcher:
             raise  # nothing to retry: the message says how to rebuild it, or how to name this computer
         except Exception as exc:  # noqa: BLE001 -- one bad path must not stop the watcher (nor loop its restarts)
             if isinstance(exc, StoreError) or is_unavailable(exc):
+                # the database's own words (driver_said), without SQLAlchemy's statement and link
+                said = str(exc) if isinstance(exc, StoreError) else driver_said(exc)
                 log.warning("%s: could not write to the store, will try again in %g s: %s",
-                            ", ".join(f.path for f in folders), self.retry_after, exc)
+                            ", ".join(f.path for f in folders), self.retry_after, said)
                 return False
             damage = damage_of(exc, self.store.location)
             if damage is not None:
