@@ -455,3 +455,19 @@ def test_show_takes_machine_path_and_will_not_guess_between_two_machines(pg_url:
     assert code == 0 and out.splitlines()[0].endswith(": /home/me/notes.txt (document, ok)"), out
     code, out = show("laptop", "tablet:/home/me/notes.txt")
     assert code == 1 and "no item" in out, out
+
+
+def test_a_writer_whose_machine_was_forgotten_stops_rather_than_claim_it_again(store_url: str) -> None:
+    """machines forget under a running watcher: its next batch claimed the
+    name again and went on writing the forgotten machine's files back.  A
+    store that held the claim now refuses; one opened afresh claims anew."""
+    with open_store(store_url, machine="desktop") as running:
+        running.upsert_item(ItemRecord("/home/me/a.txt", text=prose(1)), fp(prose(1)))
+        with open_store(store_url, machine="laptop") as other:
+            assert forget_machine(other, "desktop") == 1
+        with pytest.raises(MachineTaken, match="'desktop' was forgotten"):
+            running.upsert_item(ItemRecord("/home/me/b.txt", text=prose(2)), fp(prose(2)))
+    with open_store(store_url, machine="desktop") as afresh:
+        afresh.upsert_item(ItemRecord("/home/me/b.txt", text=prose(2)), fp(prose(2)))
+        assert [(m.name, m.items) for m in list_machines(afresh)] == [("desktop", 1)]
+        sound(afresh)

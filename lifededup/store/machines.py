@@ -97,15 +97,23 @@ def _kept_id(path: Path) -> str:
                          f"kept in {path} cannot be read or made ({exc})") from exc
 
 
-def claim(store: Store, *, replace: bool = False) -> bool:
+def claim(store: Store, *, replace: bool = False, held: bool = False) -> bool:
     """Claim ``store.machine``'s name for this computer (``store.identity``);
     True if the claim is new.  On a shared store a name another computer
     claimed is refused (:class:`MachineTaken`) unless ``replace``; an
-    SQLite store's name follows the file to whichever computer writes it."""
+    SQLite store's name follows the file to whichever computer writes it.
+    ``held``: this process claimed the name before -- a claim gone since is
+    a machine forgotten (``machines forget``) under a running watcher, which
+    must stop rather than claim it again and write its files back."""
     with store.transaction():
         found = _claimant(store)
         if found is not None and found[0] == store.identity:
             return False
+        if found is None and held:
+            raise MachineTaken(f"the machine {store.machine!r} was forgotten (lifededup machines forget) while this "
+                               "process wrote as it: it stops rather than write that machine's files back. To keep "
+                               "indexing this computer, run lifededup folders add and index (or start the watcher) "
+                               "again")
         if found is None:
             # two computers claiming at once: the first insert wins, the other is refused below
             store.execute("INSERT INTO machines (name, identity, claimed_at) VALUES (:name, :identity, :now) "

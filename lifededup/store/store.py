@@ -64,6 +64,7 @@ class Store:
         self.machine = machine or machine_name()
         self._identity = identity
         self._claimed = False  # this computer's claim on ``machine`` was checked in the open transaction
+        self._held = False  # ... in any transaction of this store's: a claim gone since was forgotten
         self._conn: Connection | None = None
         # (params, method, rule) read once per outermost transaction: they
         # are consulted on every insert
@@ -88,8 +89,8 @@ class Store:
         "Machines")."""
         with self.transaction():
             if replace or not self._claimed:
-                machines.claim(self, replace=replace)
-                self._claimed = True
+                machines.claim(self, replace=replace, held=self._held and not replace)
+                self._claimed = self._held = True
 
     def close(self) -> None:
         self.engine.dispose()
