@@ -38,6 +38,7 @@ from lifededup.store import (
     WatchedFolder,
     add_folder,
     forget_machine,
+    list_folders,
     list_machines,
     open_store,
 )
@@ -471,3 +472,34 @@ def test_a_writer_whose_machine_was_forgotten_stops_rather_than_claim_it_again(s
         afresh.upsert_item(ItemRecord("/home/me/b.txt", text=prose(2)), fp(prose(2)))
         assert [(m.name, m.items) for m in list_machines(afresh)] == [("desktop", 1)]
         sound(afresh)
+
+
+def test_rename_gives_a_machines_items_another_name_and_merges_none(store_url: str,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store upgraded past revision 0009 by a search on the phone has its
+    items under 'phone'; `machines rename phone laptop` gives them back to the
+    laptop, whose next index finds them unchanged.  A name with items of its
+    own is not merged into; a bad name and an unknown machine are refused."""
+    from click.testing import CliRunner
+
+    from lifededup.cli import main
+
+    with open_store(store_url, machine="phone") as store:
+        store.upsert_item(ItemRecord("/home/me/a.txt", text=prose(1)), fp(prose(1)))
+        add_folder(store, "/home/me")
+    with open_store(store_url, machine="nas") as store:
+        store.upsert_item(ItemRecord("/srv/b.txt", text=prose(2)), fp(prose(2)))
+
+    def cli(*args: str) -> tuple[int, str]:
+        done = CliRunner().invoke(main, ["machines", *args, "--db", store_url])
+        return done.exit_code, done.output
+
+    assert cli("rename", "phone", "nas") == (1, "Error: the machine 'nas' has 1 item(s) and 0 folder(s) of its own: "
+                                             "two machines' files are not merged (lifededup machines forget nas "
+                                             "first, if they are stale)\n")
+    assert cli("rename", "phone", "a:b")[0] == 1 and cli("rename", "tablet", "x")[0] == 1
+    assert cli("rename", "phone", "laptop") == (0, "renamed the machine 'phone' to 'laptop': 1 item(s)\n")
+    with open_store(store_url, machine="laptop") as store:
+        assert [(m.name, m.items, m.folders) for m in list_machines(store)] == [("laptop", 1, 1), ("nas", 1, 0)]
+        assert [f.path for f in list_folders(store)] == ["/home/me"]
+        sound(store)

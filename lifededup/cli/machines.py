@@ -29,6 +29,7 @@ def machines_group() -> None:
       lifededup machines list
       lifededup machines claim
       lifededup machines forget old-laptop
+      lifededup machines rename raspberrypi kitchen-pi
     """
 
 
@@ -127,3 +128,35 @@ def machines_forget(name: str, yes: bool, as_json: bool, db: str | None) -> None
         click.echo(json.dumps({"machine": name, "forgotten": removed}))
     else:
         click.echo(f"forgot the machine {name!r}: {removed} item(s) removed from the store")
+
+
+@machines_group.command("rename")
+@click.argument("old")
+@click.argument("new")
+@click.option("--json", "as_json", is_flag=True, help='One JSON object: {"machine", "renamed_to", "items"}.')
+@db_option
+def machines_rename(old: str, new: str, as_json: bool, db: str | None) -> None:
+    """Give the machine OLD's items and watched folders the name NEW: for a
+    computer whose host name changed (instead of pinning the old one with
+    $LIFEDEDUP_MACHINE), or a store from before machines were kept, whose
+    items went to whichever machine first opened it.
+
+    NEW must have no items or folders of its own (two machines' files are
+    not merged) nor be claimed by another computer; the next computer to
+    write as NEW claims it. No file is touched.
+
+    \b
+    Example:
+      lifededup machines list
+      lifededup machines rename phone laptop
+    """
+    from lifededup.store import rename_machine
+
+    with opened_store(db) as store:
+        renamed = rename_machine(store, old, new)
+    if renamed is None:
+        raise click.ClickException(f"the store has no machine {old!r}; see `lifededup machines list`")
+    if as_json:
+        click.echo(json.dumps({"machine": old, "renamed_to": new, "items": renamed}))
+    else:
+        click.echo(f"renamed the machine {old!r} to {new!r}: {renamed} item(s)")

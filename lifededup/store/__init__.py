@@ -80,7 +80,8 @@ for this computer (``store.identity``: ``machine_identity()``, a keyed hash of i
 machine ID); ``Store.claim_machine(replace=False)`` does it, and on a shared store
 another computer's name raises :class:`MachineTaken` unless ``replace``.
 ``list_machines(store, name=None) -> list[Machine]`` (name, claimed_at, items, folders, here);
-``forget_machine(store, name) -> int | None``: a retired computer's items, folders and claim removed.
+``forget_machine(store, name) -> int | None``: a retired computer's items, folders and claim removed;
+``rename_machine(store, old, new) -> int | None``: a machine's items and folders under another name.
 
 Errors: ``StoreError`` and its subclasses ``StoreNotFound``, ``StoreTooNew``, ``StoreDamaged``,
 ``UnsupportedStore``, ``ParamsMismatch``, ``ItemNotFound``, ``MissingIndex``, ``MachineTaken``:
@@ -117,7 +118,9 @@ if TYPE_CHECKING:
         is_unavailable,
     )
     from lifededup.store.folders import WatchedFolder, add_folder, items_under, list_folders, mark_scanned, remove_folder
-    from lifededup.store.machines import Machine, MachineTaken, forget_machine, list_machines, machine_identity
+    from lifededup.store.machines import (
+        Machine, MachineTaken, forget_machine, list_machines, machine_identity, rename_machine,
+    )
     from lifededup.store.settings import FEATURE_COLUMNS
     from lifededup.store.opening import ENV_VAR, damage_of, default_path, open_engine, resolve
     from lifededup.store.listing import Cluster, ItemSummary, clusters
@@ -158,6 +161,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "MachineTaken": ("lifededup.store.machines", "MachineTaken"),
     "list_machines": ("lifededup.store.machines", "list_machines"),
     "forget_machine": ("lifededup.store.machines", "forget_machine"),
+    "rename_machine": ("lifededup.store.machines", "rename_machine"),
     "machine_identity": ("lifededup.store.machines", "machine_identity"),
     "FEATURE_COLUMNS": ("lifededup.store.settings", "FEATURE_COLUMNS"),
     "ENV_VAR": ("lifededup.store.opening", "ENV_VAR"),
@@ -219,6 +223,7 @@ __all__ = [
     "MachineTaken",
     "list_machines",
     "forget_machine",
+    "rename_machine",
     "machine_identity",
     "Method",
     "ParamsMismatch",

@@ -183,3 +183,34 @@ def forget_machine(store: Store, name: str) -> int | None:
         _, folders = store.execute("DELETE FROM watched_folders WHERE machine = :name RETURNING id", {"name": name})
         _, claims = store.execute("DELETE FROM machines WHERE name = :name RETURNING name", {"name": name})
         return removed if rows or folders or claims else None
+
+
+def rename_machine(store: Store, old: str, new: str) -> int | None:
+    """Give the machine ``old``'s items and watched folders the name ``new``
+    -- a computer whose host name changed, or a store from before revision
+    0009 whose items went to whichever machine upgraded it.  ``new`` must
+    hold no items or folders (two machines' files are not merged) and not
+    be claimed by another computer; ``old``'s claim goes, and the next
+    computer to write as ``new`` claims it.  How many items were renamed;
+    None if the store knows no machine ``old``.  No file is touched."""
+    if ":" in new or "/" in new or not new.strip() or new != new.strip():
+        raise StoreError(f"{new!r} cannot be a machine name: it is printed MACHINE:PATH, so it holds neither "
+                         "':' nor '/', nor spaces at its ends")
+    with store.transaction():
+        known = {m.name: m for m in list_machines(store, old)}
+        if old not in known:
+            return None
+        if new == old:
+            return known[old].items
+        taken = next(iter(list_machines(store, new)), None)
+        if taken is not None and (taken.items or taken.folders):
+            raise StoreError(f"the machine {new!r} has {taken.items} item(s) and {taken.folders} folder(s) of its "
+                             f"own: two machines' files are not merged (lifededup machines forget {new} first, if "
+                             "they are stale)")
+        if taken is not None and taken.claimed_at is not None and not taken.here:
+            raise StoreError(f"another computer claimed the machine name {new!r}: a name of its own, or that "
+                             "computer's `lifededup machines forget` first")
+        store.execute("UPDATE items SET machine = :new WHERE machine = :old", {"new": new, "old": old})
+        store.execute("UPDATE watched_folders SET machine = :new WHERE machine = :old", {"new": new, "old": old})
+        store.execute("DELETE FROM machines WHERE name = :old", {"old": old})
+        return known[old].items
