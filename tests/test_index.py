@@ -288,3 +288,27 @@ def test_a_file_that_ran_out_of_memory_is_read_again_with_more(store: Store, tmp
     assert (fed.updated, fed.failed, fed.failed_in_store) == (first.failed, 0, 0), fed
     settled = run(store, [folder], CONFIG)
     assert (settled.read, settled.unchanged) == (0, files), settled
+
+
+def test_the_summary_adds_up_whole_files_and_parts_that_failed(store: Store, tmp_path: Path) -> None:
+    """'failed' counts items, a part inside a file included: the summary
+    says how many were whole files, so that new + updated + those are the
+    files read (a user's run read 1,254 files: new 1,238, failed 56)."""
+    from email.message import EmailMessage
+
+    from lifededup.cli.index import summary_lines
+
+    folder = tmp_path / "mail"
+    folder.mkdir()
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = "a@example.org", "b@example.org", "Minutes"
+    message.set_content("The minutes are attached, and the budget too.")
+    message.add_attachment(b"PK\x03\x04 not a zip at all", maintype="application",
+                           subtype="vnd.openxmlformats-officedocument.wordprocessingml.document", filename="budget.docx")
+    (folder / "minutes.eml").write_bytes(bytes(message))
+    (folder / "empty.txt").write_bytes(b"")
+    write_text(folder / "note.txt", seed=3)
+    summary = run(store, [folder], CONFIG)
+    assert (summary.new, summary.failed, summary.failed_files) == (2, 2, 1), summary
+    assert summary.new + summary.updated + summary.failed_files == 3, "the files read"
+    assert "failed 2 (1 file(s) and 1 part(s) inside files)" in summary_lines(summary)[0], summary_lines(summary)

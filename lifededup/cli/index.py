@@ -52,11 +52,20 @@ def stop_on_signals(stop: threading.Event, signals: tuple[signal.Signals, ...] =
             signal.signal(s, handler)
 
 
+def _failed_files(summary: Summary) -> str:
+    """Which of the failed items are whole files: new + updated + those are
+    the files read (the rest are parts inside files read, a mailbox's)."""
+    parts = summary.failed - summary.failed_files
+    if not parts:
+        return ""
+    return f" ({summary.failed_files} file(s) and {parts} part(s) inside files)"
+
+
 def summary_lines(summary: Summary) -> list[str]:
     rate = summary.read / summary.seconds if summary.seconds else 0.0
     lines = [
         f"new {summary.new}, updated {summary.updated}, unchanged {summary.unchanged}, "
-        f"moved {summary.moved}, removed {summary.removed}, failed {summary.failed} "
+        f"moved {summary.moved}, removed {summary.removed}, failed {summary.failed}{_failed_files(summary)} "
         f"({summary.seconds:.1f} s, {rate:.1f} files/s)",
         f"store: {summary.exact_duplicates} exact duplicate(s), {summary.near_duplicates} near-duplicate(s), "
         f"{summary.failed_in_store} failed item(s)",
@@ -98,7 +107,7 @@ def ocr_option(func: F) -> F:
 @ocr_option
 @click.option("--json", "as_json", is_flag=True,
               help="The summary as one JSON object (new, updated, unchanged, moved, removed, failed, items, bytes, "
-              "exact_duplicates, near_duplicates, failed_in_store, seconds, interrupted).")
+              "failed_files, exact_duplicates, near_duplicates, failed_in_store, seconds, interrupted).")
 @db_option
 def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_mb: int, batch: int,
                   max_text_mb: float, ocr: bool, as_json: bool, db: str | None) -> None:

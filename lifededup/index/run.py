@@ -178,7 +178,9 @@ def _inside(path: Path, folder: str) -> bool:
 def _follow(store: Store, todo: Plan, tally: Tally, skipped: list[Skipped]) -> None:
     """Moves, removals, refreshed stats and paths passed over: one transaction, before any reading."""
     with store.transaction():
-        tally.failed += _record_skipped(store, skipped)
+        passed_over = _record_skipped(store, skipped)  # files, each failed whole
+        tally.failed += passed_over
+        tally.failed_files += passed_over
         for old, new in todo.moves:
             store.move_item(old, new)
         if todo.removals:

@@ -30,7 +30,9 @@ IDENTIFY = ("UPDATE items SET device = :device, inode = :inode "
 @dataclass
 class Tally:
     """What a run did, counted as it goes (files; ``failed`` and ``items``:
-    items, a mailbox's messages included; ``bytes``: of the files read)."""
+    items, a mailbox's messages included; ``failed_files``: the files read
+    that failed whole, so that new + updated + failed_files are the files
+    read; ``bytes``: of the files read)."""
 
     new: int = 0
     updated: int = 0
@@ -40,6 +42,7 @@ class Tally:
     failed: int = 0
     items: int = 0
     bytes: int = 0
+    failed_files: int = 0
 
 
 def parent_part(part: str) -> str:
@@ -155,6 +158,7 @@ class BatchWriter:
         if isinstance(result, Failure):
             parts[part] = self.store.record_failure(record, result.reason, status=result.status)
             self.tally.failed += 1
+            self.tally.failed_files += part == ""
         else:
             parts[part] = self.store.upsert_item(record, fingerprint)
             self.tally.items += 1
