@@ -773,20 +773,23 @@ def test_a_postgresql_search_leaves_the_session_as_it_found_it(pg_corpus: Corpus
         assert tuple(before) == ("0.1", "1000", "on"), "the server's own settings are what the page changes"
 
 
-def test_a_cluster_of_hundreds_ranked_first_is_read_past_in_two_reads(store_url: str,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """The same notice kept 300 times ranks first for its word: the page
-    reads on past its one cluster by the rows' share of clusters, not four
-    times the last read each time (40, 160, then 640 rows: each read ranks
-    every match again), and shows what one read of every match shows."""
-    notice = "newsletter " * 8
-    others = [prose(n) + " newsletter" for n in range(2, 32)]
+def a_notice_kept_300_times(store_url: str, notice: str, others: list[str]) -> None:
+    """The notice stored 300 times first (ids 1-300: one cluster), then the others."""
     with open_store(store_url) as store, store.transaction():
         copy = fp(notice)
         for n in range(300):
             store.upsert_item(ItemRecord(f"/mail/notice-{n:03}.eml", text=notice), copy)
         for n, text in enumerate(others):
             store.upsert_item(ItemRecord(f"/docs/{n}.txt", text=text), fp(text))
+
+
+def test_a_cluster_of_hundreds_ranked_first_is_read_past_in_two_reads(store_url: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same notice kept 300 times ranks first for its word: the page
+    reads on past its one cluster by the rows' share of clusters, not four
+    times the last read each time (40, 160, then 640 rows: each read ranks
+    every match again), and shows what one read of every match shows."""
+    a_notice_kept_300_times(store_url, "newsletter " * 8, [prose(n) + " newsletter" for n in range(2, 32)])
     monkeypatch.setattr(results, "_READ_ROWS", 40)
     reads: list[str] = []
     for name in ("_batch_sql", "_counted_sql"):  # a read: the first on PostgreSQL counts the matches too
@@ -809,14 +812,9 @@ def test_the_results_counted_are_at_least_the_clusters_the_page_read(store_url: 
     rows the page shows: the footer says "at least" those, not "20 of at
     least 1".  Where the page read every match (past a cluster of copies
     ranked first, say), the rows are counted exactly, however many."""
-    notice = prose(1, 200) + " newsletter"  # long: ranked below the short ones
-    others = ["newsletter " * 3 + prose(n, 10) for n in range(2, 32)]
-    with open_store(store_url) as store, store.transaction():
-        copy = fp(notice)
-        for n in range(300):
-            store.upsert_item(ItemRecord(f"/mail/notice-{n:03}.eml", text=notice), copy)
-        for n, text in enumerate(others):
-            store.upsert_item(ItemRecord(f"/docs/{n}.txt", text=text), fp(text))
+    # the notice long: ranked below the short others
+    a_notice_kept_300_times(store_url, prose(1, 200) + " newsletter",
+                            ["newsletter " * 3 + prose(n, 10) for n in range(2, 32)])
     monkeypatch.setattr(results, "EXACT_ROWS", 100)
     monkeypatch.setattr(results, "_READ_ROWS", 40)
     with open_reader(store_url) as reader:

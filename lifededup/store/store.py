@@ -90,7 +90,7 @@ class Store:
         with self.transaction():
             if replace or not self._claimed:
                 machines.claim(self, replace=replace, held=self._held and not replace)
-                self._claimed = self._held = True
+                self._claimed = True
 
     def close(self) -> None:
         self.engine.dispose()
@@ -129,12 +129,17 @@ class Store:
     @contextmanager
     def _holding(self, conn: Connection) -> Iterator[None]:
         """One transaction on ``conn``, which the store's calls join until it ends."""
+        claimed = False
         with conn.begin():
             self._conn, self._settings = conn, None
             try:
                 yield
+                claimed = self._claimed
             finally:
                 self._conn, self._settings, self._claimed = None, None, False
+        # committed: from now on a claim gone is a machine forgotten (one
+        # rolled back with its transaction never was)
+        self._held = self._held or claimed
 
     @contextmanager
     def reading(self) -> Iterator[Driver]:
