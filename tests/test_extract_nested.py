@@ -206,3 +206,19 @@ def test_a_gzipped_archive_is_one_item_with_its_members_under_it(store: Store, t
         parts = {part for file, part in items if file == name}
         assert parts == {"", "inner.zip", "inner.zip / deeper.zip", "inner.zip / deeper.zip / note.txt"}, sorted(parts)
     assert_parents(items)
+
+
+def test_a_name_an_archive_holds_twice_keeps_both_texts(store: Store, tmp_path: Path) -> None:
+    """A zip appended to (two entries named report.txt) or a tar of two
+    versions: the second was stored over the first, whose text was lost
+    without a failure; now each is a part, the second "report.txt (2)"."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("report.txt", SPRING.encode())
+    with zipfile.ZipFile(buffer, "a") as archive, pytest.warns(UserWarning, match="Duplicate name"):
+        archive.writestr("report.txt", AUTUMN.encode())
+    items = indexed(store, tmp_path / "zips", {"reports.zip": buffer.getvalue()})
+    assert {part for _, part in items} == {"", "report.txt", "report.txt (2)"}, sorted(items)
+    assert_parents(items)
+    assert_found(store, "lambs", [("reports.zip", "report.txt")])
+    assert_found(store, "cider", [("reports.zip", "report.txt (2)")])

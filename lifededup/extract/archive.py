@@ -58,9 +58,15 @@ def _parts(source: Source) -> Iterator[Extracted | Failure]:
 
     limits = source.limits
     count = total = 0
+    named: dict[str, int] = {}
     try:
-        for name, size, read in _members(source):
+        for stored, size, read in _members(source):
             count += 1
+            # a name the archive holds twice (a zip appended to, a tar of two
+            # versions) names a part each: the second is "name (2)", not the
+            # first one's part overwritten, its text lost without a word
+            named[stored] = named.get(stored, 0) + 1
+            name = stored if named[stored] == 1 else f"{stored} ({named[stored]})"
             if count > limits.max_members:
                 yield Failure("too-large", f"more than {limits.max_members} members: the rest are not read",
                               f"member {count} on")
@@ -79,7 +85,7 @@ def _parts(source: Source) -> Iterator[Extracted | Failure]:
                 continue
             total += len(data)
             try:
-                yield nested(extract_source(source.child(name.rsplit("/", 1)[-1], data)), name)
+                yield nested(extract_source(source.child(stored.rsplit("/", 1)[-1], data)), name)
             except ExtractionError as exc:
                 yield Failure.from_error(exc, name)
     except Exception as exc:  # the archive's own structure is damaged past this member: keep what was read
