@@ -12,12 +12,19 @@ import logging
 import queue
 import threading
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, ObservedWatch
+
+# watchdog's inotify observer warns when a folder it already watches (a new
+# subfolder, seen twice as a tree is copied in) is added again: it reuses the
+# watch, so nothing is lost -- but the warning spells out every path under
+# the watch, one line of kilobytes in the daemon's log for each.
+warnings.filterwarnings("ignore", message=r"Callback with id .* already exists for watch", category=RuntimeWarning)
 
 from lifededup.index import IndexConfig, run_in_folders
 from lifededup.model import fs_path
