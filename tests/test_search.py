@@ -246,7 +246,25 @@ def test_snippets_mark_the_matched_words(corpus: CorpusStore) -> None:
             assert word.casefold() == "lighthouse" or word.casefold().startswith("starter"), word
 
 
-MALFORMED = ["e-mail", '"unterminated', "NOT alone", "river AND", "nosuchcolumn:river", "(a OR"]
+MALFORMED = ["e-mail AND", '"unterminated', "NOT alone", "river AND", "nosuchcolumn:river", "(a OR"]
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("second-hand", '"second-hand"'), ("point 7.5", 'point "7.5"'),
+                                              ("survey-2023 OR river", '"survey-2023" OR river')])
+def test_words_with_punctuation_typed_bare_are_searched_as_if_quoted(sqlite_corpus: CorpusStore, typed: str,
+                                                                      meant: str) -> None:
+    """FTS5 cannot read e-mail or 2.0 bare (a user's archive: 'pytest 5.3.5',
+    'Apache License 2.0', dpkg-buildpackage all 'cannot understand the
+    query'): a query that fails for them alone is searched with them quoted,
+    as the error message would have said to."""
+    with pytest.raises(sqlite3.OperationalError):  # what FTS5 makes of the query typed
+        with sqlite3.connect(sqlite_corpus.db) as conn:
+            conn.execute("SELECT rowid FROM items_fts WHERE items_fts MATCH ?", (typed,)).fetchall()
+    found, quoted_as_meant = run(sqlite_corpus, typed), run(sqlite_corpus, meant)
+    assert quoted_as_meant.hits, f"{meant} finds nothing in the corpus: nothing compared"
+    assert found.query == typed and found.to_dict() | {"query": meant} == quoted_as_meant.to_dict()
+    out = CliRunner().invoke(main, ["search", typed, "--db", str(sqlite_corpus.db)])
+    assert out.exit_code == 0 and "cannot understand" not in out.output, out.output
 
 
 @pytest.mark.parametrize("query", MALFORMED)

@@ -10,7 +10,9 @@ from typing import Any, Literal
 
 from lifededup.search.query import Filters, item_date, pg_query, results_sql
 from lifededup.search.snippet import SNIPPET_SQL, Snippet, headline_sql
-from lifededup.search.syntax import has_phrase, has_prefix, is_query_error, syntax_error, words_ored
+from lifededup.search.syntax import (
+    QuerySyntaxError, has_phrase, has_prefix, is_query_error, quoted_words, syntax_error, words_ored,
+)
 from lifededup.store.dialect import Driver as Connection
 from lifededup.store.reader import Readable
 
@@ -136,6 +138,26 @@ def search(
     postgres = store.location.url is not None
     if postgres and query is not None and "\0" in query:
         raise syntax_error(query, "PostgreSQL text cannot hold a NUL character", postgres=True)
+    try:
+        return _search(store, query, filters, limit, collapse, cluster, dedup, offset, postgres)
+    except QuerySyntaxError:
+        # words with punctuation typed bare (pytest 5.3.5, dpkg-buildpackage,
+        # "Apache License 2.0"), which FTS5 cannot read: searched for as the
+        # phrases the error would tell the user to quote them as
+        lenient = None if query is None else quoted_words(query)
+        if lenient is None or lenient == query:
+            raise
+        try:
+            found = _search(store, lenient, filters, limit, collapse, cluster, dedup, offset, postgres)
+        except QuerySyntaxError:
+            pass
+        else:
+            return replace(found, query=query)
+        raise
+
+
+def _search(store: Readable, query: str | None, filters: Filters, limit: int, collapse: bool, cluster: int | None,
+            dedup: str | None, offset: int, postgres: bool) -> SearchResult:
     with store.reading() as conn:
         try:
             if dedup is not None:

@@ -17,7 +17,7 @@ Query syntax (SQLite FTS5; case and accents do not matter):
   surv*                 any word starting with surv
   title:report          the word in the title only (columns: title, text)
   NEAR(river survey, 5) both words within 5 words of each other
-Quote a word with punctuation in it: "e-mail", "o'brien", "c++"."""
+A word with punctuation in it (e-mail, 2.0, c++) is read as if quoted: "e-mail"."""
 
 # The same for a PostgreSQL store (websearch_to_tsquery, search/query.py).
 PG_SYNTAX = """\
@@ -55,6 +55,30 @@ def quoted(query: str) -> str:
     # a NUL would end the query early inside SQLite
     words = (word.replace('"', "").replace("\0", "") for word in query.split())
     return " ".join(f'"{word}"' for word in words if word)
+
+
+# What FTS5 reads in a query besides barewords: strings, groups, a column
+# filter (title:), a prefix (word*), an initial token (^word), the operators.
+_CHUNK = re.compile(r'"(?:[^"]|"")*"|\S+')
+_BARE = re.compile(r"\^?\w+\*?")
+_SYNTAX_CHARS = re.compile(r'[():"]')
+_OPERATORS = frozenset({"AND", "OR", "NOT"})
+
+
+def quoted_words(query: str) -> str:
+    """The query with each bare word holding punctuation FTS5 cannot read
+    (``5.3.5``, ``dpkg-buildpackage``, ``c++``) quoted, the rest as typed:
+    ``pytest 5.3.5`` -> ``pytest "5.3.5"``.  Chunks that are FTS5's own
+    syntax -- strings, groups, ``title:``, ``word*``, ``NEAR(``, operators --
+    are left alone."""
+    out = []
+    for chunk in _CHUNK.findall(query):
+        if (chunk.startswith('"') or chunk in _OPERATORS or _BARE.fullmatch(chunk)
+                or _SYNTAX_CHARS.search(chunk) or chunk.startswith("NEAR")):
+            out.append(chunk)
+        else:
+            out.append('"' + chunk.replace("\0", "") + '"')
+    return " ".join(out)
 
 
 def syntax_error(query: str, reason: str, *, postgres: bool = False) -> QuerySyntaxError:
