@@ -40,6 +40,32 @@ def test_article_kept_furniture_dropped(tmp_path: Path) -> None:
     assert got.kind == "web page"
 
 
+def test_a_manuals_navigation_is_dropped_docbook_and_sphinx(tmp_path: Path) -> None:
+    """A manual made by DocBook or Sphinx marks its furniture with classes of
+    its own: DocBook's navheader and navfooter (the chapter titles around,
+    which made a page match a search for the next chapter's title), Sphinx's
+    sidebar, footer ("Created using Sphinx") and pilcrow anchors."""
+    docbook = tmp_path / "ch02.en.html"
+    docbook.write_text(f"""<html><head><title>Chapter 2. Debian package management</title></head><body>
+<div class="navheader"><table><tr><th>Chapter 2. Debian package management</th></tr>
+<tr><td><a href="ch01.en.html">Prev</a></td><td><a href="ch03.en.html">Next</a></td></tr></table></div>
+<div class="chapter"><h2>Chapter 2. Debian package management</h2>{ARTICLE}</div>
+<div class="navfooter"><table><tr><td>Chapter 1. GNU/Linux tutorials</td>
+<td>Chapter 3. The system initialization</td></tr></table></div></body></html>""", encoding="utf-8")
+    sphinx = tmp_path / "quickstart.html"
+    sphinx.write_text(f"""<html><head><title>Quickstart</title></head><body>
+<div class="document"><div class="body"><h1>Quickstart<a class="headerlink" href="#q">¶</a></h1>{ARTICLE}</div></div>
+<div class="sphinxsidebar"><h3>Navigation</h3><ul><li>Installation</li><li>API</li></ul></div>
+<div class="footer">&copy; Copyright 2010 Pallets. Created using Sphinx 5.3.0.</div></body></html>""", encoding="utf-8")
+    for path, junk in ((docbook, ("Prev", "GNU/Linux tutorials", "system initialization")),
+                       (sphinx, ("\u00b6", "Navigation", "Installation", "Created using Sphinx", "Pallets"))):
+        text = extract(path).text
+        assert "Rossaveal" in text, text
+        for word in junk:
+            assert word not in text, f"{path.name}: {word!r} kept: {text!r}"
+        assert parse_html_with_soup(path.read_bytes()).text == text, "the fast reading and BeautifulSoup's differ"
+
+
 def test_two_saved_copies_with_different_banners_are_one_text(tmp_path: Path) -> None:
     a, b = tmp_path / "a.htm", tmp_path / "b.html"
     a.write_text(page("Cookies keep us alive", "Sale on tents", "2024-05-01"), encoding="utf-8")

@@ -40,7 +40,10 @@ _DROP_TAGS = ("script", "style", "noscript", "template", "iframe", "svg", "canva
 _BOILERPLATE = re.compile(
     r"(?:^|[-_\s])(?:ad|ads|advert|advertisement|adslot|banner|cookie|cookies|consent|promo|sponsor|"
     r"sponsored|sidebar|nav|navbar|menu|breadcrumbs?|share|social|newsletter|subscribe|related|"
-    r"masthead|site-header|site-footer|popup|modal|comments?|timestamp|saved-by)(?:$|[-_\s])",
+    r"masthead|site-header|site-footer|footer|popup|modal|comments?|timestamp|saved-by|"
+    # the generators of manuals: DocBook's navigation header and footer,
+    # Sphinx's sidebar and its pilcrow anchors
+    r"navheader|navfooter|sphinxsidebar|headerlink)(?:$|[-_\s])",
     re.IGNORECASE,
 )
 _NEVER_FURNITURE = ("html", "body", "main", "article")
