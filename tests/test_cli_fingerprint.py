@@ -67,6 +67,40 @@ def test_compare_json_says_near_duplicate_for_a_revision(tmp_path: Path) -> None
     assert not far["near_duplicate"] and far["shared_features"] == 0 and far["resemblance"] == 0
 
 
+def test_compare_says_what_a_store_clustering_by_the_rule_does(tmp_path: Path) -> None:
+    """A user checks a grouping with compare: its verdict follows the store's
+    rule (verified:30 by default), where it said "different" for pairs that
+    share fewer than 2 of the 6 features and that the store clusters (a
+    user's archive: nginx.rst beside apache-httpd.rst, 26.5% apart, 0 of 6).
+    Each pair of drafts further and further apart is indexed into a store of
+    its own: compare's "clustered" is whether the store made one cluster."""
+    from lifededup.index import IndexConfig, run
+    from lifededup.store import open_store
+
+    base = prose(11, 400)
+    seen = set()
+    for share in (0.001, 0.15, 0.25, 0.35, 0.6):  # one word changed, then every 7th, 4th, 3rd, other
+        changed = list(base)
+        for i in range(0, len(changed), max(1, round(1 / share))):
+            changed[i] = f"other{i}"
+        folder = tmp_path / f"pair{share}"
+        folder.mkdir()
+        a, b = write(folder / "a.txt", base), write(folder / "b.txt", changed)
+        said = json.loads(CliRunner().invoke(main, ["compare", "--json", str(a), str(b)]).output)
+        with open_store(folder / "store.db") as store:
+            run(store, [folder], IndexConfig(workers=1))
+            clusters = {r[0] for r in store.execute("SELECT cluster_id FROM clusters")[1]}
+        assert said["rule"] == "verified:30" and said["clustered"] == (len(clusters) == 1), (share, said, clusters)
+        by_features = json.loads(CliRunner().invoke(main, ["compare", "--json", "--rule", "features", str(a),
+                                                          str(b)]).output)
+        assert by_features["clustered"] == by_features["near_duplicate"], by_features
+        seen.add((said["clustered"], by_features["clustered"]))
+    assert (True, False) in seen, f"no pair the verified rule joins and the features rule does not: {seen}"
+    assert (False, False) in seen and (True, True) in seen, seen
+    text = CliRunner().invoke(main, ["compare", str(a), str(b)]).output
+    assert text.startswith("different by verified:30"), text
+
+
 def test_compare_text_output_names_the_verdict(tmp_path: Path) -> None:
     words = prose(4, 200)
     a = write(tmp_path / "a.txt", words)

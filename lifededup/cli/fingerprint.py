@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
 from lifededup.cli import main
 from lifededup.config import FilterParams, FingerprintParams
 from lifededup.model import Fingerprint, stored_path
+
+if TYPE_CHECKING:
+    from lifededup.fingerprint.compare import Comparison
+    from lifededup.store.similarity import Rule
 
 
 def _params(shingle_words: int, threshold: int, stem: bool, no_stopwords: bool, no_numbers: bool) -> FingerprintParams:
@@ -127,33 +131,77 @@ def _echo_fingerprint(entry: _Entry, found: Fingerprint, as_json: bool) -> None:
     click.echo(f"{found.sha1}  {entry.label}\n  {found.words} words, {found.shingles} shingles\n  features {features}")
 
 
+def _rule(_: object, __: object, value: str) -> Rule:
+    from lifededup.store.similarity import Rule
+
+    try:
+        return Rule.parse(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _joined(a_text: str, b_text: str, params: FingerprintParams, rule: Rule, result: Comparison) -> bool:
+    """Whether a store clustering by ``rule`` admits the one text beside the
+    other: the verified rule's candidate test (a shared feature, or enough
+    shared sketch values) and its two bounds, as the store applies them
+    (``store.similarity.measure``: the sketches' estimated resemblance, the
+    word edit distance of the word streams); the features rule's shared
+    features."""
+    from lifededup.fingerprint import fingerprint
+    from lifededup.store.similarity import estimate_resemblance, sketch_values
+
+    if result.exact:
+        return True
+    if rule.kind == "features":
+        return result.shared_features >= params.threshold
+    left, right = fingerprint(a_text, params), fingerprint(b_text, params)
+    if left.sketch is None or right.sketch is None:
+        return False  # short texts are exact copies or nothing (seeds/002)
+    minima = len(set(sketch_values(left.sketch).tolist()) & set(sketch_values(right.sketch).tolist()))
+    if result.shared_features < 1 and minima < rule.min_shared_minima:
+        return False
+    if estimate_resemblance(left.sketch, right.sketch, params.features) < rule.min_resemblance:
+        return False
+    return result.word_edit_distance <= rule.max_word_distance
+
+
 @main.command("compare")
 @click.argument("a", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("b", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--rule", "rule", default="verified:30", show_default=True, callback=_rule,
+              help="The clustering rule the verdict follows: verified[:PERCENT] (the store's default) or "
+              "features (at least --threshold shared features).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @param_options
-def compare_command(a: Path, b: Path, as_json: bool, **options: object) -> None:
-    """Say how alike two files are: shared features, near-duplicate or not,
-    exact shingle resemblance (Jaccard) and word edit distance (the fraction of
-    words to insert, delete or change to turn one into the other).
+def compare_command(a: Path, b: Path, rule: Rule, as_json: bool, **options: object) -> None:
+    """Say how alike two files are, and whether a store would cluster them:
+    shared features, exact shingle resemblance (Jaccard) and word edit
+    distance (the fraction of words to insert, delete or change to turn one
+    into the other).
 
-    Two files are near-duplicates when they share at least --threshold of the
-    6 features; the resemblance is what the features estimate, and the edit
-    distance is the paper's check that the verdict is not a false positive.
+    The verdict follows --rule, as the store clusters: by default a near
+    copy shares a feature or 4 sketch values and is within 30% word edit
+    distance (resemblance at least 0.05); --rule features asks for at least
+    --threshold of the 6 features alone (the design card's rule).
 
     \b
     Example:
       lifededup compare report.docx report.pdf
       lifededup compare --json draft-v1.txt draft-v2.txt
+      lifededup compare --rule features notes-v1.txt notes-v2.txt
     """
     from lifededup.fingerprint.compare import compare as compare_texts
 
     params = _params(**options)  # type: ignore[arg-type]
-    result = compare_texts(_read(a), _read(b), params)
+    a_text, b_text = _read(a), _read(b)
+    result = compare_texts(a_text, b_text, params)
+    joined = _joined(a_text, b_text, params, rule, result)
     if as_json:
-        click.echo(json.dumps({"a": stored_path(str(a)), "b": stored_path(str(b)), **result.to_dict()}))
+        click.echo(json.dumps({"a": stored_path(str(a)), "b": stored_path(str(b)), **result.to_dict(),
+                               "rule": rule.spec, "clustered": joined}))
         return
-    verdict = "exact copy" if result.exact else ("near-duplicate" if result.near_duplicate else "different")
+    verdict = "exact copy" if result.exact else (f"near copy by {rule.spec}" if joined
+                                                 else f"different by {rule.spec}")
     sampled = "" if result.sampled else " (a text too short to sample: only an exact copy counts)"
     click.echo(
         f"{verdict}\n"
