@@ -266,7 +266,8 @@ def test_a_full_disk_is_one_line_and_the_next_run_finishes(small_disk: Path, tmp
 
 def test_a_file_that_ran_out_of_memory_is_read_again_with_more(store: Store, tmp_path: Path) -> None:
     """Under a memory limit too low for them (48 MiB: below what a worker
-    needs), the sample letters fail as out of memory -- never as damaged,
+    needs), the sample letters fail as out of memory (or a crash naming the
+    limit) -- never as damaged,
     which lxml's "XMLSyntaxError: unknown error" read as -- and are not
     read again under the same limit; a run with more memory reads them."""
     from dataclasses import replace
@@ -280,8 +281,8 @@ def test_a_file_that_ran_out_of_memory_is_read_again_with_more(store: Store, tmp
     first = run(store, [folder], starved)
     _, rows = store.execute("SELECT status, error FROM items WHERE status <> 'ok'")
     assert first.failed and len(rows) == first.failed, (first, rows)
-    for status, error in rows:
-        assert status == "too-large" and "48 MiB memory limit" in str(error), (status, error)
+    for status, error in rows:  # a worker starved from its start may die before it can say so: crashed
+        assert status in ("too-large", "crashed") and "48 MiB memory limit" in str(error), (status, error)
     again = run(store, [folder], starved)
     assert (again.read, again.unchanged) == (0, files), f"read again under the same limit: {again}"
     fed = run(store, [folder], CONFIG)

@@ -25,9 +25,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
               "(one fingerprint and one cluster per item with text; every member an exact or near copy of its "
               "representative; each representative's sketch keys, through which near copies find it), and the "
               "schema's indexes (one dropped by hand is named with the statement that makes it again)."),
-    "compare": ("fingerprint", "Say how alike two files are: shared features, near-duplicate or not, exact shingle "
-                "resemblance (Jaccard) and word edit distance (the fraction of words to insert, delete or change "
-                "to turn one into the other)."),
+    "compare": ("fingerprint", "Say how alike two files are, and whether a store would cluster them: shared "
+                "features, exact shingle resemblance (Jaccard) and word edit distance (the fraction of words to "
+                "insert, delete or change to turn one into the other)."),
     "daemon": ("watch", "The watcher in the background: start, stop, status, or a systemd user service (unit, install, "
               "uninstall)."),
     "dups": ("dups", "List clusters of copies and near-copies, largest first."),
