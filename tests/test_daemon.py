@@ -71,3 +71,23 @@ def test_daemon_start_without_folders_says_what_to_do(tmp_path: Path) -> None:
     env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "LIFEDEDUP_DB": str(tmp_path / "s.db")}
     result = lifededup(env, "daemon", "start")
     assert result.returncode != 0 and "lifededup folders add PATH" in result.stderr, result.stderr
+
+
+def test_a_pid_file_naming_another_process_is_no_daemon_and_that_process_is_not_stopped(tmp_path: Path) -> None:
+    """The daemon killed with -9 leaves its pid file (it outlives a reboot);
+    its number may be another process's by then.  status, start and stop
+    took that process for the daemon -- and stop killed it."""
+    state = tmp_path / "state"
+    env = {**os.environ, "XDG_STATE_HOME": str(state), "LIFEDEDUP_DB": str(tmp_path / "store.db")}
+    (state / "lifededup").mkdir(parents=True)
+    stranger = subprocess.Popen(["sleep", "60"])
+    try:
+        (state / "lifededup" / "watch.pid").write_text(f"{stranger.pid}\n")
+        status = lifededup(env, "daemon", "status")
+        assert status.returncode == 3 and "not running" in status.stdout, status.stdout
+        stopped = lifededup(env, "daemon", "stop")
+        assert stopped.returncode == 0 and "not running" in stopped.stdout, stopped.stdout
+        assert stranger.poll() is None, "daemon stop killed a process that is not the daemon"
+    finally:
+        stranger.kill()
+        stranger.wait()

@@ -90,7 +90,25 @@ def running_pid(paths: DaemonPaths) -> int | None:
         pid = int(paths.pid.read_text().strip())
     except (OSError, ValueError):
         return None
-    return pid if alive(pid) else None
+    return pid if alive(pid) and _is_watcher(pid) else None
+
+
+def _is_watcher(pid: int) -> bool:
+    """Whether ``pid`` is a lifededup watcher, not another process that got
+    the number of one killed before it could remove its pid file (kill -9, a
+    power cut: the file outlives a reboot) -- which ``daemon stop`` would
+    otherwise kill, and ``status`` call the daemon.  Read from
+    /proc/PID/cmdline; where there is none (not Linux), any live pid is."""
+    if pid == os.getpid():
+        return True
+    try:
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except FileNotFoundError:
+        return not Path("/proc/self").exists()
+    except OSError:
+        return True  # another user's process we may not read: as before
+    # `lifededup watch ...`, `python -m lifededup watch ...`, or the script run by its interpreter
+    return any(w.rsplit(b"/", 1)[-1] == b"lifededup" for w in words) and b"watch" in words
 
 
 def claim(paths: DaemonPaths) -> None:
