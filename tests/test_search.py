@@ -279,6 +279,22 @@ def test_malformed_queries_get_a_message_with_the_syntax(sqlite_corpus: CorpusSt
     assert "Traceback" not in result.output
 
 
+def test_a_query_of_too_many_words_or_a_nul_is_refused_at_once(corpus: CorpusStore) -> None:
+    """The snippets' cost grows with the square of a query's words: 50 times
+    "the" took 191 s, 2,000 terms held a core past any wait.  Past 32 words
+    a query is refused before it runs; a NUL, which cut a query short on
+    SQLite (the web view's q=a%00b searched for a), is refused on both."""
+    import time
+
+    started = time.monotonic()
+    with pytest.raises(QuerySyntaxError, match="^the query has 2000 words; a query takes at most 32$"):
+        run(corpus, " OR ".join(["the"] * 2000))
+    assert time.monotonic() - started < 30, "the refusal came after the work"
+    assert run(corpus, " OR ".join(["the"] * 32)).matches == run(corpus, "the").matches
+    with pytest.raises(QuerySyntaxError, match="NUL"):
+        run(corpus, "river\0zzzz")
+
+
 def test_postgresql_reads_any_query_and_refuses_only_a_nul(pg_corpus: CorpusStore) -> None:
     """websearch_to_tsquery reads every text (what FTS5 cannot parse is read
     as words): a search, or no matches -- never a server error; a NUL, which

@@ -3,6 +3,7 @@ not), one page of it, and for each row its snippet and the copies it hides."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Generator, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -17,6 +18,15 @@ from lifededup.store.dialect import Driver as Connection
 from lifededup.store.reader import Readable
 
 Mode = Literal["collapsed", "all", "cluster", "dedup"]
+
+# Words a query may hold (a pasted sentence is 20 or 30).  The snippets'
+# cost grows with the square of the words (FTS5's snippet() weighs every
+# match of every word): "the" 25 times ORed took 45 s on a 1,000-item store
+# holding a 3 MB changelog, 50 times 191 s, and a web request of 2,000 terms
+# held a core past any wait; on 100,000 items of real text 32 times took
+# 1.8 s and 64 times 5.9 s.
+MAX_QUERY_WORDS = 32
+_OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
 
 # Copies listed under a collapsed row; the count is always exact.
 COPIES_LISTED = 50
@@ -136,8 +146,11 @@ def search(
     if offset and dedup is not None:
         raise ValueError("--dedup de-duplicates the best-ranked results only: it has no next page")
     postgres = store.location.url is not None
-    if postgres and query is not None and "\0" in query:
-        raise syntax_error(query, "PostgreSQL text cannot hold a NUL character", postgres=True)
+    if query is not None and "\0" in query:  # SQLite would end the query there; PostgreSQL text cannot hold it
+        raise syntax_error(query, "a query cannot hold a NUL character", postgres=postgres)
+    words = 0 if query is None else len([w for w in re.findall(r"\w+", query) if w not in _OPERATORS])
+    if words > MAX_QUERY_WORDS:
+        raise QuerySyntaxError(f"the query has {words} words; a query takes at most {MAX_QUERY_WORDS}")
     try:
         return _search(store, query, filters, limit, collapse, cluster, dedup, offset, postgres)
     except QuerySyntaxError:
