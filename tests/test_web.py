@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import random
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -556,6 +557,23 @@ def test_long_texts_diff_without_a_bit_matrix() -> None:
     member = base[:6000] + ["inserted", "words"] + base[6000:]
     diff = word_diff(" ".join(base), " ".join(member))
     assert (diff.deleted, diff.inserted) == (0, 2), (diff.deleted, diff.inserted)
+    # a long document full of one common word and its copy with a few words
+    # changed (a changelog and its edit took 5 minutes a page; difflib tried
+    # every "the" as an anchor): the changes, and only they, are marked
+    rng = random.Random(5)
+    vocabulary = ["the"] * 400 + ["of"] * 200 + ["and"] * 150 + [f"w{n}" for n in range(4000)]  # "the": 8%
+    long = [rng.choice(vocabulary) for _ in range(40_000)]
+    edited = list(long)
+    for at in (100, 9_000, 20_000, 31_000, 39_900):
+        edited[at] = "CHANGED"
+
+    def lines(words: list[str]) -> str:
+        return "\n".join(" ".join(words[n:n + 12]) for n in range(0, len(words), 12))
+
+    diff = word_diff(lines(long), lines(edited))
+    assert (diff.deleted, diff.inserted) == (5, 5), (diff.deleted, diff.inserted)
+    assert [row.right.split()[-1] for row in diff.rows if row.kind == "change"] == ["CHANGED"] * 5
+    assert diff.same == 40_000 - 5
 
 
 def test_a_postgresql_store_is_only_read(postgres: Any, state: daemons.DaemonPaths, tmp_path: Path) -> None:
