@@ -495,6 +495,8 @@ def test_a_remote_view_needs_the_token(sqlite_corpus: CorpusStore) -> None:
         first = client.get(f"/search.json?q=river&token={token}", follow_redirects=False)
         assert first.status_code == 303 and first.headers["location"] == "/search.json?q=river", first.headers
         assert TOKEN_COOKIE in client.cookies, "the token was not kept in a cookie"
+        elsewhere = client.get(f"http://192.168.1.20:8765//evil.example/x?token={token}", follow_redirects=False)
+        assert elsewhere.headers["location"] == "/evil.example/x", "the redirect left this site"
         assert client.get("/search.json?q=river").status_code == 200, "the cookie did not let the browser in"
 
 

@@ -125,7 +125,8 @@ class Guard:
         if given is not None and _same(given, token):
             # remember it in a cookie and take it out of the address bar
             rest = [(k, v) for k, v in request.query_params.multi_items() if k != TOKEN_PARAM]
-            target = URL(path=request.url.path, query=urlencode(rest))
+            # one leading slash: "//evil.example/x" is another site's address to a browser
+            target = URL(path="/" + request.url.path.lstrip("/"), query=urlencode(rest))
             redirect = RedirectResponse(str(target), status_code=303)
             redirect.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")
             return redirect
