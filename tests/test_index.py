@@ -313,3 +313,18 @@ def test_the_summary_adds_up_whole_files_and_parts_that_failed(store: Store, tmp
     assert (summary.new, summary.failed, summary.failed_files) == (2, 2, 1), summary
     assert summary.new + summary.updated + summary.failed_files == 3, "the files read"
     assert "failed 2 (1 file(s) and 1 part(s) inside files)" in summary_lines(summary)[0], summary_lines(summary)
+
+
+def test_a_store_kept_in_a_folder_it_indexes_is_not_one_of_its_files(tmp_path: Path) -> None:
+    """LIFEDEDUP_DB inside a watched folder: the store's database, -wal and
+    -shm were indexed as failures ('unsupported', 'empty') and read again
+    every run, as they change with every write."""
+    folder = tmp_path / "home"
+    write_text(folder / "note.txt", seed=4)
+    with open_store(folder / "archive.db") as store:
+        first = run(store, [folder], CONFIG)
+        assert (first.new, first.failed) == (1, 0), first
+        _, rows = store.execute("SELECT path FROM items")
+        assert [Path(str(r[0])).name for r in rows] == ["note.txt"], rows
+        again = run(store, [folder], CONFIG)
+        assert (again.read, again.unchanged) == (0, 1), again

@@ -20,7 +20,7 @@ from lifededup.index.progress import Progress, Quiet
 from lifededup.index.scan import UNREADABLE, Scanner, Seen, Skipped, Walls, absolute
 from lifededup.index.write import IDENTIFY, BatchWriter, Tally
 from lifededup.index.rules import FolderRules
-from lifededup.model import fs_path
+from lifededup.model import fs_path, stored_path
 from lifededup.store import ItemRecord, Store, WatchedFolder
 
 # over clusters, whose sha1 column is indexed (an index-only scan)
@@ -149,6 +149,9 @@ def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = Inde
         # a dict: overlapping paths (a folder and a file in it) find a file once
         found.update(scanner.found)
         skipped.update(scanner.skipped)
+    for own in _store_files(store):  # a store kept in a folder it indexes is not one of its files
+        found.pop(own, None)
+        skipped.pop(own, None)
     known = known_under(store, roots, config.limits)  # another machine's files in an SQLite store: refused
     # another computer of this name is refused before anything is read or
     # written -- and the name is claimed only by a run that goes on
@@ -169,6 +172,18 @@ def _keep_skipped(known: dict[str, Known], skipped: Iterable[Skipped]) -> None:
         if item.status == UNREADABLE:
             for path in [p for p in known if p.startswith(item.path.rstrip("/") + "/")]:
                 del known[path]
+
+
+def _store_files(store: Store) -> list[str]:
+    """The stored paths of an SQLite store's own files (the database, its
+    -wal, -shm and -journal), were they in a folder it indexes: read, they
+    were 'unsupported' and 'empty' failures, and read again every run, as
+    the file changes with every write."""
+    path = store.location.path
+    if path is None:
+        return []
+    real = os.path.realpath(path)
+    return [stored_path(real + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
 
 
 def _inside(path: Path, folder: str) -> bool:
