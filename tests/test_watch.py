@@ -180,6 +180,35 @@ def test_a_folder_missing_at_start_is_watched_once_it_appears(tmp_path: Path, ro
                    "and followed from then on")
 
 
+def test_an_unmounted_disks_empty_mount_point_keeps_its_items_and_a_replaced_folder_is_followed(
+        tmp_path: Path, root: Path) -> None:
+    """An fstab disk unmounted leaves its mount point, an empty folder: a
+    rescan took that for every file deleted and forgot the disk's archive
+    (its items back with new ids once it was mounted again).  And a folder
+    replaced under a running watcher (unplugged and plugged in again between
+    two rescans) was followed by its old, dead watch: new files waited for
+    the hourly rescan."""
+    disk = tmp_path / "usb"
+    write_text(disk / "photos.txt", seed=90)
+    write_text(disk / "letters" / "aunt.txt", seed=91)
+    away = tmp_path / "usb-unmounted"
+    with watching(tmp_path, root, rescan_every=1.0, also=(disk,)) as store:
+        eventually(lambda: files_on_disk(disk) <= set(stored_files(store)), "the disk is indexed")
+        ids = {p: i for p, i in item_ids(store).items() if p.startswith(str(disk.resolve()))}
+        disk.rename(away)
+        disk.mkdir()  # the bare mount point
+        time.sleep(2.5)  # two rescans
+        assert {p: i for p, i in item_ids(store).items() if p.startswith(str(disk.resolve()))} == ids, \
+            "an empty mount point was taken for every file deleted"
+        disk.rmdir()
+        away.rename(disk)  # mounted again: a new directory at the same path
+        time.sleep(1.5)  # a rescan finds it back and watches it again
+        write_text(disk / "new.txt", seed=92)
+        eventually(lambda: str((disk / "new.txt").resolve()) in stored_files(store),
+                   "a file written in the folder back in place is followed")
+        assert {p: i for p, i in item_ids(store).items() if p in ids} == ids, "the items kept their ids"
+
+
 def test_a_store_locked_past_its_timeout_is_tried_again(tmp_path: Path, root: Path,
                                                       caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, logger="lifededup.watch")

@@ -9,6 +9,7 @@ from this thread only; watchdog's thread only fills a queue.
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import threading
 import time
@@ -37,6 +38,7 @@ from lifededup.store import (
     damage_of,
     driver_said,
     is_unavailable,
+    items_under,
     mark_scanned,
 )
 from lifededup.watch.debounce import Debouncer
@@ -71,6 +73,8 @@ class Watcher:
     _changes: queue.Queue[Change] = field(default_factory=queue.Queue)
     _status: WatchStatus = field(init=False)
     _observer: BaseObserver = field(init=False)
+    # each watched root's (device, inode) when its watch was made
+    _roots: dict[str, tuple[int, int] | None] = field(init=False, default_factory=dict)
     _watches: dict[str, ObservedWatch] = field(init=False)
     # no changed path is indexed before this time (clock()): the store refused the last ones
     _paused_until: float = field(init=False, default=0.0)
@@ -135,11 +139,12 @@ class Watcher:
         self._observe()
         present = []
         for folder in self.folders:
-            if Path(self._disk[folder.path]).is_dir():
+            if self._there(folder):
                 present.append(folder)
             else:
                 # unmounted or gone: keep its items rather than forget a whole archive
-                log.warning("%s is not there; its items are kept until it returns", folder.path)
+                log.warning("%s is not there (or empty, as a disk's mount point is once it is unmounted); "
+                            "its items are kept until it returns", folder.path)
         # one run over every folder: a file moved between two of them keeps its item
         done = self._run(present, [self._disk[f.path] for f in present], scanned=True) if present else True
         self._status.last_rescan_at = time.time()
@@ -152,11 +157,19 @@ class Watcher:
         for folder in self.folders:
             watch = self._watches.get(folder.path)
             there = Path(self._disk[folder.path]).is_dir()
+            identity = _identity(self._disk[folder.path]) if there else None
+            if there and watch is not None and self._roots.get(folder.path) != identity:
+                # the folder was replaced (a disk unplugged and plugged in again
+                # between two rescans, a folder restored): the old watch follows
+                # a directory that is gone, so it is made again
+                self._unschedule(folder.path, watch)
+                watch = None
             if there and watch is None:
                 try:
                     # links are not followed by the system's events either (follow_symlink=False)
                     self._watches[folder.path] = self._observer.schedule(
                         handler, self._disk[folder.path], recursive=True, follow_symlink=False)
+                    self._roots[folder.path] = identity
                 except OSError as exc:
                     log.error("cannot follow events in %s (%s); only rescans every %g s keep it indexed. "
                               "If the system's limit of watches is reached, raise it: "
@@ -166,11 +179,32 @@ class Watcher:
                     log.error("cannot follow events in %s: its folders nest too deep to watch; only rescans "
                               "every %g s keep it indexed", folder.path, self.rescan_every)
             elif not there and watch is not None:
-                del self._watches[folder.path]
-                try:
-                    self._observer.unschedule(watch)
-                except (KeyError, OSError):
-                    pass  # its emitter already stopped when the folder went
+                self._unschedule(folder.path, watch)
+
+    def _unschedule(self, path: str, watch: ObservedWatch) -> None:
+        del self._watches[path]
+        self._roots.pop(path, None)
+        try:
+            self._observer.unschedule(watch)
+        except (KeyError, OSError):
+            pass  # its emitter already stopped when the folder went
+
+    def _there(self, folder: WatchedFolder) -> bool:
+        """Whether the folder is there to scan: a folder, and not an empty
+        one under which the store holds items -- the bare mount point an
+        unmounted disk leaves (fstab), which a scan would take for every file
+        deleted, forgetting the disk's whole archive.  (Files deleted one by
+        one come as events, which are followed: only a scan asks this.)"""
+        disk = self._disk[folder.path]
+        if not Path(disk).is_dir():
+            return False
+        try:
+            with os.scandir(disk) as entries:
+                if next(entries, None) is not None:
+                    return True
+        except OSError:
+            return False
+        return items_under(self.store, folder.path) == 0
 
     def _index(self, paths: list[str]) -> None:
         present = [f for f in self.folders if Path(self._disk[f.path]).is_dir()]
@@ -220,3 +254,11 @@ class Watcher:
             log.info("%s: new %d, updated %d, moved %d, removed %d, failed %d", ", ".join(f.path for f in folders),
                      summary.new, summary.updated, summary.moved, summary.removed, summary.failed)
         return True
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
