@@ -54,6 +54,14 @@ def test_daemon_start_status_stop(tmp_path: Path) -> None:
         for want in (f"running (pid {pid})", f"watching: {root.resolve()}", "waiting: ", "last indexed: 20",
                      "failed items in store: 0", str(state / "lifededup" / "watch.log")):
             assert want in status.stdout, f"{want!r} missing from:\n{status.stdout}"
+        # the daemon reads its folders when it starts: a change says so, not "daemon start"
+        other = tmp_path / "other"
+        other.mkdir()
+        changed = lifededup(env, "folders", "add", str(other))
+        assert changed.returncode == 0 and f"the daemon (pid {pid}) watches the folders it started with" \
+            in changed.stdout and "daemon stop && lifededup daemon start" in changed.stdout, changed.stdout
+        removed = lifededup(env, "folders", "remove", "--keep", str(other))
+        assert "restart it to follow this change" in removed.stderr, removed.stderr
     finally:
         stopped = lifededup(env, "daemon", "stop")
     assert stopped.returncode == 0 and f"stopped (pid {pid})" in stopped.stdout, stopped.stdout + stopped.stderr

@@ -71,7 +71,17 @@ def folders_add(paths: tuple[Path, ...], include: tuple[str, ...], exclude: tupl
             folder = add_folder(store, stored_path(str(absolute(path))), include, exclude)
             click.echo(json.dumps(_folder_dict(folder)) if as_json else f"watching {_describe(folder)}")
     if not as_json:
-        click.echo("index them now with `lifededup watch` (or `lifededup daemon start`)")
+        click.echo(_running_daemon() or "index them now with `lifededup watch` (or `lifededup daemon start`)")
+
+
+def _running_daemon() -> str:
+    """What to say of a daemon watching as it started, or nothing if none runs:
+    it reads its folders and their patterns once, when it starts."""
+    pid = daemons.running_pid(daemons.DaemonPaths.default())
+    if pid is None:
+        return ""
+    return (f"the daemon (pid {pid}) watches the folders it started with: restart it to follow this change: "
+            "lifededup daemon stop && lifededup daemon start")
 
 
 @folders_group.command("remove")
@@ -113,6 +123,8 @@ def folders_remove(paths: tuple[Path, ...], forget: bool | None, as_json: bool, 
             else:
                 click.echo(f"no longer watching {path}; its {items_under(store, path)} item(s) stay in the "
                            "store (--forget removes them)")
+    if not as_json and _running_daemon():
+        click.echo(_running_daemon(), err=True)
 
 
 @folders_group.command("list")
