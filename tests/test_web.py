@@ -475,7 +475,8 @@ def test_serve_on_a_port_in_use_says_so_and_never_says_serving(sqlite_corpus: Co
 def test_loopback_answers_only_its_own_names(sqlite_corpus: CorpusStore) -> None:
     corpus = sqlite_corpus
     app = create_app(corpus.db)
-    for base in ("http://127.0.0.1:8765", "http://localhost:8765", "http://[::1]:8765"):
+    for base in ("http://127.0.0.1:8765", "http://localhost:8765", "http://[::1]:8765", "http://LOCALHOST:8765",
+                 "http://localhost.:8765"):
         with TestClient(app, base_url=base) as client:
             assert client.get("/clusters.json").status_code == 200, base
     # a name of an attacker's, pointed at 127.0.0.1 (DNS rebinding)

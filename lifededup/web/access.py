@@ -76,9 +76,12 @@ def access_for(host: str, *, allow_remote: bool = False, token: str | None = Non
 
 
 def _host_name(header: str) -> str:
+    """The host a Host header names, as DNS compares names: case aside, and
+    a fully qualified name's final dot aside (LOCALHOST, localhost.)."""
     if header.startswith("["):
-        return header[1:].split("]", 1)[0]
-    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+        return header[1:].split("]", 1)[0].lower()
+    name = header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+    return name.lower().removesuffix(".")
 
 
 def _same(given: str, token: str) -> bool:
