@@ -62,6 +62,10 @@ def test_daemon_start_status_stop(tmp_path: Path) -> None:
             in changed.stdout and "daemon stop && lifededup daemon start" in changed.stdout, changed.stdout
         removed = lifededup(env, "folders", "remove", "--keep", str(other))
         assert "restart it to follow this change" in removed.stderr, removed.stderr
+        root.rename(tmp_path / "unplugged")  # status said "watching" it, as if it were there
+        gone = lifededup(env, "daemon", "status")
+        assert f"watching: {root.resolve()} (not there: its items kept until it returns)" in gone.stdout, gone.stdout
+        (tmp_path / "unplugged").rename(root)
     finally:
         stopped = lifededup(env, "daemon", "stop")
     assert stopped.returncode == 0 and f"stopped (pid {pid})" in stopped.stdout, stopped.stdout + stopped.stderr

@@ -20,7 +20,7 @@ from lifededup.cli.index import max_text_option, ocr_option, stop_on_signals
 from lifededup.cli.options import DELAY, SECONDS, db_option, opened_listing, opened_store
 from lifededup.extract import Limits
 from lifededup.index import IndexConfig, absolute, default_workers, max_workers
-from lifededup.model import stored_path
+from lifededup.model import fs_path, stored_path
 from lifededup.store import ENV_VAR, MACHINE_ENV
 from lifededup.watch import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, WatchStatus
 from lifededup.watch import daemon as daemons
@@ -349,7 +349,9 @@ def daemon_status(as_json: bool) -> None:
         click.echo(f"running (pid {status.pid})" if status.running else "not running")
         if report is not None:
             click.echo(f"store: {report.get('store')}" + (f", machine {report['machine']}" if report.get("machine") else ""))
-            click.echo(f"watching: {', '.join(report.get('watching', [])) or 'nothing'}")
+            folders = [f + ("" if os.path.isdir(fs_path(f)) else " (not there: its items kept until it returns)")
+                       for f in report.get("watching", [])]
+            click.echo(f"watching: {', '.join(folders) or 'nothing'}")
             click.echo(f"state: {report.get('state')}, waiting: {report.get('pending', 0)} path(s)")
             click.echo(f"last indexed: {_when(report.get('last_indexed_at'))}, "
                        f"files read: {report.get('indexed', 0)}, failed items in store: {report.get('failed', 0)}")
