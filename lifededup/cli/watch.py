@@ -231,8 +231,7 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
         except daemons.DaemonError as exc:
             raise click.ClickException(str(exc)) from exc
         # an SQLite store's own files are never indexed; a server's store has none here
-        store_files = () if location.path is None else tuple(
-            str(location.path.resolve()) + s for s in ("", "-wal", "-shm", "-journal"))
+        store_files = tuple(location.own_files())
         config = IndexConfig(workers=workers, max_text_chars=int(max_text_mb * 2**20), limits=Limits(ocr=ocr))
         watcher = Watcher(store, folders, config, stop, delay=delay, rescan_every=rescan,
                           ignore=store_files, on_status=_StatusFile(daemon_paths, str(location), store.machine))

@@ -149,7 +149,10 @@ def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = Inde
         # a dict: overlapping paths (a folder and a file in it) find a file once
         found.update(scanner.found)
         skipped.update(scanner.skipped)
-    for own in _store_files(store):  # a store kept in a folder it indexes is not one of its files
+    # a store kept in a folder it indexes is not one of its files: read, they
+    # were 'unsupported' and 'empty' failures, read again every run (they
+    # change with every write)
+    for own in map(stored_path, store.location.own_files()):
         found.pop(own, None)
         skipped.pop(own, None)
     known = known_under(store, roots, config.limits)  # another machine's files in an SQLite store: refused
@@ -172,18 +175,6 @@ def _keep_skipped(known: dict[str, Known], skipped: Iterable[Skipped]) -> None:
         if item.status == UNREADABLE:
             for path in [p for p in known if p.startswith(item.path.rstrip("/") + "/")]:
                 del known[path]
-
-
-def _store_files(store: Store) -> list[str]:
-    """The stored paths of an SQLite store's own files (the database, its
-    -wal, -shm and -journal), were they in a folder it indexes: read, they
-    were 'unsupported' and 'empty' failures, and read again every run, as
-    the file changes with every write."""
-    path = store.location.path
-    if path is None:
-        return []
-    real = os.path.realpath(path)
-    return [stored_path(real + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
 
 
 def _inside(path: Path, folder: str) -> bool:

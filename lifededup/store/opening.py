@@ -70,6 +70,15 @@ class Location:
             raise UnsupportedStore(f"{self} is a database server, not a file")
         return self.path
 
+    def own_files(self) -> list[str]:
+        """The real paths of an SQLite store's files -- the database, its
+        -wal, -shm and -journal -- which an indexer or watcher of a folder
+        holding them passes over; none for a server's store."""
+        if self.path is None:
+            return []
+        real = os.path.realpath(self.path)
+        return [real + suffix for suffix in ("", "-wal", "-shm", "-journal")]
+
     def __str__(self) -> str:
         if self.url is not None:
             parsed = pg_url.parse(self.url)
@@ -367,9 +376,7 @@ def _refuse_unknown(revision: str | None, script: ScriptDirectory, location: Loc
 
         # another program's Alembic revision, not a newer lifededup's: its
         # tables are not lifededup's (every revision keeps the first's)
-        names = set(inspect(conn).get_table_names())
-        if not OWN_TABLES <= names:
-            _refuse_tables(names - {"alembic_version"} or names, location)
+        _refuse_other_history(set(inspect(conn).get_table_names()), location)
         raise StoreTooNew(
             f"the store {location} is at schema revision {revision}, made by a newer "
             f"lifededup than this one (which knows up to {script.get_current_head()}); "
@@ -435,7 +442,14 @@ def _refuse_foreign_file(location: Location) -> None:
         conn.close()
     if "alembic_version" not in names:
         _refuse_tables(names, location)
-    elif not OWN_TABLES <= names:  # another program's Alembic history (a Flask app's database, say)
+    _refuse_other_history(names, location)
+
+
+def _refuse_other_history(names: set[str], location: Location) -> None:
+    """A database with an Alembic history (``names``: its tables) that lacks
+    the tables lifededup's first revision made is another program's (a Flask
+    app's, say), not a store of a newer lifededup."""
+    if not OWN_TABLES <= names:
         _refuse_tables(names - {"alembic_version"} or names, location)
 
 
