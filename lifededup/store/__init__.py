@@ -255,10 +255,10 @@ def open_store(url_or_path: str | Path | None = None, *, readonly: bool = False,
                verify: bool = False, machine: str | None = None, identity: str | None = None) -> Store:
     """Open the store, creating or upgrading it as needed (see module docs)."""
     from lifededup.store import opening, store
-    from lifededup.store.records import machine_name
+    from lifededup.store.records import machine_name, printed_back
 
     name = machine or machine_name()
-    if not readonly and (":" in name or "/" in name):  # before anything is made or changed
+    if not readonly and not printed_back(name):  # before anything is made or changed
         raise UnsupportedStore(f"the machine name {name!r} holds ':' or '/', which a name printed as "
                                "MACHINE:PATH cannot be read back with: set LIFEDEDUP_MACHINE to a name without them")
     location = opening.resolve(url_or_path)

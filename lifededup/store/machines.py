@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lifededup.store.errors import StoreError
-from lifededup.store.records import MACHINE_ENV, read_time, stored_time, utc_now
+from lifededup.store.records import MACHINE_ENV, printed_back, read_time, stored_time, utc_now
 
 if TYPE_CHECKING:
     from lifededup.store.reader import Readable
@@ -193,7 +193,7 @@ def rename_machine(store: Store, old: str, new: str) -> int | None:
     be claimed by another computer; ``old``'s claim goes, and the next
     computer to write as ``new`` claims it.  How many items were renamed;
     None if the store knows no machine ``old``.  No file is touched."""
-    if ":" in new or "/" in new or not new.strip() or new != new.strip():
+    if not printed_back(new) or not new.strip() or new != new.strip():
         raise StoreError(f"{new!r} cannot be a machine name: it is printed MACHINE:PATH, so it holds neither "
                          "':' nor '/', nor spaces at its ends")
     with store.transaction():

@@ -90,3 +90,10 @@ def machine_name() -> str:
     per machine, so a machine renamed keeps its items only under the same
     name: set ``LIFEDEDUP_MACHINE`` to pin it."""
     return os.environ.get(MACHINE_ENV, "").strip() or socket.gethostname() or "localhost"
+
+
+def printed_back(name: str) -> bool:
+    """Whether a machine name can be read back from ``MACHINE:PATH``, the way
+    another machine's file is printed (and ``show`` takes it): it holds
+    neither ':' nor '/', as no host name does."""
+    return ":" not in name and "/" not in name
