@@ -148,7 +148,8 @@ def _joined(a_text: str, b_text: str, params: FingerprintParams, rule: Rule, res
     word edit distance of the word streams); the features rule's shared
     features."""
     from lifededup.fingerprint import fingerprint
-    from lifededup.store.similarity import estimate_resemblance, sketch_values
+    from lifededup.normalize import word_stream
+    from lifededup.store.similarity import measure, sketch_values
 
     if result.exact:
         return True
@@ -159,10 +160,9 @@ def _joined(a_text: str, b_text: str, params: FingerprintParams, rule: Rule, res
         return False  # short texts are exact copies or nothing (seeds/002)
     minima = len(set(sketch_values(left.sketch).tolist()) & set(sketch_values(right.sketch).tolist()))
     if result.shared_features < 1 and minima < rule.min_shared_minima:
-        return False
-    if estimate_resemblance(left.sketch, right.sketch, params.features) < rule.min_resemblance:
-        return False
-    return result.word_edit_distance <= rule.max_word_distance
+        return False  # not a candidate
+    return measure(left.sketch, right.sketch, word_stream(a_text).split(), word_stream(b_text).split(),
+                   params.features, rule) is not None
 
 
 @main.command("compare")
