@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from index_samples import files_on_disk, stored_files, write_text
+from test_watch import eventually
 
 from lifededup.store import open_store
 from lifededup.watch.daemon import alive
@@ -54,14 +55,25 @@ def test_daemon_start_status_stop(tmp_path: Path) -> None:
         for want in (f"running (pid {pid})", f"watching: {root.resolve()}", "waiting: ", "last indexed: 20",
                      "failed items in store: 0", str(state / "lifededup" / "watch.log")):
             assert want in status.stdout, f"{want!r} missing from:\n{status.stdout}"
-        # the daemon reads its folders when it starts: a change says so, not "daemon start"
+        # a folder added while the daemon runs is followed without a restart
+        # (it read its folders once, when it started, and had to be restarted)
         other = tmp_path / "other"
-        other.mkdir()
+        write_text(other / "before.txt", seed=3)
         changed = lifededup(env, "folders", "add", str(other))
-        assert changed.returncode == 0 and f"the daemon (pid {pid}) watches the folders it started with" \
-            in changed.stdout and "daemon stop && lifededup daemon start" in changed.stdout, changed.stdout
+        assert changed.returncode == 0 and f"the daemon (pid {pid}) follows this change within 5 s" \
+            in changed.stdout, changed.stdout
+        write_text(other / "after.txt", seed=4)
+        with open_store(db, readonly=True) as store:
+            eventually(lambda: files_on_disk(other) <= set(stored_files(store)),
+                       "the daemon scans a folder added while it runs, and follows it")
+        followed = lifededup(env, "daemon", "status")
+        assert f"watching: {root.resolve()}, {other.resolve()}" in followed.stdout, followed.stdout
         removed = lifededup(env, "folders", "remove", "--keep", str(other))
-        assert "restart it to follow this change" in removed.stderr, removed.stderr
+        assert f"the daemon (pid {pid}) follows this change" in removed.stderr, removed.stderr
+        eventually(lambda: f"watching: {root.resolve()}\n" in lifededup(env, "daemon", "status").stdout,
+                   "the daemon no longer watches a folder removed")
+        elsewhere = lifededup({**env, "LIFEDEDUP_DB": str(tmp_path / "elsewhere.db")}, "folders", "add", str(other))
+        assert f"the daemon (pid {pid}) watches another store ({db.resolve()}" in elsewhere.stdout, elsewhere.stdout
         root.rename(tmp_path / "unplugged")  # status said "watching" it, as if it were there
         gone = lifededup(env, "daemon", "status")
         assert f"watching: {root.resolve()} (not there: its items kept until it returns)" in gone.stdout, gone.stdout

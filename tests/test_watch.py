@@ -4,6 +4,7 @@ timeout, never a fixed sleep)."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import sqlite3
@@ -18,7 +19,7 @@ from index_samples import assert_matches, files_on_disk, item_ids, stored_files,
 from store_samples import prose
 
 from lifededup.index import IndexConfig
-from lifededup.store import Store, WatchedFolder, open_store
+from lifededup.store import Store, WatchedFolder, add_folder, list_folders, open_store, remove_folder
 from lifededup.watch import Debouncer, Watcher, WatchStatus
 
 TIMEOUT_S = 60.0
@@ -251,3 +252,53 @@ def test_debouncer_waits_for_quiet_and_a_stable_size() -> None:
     now[0] = 7.6
     assert debouncer.settled() == ["new", "old"], "both ends of a move settle together"
     assert len(debouncer) == 0
+
+
+def test_folders_added_removed_and_their_patterns_changed_are_followed_while_it_runs(tmp_path: Path,
+                                                                                      root: Path) -> None:
+    """The watcher of the store's folders (`watch` without PATHS, the daemon)
+    read them once, when it started: a folder added was not indexed, one
+    removed still followed, until a restart."""
+    db = tmp_path / "watch.db"
+    other = tmp_path / "other"
+    write_text(other / "old.txt", seed=70)
+    with open_store(db) as store:
+        add_folder(store, str(root.resolve()))
+    stop, caught_up = threading.Event(), threading.Event()
+    statuses: list[WatchStatus] = []
+    errors: list[BaseException] = []
+
+    def report(status: WatchStatus) -> None:
+        statuses.append(WatchStatus(**vars(status)))
+        caught_up.set()
+
+    def target() -> None:
+        try:
+            with open_store(db) as store:
+                Watcher(store, list_folders(store), IndexConfig(workers=1), stop, delay=0.3, on_status=report,
+                        follow=functools.partial(list_folders, store), follow_every=0.2).run()
+        except BaseException as exc:  # reported in the test's thread
+            errors.append(exc)
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    try:
+        assert caught_up.wait(TIMEOUT_S)
+        with open_store(db) as store:
+            add_folder(store, str(other.resolve()))
+            write_text(other / "new.txt", seed=71)
+            eventually(lambda: files_on_disk(other) <= set(stored_files(store)), "a folder added is scanned and followed")
+            add_folder(store, str(root.resolve()), exclude=("*.html",))
+            page = str((root / "web" / "page.html").resolve())
+            eventually(lambda: page not in stored_files(store), "a folder's new patterns are taken up")
+            remove_folder(store, str(other.resolve()))
+            eventually(lambda: statuses[-1].watching == [str(root.resolve())], "a folder removed is dropped")
+            write_text(other / "unwatched.txt", seed=72)
+            write_text(root / "watched.txt", seed=73)
+            eventually(lambda: str((root / "watched.txt").resolve()) in stored_files(store), "the rest is followed")
+            time.sleep(1.0)
+            assert str((other / "unwatched.txt").resolve()) not in stored_files(store), "a removed folder is not read"
+    finally:
+        stop.set()
+        thread.join(TIMEOUT_S)
+    assert not errors, errors

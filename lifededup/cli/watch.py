@@ -3,6 +3,7 @@ the store true to folders as they change."""
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -22,14 +23,14 @@ from lifededup.extract import Limits
 from lifededup.index import IndexConfig, absolute, default_workers, max_workers
 from lifededup.model import fs_path, stored_path
 from lifededup.store import ENV_VAR, MACHINE_ENV
-from lifededup.watch import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, WatchStatus
+from lifededup.watch import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, FOLLOW_S, WatchStatus
 from lifededup.watch import daemon as daemons
 
 # The store's folders (SQLAlchemy) and the watcher (watchdog, the indexer)
 # are imported by the commands that use them: `daemon status` and every
 # --help start without them.
 if TYPE_CHECKING:
-    from lifededup.store import WatchedFolder
+    from lifededup.store import Store, WatchedFolder
 
 
 @main.group("folders")
@@ -70,18 +71,22 @@ def folders_add(paths: tuple[Path, ...], include: tuple[str, ...], exclude: tupl
         for path in paths:
             folder = add_folder(store, stored_path(str(absolute(path))), include, exclude)
             click.echo(json.dumps(_folder_dict(folder)) if as_json else f"watching {_describe(folder)}")
-    if not as_json:
-        click.echo(_running_daemon() or "index them now with `lifededup watch` (or `lifededup daemon start`)")
+        if not as_json:
+            click.echo(_running_daemon(store) or "index them now with `lifededup watch` (or `lifededup daemon start`)")
 
 
-def _running_daemon() -> str:
-    """What to say of a daemon watching as it started, or nothing if none runs:
-    it reads its folders and their patterns once, when it starts."""
-    pid = daemons.running_pid(daemons.DaemonPaths.default())
-    if pid is None:
+def _running_daemon(store: Store) -> str:
+    """What to say of a running daemon after a change of folders, or nothing
+    if none runs: one that watches this store as this machine follows the
+    change within seconds."""
+    status = daemons.read_status(daemons.DaemonPaths.default())
+    if not status.running:
         return ""
-    return (f"the daemon (pid {pid}) watches the folders it started with: restart it to follow this change: "
-            "lifededup daemon stop && lifededup daemon start")
+    report = status.report or {}
+    if report.get("store") == str(store.location) and report.get("machine") == store.machine:
+        return f"the daemon (pid {status.pid}) follows this change within {FOLLOW_S:g} s"
+    return (f"the daemon (pid {status.pid}) watches another store ({report.get('store', 'unknown')}"
+            f"{', machine ' + str(report['machine']) if report.get('machine') else ''}), not this one")
 
 
 @folders_group.command("remove")
@@ -123,8 +128,9 @@ def folders_remove(paths: tuple[Path, ...], forget: bool | None, as_json: bool, 
             else:
                 click.echo(f"no longer watching {path}; its {items_under(store, path)} item(s) stay in the "
                            "store (--forget removes them)")
-    if not as_json and _running_daemon():
-        click.echo(_running_daemon(), err=True)
+        said = "" if as_json else _running_daemon(store)
+    if said:
+        click.echo(said, err=True)
 
 
 @folders_group.command("list")
@@ -199,7 +205,8 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
 
     It first catches up with a scan, then indexes each created, changed,
     moved or deleted file once it is stable.  Without PATHS it watches the
-    folders of `lifededup folders list`.  Ctrl-C or SIGTERM commits the batch
+    folders of `lifededup folders list`, and takes up `folders add` and
+    `folders remove` within seconds while it runs.  Ctrl-C or SIGTERM commits the batch
     in flight and exits.  On a PostgreSQL store shared by several machines
     it keeps this machine's items true to its folders and never touches
     another's; set LIFEDEDUP_MACHINE to pin the machine's name.
@@ -234,7 +241,9 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
         store_files = tuple(location.own_files())
         config = IndexConfig(workers=workers, max_text_chars=int(max_text_mb * 2**20), limits=Limits(ocr=ocr))
         watcher = Watcher(store, folders, config, stop, delay=delay, rescan_every=rescan,
-                          ignore=store_files, on_status=_StatusFile(daemon_paths, str(location), store.machine))
+                          ignore=store_files, on_status=_StatusFile(daemon_paths, str(location), store.machine),
+                          # without PATHS, `folders add` and `remove` are followed while it runs
+                          follow=None if paths else functools.partial(list_folders, store))
         click.echo(f"watching {', '.join(f.path for f in folders)} of the machine {store.machine} into {location} "
                    f"(pid {os.getpid()})", err=True)
         try:

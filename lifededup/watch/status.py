@@ -13,6 +13,9 @@ DEFAULT_DELAY_S = 2.0
 # The full rescan that catches what the system's event queue dropped (inotify
 # overflows under bursts); a rescan of unchanged files costs one stat each.
 DEFAULT_RESCAN_S = 3600.0
+# How often a watcher that follows the store's folders (``watch`` without
+# PATHS, the daemon) reads them again, to take up `folders add` and `remove`.
+FOLLOW_S = 5.0
 
 
 @dataclass

@@ -43,7 +43,7 @@ from lifededup.store import (
 )
 from lifededup.watch.debounce import Debouncer
 from lifededup.watch.events import Change, Changes
-from lifededup.watch.status import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, WatchStatus
+from lifededup.watch.status import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, FOLLOW_S, WatchStatus
 
 log = logging.getLogger("lifededup.watch")
 
@@ -70,6 +70,11 @@ class Watcher:
     # paths never to react to (the store's own files)
     ignore: tuple[str, ...] = ()
     on_status: Callable[[WatchStatus], None] | None = None
+    # the store's folders as they are now (``list_folders``): read every
+    # ``follow_every`` seconds, so that folders added or removed, or their
+    # patterns changed, are followed without a restart (``watch`` without PATHS)
+    follow: Callable[[], Sequence[WatchedFolder]] | None = None
+    follow_every: float = FOLLOW_S
     _changes: queue.Queue[Change] = field(default_factory=queue.Queue)
     _status: WatchStatus = field(init=False)
     _observer: BaseObserver = field(init=False)
@@ -92,11 +97,17 @@ class Watcher:
         self._observer, self._watches = observer, {}
         try:
             next_rescan = self._next_rescan(self.rescan())
+            next_follow = self.clock() + self.follow_every
             while not self.stop.is_set():
-                self._wait_for_changes(next_rescan)
+                self._wait_for_changes(min(next_rescan, next_follow) if self.follow else next_rescan)
                 ready = self.debouncer.settled() if self.clock() >= self._paused_until else []
                 if ready:
                     self._index(ready)
+                if self.follow is not None and self.clock() >= next_follow and not self.stop.is_set():
+                    taken_up = self._take_up(self.follow)
+                    if taken_up and not self.rescan(taken_up):
+                        next_rescan = min(next_rescan, self._next_rescan(False))
+                    next_follow = self.clock() + self.follow_every
                 if self.clock() >= next_rescan and not self.stop.is_set():
                     next_rescan = self._next_rescan(self.rescan())
                 self._report("watching")
@@ -130,15 +141,16 @@ class Watcher:
             except queue.Empty:
                 return
 
-    def rescan(self) -> bool:
-        """Index every watched folder in full (the catch-up and the periodic
-        rescan); False if the store refused a write (tried again soon)."""
+    def rescan(self, folders: Sequence[WatchedFolder] | None = None) -> bool:
+        """Index every watched folder (or ``folders`` of them) in full (the
+        catch-up, the periodic rescan, a folder just added); False if the
+        store refused a write (tried again soon)."""
         self._report("scanning")
         # observe first, then catch up: a change made during the scan is
         # seen by one or the other, never by neither
         self._observe()
         present = []
-        for folder in self.folders:
+        for folder in self.folders if folders is None else folders:
             if self._there(folder):
                 present.append(folder)
             else:
@@ -149,6 +161,34 @@ class Watcher:
         done = self._run(present, [self._disk[f.path] for f in present], scanned=True) if present else True
         self._status.last_rescan_at = time.time()
         return done
+
+    def _take_up(self, follow: Callable[[], Sequence[WatchedFolder]]) -> list[WatchedFolder]:
+        """Follow the store's folders as ``folders add`` and ``remove`` left
+        them: a folder removed is no longer watched (its items are the
+        command's to keep or forget), and the folders added, or whose
+        patterns changed, are returned, to be scanned now."""
+        try:
+            now = list(follow())
+        except Exception as exc:
+            if isinstance(exc, StoreError) or is_unavailable(exc):
+                return []  # the store is away: the folders stay as they were, read again next time
+            raise
+        before = {f.path: (f.include, f.exclude) for f in self.folders}
+        after = {f.path: (f.include, f.exclude) for f in now}
+        if after == before:
+            return []
+        for path in before.keys() - after.keys():
+            watch = self._watches.get(path)
+            if watch is not None:
+                self._unschedule(path, watch)
+            log.info("%s: no longer watched (lifededup folders remove)", path)
+        taken_up = [f for f in now if before.get(f.path) != after[f.path]]
+        for folder in taken_up:
+            log.info("%s: %s", folder.path, "now watched" if folder.path not in before else "its patterns changed")
+        self.folders = now
+        self._disk = {f.path: fs_path(f.path) for f in now}
+        self._status.watching = [f.path for f in now]
+        return taken_up
 
     def _observe(self) -> None:
         """Watch for events in every folder that is there; a folder that is
