@@ -3,6 +3,7 @@ a real store and folder, the state folder under tmp_path (XDG_STATE_HOME)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -115,3 +116,27 @@ def test_a_pid_file_naming_another_process_is_no_daemon_and_that_process_is_not_
     finally:
         stranger.kill()
         stranger.wait()
+
+
+def test_status_of_a_watcher_in_a_terminal_names_no_log_file(tmp_path: Path) -> None:
+    """`daemon status` named watch.log for a watcher run in the foreground,
+    whose output goes to its terminal (or systemd's journal): a file it
+    never writes."""
+    root = tmp_path / "archive"
+    write_text(root / "a.txt", seed=1)
+    state = tmp_path / "state"
+    env = {**os.environ, "XDG_STATE_HOME": str(state), "LIFEDEDUP_DB": str(tmp_path / "store.db")}
+    watcher = subprocess.Popen([sys.executable, "-m", "lifededup", "watch", str(root)], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        eventually(lambda: "state: watching" in lifededup(env, "daemon", "status").stdout, "the watcher runs")
+        status = lifededup(env, "daemon", "status")
+        assert f"running (pid {watcher.pid})" in status.stdout, status.stdout
+        assert "log: none: this watcher was not started by `daemon start`" in status.stdout, status.stdout
+        assert not (state / "lifededup" / "watch.log").exists()
+        as_json = json.loads(lifededup(env, "daemon", "status", "--json").stdout)
+        assert as_json["log"] is None and as_json["report"]["log"] is None, as_json
+    finally:
+        watcher.terminate()
+        _, err = watcher.communicate(timeout=60)
+    assert "watching" in err, err

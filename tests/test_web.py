@@ -329,6 +329,14 @@ def test_status_sees_a_running_watcher(corpus: CorpusStore, tmp_path: Path) -> N
             assert f"Running (pid {os.getpid()}), indexing" in html, html
             assert "(not the store shown here)" not in html, "the watcher's store is the one shown"
             assert get(client, "/status.json").json()["daemon"]["running"] is True
+            # a watcher in a terminal (or under systemd) writes no log file: an
+            # earlier daemon's log is not its own
+            paths.log.write_text("2026-01-01 ERROR old.pdf: an earlier daemon's news\n")
+            daemons.write_status(paths, WatchStatus(watching=[str(tmp_path)], state="watching"), store, log=False)
+            html = get(client, "/status").text
+            assert "This watcher was not started by" in html and "earlier daemon" not in html, html
+            daemons.write_status(paths, WatchStatus(watching=[str(tmp_path)], state="watching"), store)
+            assert "earlier daemon" in get(client, "/status").text
     finally:
         daemons.release(paths)
 

@@ -179,12 +179,13 @@ class _StatusFile:
 
     def __init__(self, paths: daemons.DaemonPaths, store: str, machine: str) -> None:
         self.paths, self.store, self.machine, self.last, self.state = paths, store, machine, 0.0, ""
+        self.log = daemons.writes_log(paths)
 
     def __call__(self, status: WatchStatus) -> None:
         now = time.monotonic()
         if now - self.last >= 1.0 or status.state != self.state:
             self.last, self.state = now, status.state
-            daemons.write_status(self.paths, status, self.store, self.machine)
+            daemons.write_status(self.paths, status, self.store, self.machine, log=self.log)
 
 
 @main.command("watch")
@@ -336,7 +337,8 @@ def _when(timestamp: float | None) -> str:
 
 @daemon_group.command("status")
 @click.option("--json", "as_json", is_flag=True,
-              help="One JSON object: running, pid, log, and the watcher's last report (store, watching, state, "
+              help="One JSON object: running, pid, log (null for a watcher in a terminal or under systemd), "
+              "and the watcher's last report (store, watching, state, "
               "pending, indexed, failed, last_indexed_at, last_rescan_at as Unix times).")
 def daemon_status(as_json: bool) -> None:
     """Whether the daemon runs, what it watches, how many files wait, when it
@@ -350,9 +352,11 @@ def daemon_status(as_json: bool) -> None:
     paths = daemons.DaemonPaths.default()
     status = daemons.read_status(paths)
     report = status.report
+    # a watcher in a terminal, or under systemd, writes no log file: its output is the terminal's, the journal's
+    log = str(paths.log) if not status.running or report is None or report.get("log", "") is not None else None
     if as_json:
-        click.echo(json.dumps({"running": status.running, "pid": status.pid, "log": str(paths.log),
-                               "report": report}, indent=2))
+        click.echo(json.dumps({"running": status.running, "pid": status.pid, "log": log, "report": report},
+                              indent=2))
     else:
         click.echo(f"running (pid {status.pid})" if status.running else "not running")
         if report is not None:
@@ -364,7 +368,8 @@ def daemon_status(as_json: bool) -> None:
             click.echo(f"last indexed: {_when(report.get('last_indexed_at'))}, "
                        f"files read: {report.get('indexed', 0)}, failed items in store: {report.get('failed', 0)}")
             click.echo(f"last full scan: {_when(report.get('last_rescan_at'))}")
-        click.echo(f"log: {paths.log}")
+        click.echo(f"log: {log}" if log else "log: none: this watcher was not started by `daemon start`; its output "
+                   "goes to its terminal, or to systemd's journal (journalctl --user -u lifededup)")
     if not status.running:
         sys.exit(3)
 

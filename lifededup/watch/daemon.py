@@ -124,8 +124,22 @@ def release(paths: DaemonPaths) -> None:
         paths.pid.unlink(missing_ok=True)
 
 
-def write_status(paths: DaemonPaths, status: WatchStatus, store: str, machine: str | None = None) -> None:
-    report = {**asdict(status), "store": store, "machine": machine, "pid": os.getpid(), "updated_at": time.time()}
+def writes_log(paths: DaemonPaths) -> bool:
+    """Whether this process's output goes to the daemon's log file: a
+    watcher `daemon start` started does, one in a terminal or under systemd
+    (its journal) does not."""
+    try:
+        output, log = os.fstat(2), paths.log.stat()
+    except OSError:
+        return False
+    return (output.st_dev, output.st_ino) == (log.st_dev, log.st_ino)
+
+
+def write_status(paths: DaemonPaths, status: WatchStatus, store: str, machine: str | None = None, *,
+                 log: bool = True) -> None:
+    """``log``: whether this watcher writes the daemon's log file (``writes_log``)."""
+    report = {**asdict(status), "store": store, "machine": machine, "pid": os.getpid(), "updated_at": time.time(),
+              "log": str(paths.log) if log else None}
     _write_atomically(paths.status, json.dumps(report, indent=1))
 
 

@@ -265,7 +265,7 @@ class StatusView:
     folders: list[WatchedFolder]
     daemon: daemons.DaemonStatus
     log: list[str]
-    log_path: str
+    log_path: str  # empty when the watcher writes none (run in a terminal or under systemd)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -298,5 +298,8 @@ def _tail(path: Path, lines: int = LOG_LINES) -> list[str]:
 
 
 def status_view(store: Store, paths: daemons.DaemonPaths) -> StatusView:
-    return StatusView(str(store.location), list_folders(store), daemons.read_status(paths), _tail(paths.log),
-                      str(paths.log))
+    daemon = daemons.read_status(paths)
+    if daemon.running and daemon.report is not None and daemon.report.get("log", "") is None:
+        # a watcher in a terminal or under systemd: the log file is an earlier daemon's, if any
+        return StatusView(str(store.location), list_folders(store), daemon, [], "")
+    return StatusView(str(store.location), list_folders(store), daemon, _tail(paths.log), str(paths.log))
