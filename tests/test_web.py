@@ -440,6 +440,9 @@ def test_an_original_with_a_name_that_is_not_utf8_is_linked_and_served(tmp_path:
         download = get(client, f"/items/{item['id']}/original")
         assert download.content == open(raw, "rb").read(), "the download is not the file"
         assert download.headers["content-disposition"].startswith("attachment"), download.headers
+        # saved under the name the user gave it (Latin-1 bytes read as such), not the store's escape
+        assert download.headers["content-disposition"].endswith("filename*=utf-8''caf%C3%A9%20notes.txt"), \
+            download.headers
 
 
 # -- who may connect ------------------------------------------------------------------

@@ -20,6 +20,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from lifededup.extract.base import KINDS
+from lifededup.model import fs_path
 from lifededup.search import QuerySyntaxError, syntax_of
 from lifededup.store import ItemDetails, Store, StoreError, clusters, driver_said, is_unavailable, open_store
 from lifededup.watch import daemon as daemons
@@ -180,7 +181,7 @@ class View:
             raise NotFound(f"the file of item {view.details.id} is not there to hand out "
                            "(moved, gone, or reached through a link)")
         return FileResponse(view.original, media_type="application/octet-stream",
-                            filename=Path(view.details.path).name,  # the escaped name: headers take no surrogates
+                            filename=download_name(view.details.path),
                             content_disposition_type="attachment")
 
     # -- failures and status ----------------------------------------------------
@@ -259,3 +260,16 @@ def create_app(db: str | Path | None = None, *, access: Access = Access("127.0.0
     )
     app.state.store = stores.location
     return app
+
+
+def download_name(stored: str) -> str:
+    """The name a download is saved under: the file's own, its bytes read as
+    UTF-8 -- or, where they are not (a name from an older system), as
+    Windows-1252, its most likely encoding -- rather than the store's
+    escapes (``caf\\xe9.txt``, ``a\\\\b.txt``), which a header could carry but
+    no one means."""
+    raw = os.fsencode(Path(fs_path(stored)).name)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("cp1252", "replace")
