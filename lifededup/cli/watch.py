@@ -366,7 +366,7 @@ def daemon_status(as_json: bool) -> None:
             click.echo(f"watching: {', '.join(folders) or 'nothing'}")
             click.echo(f"state: {report.get('state')}, waiting: {report.get('pending', 0)} path(s)")
             click.echo(f"last indexed: {_when(report.get('last_indexed_at'))}, "
-                       f"files read: {report.get('indexed', 0)}, failed items in store: {report.get('failed', 0)}")
+                       f"files read since it started: {report.get('indexed', 0)}, failed items in store: {report.get('failed', 0)}")
             click.echo(f"last full scan: {_when(report.get('last_rescan_at'))}")
         click.echo(f"log: {log}" if log else "log: none: this watcher was not started by `daemon start`; its output "
                    "goes to its terminal, or to systemd's journal (journalctl --user -u lifededup)")
