@@ -76,6 +76,81 @@ def test_reply_quotes_and_signature_are_dropped(tmp_path: Path) -> None:
     assert extract(outlook).text == "Count me in.", extract(outlook).text
 
 
+# An HTML-only reply quotes the message it answers in its program's markup,
+# not in "> " lines (each as the program writes it, trimmed to its structure)
+_ORIGINAL_HTML = "<div>" + BODY.replace("\n", "<br>") + "</div>"
+_HTML_REPLIES = {
+    "gmail": ('<div dir="ltr">Great, I will bring the flask.</div><br><div class="gmail_quote">'
+              '<div dir="ltr" class="gmail_attr">On Mon, Jun 3, 2024 at 9:30 AM Alex Moreau &lt;alex@example.org&gt;'
+              f' wrote:<br></div><blockquote class="gmail_quote" style="margin:0px 0px 0px 0.8ex">{_ORIGINAL_HTML}'
+              '</blockquote></div>'),
+    "apple mail": ('<html><body><div>Great, I will bring the flask.</div><div><br><blockquote type="cite">'
+                   '<div>On 3 Jun 2024, at 09:30, Alex Moreau &lt;alex@example.org&gt; wrote:</div>'
+                   f'<br class="Apple-interchange-newline">{_ORIGINAL_HTML}</blockquote></div></body></html>'),
+    "thunderbird": ('<html><body><p>Great, I will bring the flask.</p><div class="moz-cite-prefix">On 03/06/2024 '
+                    '09:30, Alex Moreau wrote:<br></div><blockquote type="cite" cite="mid:1@example.org">'
+                    f'{_ORIGINAL_HTML}</blockquote></body></html>'),
+    "outlook on the web": ('<html><body><div>Great, I will bring the flask.</div><hr style="display:inline-block">'
+                           '<div id="divRplyFwdMsg" dir="ltr"><font face="Calibri"><b>From:</b> Alex Moreau<br>'
+                           '<b>Sent:</b> Monday, June 3, 2024 9:30 AM<br><b>To:</b> Sam Okafor<br><b>Subject:</b> '
+                           f'Boat trip</font><div>&nbsp;</div></div>{_ORIGINAL_HTML}</body></html>'),
+    # Outlook on the desktop: the header block in paragraphs, a blank line between its fields
+    "outlook": ('<html><body><div class="WordSection1"><p class="MsoNormal">Great, I will bring the flask.</p>'
+                '<div style="border:none;border-top:solid #E1E1E1 1.0pt"><p class="MsoNormal"><b>From:</b> Alex '
+                'Moreau &lt;alex@example.org&gt;</p><p class="MsoNormal"><b>Sent:</b> Monday, June 3, 2024 9:30 AM'
+                f'</p></div><p class="MsoNormal">{BODY}</p></div></body></html>'),
+}
+
+
+def html_only(subject: str, html: str) -> EmailMessage:
+    msg = EmailMessage()
+    msg["From"], msg["Subject"] = "Sam Okafor <sam@example.org>", subject
+    msg.set_content(html, subtype="html")
+    return msg
+
+
+def test_html_only_replies_drop_the_quoted_message(tmp_path: Path) -> None:
+    """A reply with no text/plain part kept the message it answers (its
+    quote is markup, not "> " lines): 12% apart from it, it was clustered
+    as a near copy and hidden under it in search."""
+    for program, html in _HTML_REPLIES.items():
+        path = tmp_path / f"{program}.eml"
+        path.write_bytes(bytes(html_only("Re: Boat trip", html)))
+        assert extract(path).text == "Great, I will bring the flask.", (program, extract(path).text)
+
+
+def test_a_forwarded_message_is_kept_in_the_forward(tmp_path: Path) -> None:
+    """An inline forward was cut at "Forwarded message" like a quote: the
+    forwarded text, which the archive may hold nowhere else, could not be
+    found.  It is the forward's text now (the forward, a copy of it)."""
+    forwarded = ("Hi Dana, FYI.\n-- \nSam\n\n---------- Forwarded message ---------\nFrom: Alex Moreau "
+                 f"<alex@example.org>\nDate: Mon, 3 Jun 2024 at 09:30\nSubject: Boat trip\n\n{BODY}")
+    plain = tmp_path / "plain.eml"
+    plain.write_bytes(bytes(message("Boat trip", forwarded)))  # a subject that does not say so
+    text = extract(plain).text
+    assert text.startswith("Hi Dana, FYI.") and "harbour at nine" in text and "\nSam\n" not in text, text
+    gmail = tmp_path / "gmail.eml"
+    gmail.write_bytes(bytes(html_only("Fwd: Boat trip", (
+        '<div dir="ltr">Hi Dana, FYI.<br><br><div class="gmail_quote"><div dir="ltr" class="gmail_attr">'
+        '---------- Forwarded message ---------<br>From: <strong class="gmail_sendername">Alex Moreau</strong>'
+        f'<br>Subject: Boat trip<br></div><br><br>{_ORIGINAL_HTML}</div></div>'))))
+    assert "harbour at nine" in extract(gmail).text, extract(gmail).text
+    apple = tmp_path / "apple.eml"
+    apple.write_bytes(bytes(html_only("Boat trip", (
+        '<div>Hi Dana, FYI.</div><div><br><div>Begin forwarded message:</div><br><blockquote type="cite">'
+        f'<div><b>From: </b>Alex Moreau</div><div><b>Subject: </b>Boat trip</div>{_ORIGINAL_HTML}</blockquote>'
+        '</div>'))))
+    assert "harbour at nine" in extract(apple).text, extract(apple).text
+    outlook = tmp_path / "outlook.eml"  # FW: -- the forwarded message under a reply's "From: / Sent:" block
+    outlook.write_bytes(bytes(message("FW: Boat trip", f"Hi Dana, FYI.\n\nFrom: Alex Moreau\nSent: Monday\n\n{BODY}")))
+    assert "harbour at nine" in extract(outlook).text, extract(outlook).text
+    # a reply quoting a forward drops it with the rest of its quote
+    reply = tmp_path / "reply.eml"
+    reply.write_bytes(bytes(message("RE: Boat trip", f"Thanks!\n\n-----Original Message-----\nFrom: Sam\n"
+                                    f"Sent: Monday\n\n---------- Forwarded message ---------\n{BODY}")))
+    assert extract(reply).text == "Thanks!", extract(reply).text
+
+
 def test_attachment_is_a_child_item(tmp_path: Path) -> None:
     path = tmp_path / "with-attachment.eml"
     path.write_bytes(bytes(message("Itinerary", BODY, attachment=docx_bytes("Day one: harbour, island, pub."))))

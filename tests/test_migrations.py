@@ -548,3 +548,64 @@ def test_0014_reads_again_the_files_whose_nested_parts_were_misnamed(store_url: 
         found = [(Path(h.path).name, h.part) for h in search(store, "lambs", collapse=False).hits]
         assert found == [("two-reports.eml", "attachment 1: spring.zip / report.txt")], found
         sound(store)  # the store consistent after the mail was read again
+
+
+def test_0015_reads_mail_again(store_url: str, tmp_path: Path) -> None:
+    """A store at 0014 holding an HTML-only reply stored with the message it
+    quotes, an inline forward cut at its "Forwarded message" line, a mailbox
+    and a note, as the code before wrote them: 0015 marks the three files
+    holding mail half written, and the next index reads them again under
+    their ids (the reply its own words, the forward with what it forwards)
+    and leaves the note alone."""
+    import hashlib
+    import os
+
+    from test_extract_mail import _HTML_REPLIES, BODY, html_only, message, write_mbox
+
+    from lifededup.index import IndexConfig, run
+    from lifededup.model import stored_path
+    from lifededup.store.records import machine_name
+
+    folder = tmp_path / "mail"
+    folder.mkdir()
+    forward = f"Hi Dana, FYI.\n\n---------- Forwarded message ---------\nFrom: Alex Moreau\n\n{BODY}"
+    (folder / "reply.eml").write_bytes(bytes(html_only("Re: Boat trip", _HTML_REPLIES["gmail"])))
+    (folder / "forward.eml").write_bytes(bytes(message("Boat trip", forward)))
+    write_mbox(folder / "box.mbox", [message("Tides", "The tide tables for June are pinned by the door.\n")])
+    (folder / "note.txt").write_bytes(b"A note about the lighthouse keeper and the tide tables.\n")
+    # (id, file, part, kind, parent id, text), as the code before this revision stored them
+    rows = [(1, "reply.eml", "", "email", None, "Great, I will bring the flask. " + BODY),
+            (2, "forward.eml", "", "email", None, "Hi Dana, FYI."),
+            (3, "box.mbox", "", "mailbox", None, None),
+            (4, "box.mbox", "message 1", "email", 3, "The tide tables for June are pinned by the door."),
+            (5, "note.txt", "", "text", None, None)]  # (its text and fingerprint are not this test's)
+    upgrade_to(store_url, "0014")
+    engine = make_engine(resolve(store_url), readonly=False)
+    with engine.begin() as conn:
+        for item_id, name, part, kind, parent, text in rows:
+            path = folder / name
+            stat = os.stat(path)
+            whole = part == ""
+            conn.exec_driver_sql(
+                "INSERT INTO items (id, machine, path, part, parent_id, kind, status, indexed_at, size, mtime, raw_sha1,"
+                " text) VALUES (:id, :machine, :path, :part, :parent, :kind, 'ok', '2026-01-01 00:00:00', :size,"
+                " :mtime, :sha1, :text)",
+                {"id": item_id, "machine": machine_name(), "path": stored_path(str(path)), "part": part,
+                 "parent": parent, "kind": kind, "size": stat.st_size if whole else None,
+                 "mtime": stat.st_mtime if whole else None, "text": text,
+                 "sha1": hashlib.sha1(path.read_bytes()).hexdigest() if whole else None})
+        ids_written(conn)
+    engine.dispose()
+    upgrade_to(store_url, "0015")
+    with open_store(store_url) as store:
+        mtimes = {Path(str(r[0])).name: r[1] is None for r in store.execute(
+            "SELECT path, mtime FROM items WHERE part = ''")[1]}
+        assert mtimes == {"reply.eml": True, "forward.eml": True, "box.mbox": True, "note.txt": False}, mtimes
+        summary = run(store, [folder], IndexConfig(workers=1))
+        assert (summary.unchanged, summary.updated) == (1, 3), summary
+        texts = {(Path(str(r[1])).name, str(r[2])): (int(r[0]), r[3]) for r in store.execute(
+            "SELECT id, path, part, text FROM items")[1]}
+        assert texts[("reply.eml", "")] == (1, "Great, I will bring the flask."), texts
+        assert texts[("forward.eml", "")][0] == 2 and "harbour at nine" in str(texts[("forward.eml", "")][1])
+        assert texts[("box.mbox", "message 1")][0] == 4, texts
+        sound(store)

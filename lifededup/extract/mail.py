@@ -2,9 +2,14 @@
 
 The text of a message is what its author wrote: text/plain preferred, HTML
 converted; the quoted earlier messages of a reply ("> ..." lines, "On ...
-wrote:", an Outlook "-----Original Message-----" block) and the signature are
-dropped, so a reply is not a near-copy of the message it answers.
-Attachments are child items, read by the same registry as files.
+wrote:", an Outlook "-----Original Message-----" or "From: / Sent:" block,
+and in an HTML-only message the mail programs' quote markup: Gmail's
+``gmail_quote``, Apple Mail's and Thunderbird's ``<blockquote type=cite>``,
+Outlook's ``divRplyFwdMsg`` and what follows it) and the signature are
+dropped, so a reply is not a near-copy of the message it answers.  A
+forwarded message is kept: its text may be held nowhere else, and the
+forward is a copy of it.  Attachments are child items, read by the same
+registry as files.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from email.message import EmailMessage, MIMEPart
 from email.parser import BytesParser
 from email.utils import parsedate_to_datetime
 
+from bs4 import BeautifulSoup, Tag
+
 from lifededup.extract.base import EmptyFile, Extracted, ExtractionError, Failure, Format, Probe, Source, nested
 from lifededup.extract.html import parse_html
 from lifededup.extract.layout import clean_text
@@ -25,26 +32,49 @@ from lifededup.extract.text import decode
 
 _ATTRIBUTION = re.compile(r"^(on\b.{0,200}\bwrote:|am\b.{0,200}\bschrieb.{0,40}:|le\b.{0,200}\ba écrit\s*:)\s*$",
                           re.IGNORECASE)
-_OUTLOOK_QUOTE = re.compile(r"^\s*(-{2,}\s*original message\s*-{2,}|-{2,}\s*forwarded message\s*-{2,}|"
-                            r"_{10,})\s*$", re.IGNORECASE)
+_OUTLOOK_QUOTE = re.compile(r"^\s*(-{2,}\s*original message\s*-{2,}|_{10,})\s*$", re.IGNORECASE)
+# Where a forwarded message begins (Gmail, Thunderbird, Apple Mail, Outlook):
+# what follows is kept, as the forward's text
+_FORWARD_MARK = re.compile(r"^\s*(-{2,}\s*forwarded message\s*-{2,}|begin forwarded message\s*:|"
+                           r"-{2,}\s*weitergeleitete nachricht\s*-{2,}|-{2,}\s*message transféré\s*-{2,})\s*$",
+                           re.IGNORECASE)
+# A subject that says the message forwards another (Outlook's "FW:" carries
+# the forwarded message under the same "From: / Sent:" block as a reply's quote)
+_FORWARD_SUBJECT = re.compile(r"^\s*(fwd?|wg|tr|rv|vs|doorst)\s*:", re.IGNORECASE)
 _SIGNATURE = "-- "
 # A line of quoted headers ("From: ... / Sent: ...") starts an Outlook-style quoted message.
 _QUOTED_HEADER = re.compile(r"^\s*\*?(from|von|de)\s*:\*?\s+\S.*$", re.IGNORECASE)
 _QUOTED_HEADER_NEXT = re.compile(r"^\s*\*?(sent|date|gesendet|envoyé)\s*:", re.IGNORECASE)
+# An HTML message's quote of the message it answers, by the markup of the
+# mail programs that write it; Outlook's header block begins the quote, which
+# runs to the end of the message
+_HTML_QUOTES = "div.gmail_quote, blockquote.gmail_quote, blockquote[type=cite], div.moz-cite-prefix"
+_HTML_QUOTE_FROM_HERE = "#divRplyFwdMsg, #appendonsend"
 
 
-def strip_quotes(body: str) -> str:
-    """The author's own words: no quoted replies, no attribution line, no signature."""
+def is_forward(subject: str) -> bool:
+    """Whether a message's subject says it forwards another (``Fwd:``, Outlook's ``FW:``)."""
+    return bool(_FORWARD_SUBJECT.match(subject))
+
+
+def strip_quotes(body: str, *, forward: bool = False) -> str:
+    """The author's own words: no quoted replies, no attribution line, no
+    signature -- and a forwarded message, whole.  ``forward``: the subject
+    says the message is a forward (``is_forward``): all of it is kept."""
+    if forward:
+        return body
     lines = body.splitlines()
     kept: list[str] = []
+    signed = False
     for i, line in enumerate(lines):
-        nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        if line == _SIGNATURE or _OUTLOOK_QUOTE.match(line) or (
-                _QUOTED_HEADER.match(line) and _QUOTED_HEADER_NEXT.match(nxt)):
-            break
-        if line.lstrip().startswith(">"):
-            continue
-        if _ATTRIBUTION.match(line.strip()):
+        if _FORWARD_MARK.match(line):
+            return "\n".join(kept + lines[i + 1:])  # the forwarded message, its own quotes and all
+        # the next line with words: an HTML message's header block may have blank lines between
+        nxt = next((later for later in lines[i + 1:i + 4] if later.strip()), "")
+        if _OUTLOOK_QUOTE.match(line) or (_QUOTED_HEADER.match(line) and _QUOTED_HEADER_NEXT.match(nxt)):
+            break  # a quoted message, to the end (a forward in it is the quoted one's)
+        signed = signed or line == _SIGNATURE  # the signature, up to a forwarded message
+        if signed or line.lstrip().startswith(">") or _ATTRIBUTION.match(line.strip()):
             continue
         kept.append(line)
     return "\n".join(kept)
@@ -62,14 +92,45 @@ def _part_text(part: MIMEPart) -> str:
     return decode(raw)[0]
 
 
-def _body(message: EmailMessage) -> str:
+def _body(message: EmailMessage, *, forward: bool) -> str:
     part = message.get_body(preferencelist=("plain", "html"))
     if part is None:
         return ""
     text = _part_text(part)
     if part.get_content_subtype() == "html":
-        return parse_html(text).text
+        return parse_html(text if forward else without_html_quotes(text)).text
     return text
+
+
+def without_html_quotes(markup: bytes | str) -> bytes | str:
+    """An HTML message without its quote of the message it answers (see
+    the module's doc), which text/plain marks with "> " and HTML with
+    markup; a quote that holds a forwarded message (after "Forwarded
+    message" or "Begin forwarded message:") is kept."""
+    seen = markup if isinstance(markup, str) else markup.decode("latin-1")
+    if not any(mark in seen for mark in ("gmail_quote", "cite", "divRplyFwdMsg", "appendonsend")):
+        return markup  # most messages: no second parse
+    soup = BeautifulSoup(markup, "lxml")
+    for quote in soup.select(_HTML_QUOTES):
+        if not quote.decomposed and not _forwards(quote):
+            quote.decompose()
+    start = soup.select_one(_HTML_QUOTE_FROM_HERE)
+    if start is not None and not _forwards(start):
+        rule = start.find_previous_sibling()
+        if rule is not None and rule.name == "hr":
+            rule.decompose()
+        for later in list(start.find_next_siblings()):
+            later.decompose()
+        start.decompose()
+    return str(soup)
+
+
+def _forwards(quote: Tag) -> bool:
+    """Whether a quote element holds a forwarded message: the words just
+    before it, or its own first words, say so."""
+    before = " ".join(reversed([str(s) for s in quote.find_all_previous(string=True, limit=6)]))
+    return bool(re.search(r"forwarded message|weitergeleitete nachricht|message transféré",
+                          before[-200:] + " " + quote.get_text(" ")[:200], re.IGNORECASE))
 
 
 def _date(message: EmailMessage) -> datetime | None:
@@ -117,8 +178,10 @@ def message_item(data: bytes, source: Source) -> Extracted:
     assert isinstance(message, EmailMessage)
     metadata = {key.lower(): " ".join(str(message.get(key, "")).split())
                 for key in ("From", "To", "Cc", "Message-ID", "In-Reply-To") if message.get(key)}
-    text = clean_text(strip_quotes(_body(message)))
-    return Extracted(text=text, title=" ".join(str(message.get("Subject", "")).split()), kind="email",
+    subject = " ".join(str(message.get("Subject", "")).split())
+    forward = is_forward(subject)
+    text = clean_text(strip_quotes(_body(message, forward=forward), forward=forward))
+    return Extracted(text=text, title=subject, kind="email",
                      mime="message/rfc822", doc_date=_date(message), metadata=metadata,
                      children=_attachments(message, source))
 

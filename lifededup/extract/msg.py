@@ -13,7 +13,7 @@ from typing import Any
 from lifededup.extract.base import EmptyFile, Extracted, Format, MissingTool, Probe, Source
 from lifededup.extract.html import parse_html
 from lifededup.extract.layout import clean_text
-from lifededup.extract.mail import attachment_items, strip_quotes
+from lifededup.extract.mail import attachment_items, is_forward, strip_quotes, without_html_quotes
 
 INSTALL = "pip install 'lifededup[msg]'"
 
@@ -27,10 +27,12 @@ def extract_msg(source: Source) -> Extracted:
 
     message: Any = extract_msg.openMsg(source.read_bytes())
     try:
+        subject = " ".join((message.subject or "").replace("\x00", "").split())
+        forward = is_forward(subject)
         # MAPI strings are often padded with NULs (Outlook, PST exports)
         body = (message.body or "").replace("\x00", "")
         if not body.strip() and message.htmlBody:
-            body = parse_html(message.htmlBody).text
+            body = parse_html(message.htmlBody if forward else without_html_quotes(message.htmlBody)).text
         metadata = {k: " ".join(str(v).replace("\x00", "").split())
                     for k, v in (("from", message.sender), ("to", message.to), ("cc", message.cc)) if v}
         # a signed message's parts are SignedAttachments, which have a name but no getFilename()
@@ -38,12 +40,11 @@ def extract_msg(source: Source) -> Extracted:
                        for i, a in enumerate(message.attachments, start=1)
                        if isinstance(getattr(a, "data", None), bytes)]
         date = message.date if isinstance(message.date, datetime) else None
-        subject = " ".join((message.subject or "").replace("\x00", "").split())
     finally:
         message.close()
     if not body.strip() and not subject and not attachments:
         raise EmptyFile(f"{source.name} is a message with no text")
-    return Extracted(text=clean_text(strip_quotes(body)), title=subject, kind="email",
+    return Extracted(text=clean_text(strip_quotes(body, forward=forward)), title=subject, kind="email",
                      mime="application/vnd.ms-outlook", doc_date=date, metadata=metadata,
                      children=attachment_items(attachments, source))
 
