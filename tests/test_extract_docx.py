@@ -42,6 +42,20 @@ def test_body_tables_in_order_headers_aside(tmp_path: Path) -> None:
     assert got.doc_date == datetime(2023, 3, 9, 18, 0, tzinfo=timezone.utc), got.doc_date
 
 
+def test_a_drafts_date_is_its_last_save(tmp_path: Path) -> None:
+    """A draft saved as another keeps its parent's creation date: three drafts
+    of January, March and May all had January's, and `--since` found none of
+    the later ones.  A save date before the creation (python-docx's
+    template, above) is not believed."""
+    path = tmp_path / "letter-v3.docx"
+    document = docx.Document()
+    document.core_properties.created = datetime(2024, 1, 5, 10, 0)
+    document.core_properties.modified = datetime(2024, 3, 7, 16, 30)
+    document.add_paragraph("Dear Ms Whitlock, the third draft of the letter about the boundary wall.")
+    document.save(str(path))
+    assert extract(path).doc_date == datetime(2024, 3, 7, 16, 30, tzinfo=timezone.utc)
+
+
 def test_docx_named_txt_is_read_as_docx(tmp_path: Path) -> None:
     path = tmp_path / "minutes.txt"
     make_docx(path)

@@ -98,3 +98,30 @@ def test_layout_joins_pdfium_hyphens_drops_leaders_and_ligatures() -> None:
     assert strip_leaders(contents).split("\n") == ["Contents", "Installing", "Upgrading", "Notes",
                                                    "A line. With dots... 7 times"], strip_leaders(contents)
     assert unligature("\ufb01le \ufb02ow e\ufb00ort") == "file flow effort"
+
+
+def test_a_pdfs_date_is_its_last_save(tmp_path: Path) -> None:
+    """ModDate, not CreationDate: a draft saved as another keeps its
+    parent's creation date; a ModDate before the creation is not believed."""
+    def pdf(info: str) -> bytes:
+        stream = b"BT /F1 12 Tf 72 720 Td (The third draft of the letter about the boundary wall.) Tj ET"
+        objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                   b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+                   b"/Resources << /Font << /F1 5 0 R >> >> >>",
+                   b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+                   b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", info.encode()]
+        out, offsets = bytearray(b"%PDF-1.4\n"), []
+        for number, body in enumerate(objects, start=1):
+            offsets.append(len(out))
+            out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+        xref = len(out)
+        out += b"xref\n0 7\n0000000000 65535 f \n" + b"".join(b"%010d 00000 n \n" % o for o in offsets)
+        out += b"trailer\n<< /Size 7 /Root 1 0 R /Info 6 0 R >>\nstartxref\n%d\n%%%%EOF\n" % xref
+        return bytes(out)
+
+    saved = tmp_path / "saved.pdf"
+    saved.write_bytes(pdf("<< /CreationDate (D:20240105100000Z) /ModDate (D:20240307163000Z) >>"))
+    assert extract(saved).doc_date == parse_pdf_date("D:20240307163000Z")
+    odd = tmp_path / "odd.pdf"
+    odd.write_bytes(pdf("<< /CreationDate (D:20240105100000Z) /ModDate (D:19990101000000Z) >>"))
+    assert extract(odd).doc_date == parse_pdf_date("D:20240105100000Z")

@@ -45,7 +45,7 @@ import tempfile
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 KINDS = ("document", "email", "web page", "text", "spreadsheet", "presentation", "mailbox", "contact", "event",
@@ -326,6 +326,19 @@ def iso_date(value: str) -> datetime | None:
         return datetime.fromisoformat(value.strip()) if value.strip() else None
     except ValueError:
         return None
+
+
+def last_saved(created: datetime | None, modified: datetime | None) -> datetime | None:
+    """A document's date: when it was last saved -- a draft saved as another
+    keeps its parent's creation date -- unless that is missing or before its
+    creation (python-docx's template, say, keeps a 2013 save date)."""
+    if created is None or modified is None:
+        return modified or created
+
+    def comparable(when: datetime) -> datetime:
+        return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+
+    return modified if comparable(modified) >= comparable(created) else created
 
 
 Recogniser = Callable[[Probe], bool]

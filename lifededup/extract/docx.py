@@ -21,7 +21,7 @@ from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.table import Table
 from docx.text.paragraph import Paragraph
 
-from lifededup.extract.base import Extracted, Format, Probe, Source
+from lifededup.extract.base import Extracted, Format, Probe, Source, last_saved
 from lifededup.extract.layout import clean_text
 
 
@@ -95,7 +95,7 @@ def extract_docx(source: Source) -> Extracted:
     text = clean_text("\n\n".join([*_body(document), *_notes(document)]))
     header, footer = _edges(document)
     props = document.core_properties
-    date = props.created or props.modified
+    date = last_saved(props.created, props.modified)
     metadata = {k: v for k, v in (("header", header), ("footer", footer), ("author", props.author or ""),
                                   ("revision", str(props.revision or ""))) if v}
     if date is not None and date.tzinfo is None:

@@ -6,7 +6,7 @@ import io
 from collections.abc import Iterator
 from typing import Any
 
-from lifededup.extract.base import Extracted, Format, Probe, Source, iso_date
+from lifededup.extract.base import Extracted, Format, Probe, Source, iso_date, last_saved
 from lifededup.extract.layout import clean_text
 
 
@@ -23,7 +23,8 @@ def extract_odt(source: Source) -> Extracted:
     return Extracted(text=clean_text("\n\n".join([*paragraphs, *notes])),
                      title=meta.get((DCNS, "title"), "").strip(),
                      kind="document", mime="application/vnd.oasis.opendocument.text",
-                     doc_date=iso_date(meta.get((METANS, "creation-date"), "")))
+                     doc_date=last_saved(iso_date(meta.get((METANS, "creation-date"), "")),
+                                         iso_date(meta.get((DCNS, "date"), ""))))
 
 
 def _odf_text(node: Any, notes: list[str]) -> str:

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from lifededup.extract.base import (
-    CorruptFile, EncryptedFile, ExtractionError, Extracted, Format, NoText, Probe, Source,
+    CorruptFile, EncryptedFile, ExtractionError, Extracted, Format, NoText, Probe, Source, last_saved,
 )
 from lifededup.extract.layout import clean_pages
 from lifededup.extract.ocr import read_scanned_pdf
@@ -115,7 +115,7 @@ def extract_pdf(source: Source) -> Extracted:
         return read_scanned_pdf(source, data, len(pages))
     metadata = {"engine": engine, "pages": str(len(pages))}
     metadata.update({k.lower(): v for k, v in meta.items() if k in ("Author", "Creator", "Producer", "Subject")})
-    date = parse_pdf_date(meta.get("CreationDate", "")) if meta.get("CreationDate") else None
+    date = last_saved(parse_pdf_date(meta.get("CreationDate", "")), parse_pdf_date(meta.get("ModDate", "")))
     text = clean_pages(pages)
     if not any(char.isalnum() for char in text):
         raise NoText(f"the {len(pages)} page(s) give no words (only page numbers or marks)")

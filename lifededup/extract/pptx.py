@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from lifededup.extract.base import Extracted, Format, Probe, Source
+from lifededup.extract.base import Extracted, Format, Probe, Source, last_saved
 from lifededup.extract.layout import clean_text
 
 
@@ -21,7 +21,7 @@ def extract_pptx(source: Source) -> Extracted:
     props = deck.core_properties
     return Extracted(text=clean_text("\n\n".join(slides)), title=(props.title or "").strip(), kind="presentation",
                      mime="application/vnd.openxmlformats-officedocument.presentationml.presentation",
-                     doc_date=props.created, metadata={"slides": str(len(slides))})
+                     doc_date=last_saved(props.created, props.modified), metadata={"slides": str(len(slides))})
 
 
 def _is_pptx(probe: Probe) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator
 
-from lifededup.extract.base import Extracted, Format, Probe, Source
+from lifededup.extract.base import Extracted, Format, Probe, Source, last_saved
 
 
 def _cell_text(value: object) -> str:
@@ -31,7 +31,7 @@ def extract_xlsx(source: Source) -> Extracted:
         props = book.properties
         return Extracted(text="\n\n".join(sheets), title=(props.title or "").strip(), kind="spreadsheet",
                          mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                         doc_date=props.created, metadata={"sheets": str(len(sheets))})
+                         doc_date=last_saved(props.created, props.modified), metadata={"sheets": str(len(sheets))})
     finally:
         book.close()
 
