@@ -35,10 +35,12 @@ SEEDS = {
     "man": "/usr/share/man/man1/ls.1.gz", "info": "/usr/share/info/sed.info.gz", "gzip": "/usr/share/man/man1/ls.1.gz",
     "vcard": "../tests/fixtures/vcard/vcard40_full.vcf", "icalendar": "../tests/fixtures/calendar/mozilla.ics",
     "ppt": "Documents/Other formats/garden-club-report-v3.doc",
+    "mhtml": "../tests/fixtures/mhtml/lighthouse-walk.mhtml",  # saved by Chromium (tests/fixtures/mhtml/README.md)
     "archive": "Documents/garden-club-report/garden-club-report-v3.docx", "image": "Bad files/holiday photo.jpg",
 }
 SUFFIX = {"text": ".txt", "mbox": ".mbox", "eml": ".eml", "html": ".html", "man": ".1", "gzip": ".gz",
-          "vcard": ".vcf", "icalendar": ".ics", "archive": ".zip", "image": ".jpg"}
+          "vcard": ".vcf", "icalendar": ".ics", "archive": ".zip", "image": ".jpg",
+          "mhtml": ".mhtml"}
 
 
 def mutate(data: bytes, rng: random.Random) -> bytes:

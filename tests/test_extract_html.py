@@ -74,6 +74,50 @@ def test_two_saved_copies_with_different_banners_are_one_text(tmp_path: Path) ->
     assert result.exact, f"the two saved copies differ: {result}"
 
 
+def saved_as_one_file(html: bytes, *, chrome: bool = True) -> bytes:
+    """The page as Chrome saves "Webpage, Single File" (or Internet Explorer
+    a .mht): a MIME message of its HTML, a stylesheet and an image, and an
+    ad's frame."""
+    from email.message import EmailMessage
+
+    saved = EmailMessage()
+    saved["From"] = "<Saved by Blink>" if chrome else "<Saved by Windows Internet Explorer 8>"
+    if chrome:
+        saved["Snapshot-Content-Location"] = "https://travel.example/aran"
+    saved["Subject"] = "Visiting the Aran Islands"
+    saved["Date"] = "Sat, 9 Mar 2024 10:00:00 -0000"
+    saved.make_related()
+    for data, maintype, subtype, where in (
+            (html, "text", "html", "https://travel.example/aran"),
+            (b"<html><body><p>BUY CHEAP FLIGHTS NOW from Galway airport</p></body></html>", "text", "html",
+             "https://ads.example/frame"),
+            (b"p { color: red; font-family: Georgia, serif }", "text", "css", "https://travel.example/site.css"),
+            (b"\x89PNG\r\n\x1a\n" + bytes(200), "image", "png", "https://travel.example/logo.png")):
+        part = EmailMessage()
+        part.set_content(data, maintype, subtype, cte="quoted-printable" if maintype == "text" else "base64")
+        part["Content-Location"] = where
+        saved.attach(part)
+    return bytes(saved)
+
+
+def test_a_page_saved_as_one_file_is_a_web_page(tmp_path: Path) -> None:
+    """A .mhtml was read as a mail from "<Saved by Blink>", its stylesheet an
+    item of its own (found by `search font`, clustered with every other
+    saved page's): it is the page, and the same text as the page saved as .html."""
+    saved = extract(Path(__file__).parent / "fixtures/mhtml/lighthouse-walk.mhtml")  # by Chromium itself
+    original = extract(CORPUS / "Web/Saved pages/lighthouse-walk.html")
+    assert (saved.kind, saved.title, saved.text) == ("web page", original.title, original.text), saved
+    html = page("We use cookies!", "BUY CHEAP FLIGHTS NOW", "2024-05-01 10:00").encode()
+    as_html = tmp_path / "aran.html"
+    as_html.write_bytes(html)
+    for name, chrome in (("aran.mhtml", True), ("aran.mht", False), ("aran-saved.eml", True)):
+        path = tmp_path / name
+        path.write_bytes(saved_as_one_file(html, chrome=chrome))
+        got = extract(path)
+        assert (got.kind, got.title, list(got.children)) == ("web page", "Visiting the Aran Islands", []), (name, got)
+        assert got.text == extract(as_html).text, (name, got.text)
+
+
 def test_charset_from_meta(tmp_path: Path) -> None:
     path = tmp_path / "old.html"
     path.write_bytes('<html><head><meta charset="windows-1252"><title>Café</title></head>'

@@ -80,7 +80,8 @@ def strip_quotes(body: str, *, forward: bool = False) -> str:
     return "\n".join(kept)
 
 
-def _part_text(part: MIMEPart) -> str:
+def part_text(part: MIMEPart) -> str:
+    """A text part's text, in its charset (else guessed)."""
     payload = part.get_payload(decode=True)
     raw = payload if isinstance(payload, bytes) else b""
     charset = part.get_content_charset()
@@ -96,7 +97,7 @@ def _body(message: EmailMessage, *, forward: bool) -> str:
     part = message.get_body(preferencelist=("plain", "html"))
     if part is None:
         return ""
-    text = _part_text(part)
+    text = part_text(part)
     if part.get_content_subtype() == "html":
         return parse_html(text if forward else without_html_quotes(text)).text
     return text
@@ -133,7 +134,7 @@ def _forwards(quote: Tag) -> bool:
                           before[-200:] + " " + quote.get_text(" ")[:200], re.IGNORECASE))
 
 
-def _date(message: EmailMessage) -> datetime | None:
+def message_date(message: EmailMessage) -> datetime | None:
     value = message.get("Date")
     if not value:
         return None
@@ -182,7 +183,7 @@ def message_item(data: bytes, source: Source) -> Extracted:
     forward = is_forward(subject)
     text = clean_text(strip_quotes(_body(message, forward=forward), forward=forward))
     return Extracted(text=text, title=subject, kind="email",
-                     mime="message/rfc822", doc_date=_date(message), metadata=metadata,
+                     mime="message/rfc822", doc_date=message_date(message), metadata=metadata,
                      children=_attachments(message, source))
 
 

@@ -41,6 +41,7 @@ FORMAT_MODULES = (
     "lifededup.extract.image",
     "lifededup.extract.compressed",
     "lifededup.extract.archive",
+    "lifededup.extract.mhtml",
     "lifededup.extract.mbox",
     "lifededup.extract.mail",
     "lifededup.extract.html",
