@@ -94,6 +94,9 @@ def test_layout_joins_pdfium_hyphens_drops_leaders_and_ligatures() -> None:
 
     assert dehyphenate("the files\x02ystem is full") == "the filesystem is full"
     assert dehyphenate("the files\x02\nystem") == "the filesystem"
+    # a compound broken at one of its own hyphens keeps it ("out-ofthe-box" before)
+    assert dehyphenate("an out-of-\nthe-box setup") == "an out-of-the-box setup"
+    assert dehyphenate("an out-of\x02the-box setup, an x-ray exam-\nple") == "an out-of-the-box setup, an x-ray example"
     contents = "Contents\nInstalling ............ 12\nUpgrading . . . . . 3\nNotes \u2026 iv\nA line. With dots... 7 times"
     assert strip_leaders(contents).split("\n") == ["Contents", "Installing", "Upgrading", "Notes",
                                                    "A line. With dots... 7 times"], strip_leaders(contents)

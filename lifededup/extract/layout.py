@@ -84,9 +84,17 @@ def _edge_lines(lines: list[str]) -> set[int]:
 
 def dehyphenate(text: str) -> str:
     """Join words split across lines ("exam-\\nple" -> "example", PDFium's
-    "exam\\x02ple" too) and drop soft hyphens."""
-    text = _PDFIUM_HYPHEN.sub(r"\1\2", text).replace("\x02", "")
-    return _LINE_END_HYPHEN.sub(r"\1\2", text).replace(_SOFT_HYPHEN, "")
+    "exam\\x02ple" too) and drop soft hyphens.  A compound broken at one of
+    its hyphens keeps it ("out-of-\\nthe-box" -> "out-of-the-box"): the word
+    before the break has a hyphen of its own."""
+    text = _PDFIUM_HYPHEN.sub(_join, text).replace("\x02", "")
+    return _LINE_END_HYPHEN.sub(_join, text).replace(_SOFT_HYPHEN, "")
+
+
+def _join(match: re.Match[str]) -> str:
+    before = match.string[max(0, match.start() - 64):match.start() + 1].split()
+    compound = match.group(0)[1] != _SOFT_HYPHEN and bool(before) and "-" in before[-1]
+    return match.group(1) + ("-" if compound else "") + match.group(2)
 
 
 def strip_leaders(text: str) -> str:
