@@ -10,7 +10,8 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from lifededup.store.clustering import _WordCache
-from lifededup.store.similarity import _bag_distance, bounded_word_distance, estimate_resemblance, estimate_resemblances
+from lifededup.fingerprint.distance import bag_distance, word_distance
+from lifededup.store.similarity import bounded_word_distance, estimate_resemblance, estimate_resemblances
 
 
 def _reference_resemblance(a: bytes, b: bytes, features: int) -> float:
@@ -79,17 +80,18 @@ def _drafts(rng: random.Random, words: int, edits: int) -> tuple[list[str], list
     return left, right
 
 
-def test_bag_bound_never_exceeds_the_edit_distance_and_decides_as_exact_would() -> None:
+def test_bag_bound_never_exceeds_the_distance_and_the_bound_decides_as_the_full_distance_would() -> None:
     rng = random.Random(11)
     for trial in range(60):
         left, right = _drafts(rng, rng.choice([50, 400, 2_500]), rng.randrange(0, 900))
-        exact = Levenshtein.distance(left, right)
-        bag = _bag_distance(left, right)
-        assert bag <= exact, f"trial {trial}: bag bound {bag} over the edit distance {exact}"
+        plain = Levenshtein.distance(left, right)
+        full = word_distance(left, right)
+        bag = bag_distance(left, right)
+        assert full is not None and bag <= full <= plain, f"trial {trial}: bag {bag}, distance {full}, plain {plain}"
         longest = max(len(left), len(right))
         got = bounded_word_distance(left, right, 0.3)
-        want = exact / longest if exact <= int(0.3 * longest) else None
-        assert got == want, f"trial {trial}: bounded distance {got}, exact decision {want}"
+        want = full / longest if full <= int(0.3 * longest) else None
+        assert got == want, f"trial {trial}: bounded distance {got}, the full distance's decision {want}"
 
 
 def test_word_cache_holds_at_most_its_bound_in_words() -> None:

@@ -1,7 +1,7 @@
 """How alike two texts are, measured three ways (seeds/000 section 3.1):
 shared features (the fast test the index uses), the exact shingle resemblance
 it estimates (Jaccard, seeds/001), and the word edit distance the paper uses to
-check for false positives."""
+check for false positives (a moved block one edit: ``distance``)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from rapidfuzz.distance import Levenshtein
 
 from lifededup.config import FingerprintParams
+from lifededup.fingerprint.distance import Words, word_distance
 from lifededup.fingerprint.engine import DEFAULT_PARAMS, Shingled, features_of, shingle
 from lifededup.model import shared_features
 
@@ -40,13 +40,15 @@ def resemblance(a: Shingled, b: Shingled) -> float:
     return float(np.intersect1d(left, right, assume_unique=True).size / union)
 
 
-def word_edit_distance(a: str | bytes, b: str | bytes) -> float:
-    """Levenshtein distance over words, as a fraction of the longer text."""
-    left, right = a.split(), b.split()
+def word_edit_distance(a: str | bytes | Words, b: str | bytes | Words) -> float:
+    """Word edit distance, a moved block of words one edit
+    (``distance.word_distance``), as a fraction of the longer text."""
+    left = a.split() if isinstance(a, (str, bytes)) else a
+    right = b.split() if isinstance(b, (str, bytes)) else b
     longest = max(len(left), len(right))
     if longest == 0:
         return 0.0
-    return float(Levenshtein.distance(left, right) / longest)
+    return float(word_distance(left, right) or 0) / longest
 
 
 def compare(a: str, b: str, params: FingerprintParams = DEFAULT_PARAMS) -> Comparison:

@@ -11,18 +11,21 @@ resemblance 0.8 shares a feature only when 14 minima agree: p = 0.8^14 = 4%).
 A candidate is then *verified*: estimated resemblance at least
 ``min_resemblance`` and word edit distance -- insertions, deletions and
 substitutions of words as a share of the longer text, the paper's own check
-(seeds/000 section 3.1) -- at most ``max_word_distance`` (default the paper's
-30%, its Figure 4 bound for conservative clusters).
+(seeds/000 section 3.1), a moved block of words counting as one edit
+(``fingerprint.distance``) -- at most ``max_word_distance`` (default the
+paper's 30%, its Figure 4 bound for conservative clusters).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-if TYPE_CHECKING:  # numpy and rapidfuzz are imported where used: a search never needs them
+from lifededup.fingerprint.distance import Words, bag_distance, word_distance
+
+if TYPE_CHECKING:  # numpy is imported where used: a search never needs it
     import numpy as np
     import numpy.typing as npt
 
@@ -165,45 +168,28 @@ def estimate_resemblances(a: bytes, others: Sequence[bytes], features: int) -> l
     return [int(n) / (features * k) for n in both.tolist()]
 
 
-# A text's words as verification compares them: the words themselves, or
-# (as the store's clustering keeps them, ``clustering._words_of``) one 64-bit
-# hash a word -- any sequence whose equal items are equal words.
-Words = Sequence[Hashable]
-
 # Above this many words in the longer text, a bag-of-words lower bound is
 # checked before the edit distance (it costs one pass; the edit distance
 # costs the product of the lengths).
 _BAG_CHECK_WORDS = 2_000
 
 
-def _bag_distance(left: Words, right: Words) -> int:
-    """A lower bound of the word edit distance: the words of one text the
-    other lacks (as multisets), the larger side.  An edit removes at most
-    one word of either side's surplus, so no alignment needs fewer edits."""
-    from collections import Counter
-
-    # both counted in C; the difference keeps the positive counts alone
-    extra = sum((Counter(left) - Counter(right)).values())
-    return max(extra, extra - (len(left) - len(right)))
-
-
 def bounded_word_distance(left: Words, right: Words, bound: float) -> float | None:
-    """Word edit distance as a share of the longer text, or None when it is
-    over ``bound``.  Lower bounds first, so far-apart texts cost little: the
-    length difference, then on long texts the multiset difference of their
-    words; rapidfuzz stops once past the bound."""
+    """Word distance (a moved block one edit, ``fingerprint.distance``) as a
+    share of the longer text, or None when it is over ``bound``.  Lower
+    bounds first, so far-apart texts cost little: the length difference,
+    then on long texts the multiset difference of their words; rapidfuzz
+    stops once past the bound."""
     longest = max(len(left), len(right))
     if longest == 0:
         return 0.0
     allowed = int(bound * longest)
     if abs(len(left) - len(right)) > allowed:
         return None
-    if longest > _BAG_CHECK_WORDS and _bag_distance(left, right) > allowed:
+    if longest > _BAG_CHECK_WORDS and bag_distance(left, right) > allowed:
         return None
-    from rapidfuzz.distance import Levenshtein
-
-    distance = Levenshtein.distance(left, right, score_cutoff=allowed)
-    return None if distance > allowed else distance / longest
+    distance = word_distance(left, right, allowed)
+    return None if distance is None else distance / longest
 
 
 def measure(a_sketch: bytes | None, b_sketch: bytes | None, a_words: Words, b_words: Words,

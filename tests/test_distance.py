@@ -1,0 +1,90 @@
+"""The word distance with moves (``fingerprint.distance``): a draft whose
+paragraphs were moved is as close as its words say, on a real document of
+sample_corpus/ and through a real store's clustering."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from rapidfuzz.distance import Levenshtein
+
+from lifededup.extract import extract
+from lifededup.fingerprint.compare import word_edit_distance
+from lifededup.fingerprint.distance import MOVE_COST, bag_distance, in_order, word_distance
+from lifededup.index import IndexConfig, run
+from lifededup.normalize import word_stream
+from lifededup.store import open_store
+from lifededup.store.similarity import DEFAULT_MAX_WORD_DISTANCE, bounded_word_distance
+
+REPORT = Path(__file__).resolve().parent.parent / "sample_corpus/Documents/garden-club-report/garden-club-report-v3.docx"
+
+
+def paragraphs() -> list[str]:
+    found = extract(REPORT).text.split("\n\n")
+    assert len(found) >= 12, f"the report has {len(found)} paragraphs"
+    return found
+
+
+def words(text: str) -> list[str]:
+    return word_stream(text).split()
+
+
+def test_a_moved_quarter_and_swapped_paragraphs_cost_a_move_each() -> None:
+    """The last quarter moved to the front was 50% apart in plain word edit
+    distance (every word deleted and inserted again), two paragraphs
+    swapped 37%: both were refused by the 30% rule, as different documents."""
+    parts = paragraphs()
+    original = words("\n\n".join(parts))
+    quarter = len(parts) * 3 // 4
+    moved = words("\n\n".join(parts[quarter:] + parts[:quarter]))
+    swapped_parts = list(parts)
+    swapped_parts[3], swapped_parts[9] = swapped_parts[9], swapped_parts[3]
+    swapped = words("\n\n".join(swapped_parts))
+    for name, other, most_moves in (("a quarter moved", moved, 1), ("two paragraphs swapped", swapped, 2)):
+        plain = Levenshtein.distance(original, other)
+        assert plain > DEFAULT_MAX_WORD_DISTANCE * len(original) * 0.5, f"{name}: plainly {plain} edits"
+        found = word_distance(original, other)
+        assert found is not None and MOVE_COST <= found <= most_moves * MOVE_COST, f"{name}: {found} edits with moves"
+        assert bounded_word_distance(original, other, DEFAULT_MAX_WORD_DISTANCE) == found / len(original)
+        assert word_edit_distance(" ".join(original), " ".join(other)) == found / len(original)
+        # what it counts is a way from one text to the other: the same words, put back in order
+        ordered, moves = in_order(original, other)
+        assert Counter(ordered) == Counter(other), name
+        assert Levenshtein.distance(original, ordered) + moves * MOVE_COST == found, name
+
+
+def test_short_texts_of_the_same_sentences_shuffled_stay_apart() -> None:
+    """Two diary entries of sample_corpus/, five sentences each, four of
+    them the same in another order: a move counted as one edit made them
+    22% apart, near copies; a move costs as much as retyping a short block."""
+    journal = REPORT.parents[2] / "Journal/2023"
+    february, april = (words(extract(journal / name).text) for name in ("2023-02-03.txt", "2023-04-10.txt"))
+    assert bounded_word_distance(february, april, DEFAULT_MAX_WORD_DISTANCE) is None
+
+
+def test_without_moves_it_is_the_plain_distance_and_never_below_the_bag_bound() -> None:
+    parts = paragraphs()
+    original = words("\n\n".join(parts))
+    edited = words("\n\n".join(p.replace("the", "a").replace("garden", "allotment") for p in parts))
+    plain = Levenshtein.distance(original, edited)
+    assert word_distance(original, edited) == plain and bag_distance(original, edited) <= plain
+    assert word_distance(original, edited, allowed=plain - 1) is None
+    assert word_distance(original, list(original)) == 0
+
+
+def test_a_store_clusters_a_draft_whose_paragraphs_moved(tmp_path: Path) -> None:
+    """Through the store's clustering, whose words are hashes in an
+    ``array('Q')``: the reordered words must come back as one too (rapidfuzz
+    takes a list and an array of the same numbers for different words)."""
+    parts = paragraphs()
+    folder = tmp_path / "drafts"
+    folder.mkdir()
+    (folder / "report.docx").write_bytes(REPORT.read_bytes())
+    quarter = len(parts) * 3 // 4
+    (folder / "report reordered.txt").write_text("\n\n".join(parts[quarter:] + parts[:quarter]), encoding="utf-8")
+    with open_store(tmp_path / "store.db") as store:
+        run(store, [folder], IndexConfig(workers=1))
+        rows = store.execute("SELECT c.cluster_id, c.word_distance FROM clusters c ORDER BY c.item_id")[1]
+    assert len({r[0] for r in rows}) == 1, f"a reordered draft is a cluster of its own: {rows}"
+    assert max(float(r[1]) for r in rows) < 0.02, rows
