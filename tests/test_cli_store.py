@@ -168,6 +168,19 @@ def test_sql_without_write_is_refused_by_the_store_itself(any_db: str, statement
     assert run("sql", "--json", "SELECT count(*) AS n FROM items", db=any_db) == before
 
 
+def test_sql_without_write_keeps_nothing_a_read_only_transaction_lets_a_statement_make(pg_url: str) -> None:
+    """PostgreSQL lets a READ ONLY transaction create large objects
+    (``lo_from_bytea``), and the read was committed: `sql` without --write
+    could fill the server's disk.  A read is rolled back, whatever it ran.
+    (SQLite has no such statement; its reads are held by its authorizer.)"""
+    any_db = fill(pg_url)
+    count = "SELECT count(*) AS n FROM pg_largeobject_metadata"
+    before = json.loads(run("sql", "--json", count, db=any_db))
+    made = run("sql", "--json", "SELECT lo_from_bytea(0, convert_to('kept?', 'UTF8')) AS oid", db=any_db)
+    assert json.loads(made)[0]["oid"] > 0, made
+    assert json.loads(run("sql", "--json", count, db=any_db)) == before, "a large object outlived a read"
+
+
 def test_sql_write_changes_and_counts(any_db: str) -> None:
     out = run("sql", "--write", "UPDATE items SET title = 'Notes' WHERE path LIKE '/docs/notes%'", db=any_db)
     assert out.strip() == "1 row(s) changed", out

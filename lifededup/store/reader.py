@@ -145,7 +145,9 @@ class ServerReader(_OnDriver):
             except psycopg.Error:
                 pass  # the read's own error is the one to see
             raise
-        self._conn.commit()
+        # rolled back, not committed: what a READ ONLY transaction still lets
+        # a statement make (a large object, lo_from_bytea) is not kept
+        self._conn.rollback()
 
     def execute_counted(self, sql: str, params: dict[str, object] | None = None) -> Rows:
         """``Store.execute_counted`` on a read-only store: one statement (a
@@ -158,7 +160,7 @@ class ServerReader(_OnDriver):
             cursor.execute(pyformat(sql), params or None, prepare=True)
             rows = [tuple(r) for r in cursor.fetchall()] if cursor.description else []
             found = [d[0] for d in cursor.description or ()], rows, int(cursor.rowcount)
-            self._conn.commit()
+            self._conn.rollback()  # as reading(): nothing a read made is kept
             return found
         except BaseException:
             try:

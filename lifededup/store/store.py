@@ -394,7 +394,10 @@ class Store:
                 rows = [tuple(r) for r in cursor.fetchall()] if cursor.description else []
                 columns = [d[0] for d in cursor.description or ()]
                 changed = int(cursor.rowcount)
-                raw.commit()
+                if self.readonly:
+                    raw.rollback()  # nothing a read made is kept (a large object: PostgreSQL allows it READ ONLY)
+                else:
+                    raw.commit()
             finally:
                 cursor.close()
         finally:
