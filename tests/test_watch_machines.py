@@ -10,6 +10,7 @@ import os
 import shlex
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,8 +21,10 @@ from test_daemon_unit import unit_lines
 from test_store import sound
 from test_watch import eventually, watching
 
+from lifededup import watch as watch_package
 from lifededup.index import IndexConfig, run
 from lifededup.store import Store, open_store
+from lifededup.store.opening import make_engine, resolve
 
 
 def files_of(store: Store, machine: str) -> dict[str, tuple[int, str]]:
@@ -145,3 +148,41 @@ def test_the_unit_of_a_postgresql_store_runs_its_watcher_and_refuses_a_password(
     refused = lifededup({**env, "LIFEDEDUP_DB": secret}, "daemon", "unit")
     assert refused.returncode == 1 and "hunter2" not in refused.stdout + refused.stderr, refused.stdout
     assert "~/.pgpass" in refused.stderr and "holds a password" in refused.stderr, refused.stderr
+
+
+def test_a_watcher_stops_once_a_newer_lifededup_upgrades_the_store_under_it(tmp_path: Path, store_url: str) -> None:
+    """A watcher left running through `pip install -U` (or another machine's
+    older one) went on writing with its old extractors into the store the
+    newer lifededup upgraded -- and what it wrote stayed as it made it, the
+    newer revision's "read again" marks already spent.  It now stops at its
+    next write with EX_TEMPFAIL (75: its unit restarts it, as the newer
+    lifededup if installed in place); started again older than the store,
+    it is refused with EX_CONFIG (78: not restarted)."""
+    root = tmp_path / "archive"
+    write_text(root / "a.txt", seed=1)
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "LIFEDEDUP_DB": store_url}
+    open_store(store_url).close()
+    watcher = subprocess.Popen([sys.executable, "-m", "lifededup", "watch", "--delay", "0.3", str(root)], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        with open_store(store_url, readonly=True) as reader:
+            eventually(lambda: set(stored_files(reader)) == files_on_disk(root), "the watcher catches up")
+        with open_store(store_url) as store:  # what a newer lifededup's upgrade leaves
+            store.execute("UPDATE alembic_version SET version_num = '9999_from_the_future'")
+        write_text(root / "b.txt", seed=2)
+        _, err = watcher.communicate(timeout=60)
+    finally:
+        if watcher.poll() is None:
+            watcher.kill()
+            watcher.wait()
+    assert watcher.returncode == 75, err
+    assert "upgraded to schema revision 9999_from_the_future by another lifededup" in err and "Traceback" not in err
+    engine = make_engine(resolve(store_url), readonly=True)  # the store as it is, at a revision no code here knows
+    with engine.connect() as conn:
+        paths = {str(r[0]) for r in conn.exec_driver_sql("SELECT path FROM items")}
+    engine.dispose()
+    assert paths == {str((root / "a.txt").resolve())}, f"the old watcher wrote on: {paths}"
+    again = lifededup(env, "watch", str(root))
+    assert again.returncode == 78 and "made by a newer lifededup" in again.stderr, again.stderr
+    unit = (Path(watch_package.__file__).parent / "lifededup.service").read_text()
+    assert unit_lines(unit, "RestartPreventExitStatus") == ["78"] and unit_lines(unit, "Restart") == ["on-failure"]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from lifededup.store import (
-    ENV_VAR, Queryable, Readable, StoreError, damage_of, driver_said, is_unavailable, open_reader, open_store,
+    ENV_VAR, Queryable, Readable, StoreError, StoreTooNew, damage_of, driver_said, is_unavailable, open_reader, open_store,
 )
 
 if TYPE_CHECKING:
@@ -95,11 +95,14 @@ def shown(name: str) -> str:
 
 
 @contextmanager
-def opened_store(db: str | None, *, readonly: bool = False, migrate: bool = True,
-                 verify: bool = False) -> Iterator[Store]:
+def opened_store(db: str | None, *, readonly: bool = False, migrate: bool = True, verify: bool = False,
+                 too_new: type[click.ClickException] = click.ClickException) -> Iterator[Store]:
     """Open the store for one command; store errors become messages, and so
-    does SQLite finding the file damaged, wherever the command meets it."""
-    with _speaking(lambda: open_store(db, readonly=readonly, migrate=migrate, verify=verify)) as store:
+    does SQLite finding the file damaged, wherever the command meets it.
+    ``too_new``: the exception for a store a newer lifededup upgraded (the
+    watcher exits with its own code)."""
+    with _speaking(lambda: open_store(db, readonly=readonly, migrate=migrate, verify=verify),
+                   too_new) as store:
         yield store
 
 
@@ -131,10 +134,13 @@ def opened_listing(db: str | None) -> Iterator[Queryable | None]:
 
 
 @contextmanager
-def _speaking(opening: Callable[[], R]) -> Iterator[R]:
+def _speaking(opening: Callable[[], R],
+              too_new: type[click.ClickException] = click.ClickException) -> Iterator[R]:
     """The store ``opening`` gives, its errors turned into messages for a person, closed at the end."""
     try:
         store = opening()
+    except StoreTooNew as exc:
+        raise too_new(str(exc)) from exc
     except StoreError as exc:
         raise click.ClickException(str(exc)) from exc
     if store.location.url is not None and not logging.getLogger().handlers:

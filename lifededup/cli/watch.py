@@ -216,7 +216,7 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
     Example:
       lifededup folders add ~/Documents && lifededup watch
     """
-    from lifededup.store import MachineTaken, WatchedFolder, list_folders
+    from lifededup.store import MachineTaken, StoreTooNew, WatchedFolder, list_folders
     from lifededup.watch import Watcher
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
@@ -224,7 +224,7 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
     logging.getLogger("alembic").setLevel(logging.WARNING)
     daemon_paths = daemons.DaemonPaths.default()
     stop = threading.Event()
-    with opened_store(db, verify=True) as store, stop_on_signals(stop):
+    with opened_store(db, verify=True, too_new=TooOld) as store, stop_on_signals(stop):
         location = store.location
         folders = [WatchedFolder(stored_path(str(absolute(p)))) for p in paths] or list_folders(store)
         if not folders:
@@ -251,12 +251,30 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
             watcher.run()
         except MachineTaken as exc:  # claimed by a computer that replaces this one, while it watched
             raise NameTaken(str(exc)) from exc
+        except StoreTooNew as exc:  # upgraded by a newer lifededup while it watched
+            raise Upgraded(str(exc)) from exc
         except KeyboardInterrupt:
             raise click.ClickException("interrupted: the store is consistent (the batch in flight was committed "
                                        "or rolled back); the next scan finishes the work") from None
         finally:
             daemons.release(daemon_paths)
     click.echo("stopped", err=True)
+
+
+class Upgraded(click.ClickException):
+    """A newer lifededup upgraded the store while this watcher ran: it exits
+    with sysexits' EX_TEMPFAIL, which its systemd unit restarts -- with the
+    newer lifededup if it was installed in place; an older one is then
+    refused at start, with EX_CONFIG."""
+
+    exit_code = 75
+
+
+class TooOld(click.ClickException):
+    """The store was made by a newer lifededup than this watcher: EX_CONFIG,
+    which its systemd unit does not restart (only an upgrade mends it)."""
+
+    exit_code = 78
 
 
 class NameTaken(click.ClickException):

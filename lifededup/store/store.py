@@ -18,7 +18,7 @@ from lifededup.model import Fingerprint
 from lifededup.store import clustering, machines
 from lifededup.store.clustering import Member, Settings
 from lifededup.store.dialect import Driver, driver, is_postgres, pyformat
-from lifededup.store.errors import ParamsMismatch
+from lifededup.store.errors import ParamsMismatch, StoreTooNew
 from lifededup.store.opening import READS_ONLY, WRITE_LOCK, Location
 from lifededup.store.records import ItemRecord, machine_name, utc_now
 from lifededup.store.settings import (
@@ -65,6 +65,7 @@ class Store:
         self._identity = identity
         self._claimed = False  # this computer's claim on ``machine`` was checked in the open transaction
         self._held = False  # ... in any transaction of this store's: a claim gone since was forgotten
+        self._revision: str | None = None  # the schema revision the first write found
         self._conn: Connection | None = None
         # (params, method, rule) read once per outermost transaction: they
         # are consulted on every insert
@@ -87,10 +88,26 @@ class Store:
         this one).  On a shared store a name another computer claimed
         raises :class:`MachineTaken`, unless ``replace`` (README,
         "Machines")."""
-        with self.transaction():
+        with self.transaction() as conn:
             if replace or not self._claimed:
+                self._same_schema(conn)
                 machines.claim(self, replace=replace, held=self._held and not replace)
                 self._claimed = True
+
+    def _same_schema(self, conn: Connection) -> None:
+        """Refuse to write once a newer lifededup has upgraded the store under
+        this running one (a watcher left running through `pip install -U`, or
+        another machine's): its extractors and tables are the old ones, and
+        what it wrote would stay as they made it (:class:`StoreTooNew`)."""
+        found = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+        if self._revision is None:
+            self._revision = str(found)
+        elif str(found) != self._revision:
+            raise StoreTooNew(
+                f"the store {self.location} was upgraded to schema revision {found} by another lifededup while "
+                f"this one (at {self._revision}) ran: this one stops writing.  Run the lifededup that upgraded "
+                "it (pip install -U lifededup, then restart the watcher: lifededup daemon stop && lifededup "
+                "daemon start)")
 
     def close(self) -> None:
         self.engine.dispose()

@@ -34,6 +34,7 @@ from lifededup.store import (
     Store,
     StoreDamaged,
     StoreError,
+    StoreTooNew,
     WatchedFolder,
     damage_of,
     driver_said,
@@ -271,8 +272,8 @@ class Watcher:
             if scanned:
                 for folder in folders:
                     mark_scanned(self.store, folder.path)
-        except (StoreDamaged, MachineTaken):
-            raise  # nothing to retry: the message says how to rebuild it, or how to name this computer
+        except (StoreDamaged, MachineTaken, StoreTooNew):
+            raise  # nothing to retry: the message says how to rebuild it, name this computer, or upgrade
         except Exception as exc:  # noqa: BLE001 -- one bad path must not stop the watcher (nor loop its restarts)
             if isinstance(exc, StoreError) or is_unavailable(exc):
                 # the database's own words (driver_said), without SQLAlchemy's statement and link
