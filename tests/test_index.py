@@ -328,3 +328,38 @@ def test_a_store_kept_in_a_folder_it_indexes_is_not_one_of_its_files(tmp_path: P
         assert [Path(str(r[0])).name for r in rows] == ["note.txt"], rows
         again = run(store, [folder], CONFIG)
         assert (again.read, again.unchanged) == (0, 1), again
+
+
+def test_reread_reads_every_file_again_and_an_interrupted_one_is_finished_by_a_plain_index(
+        store_url: str, folder: Path) -> None:
+    """A store indexed by an older lifededup kept its readings for good (a
+    licence file 'unsupported', a PDF's old text) while a fresh store of the
+    same files read them all: only a changed file was read again.  `index
+    --reread` reads every file again under its item; interrupted, the files
+    it did not reach are marked, and a plain `index` finishes them."""
+    with open_store(store_url) as store:
+        run(store, [folder], CONFIG)
+        ids = item_ids(store)
+        note = str((folder / "notes" / "note0.txt").resolve())
+        # what an older lifededup left: a file it could not read, unchanged since
+        store.execute("UPDATE items SET status = 'unsupported', error = 'not a format lifededup reads', text = NULL"
+                      " WHERE path = :path", {"path": note})
+        assert run(store, [folder], CONFIG).unchanged == 8, "an unchanged file is not read again"
+        moved = folder / "notes" / "note5.txt"
+        moved.rename(folder / "note5 moved.txt")  # a move is followed, and the file read again too
+        again = run(store, [folder], IndexConfig(workers=2, reread=True))
+        assert (again.updated, again.moved, again.unchanged, again.new) == (8, 1, 0, 0), again
+        _, rows = store.execute("SELECT status, text FROM items WHERE path = :path", {"path": note})
+        assert rows[0][0] == "ok" and rows[0][1], rows
+        now = item_ids(store)
+        assert now.pop(str((folder / "note5 moved.txt").resolve())) == ids.pop(str(moved.resolve()))
+        assert now == ids, "every item read again under its id"
+        stop = threading.Event()
+        stop.set()
+        first = run(store, [folder], IndexConfig(workers=1, batch_items=1, reread=True), stop=stop)
+        assert first.interrupted and first.read < 8, first
+        second = run(store, [folder], CONFIG)
+        assert first.read + second.read == 8, (first, second)
+        assert_matches(store, folder)
+    out = CliRunner().invoke(main, ["index", "--reread", "--db", store_url, str(folder)])
+    assert out.exit_code == 0 and "\nnew 0, updated 8, unchanged 0," in out.output, out.output

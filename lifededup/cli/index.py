@@ -105,12 +105,15 @@ def ocr_option(func: F) -> F:
               help="Items per transaction: what an interruption may lose (it is read again next run).")
 @max_text_option
 @ocr_option
+@click.option("--reread", is_flag=True,
+              help="Read every file again, changed or not: after upgrading lifededup, what it now reads better "
+              "(a format or a failure it could not read before).  Interrupted, a plain `index` finishes it.")
 @click.option("--json", "as_json", is_flag=True,
               help="The summary as one JSON object (new, updated, unchanged, moved, removed, failed, items, bytes, "
               "failed_files, exact_duplicates, near_duplicates, failed_in_store, seconds, interrupted).")
 @db_option
 def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_mb: int, batch: int,
-                  max_text_mb: float, ocr: bool, as_json: bool, db: str | None) -> None:
+                  max_text_mb: float, ocr: bool, reread: bool, as_json: bool, db: str | None) -> None:
     """Index the files in PATHS (folders or files) into the store.
 
     New and changed files are read and fingerprinted; unchanged ones are
@@ -135,7 +138,7 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
       lifededup dups
     """
     config = IndexConfig(workers=workers, limits=Limits(timeout_s=timeout, memory_mb=memory_mb, ocr=ocr),
-                         batch_items=batch, max_text_chars=int(max_text_mb * 2**20))
+                         batch_items=batch, max_text_chars=int(max_text_mb * 2**20), reread=reread)
     from lifededup.index import run_in_folders  # the indexer, SQLAlchemy and numpy: not for --help
     from lifededup.store import list_folders
 

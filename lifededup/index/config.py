@@ -40,3 +40,6 @@ class IndexConfig:
     # The most text kept of one item (its cut recorded in items.text_cut):
     # what bounds the indexer's memory however large a file's text is.
     max_text_chars: int = MAX_TEXT_CHARS
+    # Read every file again, changed or not (`index --reread`): what a newer
+    # lifededup reads better in files indexed by an older one.
+    reread: bool = False

@@ -190,11 +190,14 @@ def _gone(path: str, homes: Sequence[str]) -> bool:
 
 
 def plan(seen: Iterable[Seen], known: dict[str, Known],
-         elsewhere: Callable[[str | None, Identity | None], list[Known]] | None = None) -> Plan:
+         elsewhere: Callable[[str | None, Identity | None], list[Known]] | None = None, *,
+         reread: bool = False) -> Plan:
     """Decide what to do with every file found and every file that vanished.
 
     ``known``: the stored files under the run's paths; ``elsewhere``: a
-    lookup of stored files gone from other places (:func:`stored_elsewhere`).
+    lookup of stored files gone from other places (:func:`stored_elsewhere`);
+    ``reread``: a file moved with its bytes unchanged is read again too
+    (``index --reread``, which marks the others half written).
     """
     result = Plan()
     changed: list[Seen] = []
@@ -210,7 +213,7 @@ def plan(seen: Iterable[Seen], known: dict[str, Known],
             changed.append(file)
     vanished = _Vanished([k for path, k in known.items() if path not in present], elsewhere)
     for file in changed:
-        _decide(file, known.get(file.path), vanished, result)
+        _decide(file, known.get(file.path), vanished, result, reread)
     result.removals = sorted(vanished.left())
     return result
 
@@ -264,7 +267,7 @@ def _match(candidates: list[Known], sha1: str | None, identity: Identity | None,
     return None
 
 
-def _decide(file: Seen, stored: Known | None, vanished: _Vanished, result: Plan) -> None:
+def _decide(file: Seen, stored: Known | None, vanished: _Vanished, result: Plan, reread: bool = False) -> None:
     sha1 = raw_sha1(file.path)
     identity = identity_of(file.path)
     if stored is not None:
@@ -280,7 +283,7 @@ def _decide(file: Seen, stored: Known | None, vanished: _Vanished, result: Plan)
         return
     old, same_bytes = found
     result.moves.append((old, file.path))
-    if same_bytes and sha1 is not None:
+    if same_bytes and sha1 is not None and not reread:
         result.touched.append((file, sha1, identity))  # its stat as found at its new place
     else:
         result.to_read.append(ToRead(file, sha1, is_new=False, identity=identity))  # moved, then changed

@@ -160,11 +160,31 @@ def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = Inde
     # written -- and the name is claimed only by a run that goes on
     store.claim_machine()
     _keep_skipped(known, skipped.values())
-    todo = plan(found.values(), known, stored_elsewhere(store, [*homes, *roots]))
+    if config.reread:
+        _mark_unread(store, known, found)
+    todo = plan(found.values(), known, stored_elsewhere(store, [*homes, *roots]), reread=config.reread)
     tally = Tally()
     _follow(store, todo, tally, list(skipped.values()))
     interrupted = _read(store, todo, config, tally, progress, stop)
     return _summary(store, tally, started, interrupted, duplicates)
+
+
+# A file item marked half written: the next run reads it again (revision 0014's mark)
+_UNREAD = "UPDATE items SET mtime = NULL WHERE machine = :machine AND path = :path AND part = ''"
+
+
+def _mark_unread(store: Store, known: dict[str, Known], found: Iterable[str]) -> None:
+    """Every known file found read again (``--reread``), marked in the store
+    first, so that a run interrupted is finished by the next ``index`` or
+    rescan rather than started over.  Files gone are not marked: one moved
+    is still followed (a half-written item is no move's source)."""
+    again = [path for path in found if path in known]
+    if not again:
+        return
+    with store.transaction() as conn:
+        conn.exec_driver_sql(_UNREAD, [{"machine": store.machine, "path": path} for path in again])
+    for path in again:
+        known[path] = replace(known[path], mtime=None)
 
 
 def _keep_skipped(known: dict[str, Known], skipped: Iterable[Skipped]) -> None:
