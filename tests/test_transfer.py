@@ -26,6 +26,7 @@ from test_migrations import upgrade_to
 from lifededup.cli import main
 from lifededup.search import search
 from lifededup.store import ItemRecord, add_folder, check_store, open_store
+from lifededup.store.opening import make_engine, resolve
 from lifededup.store.transfer import TransferRefused, copy_store, tables
 
 # FTS5 queries and the same words as a tsquery: the search index, on each backend
@@ -173,12 +174,20 @@ def test_an_interrupted_move_leaves_the_target_as_it_was(table: str, source: str
     assert matches(store_url)["river"] == [], "the search index must be as it was"
 
 
-def test_stores_at_different_revisions_are_refused(source: str, tmp_path: Path) -> None:
+def test_stores_at_different_revisions_are_refused(source: str, tmp_path: Path, pg_url: str) -> None:
     older = tmp_path / "older.db"
     upgrade_to(older, "0007")
     out = run("export", "--db", str(older), str(tmp_path / "new.db"), code=1)
     assert "revision 0007" in out and "lifededup check --db" in out, out
     assert not list(tmp_path.glob("new.db*")), "a refused export left the store file it made"
+    # an empty database on a server was given this lifededup's whole schema, then refused "at 0015"
+    out = run("export", "--db", str(older), pg_url, code=1)
+    assert "revision 0007" in out and "the target is left as it was" in out, out
+    engine = make_engine(resolve(pg_url), readonly=True)
+    with engine.connect() as conn:
+        tables = conn.exec_driver_sql("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'")
+        assert tables.scalar() == 0, "a refused export left tables in the target"
+    engine.dispose()
     assert run("sql", "--db", str(older), "SELECT version_num FROM alembic_version").split()[-1] == "0007", \
         "export must not upgrade the store it reads"
 

@@ -11,7 +11,7 @@ import click
 
 from lifededup.cli import main
 from lifededup.cli.options import F, TerminalBar, db_option, opened_store
-from lifededup.store.opening import resolve
+from lifededup.store.opening import current_revision, needs_upgrade, resolve
 
 _HOW = """
     Everything moves as it is -- item ids, texts, fingerprints, sketches,
@@ -39,8 +39,17 @@ def _move(source: str | None, target: str | None, replace: bool, as_json: bool) 
     made = made if made is not None and not made.exists() else None
     try:
         # a refusal (a StoreError) becomes the command's message in opened_store
-        with opened_store(source, readonly=True, migrate=False) as reading, opened_store(target) as writing:
-            moved = copy_store(reading, writing, replace=replace, progress=_Bar() if sys.stderr.isatty() else None)
+        with opened_store(source, readonly=True, migrate=False) as reading:
+            # before the target is opened, which would give it this lifededup's schema
+            if needs_upgrade(reading.engine, reading.location):
+                raise click.ClickException(
+                    f"the source {reading.location} is at schema revision {current_revision(reading.engine)}, "
+                    "older than this lifededup's: bring it "
+                    f"up to date first (lifededup check --db '{reading.location}'), then move it; the target is "
+                    "left as it was")
+            with opened_store(target) as writing:
+                moved = copy_store(reading, writing, replace=replace,
+                                   progress=_Bar() if sys.stderr.isatty() else None)
     except BaseException:
         if made is not None:  # a store file this move made, left empty: not left behind
             for leftover in (made, made.with_name(made.name + "-wal"), made.with_name(made.name + "-shm")):
