@@ -112,9 +112,19 @@ def check_command(as_json: bool, db: str | None) -> None:
     if problems or counts is None:
         for problem in problems:
             click.echo(f"problem: {problem}", err=True)
-        raise click.ClickException(f"{len(problems)} problem(s) in {store.location}")
+        # what mends it: the clusters are rebuilt from the fingerprints; a damaged file's message says its own way
+        mend = ("; `lifededup recluster` rebuilds the clusters" if any(p.check in _MENDED_BY_RECLUSTER
+                                                                       for p in problems) else "")
+        raise click.ClickException(f"{len(problems)} problem(s) in {store.location}{mend}")
     items, groups = counts
     click.echo(f"ok: {items} items, {groups} clusters, all invariants hold ({store.location})")
+
+
+# The problems `recluster` mends: it rebuilds the clusters and sketch keys
+# from the fingerprints (a representative deleted with `sql --write`, say)
+_MENDED_BY_RECLUSTER = frozenset({"cluster-missing", "cluster-without-fingerprint", "sha1-differs",
+                                  "no-representative", "representative-flag", "copies-split", "member-not-near",
+                                  "sketch-keys"})
 
 
 @main.command("recluster")
