@@ -160,7 +160,9 @@ def _short_of(status: str, error: object, limits: Limits) -> bool:
 def _not_this_machine(store: Store, path: str, other: str) -> str:
     return (f"the store {store.location} holds {path} as a file of the machine {other!r}, and this is {store.machine!r}: "
             "an SQLite store is one machine's file (a path is unique in it). If this is that machine under a new "
-            f"name, pin the old one: export LIFEDEDUP_MACHINE={other} (README, \"Machines\"); "
+            f"name, pin the old one: export LIFEDEDUP_MACHINE={other}; if the files are this machine's, given to "
+            f"{other!r} when a command there upgraded the store, give them back: lifededup machines rename "
+            f"{other} {store.machine} (README, \"Machines\"); "
             "to index both machines into one store, use a PostgreSQL store")
 
 
