@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,23 @@ def test_doc_without_antiword_names_the_package(monkeypatch: pytest.MonkeyPatch,
 
 def test_rtf() -> None:
     _assert_is_the_report(extract(OTHER / "garden-club-report-v3.rtf"), ".rtf")
+
+
+@pytest.mark.skipif(shutil.which("antiword") is None, reason="antiword not installed (scripts/install-system-deps.sh)")
+def test_doc_and_rtf_read_a_table_title_and_date_as_the_docx_does() -> None:
+    """antiword drew a table as "|Plot   |Holder   |" and striprtf as
+    "Plot|Holder|": the .doc and .rtf LibreOffice saved from a .docx were
+    not its text (the pipes in every snippet), and had no title or date,
+    which their summary and \\info group hold."""
+    fixtures = Path(__file__).resolve().parent / "fixtures/office"
+    original = extract(fixtures / "rota.docx")
+    assert "Plot Holder Watering day Plot 4" in original.text, original.text
+    for fmt in ("doc", "rtf"):
+        got = extract(fixtures / f"rota.{fmt}")
+        assert "|" not in got.text and got.text.split() == original.text.split(), (fmt, got.text)
+        assert got.title == original.title == "Allotment plot rota, spring 2024", (fmt, got.title)
+        assert got.doc_date is not None and got.doc_date.replace(tzinfo=None) == datetime(2024, 3, 7, 16, 30), \
+            (fmt, got.doc_date)
 
 
 def test_odt() -> None:
