@@ -46,7 +46,10 @@ def test_a_moved_quarter_and_swapped_paragraphs_cost_a_move_each() -> None:
         assert plain > DEFAULT_MAX_WORD_DISTANCE * len(original) * 0.5, f"{name}: plainly {plain} edits"
         found = word_distance(original, other)
         assert found is not None and MOVE_COST <= found <= most_moves * MOVE_COST, f"{name}: {found} edits with moves"
-        assert bounded_word_distance(original, other, DEFAULT_MAX_WORD_DISTANCE) == found / len(original)
+        # bounded, as a clustering verifies it: admitted, at most the plain distance (moves are counted
+        # only where that is over the bound)
+        bounded = bounded_word_distance(original, other, DEFAULT_MAX_WORD_DISTANCE)
+        assert bounded is not None and found / len(original) <= bounded <= plain / len(original), (name, bounded)
         assert word_edit_distance(" ".join(original), " ".join(other)) == found / len(original)
         # what it counts is a way from one text to the other: the same words, put back in order
         ordered, moves = in_order(original, other)

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-from lifededup.fingerprint.distance import Words, bag_distance, word_distance
+from lifededup.fingerprint.distance import MOVES_MIN_RESEMBLANCE, Words, bag_distance, word_distance
 
 if TYPE_CHECKING:  # numpy is imported where used: a search never needs it
     import numpy as np
@@ -174,7 +174,7 @@ def estimate_resemblances(a: bytes, others: Sequence[bytes], features: int) -> l
 _BAG_CHECK_WORDS = 2_000
 
 
-def bounded_word_distance(left: Words, right: Words, bound: float) -> float | None:
+def bounded_word_distance(left: Words, right: Words, bound: float, *, moves: bool = True) -> float | None:
     """Word distance (a moved block one edit, ``fingerprint.distance``) as a
     share of the longer text, or None when it is over ``bound``.  Lower
     bounds first, so far-apart texts cost little: the length difference,
@@ -188,7 +188,7 @@ def bounded_word_distance(left: Words, right: Words, bound: float) -> float | No
         return None
     if longest > _BAG_CHECK_WORDS and bag_distance(left, right) > allowed:
         return None
-    distance = word_distance(left, right, allowed)
+    distance = word_distance(left, right, allowed, moves=moves)
     return None if distance is None else distance / longest
 
 
@@ -203,7 +203,9 @@ def measure(a_sketch: bytes | None, b_sketch: bytes | None, a_words: Words, b_wo
         resemblance = estimate_resemblance(a_sketch, b_sketch, features) if estimated is None else estimated
         if resemblance < rule.min_resemblance:
             return None
-    distance = bounded_word_distance(a_words, b_words, rule.max_word_distance)
+    # without sketches (short texts) no resemblance is known: moves are counted
+    moves = a_sketch is None or b_sketch is None or resemblance >= MOVES_MIN_RESEMBLANCE
+    distance = bounded_word_distance(a_words, b_words, rule.max_word_distance, moves=moves)
     return None if distance is None else Similarity(resemblance, distance)
 
 
