@@ -141,6 +141,9 @@ def test_search_page_collapses_copies_and_marks_matches(client: TestClient) -> N
     assert f"+{row['hidden']} copies</summary>" in block, f"no '+N copies' to expand for row {row['id']}"
     for copy in row["copies"]:
         assert f'href="/items/{copy["id"]}"' in block, f"copy {copy['id']} is not listed under its row"
+        # newest first, each with its date
+        assert f'<span class="date">{copy["date"][:10]}</span>' in block, f"copy {copy['id']} has no date"
+    assert [c["date"] for c in row["copies"]] == sorted((c["date"] for c in row["copies"]), reverse=True)
     assert f'href="/clusters/{row["cluster_id"]}"' in block, "the row does not link to its cluster"
     marked = re.findall(r"<mark>(.*?)</mark>", block)
     assert marked and {m.lower() for m in marked} <= {"river", "survey"}, f"snippet marks {marked}"

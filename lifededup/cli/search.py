@@ -142,9 +142,11 @@ def _print_hit(number: int, hit: Hit, found: SearchResult) -> None:
     if hit.snippet.text:
         click.echo(f"     {_highlighted(hit.snippet)}")
     if hit.copies:
-        names = [_name(c.path, c.part, c.machine) for c in hit.copies[:COPIES_SHOWN]]
+        # newest first, each with its date: the latest draft is named though an older one is the row
+        names = [_name(c.path, c.part, c.machine) + (f" ({c.date[:10]})" if c.date else "")
+                 for c in hit.copies[:COPIES_SHOWN]]
         more = hit.hidden - len(names)
-        click.echo(f"     copies: {'; '.join(names)}{f'; and {more} more' if more > 0 else ''}")
+        click.echo(f"     copies, newest first: {'; '.join(names)}{f'; and {more} more' if more > 0 else ''}")
         if found.mode == "collapsed" and more > 0:
             click.echo(f"     (lifededup search --cluster {hit.cluster_id} lists them all)")
 

@@ -57,6 +57,9 @@ class Copy:
     resemblance: float | None = None
     word_distance: float | None = None
     machine: str = ""  # the machine whose file it is (revision 0009)
+    # its date (``ITEM_DATE``): copies are listed newest first, so the latest
+    # draft is named even where an older one ranks best and is the row shown
+    date: str | None = None
 
 
 @dataclass(frozen=True)
@@ -553,20 +556,21 @@ def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: 
                           else f"EXISTS ({matching} AND rowid = i.id)")
         params["query"] = query
     rows = conn.execute(
-        "SELECT c.cluster_id, i.id, i.path, i.part, c.resemblance, c.word_distance, i.machine "
+        f"SELECT c.cluster_id, i.id, i.path, i.part, c.resemblance, c.word_distance, i.machine, {item_date(postgres)} "
         "FROM clusters c JOIN items i ON i.id = c.item_id "
         f"WHERE c.cluster_id IN ({_ids(shared)}) "
         f"AND i.id NOT IN ({_ids(list(shown))}) {''.join(' AND ' + c for c in conditions)} "
-        "ORDER BY c.cluster_id, i.path, i.part",
+        f"ORDER BY c.cluster_id, {item_date(postgres)} DESC NULLS LAST, i.mtime DESC NULLS LAST, i.path, i.part",
         params,
     )
     copies: dict[int, list[Copy]] = {}
     hidden: dict[int, int] = {}
-    for cluster_id, item_id, path, part, resemblance, distance, machine in rows:
+    for cluster_id, item_id, path, part, resemblance, distance, machine, when in rows:
         listed = copies.setdefault(int(cluster_id), [])
         hidden[int(cluster_id)] = hidden.get(int(cluster_id), 0) + 1
         if len(listed) < COPIES_LISTED:  # counted, not made, past those listed: a cluster may hold thousands
-            listed.append(Copy(int(item_id), str(path), str(part), resemblance, distance, str(machine)))
+            listed.append(Copy(int(item_id), str(path), str(part), resemblance, distance, str(machine),
+                               None if when is None else str(when)))
     return [replace(h, hidden=hidden[key], copies=tuple(copies[key])) if key in copies else h
             for h, key in ((h, h.cluster_id or h.id) for h in hits)]
 
@@ -612,7 +616,8 @@ def _deduplicated(conn: Connection, query: str | None, filters: Filters, limit: 
     copies: dict[int, list[Copy]] = {}
     for item, kept in found.hidden.items():
         hidden = by_id[item]
-        copies.setdefault(kept, []).append(Copy(hidden.id, hidden.path, hidden.part, machine=hidden.machine))
+        copies.setdefault(kept, []).append(Copy(hidden.id, hidden.path, hidden.part, machine=hidden.machine,
+                                                date=hidden.date))
     hits = [replace(by_id[i], cluster_id=None, cluster_size=1, hidden=len(copies.get(i, [])),
                     copies=tuple(copies.get(i, [])[:COPIES_LISTED])) for i in found.kept[:limit]]
     return SearchResult(query, "dedup", hits, len(found.kept), len(window.hits))
