@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING, Literal
 
-from lifededup.fingerprint.distance import MOVES_MIN_RESEMBLANCE, Words, bag_distance, word_distance
-
-if TYPE_CHECKING:  # numpy is imported where used: a search never needs it
+if TYPE_CHECKING:  # numpy, and the fingerprint package that needs it, where used: a search never needs them
     import numpy as np
     import numpy.typing as npt
+
+# A text's words as verification compares them (``fingerprint.distance.Words``).
+Words = Sequence[Hashable]
 
 RuleKind = Literal["verified", "features"]
 RULES: tuple[RuleKind, ...] = ("verified", "features")
@@ -183,6 +184,8 @@ def bounded_word_distance(left: Words, right: Words, bound: float, *, moves: boo
     longest = max(len(left), len(right))
     if longest == 0:
         return 0.0
+    from lifededup.fingerprint.distance import bag_distance, word_distance
+
     allowed = int(bound * longest)
     if abs(len(left) - len(right)) > allowed:
         return None
@@ -203,6 +206,8 @@ def measure(a_sketch: bytes | None, b_sketch: bytes | None, a_words: Words, b_wo
         resemblance = estimate_resemblance(a_sketch, b_sketch, features) if estimated is None else estimated
         if resemblance < rule.min_resemblance:
             return None
+    from lifededup.fingerprint.distance import MOVES_MIN_RESEMBLANCE
+
     # without sketches (short texts) no resemblance is known: moves are counted
     moves = a_sketch is None or b_sketch is None or resemblance >= MOVES_MIN_RESEMBLANCE
     distance = bounded_word_distance(a_words, b_words, rule.max_word_distance, moves=moves)
