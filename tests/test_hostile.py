@@ -512,3 +512,45 @@ def test_the_watcher_survives_a_tree_too_deep_to_watch(tmp_path: Path, env: dict
         code = watcher.wait(60)
     text = Path(log.name).read_text(errors="replace")
     assert code == 0 and "Traceback" not in text and "nest too deep" in text, text[-2000:]
+
+
+def test_a_file_or_folder_made_a_link_between_the_scan_and_the_read_is_not_read(tmp_path: Path) -> None:
+    """The link rule was applied by the scan alone: a file replaced by a link
+    to /etc/passwd, or a folder by a link out of the walls (moved to another
+    disk, a link left behind), after the scan found them and before the
+    workers read them, was read through the link -- the outside text
+    stored and searchable under the inside names.  Now such a path is
+    'vanished' for this run, and the next one records the link."""
+    folder, outside = tmp_path / "d", tmp_path / "outside"
+    (outside / "zz").mkdir(parents=True)
+    (outside / "passwd.txt").write_text(SECRET)
+    (outside / "zz" / "kept.txt").write_text(SECRET + " " + hostile_corpus.prose(7))
+    (folder / "a").mkdir(parents=True)
+    (folder / "zz").mkdir()
+    (folder / "a" / "f.txt").write_text(hostile_corpus.prose(1))
+    (folder / "zz" / "kept.txt").write_text(hostile_corpus.prose(2))
+    (folder / "mine.txt").write_text(hostile_corpus.prose(3))
+
+    class SwapWhenReadingStarts(Quiet):
+        """What a user does while the indexer runs, at the worst moment: the
+        scan is over, nothing is read yet."""
+
+        def start(self, total: int) -> None:
+            (folder / "a" / "f.txt").unlink()
+            os.symlink(outside / "passwd.txt", folder / "a" / "f.txt")
+            (folder / "zz").rename(tmp_path / "zz moved away")
+            os.symlink(outside / "zz", folder / "zz")
+
+    with open_store(tmp_path / "s.db") as store:
+        first = run(store, [folder], IndexConfig(workers=1), progress=SwapWhenReadingStarts())
+        assert (first.new, first.failed_files) == (1, 2), first
+        _, rows = store.execute("SELECT path, status, error, text FROM items ORDER BY path")
+        assert all(SECRET.split()[0] not in str(r[3]) for r in rows), f"read through a link: {rows}"
+        status = {Path(str(r[0])).relative_to(folder).as_posix(): (r[1], str(r[2])) for r in rows}
+        assert status["mine.txt"][0] == "ok", status
+        for swapped in ("a/f.txt", "zz/kept.txt"):
+            assert status[swapped][0] == "vanished" and "replaced by a symbolic link" in status[swapped][1], status
+        run(store, [folder], IndexConfig(workers=1))
+        _, rows = store.execute("SELECT path, status FROM items ORDER BY path")
+        assert {Path(str(r[0])).relative_to(folder).as_posix(): r[1] for r in rows} == {
+            "a/f.txt": "link-outside", "mine.txt": "ok", "zz": "link-outside"}, rows

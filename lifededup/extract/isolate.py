@@ -98,9 +98,19 @@ def _clean(result: Extracted | Failure) -> Extracted | Failure:
                    metadata={_utf8(k): _utf8(v) for k, v in result.metadata.items()})
 
 
-def _unreadable(path: Path) -> Failure | None:
-    """Why the file cannot be read at all, before any parser tries (None: it can)."""
+def _unreadable(path: Path, real: bool = False) -> Failure | None:
+    """Why the file cannot be read at all, before any parser tries (None: it can).
+
+    ``real``: ``path`` is the real path a scan found (links resolved, the
+    link rule applied).  If it no longer is -- the file, or a folder on its
+    way, replaced by a symbolic link since (a folder moved to another disk,
+    a link left behind) -- it is not read, which would read wherever the
+    link leads, outside the folders perhaps; the next run applies the link
+    rule."""
     try:
+        if real and os.path.realpath(path) != os.fspath(path):
+            return Failure("vanished", "replaced by a symbolic link (it, or a folder on its way) after it was "
+                           "found: not read; the next run follows the link rule")
         mode = os.stat(path).st_mode
         if not stat.S_ISREG(mode):
             return Failure("not-a-file", "not a regular file (a FIFO, socket or device): never read")
@@ -157,19 +167,19 @@ def _out_of_memory(error: ExtractionError, limits: Limits, peak_before: int) -> 
     return Failure("too-large", f"ran out of the {limits.memory_mb} MiB memory limit ({error})"[:500])
 
 
-def _worker(conn: Connection, limits: Limits, extractor: SourceExtractor, max_chars: int) -> None:
+def _worker(conn: Connection, limits: Limits, extractor: SourceExtractor, max_chars: int, real: bool) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
     limit = limits.memory_mb * 2**20
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
     try:
-        _serve(conn, limits, extractor, max_chars)
+        _serve(conn, limits, extractor, max_chars, real)
     except (EOFError, OSError):
         # the parent is gone (killed, or closed the pipe): nothing to report to, exit quietly
         sys.exit(0)
 
 
-def _serve(conn: Connection, limits: Limits, extractor: SourceExtractor, max_chars: int) -> None:
+def _serve(conn: Connection, limits: Limits, extractor: SourceExtractor, max_chars: int, real: bool) -> None:
     while (task := conn.recv()) is not None:
         index, name = task
         path = Path(fs_path(name))
@@ -179,7 +189,7 @@ def _serve(conn: Connection, limits: Limits, extractor: SourceExtractor, max_cha
 
         peak = _memory_kib()[1]
         try:
-            failure = _unreadable(path)
+            failure = _unreadable(path, real)
             if failure is not None:
                 send("", failure)
             else:
@@ -201,14 +211,16 @@ class _Worker:
     held: tuple[str, Extracted | Failure] | None = None
     sent: int = field(default=0)
     max_chars: int = MAX_TEXT_CHARS
+    real: bool = False  # its paths are real paths a scan found (see extract_many)
 
 
-def _spawn(ctx: Any, limits: Limits, extractor: SourceExtractor, max_chars: int = MAX_TEXT_CHARS) -> _Worker:
+def _spawn(ctx: Any, limits: Limits, extractor: SourceExtractor, max_chars: int = MAX_TEXT_CHARS,
+           real: bool = False) -> _Worker:
     parent, child = ctx.Pipe()
-    process = ctx.Process(target=_worker, args=(child, limits, extractor, max_chars), daemon=True)
+    process = ctx.Process(target=_worker, args=(child, limits, extractor, max_chars, real), daemon=True)
     process.start()
     child.close()
-    return _Worker(process=process, conn=parent, max_chars=max_chars)
+    return _Worker(process=process, conn=parent, max_chars=max_chars, real=real)
 
 
 def _stop(worker: _Worker) -> None:
@@ -227,7 +239,7 @@ def _death_reason(worker: _Worker, limits: Limits) -> str:
 
 def extract_many(paths: Iterable[Path | str], limits: Limits = Limits(), workers: int | None = None,
                  extractor: SourceExtractor = extract_source, *,
-                 max_text_chars: int = MAX_TEXT_CHARS) -> Generator[Outcome, None, None]:
+                 max_text_chars: int = MAX_TEXT_CHARS, real: bool = False) -> Generator[Outcome, None, None]:
     """Read many files in ``workers`` processes; yield an :class:`Outcome` per file and per part.
 
     ``paths`` are stored paths (:func:`lifededup.model.stored_path`); an
@@ -236,14 +248,16 @@ def extract_many(paths: Iterable[Path | str], limits: Limits = Limits(), workers
     Outcomes of different files interleave in completion order; those of one
     file come in order, the file's own item first, the last marked ``final``.
     ``extractor`` is the function the workers run (the registry's by default).
-    Closing the generator early stops the workers.
+    ``real``: the paths are the real paths a scan found (the indexer's); one
+    that is no longer -- made a link since, or a folder on its way -- is
+    not read (``vanished``).  Closing the generator early stops the workers.
     """
     ctx = multiprocessing.get_context("forkserver")
     count = max(1, workers or min(4, os.cpu_count() or 1))
     pending = enumerate(Path(p) for p in paths)
     pool: list[_Worker] = []
     try:
-        pool = [_spawn(ctx, limits, extractor, max_text_chars) for _ in range(count)]
+        pool = [_spawn(ctx, limits, extractor, max_text_chars, real) for _ in range(count)]
         for worker in pool:
             _assign(worker, pending)
         while any(w.task for w in pool):
@@ -309,6 +323,6 @@ def _replace(worker: _Worker, pool: list[_Worker], ctx: Any, limits: Limits, ext
         yield Outcome(path, *worker.held, final=False)
     yield Outcome(path, "", Failure.from_error(error), final=True)
     _stop(worker)
-    fresh = _spawn(ctx, limits, extractor, worker.max_chars)
+    fresh = _spawn(ctx, limits, extractor, worker.max_chars, worker.real)
     pool[pool.index(worker)] = fresh
     _assign(fresh, pending)

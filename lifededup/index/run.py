@@ -246,8 +246,9 @@ def _read(store: Store, todo: Plan, config: IndexConfig, tally: Tally, progress:
     to_read = {t.seen.path: t for t in todo.to_read}
     writer = BatchWriter(store, params, to_read, tally, progress, config.batch_items, config.batch_seconds)
     workers = max(1, min(config.workers, max_workers(), len(to_read)))
+    # the scan's real paths: one made a link since is not read (it may lead out of the folders)
     outcomes: Generator[Outcome, None, None] = extract_many(list(to_read), config.limits, workers=workers,
-                                                            max_text_chars=config.max_text_chars)
+                                                            max_text_chars=config.max_text_chars, real=True)
     progress.start(len(to_read))
     stopped = False
     try:

@@ -229,8 +229,11 @@ def raw_sha1(path: str) -> str | None:
     """SHA-1 of the file's bytes (how a moved file is recognised), None if
     unreadable.  ``path`` is a stored path."""
     try:
+        disk = fs_path(path)
+        if os.path.realpath(disk) != disk:
+            return None  # made a link since the scan found it: not read here (the worker records why)
         digest = hashlib.sha1()
-        with open(fs_path(path), "rb") as handle:
+        with open(disk, "rb") as handle:
             while chunk := handle.read(_READ_BYTES):
                 digest.update(chunk)
         return digest.hexdigest()
