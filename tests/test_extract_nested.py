@@ -222,3 +222,25 @@ def test_a_name_an_archive_holds_twice_keeps_both_texts(store: Store, tmp_path: 
     assert_parents(items)
     assert_found(store, "lambs", [("reports.zip", "report.txt")])
     assert_found(store, "cider", [("reports.zip", "report.txt (2)")])
+
+
+def test_nesting_does_not_multiply_an_archives_limits(tmp_path: Path) -> None:
+    """Each archive counted its members and bytes afresh: a zip of ten zips
+    of ten zips of a 100 MiB text -- 15 MB on disk -- unpacked 10,000 MiB
+    and stored a GiB, all 'ok', where one archive may unpack 512 MiB.  The
+    limit is the whole file's, archives within archives counted together
+    (here scaled down: 1 MiB members, a 12 MiB limit)."""
+    from lifededup.extract import Extracted, Failure, Limits, Source, extract_source, walk
+
+    member = ("the tide tables for the harbour wall " * 30_000)[:2**20].encode()  # 1 MiB of text
+    inner = zipped({f"log{n}.txt": member for n in range(5)})
+    middle = zipped({f"inner{n}.zip": inner for n in range(5)})
+    outer = zipped({f"middle{n}.zip": middle for n in range(5)})  # 125 MiB unpacked in all
+    path = tmp_path / "bomb.zip"
+    path.write_bytes(outer)
+    limits = Limits(max_unpacked_bytes=12 * 2**20)
+    items = list(walk(extract_source(Source(name=path.name, path=path, limits=limits))))
+    texts = [i for i in items if isinstance(i, Extracted) and i.text]
+    refused = [i for i in items if isinstance(i, Failure) and i.status == "too-large"]
+    assert len(texts) * 2**20 <= limits.max_unpacked_bytes, f"{len(texts)} MiB of text read from one file"
+    assert refused and "counted together" in refused[0].reason, refused

@@ -5,7 +5,9 @@ read by the registry as if it were a file (an archive in an archive, a mail
 with attachments, a gzipped man page).  Nothing is written to disk.  Limits:
 at most ``Limits.max_members`` members, ``Limits.max_unpacked_bytes`` unpacked
 in all, ``Limits.max_depth`` containers deep; past a limit the rest is
-recorded as one ``too-large`` part, and what was read is kept.
+recorded as one ``too-large`` part, and what was read is kept.  The
+members and bytes are counted for the whole file, across every archive in
+it (``Source.budget``): nesting does not multiply them.
 """
 
 from __future__ import annotations
@@ -36,18 +38,17 @@ def _read_zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int
         return stream.read(limit + 1)  # the declared size may lie (a bomb): read no more than the limit
 
 
-def _members(source: Source) -> Iterator[tuple[str, int, Callable[[], bytes]]]:
-    """(name, declared size, a reader of the bytes) for each regular file, in archive order."""
-    limit = source.limits.max_unpacked_bytes
+def _members(source: Source) -> Iterator[tuple[str, int, Callable[[int], bytes]]]:
+    """(name, declared size, a reader of at most so many bytes) for each regular file, in archive order."""
     if source.head(4).startswith((b"PK\x03\x04", b"PK\x05\x06")):
         for name, size, archive, info in _zip_members(source):
-            yield name, size, functools.partial(_read_zip_member, archive, info, limit)
+            yield name, size, functools.partial(_read_zip_member, archive, info)
         return
     fileobj = source.path.open("rb") if source.path is not None else io.BytesIO(source.data or b"")
     with fileobj, tarfile.open(fileobj=fileobj, mode="r:*") as tar:
         for member in tar:
             if member.isfile():
-                def read(m: tarfile.TarInfo = member) -> bytes:
+                def read(limit: int, m: tarfile.TarInfo = member) -> bytes:
                     stream = tar.extractfile(m)
                     return stream.read(limit + 1) if stream is not None else b""
                 yield member.name, member.size, read
@@ -56,34 +57,42 @@ def _members(source: Source) -> Iterator[tuple[str, int, Callable[[], bytes]]]:
 def _parts(source: Source) -> Iterator[Extracted | Failure]:
     from lifededup.extract.registry import extract_source  # the registry imports this module
 
-    limits = source.limits
-    count = total = 0
+    limits, budget = source.limits, source.budget  # the budget: the whole file's, every archive in it counted
+    count = 0
     named: dict[str, int] = {}
     try:
         for stored, size, read in _members(source):
             count += 1
+            budget.members += 1
             # a name the archive holds twice (a zip appended to, a tar of two
             # versions) names a part each: the second is "name (2)", not the
             # first one's part overwritten, its text lost without a word
             named[stored] = named.get(stored, 0) + 1
             name = stored if named[stored] == 1 else f"{stored} ({named[stored]})"
-            if count > limits.max_members:
-                yield Failure("too-large", f"more than {limits.max_members} members: the rest are not read",
-                              f"member {count} on")
+            if budget.members > limits.max_members:
+                yield Failure("too-large", f"more than {limits.max_members} members in the file (its archives "
+                              "within archives counted together): the rest are not read", f"member {count} on")
                 return
-            if total + size > limits.max_unpacked_bytes:
-                yield Failure("too-large", f"the members past {total / 2**20:.0f} MiB are not read (limit "
-                              f"{limits.max_unpacked_bytes / 2**20:.0f} MiB unpacked)", name)
+            if budget.unpacked + size > limits.max_unpacked_bytes:
+                yield Failure("too-large", f"a member of {size / 2**20:.0f} MiB would pass the limit of "
+                              f"{limits.max_unpacked_bytes / 2**20:.0f} MiB unpacked for the file (its archives "
+                              f"within archives counted together; {budget.unpacked / 2**20:.0f} MiB unpacked "
+                              "before it): it and the rest are not read", name)
                 return
             try:
-                data = read()
+                # no more than the budget left: a declared size may lie (a bomb)
+                data = read(limits.max_unpacked_bytes - budget.unpacked)
             except ExtractionError as exc:
                 yield Failure.from_error(exc, name)
                 continue
             except Exception as exc:  # zipfile/tarfile/zlib on a damaged member: that member only
                 yield Failure("corrupt", f"damaged member: {type(exc).__name__}: {exc}"[:500], name)
                 continue
-            total += len(data)
+            budget.unpacked += len(data)
+            if budget.unpacked > limits.max_unpacked_bytes:
+                yield Failure("too-large", f"unpacked past the limit of {limits.max_unpacked_bytes / 2**20:.0f} MiB "
+                              "for the file (its size in the archive was wrong): it and the rest are not read", name)
+                return
             try:
                 yield nested(extract_source(source.child(stored.rsplit("/", 1)[-1], data)), name)
             except ExtractionError as exc:

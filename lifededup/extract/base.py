@@ -194,6 +194,17 @@ class MissingTool(ExtractionError):
         self.package = package
 
 
+@dataclass
+class Budget:
+    """What a file's archives have unpacked so far, counted across all of
+    them: a zip of ten zips of ten zips, each container within its own
+    limits, unpacked 10 GiB from 15 MB (a tester's store grew to a GiB).
+    ``Limits.max_unpacked_bytes`` and ``max_members`` bound the whole file."""
+
+    unpacked: int = 0
+    members: int = 0
+
+
 @dataclass(frozen=True)
 class Source:
     """Bytes to extract: a file on disk, or a part (an attachment) held in memory.
@@ -201,7 +212,8 @@ class Source:
     ``name`` carries the extension the registry looks at; ``path`` is set for
     files on disk so that streaming extractors (mbox) and external tools can
     read them without a copy.  ``limits`` are the run's (the registry sets
-    them); ``depth`` counts the containers (archives, mails) around a part.
+    them); ``depth`` counts the containers (archives, mails) around a part;
+    ``budget`` is shared by a file and every part inside it.
     """
 
     name: str
@@ -209,14 +221,16 @@ class Source:
     data: bytes | None = None
     limits: Limits = Limits()
     depth: int = 0
+    budget: Budget = field(default_factory=Budget, compare=False, repr=False)
 
     @classmethod
     def from_path(cls, path: Path) -> Source:
         return cls(name=path.name, path=path)
 
     def child(self, name: str, data: bytes) -> Source:
-        """A part held inside this source (an attachment, an archive member): same limits, one level deeper."""
-        return Source(name=name, data=data, limits=self.limits, depth=self.depth + 1)
+        """A part held inside this source (an attachment, an archive member):
+        same limits and budget, one level deeper."""
+        return Source(name=name, data=data, limits=self.limits, depth=self.depth + 1, budget=self.budget)
 
     @property
     def suffix(self) -> str:
