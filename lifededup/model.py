@@ -95,3 +95,15 @@ def fs_path(stored: str) -> str:
 def _unescape(match: re.Match[str]) -> str:
     code = match.group(1)
     return "\\" if code == "\\" else chr(0xDC00 + int(code[1:], 16))
+
+
+_CONTROLS = {code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F)}
+
+
+def shown(name: str) -> str:
+    """A stored name (or a title, a reason) with its control characters as
+    ``\\xNN``, the store's escape for a byte (README, ``items.path``): a
+    file name holding a newline prints on one line, one holding an escape
+    sequence does not drive the terminal or forge a log line, and the name
+    printed, pasted back (``lifededup show``), finds the item."""
+    return name.translate(_CONTROLS)

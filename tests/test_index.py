@@ -223,6 +223,19 @@ def test_progress_log_lines_and_bar(capsys: pytest.CaptureFixture[str]) -> None:
     bar.finish()
     shown = capsys.readouterr().err
     assert "2/2" in shown and "2.0 MB" in shown and "that goes on.docx" in shown, shown
+    # a name's control characters print escaped: no terminal title set, no log line forged
+    hostile = "/a/x\x1b]0;PWNED\x07\nFAKE LOG LINE.txt"
+    lines.clear()
+    log = LogLines(lines.append, every_s=0.0, clock=lambda: now[0])
+    log.start(1)
+    log.file_done(hostile, 1)
+    assert lines[1].endswith("/a/x\\x1b]0;PWNED\\x07\\x0aFAKE LOG LINE.txt"), lines
+    bar = Bar()
+    bar.start(1)
+    bar.file_done(hostile, 1)
+    bar.finish()
+    shown = capsys.readouterr().err
+    assert "\x1b]0;" not in shown and "\\x1b]0;PWNED" in shown, repr(shown)
 
 
 @pytest.fixture

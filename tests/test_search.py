@@ -905,3 +905,17 @@ def test_a_page_is_the_same_whichever_way_it_was_read(corpus: CorpusStore, monke
     for one, other in zip(first, second):
         assert one == other, f"{one['query']!r}: the page differs with the matches read on"
     assert any(hit["copies"] for page in first for hit in page["hits"]), "no page with copies: nothing compared"
+
+
+def test_a_hostile_title_or_text_does_not_drive_the_terminal(tmp_path: Path) -> None:
+    """A mail's subject '=?utf-8?q?=1B]0;PWNED=07?=' (or a page's <title>)
+    was printed as it is: the escape sequence set the terminal's title.
+    Titles print their control characters as \\xNN, snippets too (but
+    their line breaks)."""
+    db = tmp_path / "s.db"
+    text = "harbour notes about the \x1b[2J tide tables " + prose(1)
+    with open_store(db) as store:
+        store.upsert_item(ItemRecord("/mail/a.eml", kind="email", title="Tides \x1b]0;PWNED\x07 today", text=text),
+                          fp(text))
+    out = CliRunner().invoke(main, ["search", "harbour", "--db", str(db)]).output
+    assert "\x1b" not in out and "\\x1b]0;PWNED\\x07" in out and "\\x1b[2J" in out, repr(out)

@@ -9,6 +9,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+
+from lifededup.model import shown as shown  # re-exported: the commands print names through it
 from lifededup.store import (
     ENV_VAR, Queryable, Readable, StoreError, StoreTooNew, damage_of, driver_said, is_unavailable, open_reader, open_store,
 )
@@ -81,17 +83,6 @@ def item_name(path: str, part: str, machine: str = "") -> str:
     """An item's name, the one way everywhere: ``path [part]`` for a part
     inside a file, ``MACHINE:`` before it for another machine's file."""
     return on_machine(shown(f"{path} [{part}]" if part else path), machine)
-
-
-_CONTROLS = {code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F)}
-
-
-def shown(name: str) -> str:
-    """A stored name with its control characters as ``\\xNN``, the store's
-    escape for a byte (README, ``items.path``): a file name holding a newline
-    prints on one line, and the name printed, pasted back (``lifededup
-    show``), finds the item."""
-    return name.translate(_CONTROLS)
 
 
 @contextmanager

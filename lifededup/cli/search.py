@@ -109,9 +109,15 @@ def _name(path: str, part: str, machine: str = "") -> str:
     return on_machine(shown(f"{_home(path)} [{part}]" if part else _home(path)), machine)
 
 
+# A snippet's control characters but its line breaks and tabs, as \xNN: a
+# document's text must not drive the terminal (an escape sequence)
+_SNIPPET_CONTROLS = {code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F) if chr(code) not in "\t\n"}
+
+
 def _highlighted(snippet: Snippet) -> str:
     # click.echo drops the styling when the output is not a terminal
-    return "".join(click.style(text, bold=True, fg="yellow") if hit else text for text, hit in snippet.parts())
+    return "".join(click.style(text, bold=True, fg="yellow") if hit else text
+                   for text, hit in ((t.translate(_SNIPPET_CONTROLS), h) for t, h in snippet.parts()))
 
 
 def _print(found: SearchResult, offset: int = 0) -> None:
@@ -138,7 +144,7 @@ def _print_hit(number: int, hit: Hit, found: SearchResult) -> None:
         head += click.style(f"  [cluster {hit.cluster_id}, {hit.cluster_size} items]", fg="cyan")
     click.echo(head)
     if hit.title and hit.title not in hit.snippet.text:
-        click.echo(f"     {hit.title}")
+        click.echo(f"     {shown(hit.title)}")  # a mail's subject may carry an escape sequence
     if hit.snippet.text:
         click.echo(f"     {_highlighted(hit.snippet)}")
     if hit.copies:

@@ -7,6 +7,8 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from lifededup.model import shown
+
 
 class Progress(Protocol):
     def start(self, total: int) -> None:
@@ -51,7 +53,7 @@ class LogLines:
         now = self.clock()
         if now - self.last >= self.every_s:
             self.last = now
-            self.write(f"{self._counts(now)}  {path}")
+            self.write(f"{self._counts(now)}  {shown(path)}")  # a name's newline or escape stays in its line
 
     def finish(self) -> None:
         if self.total:
@@ -81,7 +83,7 @@ class Bar:
         bar = self._bar
         if isinstance(bar, tqdm):
             self.bytes += size
-            name = path.rsplit("/", 1)[-1]
+            name = shown(path.rsplit("/", 1)[-1])
             bar.set_postfix_str(f"{self.bytes / 2**20:.1f} MB  {name[-40:]}", refresh=False)
             bar.update(1)
 
