@@ -252,3 +252,15 @@ def test_archive_limits_members_size_and_depth(tmp_path: Path) -> None:
     items = list(walk(extract_source(Source("deep.zip", data=deep), Limits(max_depth=3))))
     assert any(isinstance(i, Failure) and i.status == "too-large" and "nested" in i.reason for i in items), items
     assert not any(isinstance(i, Extracted) and "innermost" in i.text for i in items)
+
+
+@pytest.mark.parametrize("name", ["minutes.docx", "budget.xlsx"])
+def test_a_password_protected_office_document_is_encrypted_not_unsupported(name: str) -> None:
+    """Office 2007+ encrypts a .docx or .xlsx into an OLE2 file, which was
+    taken for an old Office file of a kind not read: 'unsupported'.  It is
+    'encrypted', as a protected PDF or zip is."""
+    from lifededup.extract import EncryptedFile
+
+    path = Path(__file__).parent / "fixtures/encrypted" / name
+    with pytest.raises(EncryptedFile, match="protected by a password"):
+        extract(path)

@@ -20,8 +20,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from lifededup.extract.base import (
-    CorruptFile, EmptyFile, Extracted, ExtractionError, Format, Limits, NotAFile, Probe, Source, TooLarge,
-    UnsupportedFormat, open_zip,
+    CorruptFile, EmptyFile, EncryptedFile, Extracted, ExtractionError, Format, Limits, NotAFile, Probe, Source,
+    TooLarge, UnsupportedFormat, open_zip,
 )
 from lifededup.extract.text import looks_binary
 
@@ -91,6 +91,10 @@ def sniff(source: Source) -> str:
     if probe.is_zip:
         raise UnsupportedFormat(f"{source.name} is a zip archive lifededup cannot open")
     if probe.is_ole:
+        if {"EncryptedPackage", "EncryptionInfo"} <= probe.ole_streams():
+            # Office 2007+ with a password: the .docx/.xlsx/.pptx zip is encrypted inside an OLE2 file
+            raise EncryptedFile(f"{source.name} is an Office document protected by a password: its text cannot "
+                                "be read without it (save a copy without the password to index it)")
         raise UnsupportedFormat(f"{source.name} is an old Office (OLE2) file of a kind lifededup does not read")
     if looks_binary(probe.head):
         raise UnsupportedFormat(f"{source.name} holds binary data of no format lifededup reads"
