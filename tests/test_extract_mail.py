@@ -241,3 +241,22 @@ def test_a_git_log_is_text_and_a_saved_message_with_its_envelope_line_is_mail(tm
     kept.write_bytes(b"From MAILER-DAEMON Fri Apr 06 16:46:09 2001\n" + bytes(message("Choir practice", "Tuesday at eight")))
     mails = [(i.kind, i.title) for i in walk(extract(kept)) if isinstance(i, Extracted) and i.kind == "email"]
     assert mails == [("email", "Choir practice")], mails  # a mailbox of one, or the message
+
+
+def test_a_message_too_large_for_memory_is_too_large_and_the_rest_are_read(tmp_path: Path) -> None:
+    """A mailbox's message of one huge line was 'corrupt: damaged message:
+    MemoryError' -- and one larger still ran the worker out of memory while
+    it was assembled, losing every message after it.  A message over an
+    eighth of the worker's memory is not assembled; one that runs out of it
+    anyway is 'too-large'; the others are read, in real worker processes
+    under a 384 MiB limit."""
+    from lifededup.extract import Limits
+
+    path = tmp_path / "box.mbox"
+    first, third = message("One", "The first message, about the tide.\n"), message("Three", "The third, the harbour.\n")
+    for size_mib, said in ((45, "ran out of the 384 MiB memory limit"), (60, "over the 48 MiB read whole")):
+        write_mbox(path, [first, message("Huge", "x" * (size_mib * 2**20) + "\n"), third])
+        outcomes = {o.part: o.result for o in extract_many([path], Limits(memory_mb=384), workers=1)}
+        assert isinstance(outcomes["message 1"], Extracted) and isinstance(outcomes["message 3"], Extracted), outcomes
+        huge = outcomes["message 2"]
+        assert isinstance(huge, Failure) and huge.status == "too-large" and said in huge.reason, huge
