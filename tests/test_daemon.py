@@ -136,6 +136,10 @@ def test_status_of_a_watcher_in_a_terminal_names_no_log_file(tmp_path: Path) -> 
         assert not (state / "lifededup" / "watch.log").exists()
         as_json = json.loads(lifededup(env, "daemon", "status", "--json").stdout)
         assert as_json["log"] is None and as_json["report"]["log"] is None, as_json
+        # given its folders, it does not follow the store's list: `folders add` said it did
+        (tmp_path / "other").mkdir()
+        added = lifededup(env, "folders", "add", str(tmp_path / "other"))
+        assert f"the watcher (pid {watcher.pid}) watches the folders it was given" in added.stdout, added.stdout
     finally:
         watcher.terminate()
         _, err = watcher.communicate(timeout=60)

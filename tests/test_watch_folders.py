@@ -79,3 +79,36 @@ def test_cli_folders_add_list_remove(tmp_path: Path) -> None:
     assert removed.exit_code == 0, removed.output
     not_watched = runner.invoke(main, ["folders", "remove", "--db", db, str(docs)])
     assert not_watched.exit_code != 0 and "not watched" in not_watched.output, not_watched.output
+
+
+def test_a_folder_removed_while_its_files_are_read_gets_none_written_after(store_url: str, tmp_path: Path) -> None:
+    """The watcher of the store's folders scanned a folder removed meanwhile
+    to its end: `folders remove --forget` said it forgot 699 items, and the
+    scan wrote the folder's 9,014 files back, for good.  Each batch now
+    checks, in its own transaction, that its files' folder is still
+    watched: a batch committed before the removal is forgotten by it, none
+    is written after it, and the run stops there."""
+    from index_samples import write_text
+
+    from lifededup.index import IndexConfig, Quiet, run_in_folders
+    from lifededup.store import items_under
+
+    folder = tmp_path / "big"
+    for n in range(40):
+        write_text(folder / f"note{n:02}.txt", seed=n)
+    path = str(folder.resolve())
+    with open_store(store_url) as other:  # the user's `folders add`, then `folders remove --forget`
+        add_folder(other, path)
+
+        class RemovedAfterTheFirstBatch(Quiet):
+            def file_done(self, done: str, size: int) -> None:
+                if items_under(other, path) and list_folders(other):
+                    remove_folder(other, path, forget=True)
+
+        with open_store(store_url) as store:
+            summary = run_in_folders(store, [path], list_folders(store), IndexConfig(workers=1, batch_items=4),
+                                     progress=RemovedAfterTheFirstBatch(), named=False,
+                                     watched=lambda: [f.path for f in list_folders(store)])
+            assert summary.interrupted, summary
+            assert items_under(store, path) == 0, "files written under a folder forgotten while it was read"
+            assert list_folders(store) == []

@@ -84,6 +84,10 @@ def _running_daemon(store: Store) -> str:
         return ""
     report = status.report or {}
     if report.get("store") == str(store.location) and report.get("machine") == store.machine:
+        if report.get("follows") is False:
+            return (f"the watcher (pid {status.pid}) watches the folders it was given (lifededup watch PATH...), "
+                    "not this list: it does not take this change up; run `lifededup watch` without PATHS, or "
+                    "the daemon, to follow it")
         return f"the daemon (pid {status.pid}) follows this change within {FOLLOW_S:g} s"
     return (f"the daemon (pid {status.pid}) watches another store ({report.get('store', 'unknown')}"
             f"{', machine ' + str(report['machine']) if report.get('machine') else ''}), not this one")
@@ -177,15 +181,15 @@ def _describe(folder: WatchedFolder) -> str:
 class _StatusFile:
     """Writes the watcher's status for ``daemon status``: when its state changes, else at most once a second."""
 
-    def __init__(self, paths: daemons.DaemonPaths, store: str, machine: str) -> None:
+    def __init__(self, paths: daemons.DaemonPaths, store: str, machine: str, follows: bool) -> None:
         self.paths, self.store, self.machine, self.last, self.state = paths, store, machine, 0.0, ""
-        self.log = daemons.writes_log(paths)
+        self.log, self.follows = daemons.writes_log(paths), follows
 
     def __call__(self, status: WatchStatus) -> None:
         now = time.monotonic()
         if now - self.last >= 1.0 or status.state != self.state:
             self.last, self.state = now, status.state
-            daemons.write_status(self.paths, status, self.store, self.machine, log=self.log)
+            daemons.write_status(self.paths, status, self.store, self.machine, log=self.log, follows=self.follows)
 
 
 @main.command("watch")
@@ -242,7 +246,8 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
         store_files = tuple(location.own_files())
         config = IndexConfig(workers=workers, max_text_chars=int(max_text_mb * 2**20), limits=Limits(ocr=ocr))
         watcher = Watcher(store, folders, config, stop, delay=delay, rescan_every=rescan,
-                          ignore=store_files, on_status=_StatusFile(daemon_paths, str(location), store.machine),
+                          ignore=store_files,
+                          on_status=_StatusFile(daemon_paths, str(location), store.machine, follows=not paths),
                           # without PATHS, `folders add` and `remove` are followed while it runs
                           follow=None if paths else functools.partial(list_folders, store))
         click.echo(f"watching {', '.join(f.path for f in folders)} of the machine {store.machine} into {location} "

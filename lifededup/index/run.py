@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
@@ -107,7 +107,8 @@ def run(store: Store, paths: Iterable[Path | str], config: IndexConfig = IndexCo
 
 def run_in_folders(store: Store, paths: Iterable[Path | str], folders: Sequence[WatchedFolder],
                    config: IndexConfig = IndexConfig(), *, progress: Progress = Quiet(),
-                   stop: threading.Event | None = None, duplicates: bool = True, named: bool = True) -> Summary:
+                   stop: threading.Event | None = None, duplicates: bool = True, named: bool = True,
+                   watched: Callable[[], list[str]] | None = None) -> Summary:
     """:func:`run` for paths that may lie in watched folders: each path in a
     watched folder is indexed under that folder's patterns (as the watcher
     does), with the watched folders as its walls.  One run for all of them,
@@ -128,16 +129,19 @@ def run_in_folders(store: Store, paths: Iterable[Path | str], folders: Sequence[
         elif named:
             scopes.append(Scope(path, config.rules, None, (path,)))
     return run_scopes(store, scopes, config, progress=progress, stop=stop, duplicates=duplicates,
-                      homes=[f.path for f in folders])
+                      homes=[f.path for f in folders], watched=watched)
 
 
 def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = IndexConfig(), *,
                progress: Progress = Quiet(), stop: threading.Event | None = None, duplicates: bool = True,
-               homes: Sequence[str] = ()) -> Summary:
+               homes: Sequence[str] = (), watched: Callable[[], list[str]] | None = None) -> Summary:
     """One run over several paths, each under its own rules and walls: one
     plan, so a file that vanished from one path and appeared under another is
     a move.  ``homes``: the watched folders (stored form), where a moved file
-    may have come from."""
+    may have come from.  ``watched``: the folders still watched, asked in
+    each batch's transaction (the watcher of the store's folders): a file
+    read under one removed since is not written, and the run stops there
+    (interrupted), for the watcher to take the change up."""
     started = time.monotonic()
     found: dict[str, Seen] = {}
     skipped: dict[str, Skipped] = {}
@@ -165,7 +169,7 @@ def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = Inde
     todo = plan(found.values(), known, stored_elsewhere(store, [*homes, *roots]), reread=config.reread)
     tally = Tally()
     _follow(store, todo, tally, list(skipped.values()))
-    interrupted = _read(store, todo, config, tally, progress, stop)
+    interrupted = _read(store, todo, config, tally, progress, stop, watched)
     return _summary(store, tally, started, interrupted, duplicates)
 
 
@@ -238,13 +242,14 @@ def _record_skipped(store: Store, skipped: list[Skipped]) -> int:
 
 
 def _read(store: Store, todo: Plan, config: IndexConfig, tally: Tally, progress: Progress,
-          stop: threading.Event | None) -> bool:
+          stop: threading.Event | None, watched: Callable[[], list[str]] | None = None) -> bool:
     """Extract, fingerprint and store the files to read; True if stopped early."""
     if not todo.to_read:
         return False
     params = config.params or store.params or DEFAULT_PARAMS
     to_read = {t.seen.path: t for t in todo.to_read}
-    writer = BatchWriter(store, params, to_read, tally, progress, config.batch_items, config.batch_seconds)
+    writer = BatchWriter(store, params, to_read, tally, progress, config.batch_items, config.batch_seconds,
+                         watched=watched)
     workers = max(1, min(config.workers, max_workers(), len(to_read)))
     # the scan's real paths: one made a link since is not read (it may lead out of the folders)
     outcomes: Generator[Outcome, None, None] = extract_many(list(to_read), config.limits, workers=workers,
@@ -255,7 +260,7 @@ def _read(store: Store, todo: Plan, config: IndexConfig, tally: Tally, progress:
         with writer.in_background():
             for outcome in in_scan_order(outcomes, list(to_read)):
                 writer.add(outcome)
-                if stop is not None and stop.is_set():
+                if (stop is not None and stop.is_set()) or writer.dropped.is_set():
                     stopped = True
                     break
             writer.flush()

@@ -86,6 +86,13 @@ class BatchWriter:
     _batches: queue.Queue[list[Outcome] | None] = field(default_factory=lambda: queue.Queue(maxsize=2))
     _thread: threading.Thread | None = None
     _failure: BaseException | None = None
+    # The folders whose files may be written, read in each batch's own
+    # transaction (the watcher of the store's folders): a file under none of
+    # them -- its folder removed while it was read -- is not written, so a
+    # `folders remove --forget` is never undone by a batch committed after
+    # it.  ``dropped`` is set once one is.
+    watched: Callable[[], list[str]] | None = None
+    dropped: threading.Event = field(default_factory=threading.Event)
 
     def add(self, outcome: Outcome) -> None:
         if not self._buffer:
@@ -139,8 +146,12 @@ class BatchWriter:
         prints = iter(fingerprint_many(texts, self.params))
         done: list[tuple[str, int]] = []
         with self.store.transaction():
+            walls = None if self.watched is None else [folder.rstrip("/") + "/" for folder in self.watched()]
             for outcome in batch:
                 fingerprint = next(prints) if text_of(outcome) is not None else None
+                if walls is not None and not str(outcome.path).startswith(tuple(walls)):
+                    self.dropped.set()  # its folder is no longer watched: not written
+                    continue
                 if self._write(outcome, fingerprint):
                     done.append((str(outcome.path), self.to_read[str(outcome.path)].seen.size))
         # counted once committed: an interrupted batch is not reported as done

@@ -136,10 +136,12 @@ def writes_log(paths: DaemonPaths) -> bool:
 
 
 def write_status(paths: DaemonPaths, status: WatchStatus, store: str, machine: str | None = None, *,
-                 log: bool = True) -> None:
-    """``log``: whether this watcher writes the daemon's log file (``writes_log``)."""
+                 log: bool = True, follows: bool = True) -> None:
+    """``log``: whether this watcher writes the daemon's log file
+    (``writes_log``); ``follows``: whether it follows the store's folders
+    (without PATHS), or watches the folders it was given."""
     report = {**asdict(status), "store": store, "machine": machine, "pid": os.getpid(), "updated_at": time.time(),
-              "log": str(paths.log) if log else None}
+              "log": str(paths.log) if log else None, "follows": follows}
     _write_atomically(paths.status, json.dumps(report, indent=1))
 
 

@@ -84,6 +84,9 @@ class Watcher:
     _watches: dict[str, ObservedWatch] = field(init=False)
     # no changed path is indexed before this time (clock()): the store refused the last ones
     _paused_until: float = field(init=False, default=0.0)
+    # a run stopped because a folder it read was removed meanwhile: take the
+    # change up at once, then scan what is left
+    _changed: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
         self.debouncer = Debouncer(self.delay, self.clock)
@@ -104,9 +107,12 @@ class Watcher:
                 ready = self.debouncer.settled() if self.clock() >= self._paused_until else []
                 if ready:
                     self._index(ready)
-                if self.follow is not None and self.clock() >= next_follow and not self.stop.is_set():
+                if self.follow is not None and (self.clock() >= next_follow or self._changed) \
+                        and not self.stop.is_set():
                     taken_up = self._take_up(self.follow)
-                    if taken_up and not self.rescan(taken_up):
+                    if self._changed:  # a run cut short: what it left unread is scanned again now
+                        self._changed, next_rescan = False, self.clock()
+                    elif taken_up and not self.rescan(taken_up):
                         next_rescan = min(next_rescan, self._next_rescan(False))
                     next_follow = self.clock() + self.follow_every
                 if self.clock() >= next_rescan and not self.stop.is_set():
@@ -267,8 +273,14 @@ class Watcher:
         try:
             # the events' paths as they are (a path through a link is the link
             # rule's to judge); one outside every watched folder is never read
+            # following the store's folders, each batch checks its files' folder is still watched: a
+            # folder removed while its files are read is not written to (a `remove --forget` not undone)
+            follow = self.follow
+            watched = None if follow is None else (lambda: [f.path for f in follow()])
             summary = run_in_folders(self.store, paths, folders, self.config, stop=self.stop, duplicates=False,
-                                     named=False)
+                                     named=False, watched=watched)
+            if summary.interrupted and not self.stop.is_set():
+                self._changed = True
             if scanned:
                 for folder in folders:
                     mark_scanned(self.store, folder.path)
