@@ -117,6 +117,17 @@ def test_html_only_replies_drop_the_quoted_message(tmp_path: Path) -> None:
         path = tmp_path / f"{program}.eml"
         path.write_bytes(bytes(html_only("Re: Boat trip", html)))
         assert extract(path).text == "Great, I will bring the flask.", (program, extract(path).text)
+    # a reply known by its header, whatever its subject
+    answer = html_only("Boat trip", _HTML_REPLIES["thunderbird"])
+    answer["In-Reply-To"] = "<1@example.org>"
+    (tmp_path / "answer.eml").write_bytes(bytes(answer))
+    assert extract(tmp_path / "answer.eml").text == "Great, I will bring the flask."
+    # Gmail's Quote button in a new message: the quote is the message's own text (here a poem), kept
+    poem = ('<div dir="ltr">Here is the Hopkins poem for Thursday:<blockquote class="gmail_quote" style="margin:0px">'
+            "Glory be to God for dappled things, for skies of couple-colour as a brinded cow</blockquote>"
+            "See you there.</div>")
+    (tmp_path / "poem.eml").write_bytes(bytes(html_only("The poem for Thursday", poem)))
+    assert "dappled things" in extract(tmp_path / "poem.eml").text, extract(tmp_path / "poem.eml").text
 
 
 def test_a_forwarded_message_is_kept_in_the_forward(tmp_path: Path) -> None:

@@ -52,6 +52,19 @@ _HTML_QUOTES = "div.gmail_quote, blockquote.gmail_quote, blockquote[type=cite], 
 _HTML_QUOTE_FROM_HERE = "#divRplyFwdMsg, #appendonsend"
 
 
+# A subject that says the message answers another: "Re:", and its German,
+# Nordic, Dutch and Italian forms
+_REPLY_SUBJECT = re.compile(r"^\s*(re|aw|sv|antw|r)\s*(\[\d+\])?\s*:", re.IGNORECASE)
+
+
+def is_reply(subject: str, in_reply_to: bool = False) -> bool:
+    """Whether a message answers another (its subject, or an In-Reply-To or
+    References header): only then is an HTML quote the message it answers.
+    Gmail's Quote button puts the same markup in a new message, whose quote
+    is its own text (a poem sent to a friend)."""
+    return in_reply_to or bool(_REPLY_SUBJECT.match(subject))
+
+
 def is_forward(subject: str) -> bool:
     """Whether a message's subject says it forwards another (``Fwd:``, Outlook's ``FW:``)."""
     return bool(_FORWARD_SUBJECT.match(subject))
@@ -93,13 +106,13 @@ def part_text(part: MIMEPart) -> str:
     return decode(raw)[0]
 
 
-def _body(message: EmailMessage, *, forward: bool) -> str:
+def _body(message: EmailMessage, *, forward: bool, reply: bool) -> str:
     part = message.get_body(preferencelist=("plain", "html"))
     if part is None:
         return ""
     text = part_text(part)
     if part.get_content_subtype() == "html":
-        return parse_html(text if forward else without_html_quotes(text)).text
+        return parse_html(without_html_quotes(text) if reply and not forward else text).text
     return text
 
 
@@ -181,7 +194,8 @@ def message_item(data: bytes, source: Source) -> Extracted:
                 for key in ("From", "To", "Cc", "Message-ID", "In-Reply-To") if message.get(key)}
     subject = " ".join(str(message.get("Subject", "")).split())
     forward = is_forward(subject)
-    text = clean_text(strip_quotes(_body(message, forward=forward), forward=forward))
+    reply = is_reply(subject, bool(message.get("In-Reply-To") or message.get("References")))
+    text = clean_text(strip_quotes(_body(message, forward=forward, reply=reply), forward=forward))
     return Extracted(text=text, title=subject, kind="email",
                      mime="message/rfc822", doc_date=message_date(message), metadata=metadata,
                      children=_attachments(message, source))
