@@ -371,6 +371,11 @@ def test_reread_reads_every_file_again_and_an_interrupted_one_is_finished_by_a_p
         stop.set()
         first = run(store, [folder], IndexConfig(workers=1, batch_items=1, reread=True), stop=stop)
         assert first.interrupted and first.read < 8, first
+        from lifededup.cli.index import summary_lines
+
+        # what the command says: not "run the same command again", which would start the reread over
+        assert "a plain `lifededup index` of the same paths (without --reread) finishes it" in \
+            summary_lines(first, reread=True)[-1]
         second = run(store, [folder], CONFIG)
         assert first.read + second.read == 8, (first, second)
         assert_matches(store, folder)

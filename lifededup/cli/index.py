@@ -61,7 +61,7 @@ def _failed_files(summary: Summary) -> str:
     return f" ({summary.failed_files} file(s) and {parts} part(s) inside files)"
 
 
-def summary_lines(summary: Summary) -> list[str]:
+def summary_lines(summary: Summary, *, reread: bool = False) -> list[str]:
     rate = summary.read / summary.seconds if summary.seconds else 0.0
     lines = [
         f"new {summary.new}, updated {summary.updated}, unchanged {summary.unchanged}, "
@@ -73,8 +73,14 @@ def summary_lines(summary: Summary) -> list[str]:
     if summary.failed_in_store:
         lines.append("why they failed: lifededup failures")
     if summary.interrupted:
-        lines.append("interrupted: the store is consistent; run the same command again to finish")
+        lines.append("interrupted: the store is consistent; " + _FINISH[reread])
     return lines
+
+
+# How to finish an interrupted run: a plain `index` finishes a --reread (the
+# files it did not reach are marked), which running it again would start over
+_FINISH = {False: "run the same command again to finish",
+           True: "a plain `lifededup index` of the same paths (without --reread) finishes it"}
 
 
 def max_text_option(func: F) -> F:
@@ -107,7 +113,8 @@ def ocr_option(func: F) -> F:
 @ocr_option
 @click.option("--reread", is_flag=True,
               help="Read every file again, changed or not: after upgrading lifededup, what it now reads better "
-              "(a format or a failure it could not read before).  Interrupted, a plain `index` finishes it.")
+              "(a format or a failure it could not read before); each counts as updated.  Interrupted, a plain "
+              "`index` finishes it.")
 @click.option("--json", "as_json", is_flag=True,
               help="The summary as one JSON object (new, updated, unchanged, moved, removed, failed, items, bytes, "
               "failed_files, exact_duplicates, near_duplicates, failed_in_store, seconds, interrupted).")
@@ -150,9 +157,9 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
         except KeyboardInterrupt:
             raise click.ClickException(
                 "interrupted: the store is consistent (the batch in flight was committed or rolled back); "
-                "run the same command again to finish") from None
+                + _FINISH[reread]) from None
     if as_json:
         click.echo(json.dumps(summary.as_dict(), indent=2))
         return
-    for line in summary_lines(summary):
+    for line in summary_lines(summary, reread=reread):
         click.echo(line)
