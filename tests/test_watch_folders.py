@@ -112,3 +112,32 @@ def test_a_folder_removed_while_its_files_are_read_gets_none_written_after(store
             assert summary.interrupted, summary
             assert items_under(store, path) == 0, "files written under a folder forgotten while it was read"
             assert list_folders(store) == []
+
+
+def test_a_watched_folder_inside_another_keeps_its_own_patterns_whichever_is_indexed(store_url: str,
+                                                                                    tmp_path: Path) -> None:
+    """~/archive watched, ~/archive/Mail watched with --include '*.eml':
+    `index archive` walked Mail by archive's patterns and took note.txt in,
+    `index archive/Mail` took it out, and the next `index archive` back in
+    under a new id.  A file follows the innermost watched folder's patterns."""
+    from index_samples import write_text
+
+    from lifededup.index import IndexConfig, run_in_folders
+
+    archive = tmp_path / "archive"
+    write_text(archive / "a.txt", seed=1)
+    write_text(archive / "Mail" / "note.txt", seed=2)
+    (archive / "Mail" / "m.eml").write_text("From: a@example.org\nSubject: Tides\n\nThe tide tables for June.\n")
+    with open_store(store_url) as store:
+        add_folder(store, str(archive.resolve()))
+        add_folder(store, str((archive / "Mail").resolve()), include=("*.eml",))
+
+        def indexed(path: Path) -> dict[str, int]:
+            run_in_folders(store, [path], list_folders(store), IndexConfig(workers=1))
+            _, rows = store.execute("SELECT path, id FROM items WHERE part = ''")
+            return {Path(str(p)).relative_to(archive.resolve()).as_posix(): int(str(i)) for p, i in rows}
+
+        first = indexed(archive)
+        assert set(first) == {"a.txt", "Mail/m.eml"}, first
+        assert indexed(archive / "Mail") == first
+        assert indexed(archive) == first, "indexing the outer folder again changed the items"

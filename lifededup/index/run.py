@@ -9,7 +9,7 @@ import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, fields, replace
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from lifededup.extract import Outcome, extract_many
 from lifededup.fingerprint import DEFAULT_PARAMS
@@ -129,19 +129,42 @@ def run_in_folders(store: Store, paths: Iterable[Path | str], folders: Sequence[
         elif named:
             scopes.append(Scope(path, config.rules, None, (path,)))
     return run_scopes(store, scopes, config, progress=progress, stop=stop, duplicates=duplicates,
-                      homes=[f.path for f in folders], watched=watched)
+                      homes=[f.path for f in folders], watched=watched, admits=_innermost_rules(by_path))
+
+
+def _innermost_rules(by_path: dict[str, WatchedFolder]) -> Callable[[str], bool] | None:
+    """Where a watched folder lies inside another (``~/archive/Mail`` with
+    its own ``--include '*.eml'``), whether a file found is admitted by the
+    innermost folder's patterns: the scan of the outer folder walks the
+    inner one by the outer's, and ``index ~/archive`` and ``index
+    ~/archive/Mail`` took a file in and out in turn, under a new id each
+    time.  None where no folder lies inside another."""
+    homes = sorted(by_path, key=len, reverse=True)  # the innermost first
+    if not any(_inside(Path(inner), outer) for inner in homes for outer in homes if inner != outer):
+        return None
+    rules = {home: FolderRules.of(by_path[home]) for home in homes}
+
+    def admits(stored: str) -> bool:
+        path = fs_path(stored)
+        home = next((h for h in homes if _inside(Path(path), h)), None)
+        return home is None or rules[home].admits(PurePath(os.path.relpath(path, home)))
+
+    return admits
 
 
 def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = IndexConfig(), *,
                progress: Progress = Quiet(), stop: threading.Event | None = None, duplicates: bool = True,
-               homes: Sequence[str] = (), watched: Callable[[], list[str]] | None = None) -> Summary:
+               homes: Sequence[str] = (), watched: Callable[[], list[str]] | None = None,
+               admits: Callable[[str], bool] | None = None) -> Summary:
     """One run over several paths, each under its own rules and walls: one
     plan, so a file that vanished from one path and appeared under another is
     a move.  ``homes``: the watched folders (stored form), where a moved file
     may have come from.  ``watched``: the folders still watched, asked in
     each batch's transaction (the watcher of the store's folders): a file
     read under one removed since is not written, and the run stops there
-    (interrupted), for the watcher to take the change up."""
+    (interrupted), for the watcher to take the change up.  ``admits``: a
+    file found that it refuses is left out (a nested watched folder's
+    patterns, ``_innermost_rules``)."""
     started = time.monotonic()
     found: dict[str, Seen] = {}
     skipped: dict[str, Skipped] = {}
@@ -159,6 +182,8 @@ def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = Inde
     for own in map(stored_path, store.location.own_files()):
         found.pop(own, None)
         skipped.pop(own, None)
+    if admits is not None:
+        found = {path: seen for path, seen in found.items() if admits(path)}
     known = known_under(store, roots, config.limits)  # another machine's files in an SQLite store: refused
     # another computer of this name is refused before anything is read or
     # written -- and the name is claimed only by a run that goes on
