@@ -73,8 +73,17 @@ def test_cli_folders_add_list_remove(tmp_path: Path) -> None:
     listed = runner.invoke(main, ["folders", "list", "--db", db])
     assert listed.exit_code == 0 and str(docs.resolve()) in listed.output, listed.output
     assert "include *.txt" in listed.output and "exclude *.log" in listed.output, listed.output
-    missing = runner.invoke(main, ["folders", "add", "--db", db, str(tmp_path / "nowhere")])
-    assert missing.exit_code != 0 and "does not exist" in missing.output, missing.output
+    # a disk not plugged in yet: watched, said so, scanned once it appears (it was refused: "does not exist",
+    # so neither set up before plugging it in, nor its patterns changed while it was away)
+    disk = tmp_path / "usb disk"
+    missing = runner.invoke(main, ["folders", "add", "--db", db, str(disk), "--include", "*.pdf"])
+    assert missing.exit_code == 0 and "is not there now (a disk not plugged in?)" in missing.output, missing.output
+    changed = runner.invoke(main, ["folders", "add", "--db", db, str(disk), "--include", "*.odt"])
+    assert changed.exit_code == 0 and "include *.odt" in changed.output, changed.output
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("not a folder")
+    refused = runner.invoke(main, ["folders", "add", "--db", db, str(a_file)])
+    assert refused.exit_code != 0 and "is a file" in refused.output, refused.output
     removed = runner.invoke(main, ["folders", "remove", "--db", db, str(docs)])
     assert removed.exit_code == 0, removed.output
     not_watched = runner.invoke(main, ["folders", "remove", "--db", db, str(docs)])

@@ -49,7 +49,7 @@ def folders_group() -> None:
 
 
 @folders_group.command("add")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--include", multiple=True, metavar="GLOB",
               help="Index only files matching this (repeatable), e.g. '*.pdf' or 'Mail/*.mbox'.")
 @click.option("--exclude", multiple=True, metavar="GLOB",
@@ -59,7 +59,9 @@ def folders_group() -> None:
 def folders_add(paths: tuple[Path, ...], include: tuple[str, ...], exclude: tuple[str, ...], as_json: bool,
                 db: str | None) -> None:
     """Watch PATHS (hidden and junk files are always skipped).  Adding a
-    folder again replaces its patterns.
+    folder again replaces its patterns.  A folder that is not there (a disk
+    not plugged in) may be added, or its patterns changed: it is scanned
+    once it appears.
 
     \b
     Example:
@@ -71,6 +73,9 @@ def folders_add(paths: tuple[Path, ...], include: tuple[str, ...], exclude: tupl
         for path in paths:
             folder = add_folder(store, stored_path(str(absolute(path))), include, exclude)
             click.echo(json.dumps(_folder_dict(folder)) if as_json else f"watching {_describe(folder)}")
+            if not path.exists() and not as_json:
+                click.echo(f"{path} is not there now (a disk not plugged in?): it is scanned once it appears",
+                           err=True)
         if not as_json:
             click.echo(_running_daemon(store) or "index them now with `lifededup watch` (or `lifededup daemon start`)")
 
