@@ -182,6 +182,8 @@ def test_a_watcher_stops_once_a_newer_lifededup_upgrades_the_store_under_it(tmp_
         paths = {str(r[0]) for r in conn.exec_driver_sql("SELECT path FROM items")}
     engine.dispose()
     assert paths == {str((root / "a.txt").resolve())}, f"the old watcher wrote on: {paths}"
+    status = lifededup(env, "daemon", "status")  # says why it stopped, not "stopped" as if asked to
+    assert "state: stopped: a newer lifededup upgraded the store" in status.stdout, status.stdout
     again = lifededup(env, "watch", str(root))
     assert again.returncode == 78 and "made by a newer lifededup" in again.stderr, again.stderr
     unit = (Path(watch_package.__file__).parent / "lifededup.service").read_text()

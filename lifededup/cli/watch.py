@@ -196,6 +196,11 @@ class _StatusFile:
             self.last, self.state = now, status.state
             daemons.write_status(self.paths, status, self.store, self.machine, log=self.log, follows=self.follows)
 
+    def ended(self, status: WatchStatus, why: str) -> None:
+        """The watcher stopped by itself: `daemon status` says why, not just "stopped"."""
+        status.state = f"stopped: {why}"
+        daemons.write_status(self.paths, status, self.store, self.machine, log=self.log, follows=self.follows)
+
 
 @main.command("watch")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
@@ -250,9 +255,9 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
         # an SQLite store's own files are never indexed; a server's store has none here
         store_files = tuple(location.own_files())
         config = IndexConfig(workers=workers, max_text_chars=int(max_text_mb * 2**20), limits=Limits(ocr=ocr))
+        status_file = _StatusFile(daemon_paths, str(location), store.machine, follows=not paths)
         watcher = Watcher(store, folders, config, stop, delay=delay, rescan_every=rescan,
-                          ignore=store_files,
-                          on_status=_StatusFile(daemon_paths, str(location), store.machine, follows=not paths),
+                          ignore=store_files, on_status=status_file,
                           # without PATHS, `folders add` and `remove` are followed while it runs
                           follow=None if paths else functools.partial(list_folders, store))
         click.echo(f"watching {', '.join(f.path for f in folders)} of the machine {store.machine} into {location} "
@@ -260,8 +265,10 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
         try:
             watcher.run()
         except MachineTaken as exc:  # claimed by a computer that replaces this one, while it watched
+            status_file.ended(watcher.status(), "another computer writes under this machine's name (see the log)")
             raise NameTaken(str(exc)) from exc
         except StoreTooNew as exc:  # upgraded by a newer lifededup while it watched
+            status_file.ended(watcher.status(), "a newer lifededup upgraded the store (see the log)")
             raise Upgraded(str(exc)) from exc
         except KeyboardInterrupt:
             raise click.ClickException("interrupted: the store is consistent (the batch in flight was committed "

@@ -106,8 +106,8 @@ class Store:
             raise StoreTooNew(
                 f"the store {self.location} was upgraded to schema revision {found} by another lifededup while "
                 f"this one (at {self._revision}) ran: this one stops writing.  Run the lifededup that upgraded "
-                "it (pip install -U lifededup, then restart the watcher: lifededup daemon stop && lifededup "
-                "daemon start)")
+                "it (pip install -U lifededup; then start the watcher again: lifededup daemon start, or "
+                "lifededup watch)")
 
     def close(self) -> None:
         self.engine.dispose()

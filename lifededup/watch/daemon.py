@@ -151,7 +151,7 @@ def read_status(paths: DaemonPaths) -> DaemonStatus:
         report = json.loads(paths.status.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         report = None
-    if pid is None and isinstance(report, dict) and report.get("state") != "stopped":
+    if pid is None and isinstance(report, dict) and not str(report.get("state", "")).startswith("stopped"):
         # it did not stop itself (kill -9, a crash, a power cut): say so, not what it was doing
         report["state"] = f"died while {report.get('state')} (killed or crashed; see the log)"
     return DaemonStatus(running=pid is not None, pid=pid, report=report)
