@@ -191,6 +191,7 @@ def compare_command(a: Path, b: Path, rule: Rule, as_json: bool, **options: obje
       lifededup compare --rule features notes-v1.txt notes-v2.txt
     """
     from lifededup.fingerprint.compare import compare as compare_texts
+    from lifededup.fingerprint.distance import MOVE_COST
 
     params = _params(**options)  # type: ignore[arg-type]
     a_text, b_text = _read(a), _read(b)
@@ -208,4 +209,6 @@ def compare_command(a: Path, b: Path, rule: Rule, as_json: bool, **options: obje
         f"  shared features     {result.shared_features} of {params.features} (threshold {params.threshold}){sampled}\n"
         f"  resemblance         {result.resemblance:.3f}\n"
         f"  word edit distance  {result.word_edit_distance:.1%}"
+        + (f" (blocks of words moved: each counted as {MOVE_COST} edits; {result.plain_word_edit_distance:.1%} "
+           "counting every word moved)" if result.plain_word_edit_distance > result.word_edit_distance else "")
     )

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+from rapidfuzz.distance import Levenshtein
 
 from lifededup.config import FingerprintParams
 from lifededup.fingerprint.distance import Words, word_distance
@@ -26,6 +27,9 @@ class Comparison:
     # False when either text is too short to sample (no features): then only
     # an exact copy counts, whatever the resemblance
     sampled: bool
+    # the plain Levenshtein distance over words, every word of a moved block
+    # counted (``word_edit_distance`` counts a move as ``MOVE_COST`` edits)
+    plain_word_edit_distance: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -63,4 +67,11 @@ def compare(a: str, b: str, params: FingerprintParams = DEFAULT_PARAMS) -> Compa
         resemblance=resemblance(cut_a, cut_b),
         word_edit_distance=word_edit_distance(cut_a.stream, cut_b.stream),
         sampled=features_a is not None and features_b is not None,
+        plain_word_edit_distance=_plain(cut_a.stream, cut_b.stream),
     )
+
+
+def _plain(a: str | bytes, b: str | bytes) -> float:
+    left, right = a.split(), b.split()
+    longest = max(len(left), len(right))
+    return float(Levenshtein.distance(left, right)) / longest if longest else 0.0
