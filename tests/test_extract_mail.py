@@ -117,6 +117,9 @@ def test_html_only_replies_drop_the_quoted_message(tmp_path: Path) -> None:
         path = tmp_path / f"{program}.eml"
         path.write_bytes(bytes(html_only("Re: Boat trip", html)))
         assert extract(path).text == "Great, I will bring the flask.", (program, extract(path).text)
+    # Finnish Outlook's reply is "VS:" (and its forward "VL:"): a reply, its quote dropped
+    (tmp_path / "finnish.eml").write_bytes(bytes(html_only("VS: Boat trip", _HTML_REPLIES["outlook"])))
+    assert extract(tmp_path / "finnish.eml").text == "Great, I will bring the flask."
     # a reply known by its header, whatever its subject
     answer = html_only("Boat trip", _HTML_REPLIES["thunderbird"])
     answer["In-Reply-To"] = "<1@example.org>"

@@ -39,8 +39,10 @@ _FORWARD_MARK = re.compile(r"^\s*(-{2,}\s*forwarded message\s*-{2,}|begin forwar
                            r"-{2,}\s*weitergeleitete nachricht\s*-{2,}|-{2,}\s*message transféré\s*-{2,})\s*$",
                            re.IGNORECASE)
 # A subject that says the message forwards another (Outlook's "FW:" carries
-# the forwarded message under the same "From: / Sent:" block as a reply's quote)
-_FORWARD_SUBJECT = re.compile(r"^\s*(fwd?|wg|tr|rv|vs|doorst)\s*:", re.IGNORECASE)
+# the forwarded message under the same "From: / Sent:" block as a reply's
+# quote): Fwd, and its German (WG), French (TR), Spanish (RV), Finnish (VL)
+# and Dutch (Doorst) forms
+_FORWARD_SUBJECT = re.compile(r"^\s*(fwd?|wg|tr|rv|vl|doorst)\s*:", re.IGNORECASE)
 _SIGNATURE = "-- "
 # A line of quoted headers ("From: ... / Sent: ...") starts an Outlook-style quoted message.
 _QUOTED_HEADER = re.compile(r"^\s*\*?(from|von|de)\s*:\*?\s+\S.*$", re.IGNORECASE)
@@ -52,9 +54,9 @@ _HTML_QUOTES = "div.gmail_quote, blockquote.gmail_quote, blockquote[type=cite], 
 _HTML_QUOTE_FROM_HERE = "#divRplyFwdMsg, #appendonsend"
 
 
-# A subject that says the message answers another: "Re:", and its German,
-# Nordic, Dutch and Italian forms
-_REPLY_SUBJECT = re.compile(r"^\s*(re|aw|sv|antw|r)\s*(\[\d+\])?\s*:", re.IGNORECASE)
+# A subject that says the message answers another: "Re:", and its German
+# (AW), Scandinavian (SV), Finnish (VS), Dutch (Antw) and Italian (R) forms
+_REPLY_SUBJECT = re.compile(r"^\s*(re|aw|sv|vs|antw|r)\s*(\[\d+\])?\s*:", re.IGNORECASE)
 
 
 def is_reply(subject: str, in_reply_to: bool = False) -> bool:
