@@ -302,3 +302,21 @@ def test_folders_added_removed_and_their_patterns_changed_are_followed_while_it_
         stop.set()
         thread.join(TIMEOUT_S)
     assert not errors, errors
+
+
+def test_the_status_counts_files_as_they_are_written_not_when_a_scan_ends(tmp_path: Path, root: Path) -> None:
+    """`daemon status` said "files read since it started: 4,257" through a
+    whole scan of 8,900 files: the count moved only when a run ended."""
+    stop = threading.Event()
+    seen: list[tuple[str, int]] = []
+
+    def report(status: WatchStatus) -> None:
+        seen.append((status.state, status.indexed))
+        if status.state == "watching":
+            stop.set()
+
+    with open_store(tmp_path / "counted.db") as store:
+        Watcher(store, [WatchedFolder(str(root.resolve()))], IndexConfig(workers=1, batch_items=1), stop,
+                on_status=report).run()
+    counts = [n for state, n in seen if state == "indexing"]
+    assert counts[-1] == 4 and set(range(1, 5)) <= set(counts), seen

@@ -27,7 +27,7 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 # the watch, one line of kilobytes in the daemon's log for each.
 warnings.filterwarnings("ignore", message=r"Callback with id .* already exists for watch", category=RuntimeWarning)
 
-from lifededup.index import IndexConfig, run_in_folders
+from lifededup.index import IndexConfig, Quiet, run_in_folders
 from lifededup.model import fs_path
 from lifededup.store import (
     MachineTaken,
@@ -278,7 +278,7 @@ class Watcher:
             follow = self.follow
             watched = None if follow is None else (lambda: [f.path for f in follow()])
             summary = run_in_folders(self.store, paths, folders, self.config, stop=self.stop, duplicates=False,
-                                     named=False, watched=watched)
+                                     named=False, watched=watched, progress=_Counting(self))
             if summary.interrupted and not self.stop.is_set():
                 self._changed = True
             if scanned:
@@ -299,14 +299,26 @@ class Watcher:
             log.exception("%s: indexing %d path(s) failed; the watcher goes on",
                           ", ".join(f.path for f in folders), len(paths))
             return True
-        self._status.batches += 1
-        self._status.indexed += summary.read
+        self._status.batches += 1  # (its files were counted as each batch was written: _Counting)
         self._status.failed = summary.failed_in_store
         if summary.read or summary.removed or summary.moved:
             self._status.last_indexed_at = time.time()
             log.info("%s: new %d, updated %d, moved %d, removed %d, failed %d", ", ".join(f.path for f in folders),
                      summary.new, summary.updated, summary.moved, summary.removed, summary.failed)
         return True
+
+
+class _Counting(Quiet):
+    """A run's progress, as the watcher's status: each file read counts as
+    its batch is written, so `daemon status` moves during an hour's scan
+    rather than once at its end."""
+
+    def __init__(self, watcher: Watcher) -> None:
+        self.watcher = watcher
+
+    def file_done(self, path: str, size: int) -> None:
+        self.watcher._status.indexed += 1
+        self.watcher._report("indexing")
 
 
 def _identity(path: str) -> tuple[int, int] | None:
