@@ -37,7 +37,10 @@ def test_doc_without_antiword_names_the_package(monkeypatch: pytest.MonkeyPatch,
 
 
 def test_rtf() -> None:
-    _assert_is_the_report(extract(OTHER / "garden-club-report-v3.rtf"), ".rtf")
+    got = extract(OTHER / "garden-club-report-v3.rtf")
+    _assert_is_the_report(got, ".rtf")
+    # its paragraphs kept (they were joined into one): the same text as the .odt saved from the same document
+    assert got.text == extract(OTHER / "garden-club-report-v3.odt").text, got.text[:300]
 
 
 @pytest.mark.skipif(shutil.which("antiword") is None, reason="antiword not installed (scripts/install-system-deps.sh)")

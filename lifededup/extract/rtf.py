@@ -26,7 +26,9 @@ def extract_rtf(source: Source) -> Extracted:
     text: str = rtf_to_text(_CELL.sub(" ", raw), errors="replace")  # type: ignore[no-untyped-call]
     found = _TITLE.search(raw)
     title = rtf_to_text(found.group(1), errors="replace") if found else ""  # type: ignore[no-untyped-call]
-    return Extracted(text=clean_text(text), title=" ".join(title.split()), kind="document", mime="application/rtf",
+    # each \par (and table row) ends a paragraph, as a .docx's paragraphs do: not lines to join into one
+    return Extracted(text=clean_text(text.replace("\n", "\n\n")), title=" ".join(title.split()), kind="document",
+                     mime="application/rtf",
                      doc_date=last_saved(_time(raw, "creatim"), _time(raw, "revtim")))
 
 
