@@ -421,6 +421,10 @@ def test_copies_are_listed_newest_first_with_their_dates(store_url: str) -> None
     assert [d for _, d in listed] == sorted(dates[p] for p in dates if p != hit.path)[::-1], listed
     shown = CliRunner().invoke(main, ["search", word, "--db", store_url]).output
     assert f"copies, newest first: {listed[0][0]} ({listed[0][1]}); {listed[1][0]} ({listed[1][1]})" in shown, shown
+    # a date the format does not record is the file's (perhaps the day it was copied): said so
+    assert [c.file_date for c in hit.copies] == [c.path == "/letters/copy of draft 1.txt" for c in hit.copies]
+    undated = next((c for c in hit.copies if c.file_date), None)
+    assert undated is None or f"{undated.path} (file date 2020-01-02)" in shown, shown
 
 
 @given(st.lists(st.tuples(st.text(alphabet=st.characters(blacklist_characters="\x02\x03"), max_size=12),

@@ -149,7 +149,8 @@ def _print_hit(number: int, hit: Hit, found: SearchResult) -> None:
         click.echo(f"     {_highlighted(hit.snippet)}")
     if hit.copies:
         # newest first, each with its date: the latest draft is named though an older one is the row
-        names = [_name(c.path, c.part, c.machine) + (f" ({c.date[:10]})" if c.date else "")
+        names = [_name(c.path, c.part, c.machine)
+                 + (f" ({'file date ' if c.file_date else ''}{c.date[:10]})" if c.date else "")
                  for c in hit.copies[:COPIES_SHOWN]]
         more = hit.hidden - len(names)
         click.echo(f"     copies, newest first: {'; '.join(names)}{f'; and {more} more' if more > 0 else ''}")

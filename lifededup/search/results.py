@@ -60,6 +60,9 @@ class Copy:
     # its date (``ITEM_DATE``): copies are listed newest first, so the latest
     # draft is named even where an older one ranks best and is the row shown
     date: str | None = None
+    # the date is the file's mtime (its format records none): when it was
+    # last copied, perhaps, not written
+    file_date: bool = False
 
 
 @dataclass(frozen=True)
@@ -556,7 +559,8 @@ def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: 
                           else f"EXISTS ({matching} AND rowid = i.id)")
         params["query"] = query
     rows = conn.execute(
-        f"SELECT c.cluster_id, i.id, i.path, i.part, c.resemblance, c.word_distance, i.machine, {item_date(postgres)} "
+        f"SELECT c.cluster_id, i.id, i.path, i.part, c.resemblance, c.word_distance, i.machine, {item_date(postgres)}, "
+        "i.doc_date IS NULL "
         "FROM clusters c JOIN items i ON i.id = c.item_id "
         f"WHERE c.cluster_id IN ({_ids(shared)}) "
         f"AND i.id NOT IN ({_ids(list(shown))}) {''.join(' AND ' + c for c in conditions)} "
@@ -565,12 +569,12 @@ def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: 
     )
     copies: dict[int, list[Copy]] = {}
     hidden: dict[int, int] = {}
-    for cluster_id, item_id, path, part, resemblance, distance, machine, when in rows:
+    for cluster_id, item_id, path, part, resemblance, distance, machine, when, undated in rows:
         listed = copies.setdefault(int(cluster_id), [])
         hidden[int(cluster_id)] = hidden.get(int(cluster_id), 0) + 1
         if len(listed) < COPIES_LISTED:  # counted, not made, past those listed: a cluster may hold thousands
             listed.append(Copy(int(item_id), str(path), str(part), resemblance, distance, str(machine),
-                               None if when is None else str(when)))
+                               None if when is None else str(when), bool(undated) and when is not None))
     return [replace(h, hidden=hidden[key], copies=tuple(copies[key])) if key in copies else h
             for h, key in ((h, h.cluster_id or h.id) for h in hits)]
 
