@@ -14,6 +14,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import asdict, dataclass
 from importlib import resources
@@ -65,7 +66,7 @@ class DaemonStatus:
 
 def _write_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")  # a thread of its own each
     temporary.write_text(text, encoding="utf-8")
     os.replace(temporary, path)
 
