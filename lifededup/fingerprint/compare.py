@@ -1,7 +1,7 @@
 """How alike two texts are, measured three ways (seeds/000 section 3.1):
 shared features (the fast test the index uses), the exact shingle resemblance
 it estimates (Jaccard, seeds/001), and the word edit distance the paper uses to
-check for false positives (a moved block one edit: ``distance``)."""
+check for false positives (a moved block of words a few edits: ``distance``)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from rapidfuzz.distance import Levenshtein
 
 from lifededup.config import FingerprintParams
-from lifededup.fingerprint.distance import Words, word_distance
+from lifededup.fingerprint.distance import Words, word_distance, word_distances
 from lifededup.fingerprint.engine import DEFAULT_PARAMS, Shingled, features_of, shingle
 from lifededup.model import shared_features
 
@@ -45,7 +44,7 @@ def resemblance(a: Shingled, b: Shingled) -> float:
 
 
 def word_edit_distance(a: str | bytes | Words, b: str | bytes | Words) -> float:
-    """Word edit distance, a moved block of words one edit
+    """Word edit distance, a moved block of words ``MOVE_COST`` edits
     (``distance.word_distance``), as a fraction of the longer text."""
     left = a.split() if isinstance(a, (str, bytes)) else a
     right = b.split() if isinstance(b, (str, bytes)) else b
@@ -57,6 +56,7 @@ def word_edit_distance(a: str | bytes | Words, b: str | bytes | Words) -> float:
 
 def compare(a: str, b: str, params: FingerprintParams = DEFAULT_PARAMS) -> Comparison:
     cut_a, cut_b = shingle(a, params), shingle(b, params)
+    plain, moved = _distances(cut_a.stream, cut_b.stream)
     features_a, features_b = features_of(cut_a.values, params), features_of(cut_b.values, params)
     shared = shared_features(features_a, features_b)
     exact = cut_a.stream == cut_b.stream
@@ -65,13 +65,18 @@ def compare(a: str, b: str, params: FingerprintParams = DEFAULT_PARAMS) -> Compa
         shared_features=shared,
         near_duplicate=exact or shared >= params.threshold,
         resemblance=resemblance(cut_a, cut_b),
-        word_edit_distance=word_edit_distance(cut_a.stream, cut_b.stream),
+        word_edit_distance=moved,
         sampled=features_a is not None and features_b is not None,
-        plain_word_edit_distance=_plain(cut_a.stream, cut_b.stream),
+        plain_word_edit_distance=plain,
     )
 
 
-def _plain(a: str | bytes, b: str | bytes) -> float:
+def _distances(a: str | bytes, b: str | bytes) -> tuple[float, float]:
+    """The plain word edit distance and the one with moves counted, as
+    fractions of the longer text (``distance.word_distances``)."""
     left, right = a.split(), b.split()
     longest = max(len(left), len(right))
-    return float(Levenshtein.distance(left, right)) / longest if longest else 0.0
+    if longest == 0:
+        return 0.0, 0.0
+    plain, moved = word_distances(left, right)
+    return plain / longest, moved / longest

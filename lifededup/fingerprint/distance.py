@@ -72,7 +72,18 @@ def word_distance(left: Words, right: Words, allowed: int | None = None, *, move
     (an upper bound of the other, and the decision is the same).
     ``moves=False``: the plain distance alone (the caller knows no block can
     have moved: ``MOVES_MIN_RESEMBLANCE``)."""
-    plain = Levenshtein.distance(left, right, score_cutoff=allowed)  # allowed + 1 when over it
+    return _with_moves(left, right, Levenshtein.distance(left, right, score_cutoff=allowed), allowed, moves)
+
+
+def word_distances(left: Words, right: Words) -> tuple[int, int]:
+    """The plain distance and the one with moves counted (``word_distance``),
+    the plain one computed once (``compare`` shows both)."""
+    plain = Levenshtein.distance(left, right)
+    return plain, _with_moves(left, right, plain, None, True) or 0
+
+
+def _with_moves(left: Words, right: Words, plain: int, allowed: int | None, moves: bool) -> int | None:
+    """``word_distance`` given the plain distance (``allowed + 1`` when it was cut off over ``allowed``)."""
     if not moves or plain <= MOVE_COST or (allowed is not None and plain <= allowed):
         # no move costs less; or, bounded, the pair is within the bound as it stands: the plain
         # distance is its measure (a clustering verifies a hundred thousand pairs, most of them

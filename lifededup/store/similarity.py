@@ -11,8 +11,8 @@ resemblance 0.8 shares a feature only when 14 minima agree: p = 0.8^14 = 4%).
 A candidate is then *verified*: estimated resemblance at least
 ``min_resemblance`` and word edit distance -- insertions, deletions and
 substitutions of words as a share of the longer text, the paper's own check
-(seeds/000 section 3.1), a moved block of words counting as one edit
-(``fingerprint.distance``) -- at most ``max_word_distance`` (default the
+(seeds/000 section 3.1), a moved block of words counting as
+``MOVE_COST`` edits (``fingerprint.distance``) -- at most ``max_word_distance`` (default the
 paper's 30%, its Figure 4 bound for conservative clusters).
 """
 
@@ -176,7 +176,7 @@ _BAG_CHECK_WORDS = 2_000
 
 
 def bounded_word_distance(left: Words, right: Words, bound: float, *, moves: bool = True) -> float | None:
-    """Word distance (a moved block one edit, ``fingerprint.distance``) as a
+    """Word distance (a moved block ``MOVE_COST`` edits, ``fingerprint.distance``) as a
     share of the longer text, or None when it is over ``bound``.  Lower
     bounds first, so far-apart texts cost little: the length difference,
     then on long texts the multiset difference of their words; rapidfuzz
