@@ -33,10 +33,11 @@ from lifededup.extract.text import decode
 _ATTRIBUTION = re.compile(r"^(on\b.{0,200}\bwrote:|am\b.{0,200}\bschrieb.{0,40}:|le\b.{0,200}\ba écrit\s*:)\s*$",
                           re.IGNORECASE)
 _OUTLOOK_QUOTE = re.compile(r"^\s*(-{2,}\s*original message\s*-{2,}|_{10,})\s*$", re.IGNORECASE)
+# The words that announce a forwarded message, in the mail programs' languages
+_FORWARDED = r"forwarded message|weitergeleitete nachricht|message transféré"
 # Where a forwarded message begins (Gmail, Thunderbird, Apple Mail, Outlook):
 # what follows is kept, as the forward's text
-_FORWARD_MARK = re.compile(r"^\s*(-{2,}\s*forwarded message\s*-{2,}|begin forwarded message\s*:|"
-                           r"-{2,}\s*weitergeleitete nachricht\s*-{2,}|-{2,}\s*message transféré\s*-{2,})\s*$",
+_FORWARD_MARK = re.compile(rf"^\s*(-{{2,}}\s*({_FORWARDED})\s*-{{2,}}|begin forwarded message\s*:)\s*$",
                            re.IGNORECASE)
 # A subject that says the message forwards another (Outlook's "FW:" carries
 # the forwarded message under the same "From: / Sent:" block as a reply's
@@ -145,8 +146,7 @@ def _forwards(quote: Tag) -> bool:
     """Whether a quote element holds a forwarded message: the words just
     before it, or its own first words, say so."""
     before = " ".join(reversed([str(s) for s in quote.find_all_previous(string=True, limit=6)]))
-    return bool(re.search(r"forwarded message|weitergeleitete nachricht|message transféré",
-                          before[-200:] + " " + quote.get_text(" ")[:200], re.IGNORECASE))
+    return bool(re.search(_FORWARDED, before[-200:] + " " + quote.get_text(" ")[:200], re.IGNORECASE))
 
 
 def message_date(message: EmailMessage) -> datetime | None:
