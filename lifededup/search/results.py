@@ -559,12 +559,12 @@ def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: 
                           else f"EXISTS ({matching} AND rowid = i.id)")
         params["query"] = query
     rows = conn.execute(
-        f"SELECT c.cluster_id, i.id, i.path, i.part, c.resemblance, c.word_distance, i.machine, {item_date(postgres)}, "
-        "i.doc_date IS NULL "
+        "SELECT c.cluster_id, i.id, i.path, i.part, c.resemblance, c.word_distance, i.machine, "
+        f"{item_date(postgres)} AS dated, i.doc_date IS NULL "
         "FROM clusters c JOIN items i ON i.id = c.item_id "
         f"WHERE c.cluster_id IN ({_ids(shared)}) "
         f"AND i.id NOT IN ({_ids(list(shown))}) {''.join(' AND ' + c for c in conditions)} "
-        f"ORDER BY c.cluster_id, {item_date(postgres)} DESC NULLS LAST, i.mtime DESC NULLS LAST, i.path, i.part",
+        "ORDER BY c.cluster_id, dated DESC NULLS LAST, i.mtime DESC NULLS LAST, i.path, i.part",
         params,
     )
     copies: dict[int, list[Copy]] = {}
