@@ -388,7 +388,7 @@ def daemon_status(as_json: bool) -> None:
     status = daemons.read_status(paths)
     report = status.report
     # a watcher in a terminal, or under systemd, writes no log file: its output is the terminal's, the journal's
-    log = str(paths.log) if not status.running or report is None or report.get("log", "") is not None else None
+    log = None if status.writes_no_log() else str(paths.log)
     if as_json:
         click.echo(json.dumps({"running": status.running, "pid": status.pid, "log": log, "report": report},
                               indent=2))

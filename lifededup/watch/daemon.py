@@ -63,6 +63,11 @@ class DaemonStatus:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def writes_no_log(self) -> bool:
+        """A running watcher whose output is its terminal's or systemd's
+        journal: the log file, if any, is an earlier daemon's."""
+        return self.running and self.report is not None and self.report.get("log", "") is None
+
 
 def _write_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -299,7 +299,5 @@ def _tail(path: Path, lines: int = LOG_LINES) -> list[str]:
 
 def status_view(store: Store, paths: daemons.DaemonPaths) -> StatusView:
     daemon = daemons.read_status(paths)
-    if daemon.running and daemon.report is not None and daemon.report.get("log", "") is None:
-        # a watcher in a terminal or under systemd: the log file is an earlier daemon's, if any
-        return StatusView(str(store.location), list_folders(store), daemon, [], "")
-    return StatusView(str(store.location), list_folders(store), daemon, _tail(paths.log), str(paths.log))
+    log, log_path = ([], "") if daemon.writes_no_log() else (_tail(paths.log), str(paths.log))
+    return StatusView(str(store.location), list_folders(store), daemon, log, log_path)
