@@ -98,6 +98,14 @@ def test_readme_documents_every_table_and_column() -> None:
         assert f"`{name}`" in section, name
 
 
+def test_readme_lists_every_kind_an_item_can_have() -> None:
+    from lifededup.extract.base import KINDS
+
+    row = next(line for line in store_section().splitlines() if line.startswith("| `kind` |"))
+    listed = row.split(". ")[0]  # the list, before the sentences on failed items
+    assert set(re.findall(r"`([a-z ]+)`", listed)) - {"kind"} == set(KINDS), row
+
+
 def examples_for(db: str) -> list[str]:
     """The README's SQL examples for this store's backend: the blocks marked
     ```` ```sql sqlite ```` or ```` ```sql postgresql ```` for it, and every

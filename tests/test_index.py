@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from dataclasses import replace
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from index_samples import assert_matches, item_ids, stored_files, write_html, wr
 from store_samples import prose
 
 from lifededup.cli import main
+from lifededup.extract import Limits
 from lifededup.index import FolderRules, IndexConfig, failures, is_junk, run
 from lifededup.store import Store, open_store
 
@@ -111,6 +113,37 @@ def test_failures_are_recorded_and_do_not_stop_the_run(store: Store, folder: Pat
     assert got == {"broken.pdf": "corrupt", "empty.txt": "empty"}, got
     assert all(f.reason for f in failures(store)), "every failure says why"
     assert run(store, [folder], CONFIG).read == 0, "a failed file that did not change is not read again"
+
+
+def test_a_file_or_part_that_failed_keeps_the_kind_its_name_says(store: Store, tmp_path: Path) -> None:
+    """``SELECT kind, count(*) ... WHERE status <> 'ok'`` tells mail from spreadsheets: a failure is not
+    recorded as a "document" whatever it is."""
+    from email.message import EmailMessage
+
+    folder = tmp_path / "life"
+    folder.mkdir()
+    (folder / "letter.eml").write_bytes(b"")
+    (folder / "budget.xlsx").write_bytes(b"PK\x03\x04 not a zip at all")
+    (folder / "notes.txt.gz").write_bytes(b"\x1f\x8b\x08 damaged")
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4\n1 0 obj << /Type /Catalog")
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = "a@example.org", "b@example.org", "Figures"
+    message.set_content("The figures are attached.")
+    message.add_attachment(b"PK\x03\x04 not a zip at all", maintype="application",
+                           subtype="vnd.openxmlformats-officedocument.spreadsheetml.sheet", filename="figures.xlsx")
+    (folder / "figures.eml").write_bytes(bytes(message))
+    with (folder / "inbox.mbox").open("wb") as box:
+        box.write(b"From a@example.org Mon Jan  1 00:00:00 2024\nSubject: hello\n\nA short message.\n\n")
+        box.write(b"From b@example.org Mon Jan  1 00:00:00 2024\nSubject: big\n\n" + b"many words " * 20_000)
+    small = Limits(max_bytes=100_000)
+    run(store, [folder], replace(CONFIG, limits=small))
+    _, rows = store.execute("SELECT path, part, kind FROM items WHERE status <> 'ok'")
+    got = {(Path(str(r[0])).name, r[1]): r[2] for r in rows}  # type: ignore[call-overload]
+    assert got == {
+        ("letter.eml", ""): "email", ("budget.xlsx", ""): "spreadsheet", ("notes.txt.gz", ""): "text",
+        ("broken.pdf", ""): "document", ("figures.eml", "attachment 1: figures.xlsx"): "spreadsheet",
+        ("inbox.mbox", "message 2"): "email",
+    }, got
 
 
 def test_junk_hidden_and_patterns(store: Store, folder: Path) -> None:

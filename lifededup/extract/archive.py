@@ -123,5 +123,5 @@ def _is_archive(probe: Probe) -> bool:
     return probe.is_zip or probe.head[257:262] == b"ustar" or compressed_tar
 
 
-FORMAT = Format(name="archive", extract=extract_archive, suffixes=(".zip", ".tar", ".tbz2", ".txz"),
+FORMAT = Format(name="archive", kind="archive", extract=extract_archive, suffixes=(".zip", ".tar", ".tbz2", ".txz"),
                 magic=_is_archive)

@@ -81,6 +81,8 @@ class Failure:
     status: str
     reason: str
     part: str = ""
+    # the kind it is known to be (a mailbox's message: "email"); None: the kind its name says
+    kind: str | None = None
 
     @classmethod
     def from_error(cls, error: ExtractionError, part: str = "") -> Failure:
@@ -376,6 +378,8 @@ class Format:
     zipped: bool = False
     # Read as a stream (mbox): the size limit does not apply.
     streamed: bool = False
+    # The kind (one of KINDS) of a whole file of this format: a file that could not be read is recorded under it.
+    kind: str = "document"
 
 
 def nested(item: Extracted, part: str) -> Extracted:

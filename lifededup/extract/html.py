@@ -313,4 +313,5 @@ def _is_html(probe: Probe) -> bool:
     return probe.head.lstrip()[:200].lower().startswith((b"<!doctype html", b"<html"))
 
 
-FORMAT = Format(name="html", extract=extract_html, suffixes=(".html", ".htm", ".xhtml", ".shtml"), looks_like=_is_html)
+FORMAT = Format(name="html", kind="web page", extract=extract_html, suffixes=(".html", ".htm", ".xhtml", ".shtml"),
+                looks_like=_is_html)

@@ -49,5 +49,5 @@ def _is_icalendar(probe: Probe) -> bool:
     return probe.head.lstrip()[:15].upper() == b"BEGIN:VCALENDAR"
 
 
-FORMAT = Format(name="icalendar", extract=extract_icalendar, suffixes=(".ics", ".ical", ".ifb"),
+FORMAT = Format(name="icalendar", kind="calendar", extract=extract_icalendar, suffixes=(".ics", ".ical", ".ifb"),
                 looks_like=_is_icalendar)

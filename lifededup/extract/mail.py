@@ -248,4 +248,4 @@ def _is_eml(probe: Probe) -> bool:
     return looks_like_mail(probe.head)
 
 
-FORMAT = Format(name="eml", extract=extract_eml, suffixes=(".eml",), looks_like=_is_eml)
+FORMAT = Format(name="eml", kind="email", extract=extract_eml, suffixes=(".eml",), looks_like=_is_eml)

@@ -83,16 +83,17 @@ def extract_mbox(source: Source) -> Extracted:
                 yield Failure("too-large", f"a message of {data / 2**20:.0f} MiB, over the "
                               f"{whole_message_cap(source.limits) / 2**20:.0f} MiB read whole (the smaller of "
                               f"{source.limits.max_bytes / 2**20:.0f} MiB and an eighth of the "
-                              f"{source.limits.memory_mb} MiB memory limit): not read", f"message {number}")
+                              f"{source.limits.memory_mb} MiB memory limit): not read", f"message {number}", "email")
                 continue
             try:
                 yield nested(message_item(data, source), f"message {number}")
             except MemoryError:  # a message too large for the worker's memory, not a damaged one
                 yield Failure("too-large", f"ran out of the {source.limits.memory_mb} MiB memory limit reading "
                               f"this message of {len(data) / 2**20:.0f} MiB (index --reread --memory-mb MORE "
-                              "reads the mailbox again with more)", f"message {number}")
+                              "reads the mailbox again with more)", f"message {number}", "email")
             except Exception as exc:  # one damaged message must not hide the rest of the mailbox
-                yield Failure("corrupt", f"damaged message: {type(exc).__name__}: {exc}", f"message {number}")
+                yield Failure("corrupt", f"damaged message: {type(exc).__name__}: {exc}", f"message {number}",
+                              "email")
 
     return Extracted(text="", title=source.name, kind="mailbox", mime="application/mbox", children=messages())
 
@@ -101,4 +102,5 @@ def _is_mbox(probe: Probe) -> bool:
     return probe.head.startswith(b"From ") and looks_like_mail(probe.head.split(b"\n", 1)[-1])
 
 
-FORMAT = Format(name="mbox", extract=extract_mbox, suffixes=(".mbox", ".mbx"), looks_like=_is_mbox, streamed=True)
+FORMAT = Format(name="mbox", kind="mailbox", extract=extract_mbox, suffixes=(".mbox", ".mbx"), looks_like=_is_mbox,
+                streamed=True)

@@ -54,4 +54,4 @@ def _is_msg(probe: Probe) -> bool:
     return any(s.startswith("__substg1.0_") for s in probe.ole_streams())
 
 
-FORMAT = Format(name="msg", extract=extract_msg, suffixes=(".msg",), magic=_is_msg)
+FORMAT = Format(name="msg", kind="email", extract=extract_msg, suffixes=(".msg",), magic=_is_msg)

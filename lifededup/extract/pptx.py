@@ -28,4 +28,5 @@ def _is_pptx(probe: Probe) -> bool:
     return any(n.startswith("ppt/") for n in probe.zip_names())
 
 
-FORMAT = Format(name="pptx", extract=extract_pptx, suffixes=(".pptx",), magic=_is_pptx, zipped=True)
+FORMAT = Format(name="pptx", kind="presentation", extract=extract_pptx, suffixes=(".pptx",), magic=_is_pptx,
+                zipped=True)

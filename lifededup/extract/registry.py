@@ -82,6 +82,17 @@ def _suffix_format(name: str) -> str | None:
     return _by_suffix().get(suffix) or _by_suffix().get(re.sub(r"-\d+$", "", suffix))
 
 
+def kind_by_name(name: str) -> str:
+    """The kind a file's name says it is (``letter.eml``: ``"email"``; ``notes.txt.gz``: ``"text"``), for a file
+    that could not be read; ``"document"`` for a name no format claims."""
+    named = _suffix_format(name)
+    if named == "gzip":
+        from lifededup.extract.compressed import inner_name
+
+        return kind_by_name(inner_name(name))
+    return formats()[named].kind if named is not None else "document"
+
+
 def sniff(source: Source) -> str:
     """The format of ``source``; :class:`UnsupportedFormat` when none fits."""
     probe = Probe(source)

@@ -127,4 +127,4 @@ def extract_text_file(source: Source) -> Extracted:
 # Names that say "text"; text with any other name (or none) is read too, when no other format claims it.
 TEXT_SUFFIXES = (".txt", ".text", ".md", ".markdown", ".csv", ".tsv", ".log", ".rst", ".ini", ".json", ".xml",
                  ".yaml", ".yml", ".tex", ".org", ".nfo")
-FORMAT = Format(name="text", extract=extract_text_file, suffixes=TEXT_SUFFIXES)
+FORMAT = Format(name="text", kind="text", extract=extract_text_file, suffixes=TEXT_SUFFIXES)

@@ -66,4 +66,5 @@ def _is_vcard(probe: Probe) -> bool:
     return probe.head.lstrip()[:11].upper() == b"BEGIN:VCARD"
 
 
-FORMAT = Format(name="vcard", extract=extract_vcard, suffixes=(".vcf", ".vcard"), looks_like=_is_vcard)
+FORMAT = Format(name="vcard", kind="address book", extract=extract_vcard, suffixes=(".vcf", ".vcard"),
+                looks_like=_is_vcard)

@@ -40,4 +40,4 @@ def _is_xlsx(probe: Probe) -> bool:
     return any(n.startswith("xl/") for n in probe.zip_names())
 
 
-FORMAT = Format(name="xlsx", extract=extract_xlsx, suffixes=(".xlsx",), magic=_is_xlsx, zipped=True)
+FORMAT = Format(name="xlsx", kind="spreadsheet", extract=extract_xlsx, suffixes=(".xlsx",), magic=_is_xlsx, zipped=True)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path, PurePath
 
 from lifededup.extract import Outcome, extract_many
+from lifededup.extract.registry import kind_by_name
 from lifededup.fingerprint import DEFAULT_PARAMS
 from lifededup.index.config import IndexConfig, max_workers
 from lifededup.index.order import in_scan_order
@@ -261,7 +262,8 @@ def _record_skipped(store: Store, skipped: list[Skipped]) -> int:
             continue
         if rows:  # was a file, or passed over for another reason: its parts go too
             store.remove_items([item.path])
-        store.record_failure(ItemRecord(path=item.path), item.reason, status=item.status)
+        store.record_failure(ItemRecord(path=item.path, kind=kind_by_name(os.path.basename(item.path))), item.reason,
+                             status=item.status)
         recorded += 1
     return recorded
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from lifededup.config import FingerprintParams
 from lifededup.extract import Extracted, Failure, Outcome
+from lifededup.extract.registry import kind_by_name
 from lifededup.fingerprint import fingerprint_many
 from lifededup.index.dates import date_in_name
 from lifededup.index.plan import ToRead
@@ -191,7 +192,10 @@ class BatchWriter:
                 # its bytes were never read: no source for a move (it may have been
                 # moved into another watched folder), and read again should it be back
                 stat["mtime"] = None
-            return ItemRecord(path=str(outcome.path), part=part, parent_id=parent, **stat)  # type: ignore[arg-type]
+            # a part is named by its path in the file ("mail.zip / attachment 2: report.pdf")
+            name = outcome.path.name if whole else part.rsplit(" / ", 1)[-1].split(": ", 1)[-1]
+            return ItemRecord(path=str(outcome.path), part=part, parent_id=parent,
+                              kind=result.kind or kind_by_name(name), **stat)  # type: ignore[arg-type]
         # a format with no date of its own: the date in the file's name, if any, beats the mtime
         doc_date = result.doc_date or (date_in_name(outcome.path.name) if whole else None)
         return ItemRecord(
