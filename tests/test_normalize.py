@@ -146,6 +146,21 @@ def test_words_sharing_their_first_bytes_stay_distinct() -> None:
     assert len(set(found.keys.tolist())) == 4
 
 
+def test_word_keys_are_those_stored_fingerprints_were_made_with() -> None:
+    """Stored sketches are made of these keys: a change would part every new copy from the stored ones."""
+    keys = split_words(stream_array("internationalisation " + "acgt" * 250 + " tide")).keys.tolist()
+    assert keys == [0xDDA54FFA96BDA2CB, 0xE444A4B5446131E0, 0x65646974], [hex(k) for k in keys]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text("abcdefgh0123", min_size=1, max_size=90), min_size=1, max_size=60))
+def test_a_words_key_does_not_depend_on_the_words_around_it(vocabulary: list[str]) -> None:
+    """Many long words are keyed a chunk at a time together, the last few one by one: the same keys."""
+    together = split_words(stream_array(" ".join(vocabulary))).keys.tolist()
+    alone = [split_words(stream_array(word)).keys.tolist()[0] for word in vocabulary]
+    assert together == alone
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=30), max_size=400))
 def test_first_occurrence_groups_equal_keys(values: list[int]) -> None:

@@ -203,7 +203,10 @@ def _word_keys(
     keys = window[starts] & LOW_BYTES[np.minimum(lengths, 8)]
     long_words = np.flatnonzero(lengths > 8)
     offset = 8
-    while long_words.size:
+    # All long words a chunk at a time; the last few (a hex dump or a genome
+    # on one line: millions of bytes) one by one, where numpy's cost per call
+    # for a handful of words would be most of the time.
+    while long_words.size > _WORDS_AT_ONCE:
         chunk = window[starts[long_words] + offset]
         chunk &= LOW_BYTES[np.minimum(lengths[long_words] - offset, 8)]
         mixed = (keys[long_words] ^ chunk) * _MIX_A
@@ -211,7 +214,26 @@ def _word_keys(
         keys[long_words] = (mixed * _MIX_B) ^ np.uint64(offset)
         offset += 8
         long_words = long_words[lengths[long_words] > offset]
+    for word in long_words.tolist():
+        start, length = int(starts[word]), int(lengths[word])
+        keys[word] = _finish_key(stream[start + offset : start + length].tobytes(), int(keys[word]), offset)
     return keys
+
+
+# Fewer long words than this are finished by _finish_key.
+_WORDS_AT_ONCE = 16
+_MASK64 = (1 << 64) - 1
+
+
+def _finish_key(rest: bytes, key: int, offset: int) -> int:
+    """_word_keys' mixing of a word's chunks from ``offset`` on (``rest``, its bytes from there), in Python ints."""
+    a, b = int(_MIX_A), int(_MIX_B)
+    chunks = np.frombuffer(rest + bytes(-len(rest) % 8), dtype="<u8").tolist()
+    for at, chunk in enumerate(chunks, start=offset // 8):
+        mixed = ((key ^ chunk) * a) & _MASK64
+        mixed ^= mixed >> 31
+        key = ((mixed * b) & _MASK64) ^ (at * 8)
+    return key
 
 
 def split_words(stream: npt.NDArray[np.uint8]) -> Words:
