@@ -337,6 +337,26 @@ def test_a_file_that_ran_out_of_memory_is_read_again_with_more(store: Store, tmp
     assert (settled.read, settled.unchanged) == (0, files), settled
 
 
+def test_a_mailbox_whose_message_was_too_large_is_read_again_with_more_memory(store: Store, tmp_path: Path) -> None:
+    """A message over an eighth of the worker's memory is ``too-large``; its mailbox, which read well, is not
+    read again under the same limit, and is under a higher ``--memory-mb`` (only ``--reread`` did, before)."""
+    folder = tmp_path / "mail"
+    folder.mkdir()
+    with (folder / "inbox.mbox").open("wb") as box:
+        box.write(b"From a@example.org Mon Jan  1 00:00:00 2024\nSubject: tide\n\nThe first, about the tide.\n\n")
+        box.write(b"From b@example.org Mon Jan  1 00:00:00 2024\nSubject: huge\n\n" + b"x" * (21 * 2**20) + b"\n\n")
+    tight = replace(CONFIG, limits=Limits(memory_mb=160))
+    run(store, [folder], tight)
+    status = "SELECT status, error FROM items WHERE part = 'message 2'"
+    _, rows = store.execute(status)
+    assert [r[0] for r in rows] == ["too-large"] and "160 MiB memory limit" in str(rows[0][1]), rows
+    assert run(store, [folder], tight).read == 0, "read again under the same limit"
+    more = run(store, [folder], CONFIG)
+    assert (more.read, more.updated, more.failed) == (1, 1, 0), more
+    _, rows = store.execute(status)
+    assert [r[0] for r in rows] == ["ok"], rows
+
+
 def test_the_summary_adds_up_whole_files_and_parts_that_failed(store: Store, tmp_path: Path) -> None:
     """'failed' counts items, a part inside a file included: the summary
     says how many were whole files, so that new + updated + those are the

@@ -89,7 +89,7 @@ def extract_mbox(source: Source) -> Extracted:
                 yield nested(message_item(data, source), f"message {number}")
             except MemoryError:  # a message too large for the worker's memory, not a damaged one
                 yield Failure("too-large", f"ran out of the {source.limits.memory_mb} MiB memory limit reading "
-                              f"this message of {len(data) / 2**20:.0f} MiB (index --reread --memory-mb MORE "
+                              f"this message of {len(data) / 2**20:.0f} MiB (index --memory-mb MORE "
                               "reads the mailbox again with more)", f"message {number}", "email")
             except Exception as exc:  # one damaged message must not hide the rest of the mailbox
                 yield Failure("corrupt", f"damaged message: {type(exc).__name__}: {exc}", f"message {number}",

@@ -46,6 +46,13 @@ _KNOWN_UNDER = (
     "SELECT path, size, mtime, raw_sha1, device, inode, status, machine, error FROM items "
     "WHERE path >= :low AND path < :high AND part = '' {mine}"
 )
+# Parts that failed for want of time or memory (a mailbox's message): their file is read again under more.
+_SHORT_PARTS_UNDER = (
+    "SELECT path, status, error FROM items WHERE path = :root AND part <> '' AND status IN {short} {mine} "
+    "UNION ALL SELECT path, status, error FROM items WHERE path >= :low AND path < :high AND part <> '' "
+    "AND status IN {short} {mine}"
+)
+_SHORT = ("timeout", "crashed", "too-large")
 # A seek in ix_items_raw_sha1 and one in ix_items_inode; a file with
 # thousands of stored copies checks the first few (each costs an lstat).
 # Moves are followed among this machine's files only.
@@ -115,7 +122,7 @@ def known_under(store: Store, roots: Iterable[str], limits: Limits = Limits()) -
     it is read again: with OCR on (``limits.ocr``), a scan stored without
     text (``no-text-layer``); a parser stopped for time, or out of memory,
     under a lower ``timeout_s`` or ``memory_mb`` than this run's
-    (``_short_of``).
+    (``_short_of``), the file's own or a part's (a mailbox's message).
 
     An SQLite store keeps its paths unique whatever the machine (revision
     0009), so another machine's file there would collide with this one's:
@@ -123,15 +130,20 @@ def known_under(store: Store, roots: Iterable[str], limits: Limits = Limits()) -
     saying how to pin the name)."""
     found: dict[str, Known] = {}
     shared = store.location.backend != "sqlite"
-    query = _KNOWN_UNDER.format(mine="AND machine = :machine" if shared else "")
+    mine = "AND machine = :machine" if shared else ""
+    query = _KNOWN_UNDER.format(mine=mine)
+    short_parts = _SHORT_PARTS_UNDER.format(short=str(_SHORT), mine=mine)
     for root in roots:
         stem = root.rstrip("/")
-        _, rows = store.execute(query, {"root": root, "low": stem + "/", "high": stem + "0", "machine": store.machine})
+        params: dict[str, object] = {"root": root, "low": stem + "/", "high": stem + "0", "machine": store.machine}
+        _, rows = store.execute(short_parts, params)
+        short = {str(path) for path, status, error in rows if _short_of(str(status), error, limits)}
+        _, rows = store.execute(query, params)
         for path, size, mtime, sha1, device, inode, status, machine, error in rows:
             if machine != store.machine:
                 raise UnsupportedStore(_not_this_machine(store, str(path), str(machine)))
             stale = (status == "vanished" or (limits.ocr and status == "no-text-layer")  # never read: read it
-                     or _short_of(str(status), error, limits))
+                     or _short_of(str(status), error, limits) or path in short)
             found[str(path)] = Known(str(path), size, None if stale else mtime, sha1, device, inode)  # type: ignore[arg-type]
     return found
 
@@ -148,7 +160,7 @@ def _short_of(status: str, error: object, limits: Limits) -> bool:
     ``limits``: raising --timeout or --memory-mb and indexing again reads
     it again (a file that fails under the same limits is not read again
     each run, which would cost the whole limit every time)."""
-    if status not in ("timeout", "crashed", "too-large") or not isinstance(error, str):
+    if status not in _SHORT or not isinstance(error, str):
         return False
     seconds = _SECONDS_GIVEN.search(error) if status == "timeout" else None
     if seconds is not None:
