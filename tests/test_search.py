@@ -246,11 +246,12 @@ def test_snippets_mark_the_matched_words(corpus: CorpusStore) -> None:
             assert word.casefold() == "lighthouse" or word.casefold().startswith("starter"), word
 
 
-MALFORMED = ["e-mail AND", '"unterminated', "NOT alone", "river AND", "nosuchcolumn:river", "(a OR"]
+MALFORMED = ["e-mail AND", '"unterminated', "NOT alone", "river AND", "(a OR", "-river", "-river -bank"]
 
 
 @pytest.mark.parametrize(("typed", "meant"), [("second-hand", '"second-hand"'), ("point 7.5", 'point "7.5"'),
-                                              ("survey-2023 OR river", '"survey-2023" OR river')])
+                                              ("survey-2023 OR river", '"survey-2023" OR river'),
+                                              ("backup 08:03", 'backup "08:03"')])
 def test_words_with_punctuation_typed_bare_are_searched_as_if_quoted(sqlite_corpus: CorpusStore, typed: str,
                                                                       meant: str) -> None:
     """FTS5 cannot read e-mail or 2.0 bare (a user's archive: 'pytest 5.3.5',
@@ -267,6 +268,38 @@ def test_words_with_punctuation_typed_bare_are_searched_as_if_quoted(sqlite_corp
     assert out.exit_code == 0 and "cannot understand" not in out.output, out.output
 
 
+def test_a_web_address_or_a_time_is_quoted_and_a_column_filter_is_not() -> None:
+    from lifededup.search.syntax import quoted_words
+
+    assert quoted_words("see https://example.org/a?b=1 at 14:30") == 'see "https://example.org/a?b=1" at "14:30"'
+    assert quoted_words("title:report TEXT:river (title:a OR b)") == "title:report TEXT:river (title:a OR b)"
+
+
+@pytest.mark.parametrize(("typed", "fts5"), [
+    ("river -bank", "river NOT bank"), ("-bank river", "river NOT bank"), ("river AND -bank", "river NOT bank"),
+    ('river -"bank holiday" -surv*', 'river NOT "bank holiday" NOT surv*'), ("survey or census", "survey OR census"),
+    ("or survey", "or survey"), ("e-mail -spam", "e-mail NOT spam"), ("a --verbose", "a --verbose"),
+    ("(river OR -bank)", "(river OR -bank)"), ('"river -bank"', '"river -bank"'), ("title:report -draft",
+                                                                                  "title:report NOT draft"),
+])
+def test_web_search_habits_become_fts5s_operators(typed: str, fts5: str) -> None:
+    from lifededup.search.syntax import as_fts5
+
+    assert as_fts5(typed) == fts5
+
+
+def test_a_left_out_word_is_left_out_and_the_error_names_the_query_typed(sqlite_corpus: CorpusStore) -> None:
+    """``bread -flour`` found the items holding both (FTS5 read the hyphen as
+    nothing), the very ones it should leave out."""
+    both, without = run(sqlite_corpus, "bread flour", collapse=False), run(sqlite_corpus, "bread -flour",
+                                                                            collapse=False)
+    assert both.hits and without.hits and without.query == "bread -flour"
+    assert not {h.path for h in both.hits} & {h.path for h in without.hits}
+    assert without.matches == run(sqlite_corpus, "bread", collapse=False).matches - both.matches
+    with pytest.raises(QuerySyntaxError, match="^cannot understand the query 'river or \"unterminated'"):
+        run(sqlite_corpus, 'river or "unterminated')
+
+
 @pytest.mark.parametrize("query", MALFORMED)
 def test_malformed_queries_get_a_message_with_the_syntax(sqlite_corpus: CorpusStore, query: str) -> None:
     corpus = sqlite_corpus
@@ -274,7 +307,7 @@ def test_malformed_queries_get_a_message_with_the_syntax(sqlite_corpus: CorpusSt
         run(corpus, query)
     message = str(caught.value)
     assert SYNTAX in message and quoted(query) in message, message
-    result = CliRunner().invoke(main, ["search", query, "--db", str(corpus.db)])
+    result = CliRunner().invoke(main, ["search", "--db", str(corpus.db), "--", query])
     assert result.exit_code == 1 and "cannot understand the query" in result.output, result.output
     assert "Traceback" not in result.output
 
@@ -300,7 +333,7 @@ def test_postgresql_reads_any_query_and_refuses_only_a_nul(pg_corpus: CorpusStor
     as words): a search, or no matches -- never a server error; a NUL, which
     PostgreSQL text cannot hold, gets the syntax message."""
     for query in [*MALFORMED, "!!!", "-", '"', "OR", "a & b | !c <-> d:*", "'; DROP TABLE items; --", "**"]:
-        result = CliRunner().invoke(main, ["search", query, "--db", str(pg_corpus.db)])
+        result = CliRunner().invoke(main, ["search", "--db", str(pg_corpus.db), "--", query])
         assert result.exit_code == 0 and "Traceback" not in result.output, f"{query!r}: {result.output}"
     nothing = CliRunner().invoke(main, ["search", "!!!", "--db", str(pg_corpus.db)])
     assert nothing.output.strip() == "no matches", nothing.output
@@ -674,7 +707,8 @@ def test_the_psycopg_reader_finds_what_the_store_finds(pg_corpus: CorpusStore, q
 
 # What both query languages read alike: words, a phrase, OR, a prefix
 BOTH_WAYS = ["river survey", "kitchen", "sourdough", "the", "recipe*", "starter*", '"spare key"', "bread OR starter",
-             "lighthouse OR mill", "quotes", "minutes walk", "portugal"]
+             "lighthouse OR mill", "quotes", "minutes walk", "portugal", "bread -starter", "starter -bread -kitchen",
+             "-kitchen bread", "lighthouse or mill", 'bread -"spare key"', "bread -recipe*"]
 
 
 def groups(result: SearchResult) -> set[frozenset[tuple[str, str]]]:

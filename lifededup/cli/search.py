@@ -68,7 +68,8 @@ def search_command(query: str | None, kinds: tuple[str, ...], since: date | None
     \b
     Examples:
       lifededup search "river survey"
-      lifededup search 'kitchen NOT joiner' --kind document --since 2024-01-01
+      lifededup search 'kitchen -joiner' --kind document --since 2024-01-01
+      lifededup search -- '-joiner kitchen'     (-- before a query that starts with -)
       lifededup search sourdough --all --path 'Web/*'
       lifededup search --cluster 42
       lifededup search report --dedup simhash:6 --json | jq '.hits[].path'

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from lifededup.search.query import Filters, item_date, pg_query, results_sql
 from lifededup.search.snippet import SNIPPET_SQL, Snippet, headline_sql
 from lifededup.search.syntax import (
-    QuerySyntaxError, has_phrase, has_prefix, is_query_error, quoted_words, syntax_error, words_ored,
+    QuerySyntaxError, as_fts5, has_phrase, has_prefix, is_query_error, quoted_words, syntax_error, words_ored,
 )
 from lifededup.store.dialect import Driver as Connection
 from lifededup.store.reader import Readable
@@ -157,22 +157,32 @@ def search(
     words = 0 if query is None else len([w for w in re.findall(r"\w+", query) if w not in _OPERATORS])
     if words > MAX_QUERY_WORDS:
         raise QuerySyntaxError(f"the query has {words} words; a query takes at most {MAX_QUERY_WORDS}")
+    typed = query
+    if query is not None and not postgres:  # -word and "or", as websearch reads them on PostgreSQL
+        query = as_fts5(query)
     try:
-        return _search(store, query, filters, limit, collapse, cluster, dedup, offset, postgres)
-    except QuerySyntaxError:
+        return replace(_search(store, query, filters, limit, collapse, cluster, dedup, offset, postgres), query=typed)
+    except QuerySyntaxError as exc:
         # words with punctuation typed bare (pytest 5.3.5, dpkg-buildpackage,
         # "Apache License 2.0"), which FTS5 cannot read: searched for as the
         # phrases the error would tell the user to quote them as
         lenient = None if query is None else quoted_words(query)
         if lenient is None or lenient == query:
-            raise
+            raise _as_typed(exc, typed, query) from exc.__cause__
         try:
             found = _search(store, lenient, filters, limit, collapse, cluster, dedup, offset, postgres)
         except QuerySyntaxError:
             pass
         else:
-            return replace(found, query=query)
-        raise
+            return replace(found, query=typed)
+        raise _as_typed(exc, typed, query) from exc.__cause__
+
+
+def _as_typed(error: QuerySyntaxError, typed: str | None, query: str | None) -> QuerySyntaxError:
+    """The error about the query the user typed, not the FTS5 form it was searched as."""
+    if typed == query or typed is None or error.reason is None:
+        return error
+    return syntax_error(typed, error.reason)
 
 
 def _search(store: Readable, query: str | None, filters: Filters, limit: int, collapse: bool, cluster: int | None,

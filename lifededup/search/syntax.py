@@ -11,13 +11,15 @@ SYNTAX = """\
 Query syntax (SQLite FTS5; case and accents do not matter):
   river survey          both words, anywhere (AND is implied)
   "river survey"        the words next to each other, in this order
-  survey OR census      either word
+  survey OR census      either word (or: the same)
   river NOT bank        river, but not bank (NOT needs a word on its left)
+  river -bank           the same
   (river OR brook) AND survey
   surv*                 any word starting with surv
   title:report          the word in the title only (columns: title, text)
   NEAR(river survey, 5) both words within 5 words of each other
-A word with punctuation in it (e-mail, 2.0, c++) is read as if quoted: "e-mail"."""
+A word with punctuation in it (e-mail, 2.0, c++, 14:30, a web address) is read
+as if quoted: "e-mail"."""
 
 # The same for a PostgreSQL store (websearch_to_tsquery, search/query.py).
 PG_SYNTAX = """\
@@ -36,7 +38,11 @@ def syntax_of(postgres: bool) -> str:
 
 
 class QuerySyntaxError(ValueError):
-    """A query FTS5 cannot parse; the message says why and shows the syntax."""
+    """A query FTS5 cannot parse; the message says why and shows the syntax (``reason``: why, alone)."""
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 # The messages SQLite gives for a MATCH expression it cannot use.
@@ -59,21 +65,51 @@ def quoted(query: str) -> str:
 
 # What FTS5 reads in a query besides barewords: strings, groups, a column
 # filter (title:), a prefix (word*), an initial token (^word), the operators.
-_CHUNK = re.compile(r'"(?:[^"]|"")*"|\S+')
+_CHUNK = re.compile(r'-?"(?:[^"]|"")*"|\S+')
 _BARE = re.compile(r"\^?\w+\*?")
-_SYNTAX_CHARS = re.compile(r'[():"]')
+_SYNTAX_CHARS = re.compile(r'[()"]')
+_COLUMN = re.compile(r"[(^]*(title|text)\s*:", re.IGNORECASE)
 _OPERATORS = frozenset({"AND", "OR", "NOT"})
+# A word left out, as web search engines and PostgreSQL's websearch read it: -bank, -"river bank", -surv*.
+_EXCLUDED = re.compile(r'-(\w+\*?|"(?:[^"]|"")*")')
+
+
+def as_fts5(query: str) -> str:
+    """What people type from web search engines (and a PostgreSQL store
+    reads) in FTS5's terms: ``-word`` is ``NOT word``, put last (FTS5's
+    ``NOT`` needs a word on its left), and a lower-case ``or`` between two
+    words is ``OR``.  Read as typed in a query with groups or ``NEAR``;
+    a query of left-out words alone is refused (FTS5 has nothing to leave
+    them out of)."""
+    chunks = _CHUNK.findall(query)
+    if any(c.startswith(("(", "NEAR")) or c.endswith(")") for c in chunks):
+        return query
+    kept: list[str] = []
+    left_out: list[str] = []
+    for chunk in chunks:
+        excluded = _EXCLUDED.fullmatch(chunk)
+        if excluded is not None:
+            left_out.append(excluded.group(1))
+        elif chunk == "or" and kept and kept[-1] not in _OPERATORS:
+            kept.append("OR")
+        else:
+            kept.append(chunk)
+    while left_out and kept and kept[-1] in _OPERATORS:  # "river AND -bank": nothing on its right now
+        kept.pop()
+    if left_out and not [c for c in kept if c not in _OPERATORS]:
+        raise syntax_error(query, "it only leaves words out (-word): give a word to find as well")
+    return " ".join(kept + [f"NOT {word}" for word in left_out])
 
 
 def quoted_words(query: str) -> str:
     """The query with each bare word holding punctuation FTS5 cannot read
-    (``5.3.5``, ``dpkg-buildpackage``, ``c++``) quoted, the rest as typed:
-    ``pytest 5.3.5`` -> ``pytest "5.3.5"``.  Chunks that are FTS5's own
-    syntax -- strings, groups, ``title:``, ``word*``, ``NEAR(``, operators --
-    are left alone."""
+    (``5.3.5``, ``dpkg-buildpackage``, ``c++``, ``14:30``, ``http://x.org``)
+    quoted, the rest as typed: ``pytest 5.3.5`` -> ``pytest "5.3.5"``.
+    Chunks that are FTS5's own syntax -- strings, groups, ``title:``,
+    ``word*``, ``NEAR(``, operators -- are left alone."""
     out = []
     for chunk in _CHUNK.findall(query):
-        if (chunk.startswith('"') or chunk in _OPERATORS or _BARE.fullmatch(chunk)
+        if (chunk.startswith('"') or chunk in _OPERATORS or _BARE.fullmatch(chunk) or _COLUMN.match(chunk)
                 or _SYNTAX_CHARS.search(chunk) or chunk.startswith("NEAR")):
             out.append(chunk)
         else:
@@ -85,7 +121,7 @@ def syntax_error(query: str, reason: str, *, postgres: bool = False) -> QuerySyn
     suggestion = quoted(query)
     return QuerySyntaxError(
         f"cannot understand the query {query!r} ({reason}).\n"
-        f"To search for the words as typed, quote them: {suggestion}\n\n{syntax_of(postgres)}"
+        f"To search for the words as typed, quote them: {suggestion}\n\n{syntax_of(postgres)}", reason
     )
 
 
