@@ -957,3 +957,27 @@ def test_a_hostile_title_or_text_does_not_drive_the_terminal(tmp_path: Path) -> 
                           fp(text))
     out = CliRunner().invoke(main, ["search", "harbour", "--db", str(db)]).output
     assert "\x1b" not in out and "\\x1b]0;PWNED\\x07" in out and "\\x1b[2J" in out, repr(out)
+
+
+def test_control_characters_in_a_mail_do_not_forge_the_snippets_marks(tmp_path: Path) -> None:
+    """A mail's base64 body holding \\x02 and \\x03 -- the marks FTS5 puts
+    around matched words -- showed 'ctrlmailtoken' twice in the web view and
+    gave overlapping highlights. Control characters (but whitespace) are
+    spaces in the text and title stored."""
+    import base64
+
+    from lifededup.index import IndexConfig, run as index
+
+    folder = tmp_path / "mail"
+    folder.mkdir()
+    body = base64.b64encode(b"Mail ctrlmailtoken \x02fake\x03 marked words and ctrlmailtoken again.\n").decode()
+    (folder / "m.eml").write_text(
+        "From: a@example.org\nSubject: =?utf-8?q?ctrl=02test=1B]0;x=07?=\nDate: Mon, 15 Jan 2024 10:00:00 +0000\n"
+        "Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\n" + body + "\n")
+    with open_store(tmp_path / "s.db") as store:
+        index(store, [folder], IndexConfig(workers=1))
+        _, rows = store.execute("SELECT title, text FROM items")
+        hit = search(store, "ctrlmailtoken", Filters(), limit=5).hits[0]
+    title, text = rows[0]
+    assert title == "ctrl test ]0;x " and str(text).startswith("Mail ctrlmailtoken fake  marked words"), rows
+    assert [hit.snippet.text[a:b] for a, b in hit.snippet.spans] == ["ctrlmailtoken", "ctrlmailtoken"], hit.snippet

@@ -20,6 +20,7 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.connection
 import os
+import re
 import resource
 import signal
 import stat
@@ -91,10 +92,15 @@ def _utf8(text: str) -> str:
     return text
 
 
+# Control characters that are not whitespace: a mail's base64 body or a PDF may hold them. They are no part of
+# a word, and search marks matched words with two of them (search/snippet.py): each becomes a space.
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
+
+
 def _clean(result: Extracted | Failure) -> Extracted | Failure:
     if isinstance(result, Failure):
         return replace(result, reason=_utf8(result.reason))
-    return replace(result, title=_utf8(result.title), text=_utf8(result.text),
+    return replace(result, title=_CONTROL.sub(" ", _utf8(result.title)), text=_CONTROL.sub(" ", _utf8(result.text)),
                    metadata={_utf8(k): _utf8(v) for k, v in result.metadata.items()})
 
 
