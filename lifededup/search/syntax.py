@@ -8,7 +8,7 @@ import re
 
 # Shown by ``lifededup search --help``, the README, and every syntax error.
 SYNTAX = """\
-Query syntax (SQLite FTS5; case and accents do not matter):
+Query syntax (SQLite FTS5; case and the accents of Latin letters do not matter):
   river survey          both words, anywhere (AND is implied)
   "river survey"        the words next to each other, in this order
   survey OR census      either word (or: the same)
