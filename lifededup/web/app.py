@@ -130,8 +130,10 @@ class View:
         try:
             result = pages.run_search(self.stores.get(), form)
         except (BadRequest, ValueError) as exc:  # QuerySyntaxError, a kind no item has
-            return self.html("search.html", 400, form=form, result=None, error=str(exc), pages=1,
-                             syntax=isinstance(exc, QuerySyntaxError))
+            syntax = isinstance(exc, QuerySyntaxError)
+            # a syntax error's message ends with the syntax, which the page shows as it is (preformatted)
+            return self.html("search.html", 400, form=form, result=None, pages=1, syntax=syntax,
+                             error=str(exc).split("\n\n")[0] if syntax else str(exc))
         return self.html("search.html", form=form, result=result, error=None, pages=pages.pages(result, form))
 
     def search_json(self, request: Request) -> Response:
