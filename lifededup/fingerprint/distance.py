@@ -92,11 +92,14 @@ def _with_moves(left: Words, right: Words, plain: int, allowed: int | None, move
     floor = bag_distance(left, right)
     best = plain
     if plain - floor >= TILE_WORDS and (allowed is None or floor <= allowed):
-        ordered, moved = in_order(left, right)
-        if moved:
-            cost = moved * MOVE_COST
-            cutoff = None if allowed is None else max(allowed - cost, 0)
-            best = min(plain, Levenshtein.distance(left, ordered, score_cutoff=cutoff) + cost)
+        # the greedy tiling finds other blocks walking one text than the other: both ways, the
+        # smaller counts, so that a pair's distance does not depend on which of them came first
+        for one, other in ((left, right), (right, left)):
+            ordered, moved = in_order(one, other)
+            if moved:
+                cost = moved * MOVE_COST
+                cutoff = None if allowed is None else max(allowed - cost, 0)
+                best = min(best, Levenshtein.distance(one, ordered, score_cutoff=cutoff) + cost)
     return None if allowed is not None and best > allowed else best
 
 
