@@ -87,6 +87,8 @@ class Watcher:
     # a run stopped because a folder it read was removed meanwhile: take the
     # change up at once, then scan what is left
     _changed: bool = field(init=False, default=False)
+    # the folders the last scan found not there (a disk not plugged in): looked for every follow_every seconds
+    _missing: set[str] = field(init=False, default_factory=set)
 
     def __post_init__(self) -> None:
         self.debouncer = Debouncer(self.delay, self.clock)
@@ -101,9 +103,18 @@ class Watcher:
         self._observer, self._watches = observer, {}
         try:
             next_rescan = self._next_rescan(self.rescan())
-            next_follow = self.clock() + self.follow_every
+            next_follow = next_look = self.clock() + self.follow_every
             while not self.stop.is_set():
-                self._wait_for_changes(min(next_rescan, next_follow) if self.follow else next_rescan)
+                self._wait_for_changes(min(next_rescan, next_follow, next_look))
+                if self.clock() >= next_look and not self.stop.is_set():
+                    # a folder that was not there (a disk plugged in, a folder made): scanned and followed now,
+                    # not at the next hourly rescan
+                    back = [f for f in self.folders if f.path in self._missing and self._there(f)]
+                    if back:
+                        log.info("%s: there now, scanned", ", ".join(f.path for f in back))
+                        if not self.rescan(back):
+                            next_rescan = min(next_rescan, self._next_rescan(False))
+                    next_look = self.clock() + self.follow_every
                 ready = self.debouncer.settled() if self.clock() >= self._paused_until else []
                 if ready:
                     self._index(ready)
@@ -160,7 +171,9 @@ class Watcher:
         for folder in self.folders if folders is None else folders:
             if self._there(folder):
                 present.append(folder)
+                self._missing.discard(folder.path)
             else:
+                self._missing.add(folder.path)
                 # unmounted or gone: keep its items rather than forget a whole archive
                 log.warning("%s is not there (or empty, as a disk's mount point is once it is unmounted); "
                             "its items are kept until it returns", folder.path)
