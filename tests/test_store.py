@@ -435,3 +435,23 @@ def test_a_store_refusing_for_now_is_told_from_a_statement_that_is_wrong(tmp_pat
     holder.close()
     waiting.close()
     engine.dispose()
+
+
+def test_a_mistyped_server_url_is_refused_not_made_a_file_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """LIFEDEDUP_DB='postgresql//lifededup@nas/lifededup' (a colon forgotten)
+    made ./postgresql/lifededup@nas/lifededup, folders and all, and indexed
+    into it: the machine never reached the shared store."""
+    from click.testing import CliRunner
+
+    from lifededup.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    for typed in ("postgresql//lifededup@nas/lifededup", "postgresql:/lifededup", "Postgres:lifededup",
+                  "sqlite:/home/me/store.db"):
+        monkeypatch.setenv("LIFEDEDUP_DB", typed)
+        result = CliRunner().invoke(main, ["index", str(tmp_path)])
+        assert result.exit_code == 1 and "looks like a database URL with a slip" in result.output, result.output
+        assert "Traceback" not in result.output
+    assert list(tmp_path.iterdir()) == [], "nothing is made here"
+    with open_store("./postgresql-notes.db") as store:  # a file whose name only starts so is a file
+        assert store.path == Path("postgresql-notes.db")

@@ -20,6 +20,7 @@ import ast
 import functools
 import importlib.util
 import os
+import re
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -105,7 +106,15 @@ def resolve(url_or_path: str | Path | None) -> Location:
         url_or_path = os.environ.get(ENV_VAR) or default_path()
     if isinstance(url_or_path, str) and "://" in url_or_path:
         return _location_of_url(url_or_path)
+    if isinstance(url_or_path, str) and _MISTYPED_URL.match(url_or_path):
+        # postgresql//host/db, postgresql:/db: a shared store's URL with a slip, not a file to make here
+        raise UnsupportedStore(f"{url_or_path!r} looks like a database URL with a slip in it, not a file path: "
+                               "write postgresql://USER@HOST/DATABASE or sqlite:///PATH (./NAME for a file so called)")
     return Location(Path(url_or_path).expanduser())
+
+
+# A path that begins like a database URL: postgresql//, postgres:, sqlite:/ (a file named so is given as ./NAME).
+_MISTYPED_URL = re.compile(r"(postgres(ql)?|sqlite)(\+\w+)?(:|//)", re.IGNORECASE)
 
 
 def _location_of_url(url: str) -> Location:
