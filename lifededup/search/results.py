@@ -154,6 +154,8 @@ def search(
     postgres = store.location.url is not None
     if query is not None and "\0" in query:  # SQLite would end the query there; PostgreSQL text cannot hold it
         raise syntax_error(query, "a query cannot hold a NUL character", postgres=postgres)
+    if query is not None and query.strip() and not re.search(r"\w", query):  # *, ., "": "no matches" said nothing
+        raise QuerySyntaxError(f"the query {query!r} has no words to find (letters or digits)", "no words")
     words = 0 if query is None else len([w for w in re.findall(r"\w+", query) if w not in _OPERATORS])
     if words > MAX_QUERY_WORDS:
         raise QuerySyntaxError(f"the query has {words} words; a query takes at most {MAX_QUERY_WORDS}")
