@@ -248,6 +248,21 @@ def test_show_explains_membership(db: str) -> None:
     assert "no text" in run("show", "/docs/locked.pdf", db=db)
 
 
+def test_show_takes_a_part_by_the_name_other_commands_print(any_db: str, tmp_path: Path) -> None:
+    """`dups` and `failures` print a message of a mailbox as PATH [PART]; show
+    refused that name ('no item'), and a failed attachment had no id printed
+    to give it instead."""
+    printed = next(line.split(maxsplit=1)[1].split("  (")[0] for line in run("dups", db=any_db).splitlines()
+                   if "a.mbox [" in line)
+    assert printed == "/mail/a.mbox [0]", printed
+    shown = json.loads(run("show", printed, "--json", db=any_db))
+    assert (shown["item"]["path"], shown["item"]["part"]) == ("/mail/a.mbox", "0"), shown
+    assert "no item" in run("show", "/mail/a.mbox [9]", db=any_db, code=1)
+    with open_store(any_db) as store:  # a file whose own name ends so is still found by its name
+        store.upsert_item(ItemRecord("/docs/plan [draft]", text="a plan in the drafts"), fp("a plan in the drafts"))
+    assert json.loads(run("show", "/docs/plan [draft]", "--json", db=any_db))["item"]["part"] == ""
+
+
 def test_show_measures_a_large_cluster_a_batch_of_texts_at_a_time(any_db: str,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """A cluster's members are measured a batch of texts at a time (a page

@@ -119,32 +119,44 @@ def _find(db: Driver, store: Readable, item: int | str) -> ItemSummary:
             raise ItemNotFound(f"no item with id {item}")
         row = db.execute(_SUMMARY + " WHERE i.id = :v", {"v": int(item)}).fetchone()
     else:
-        row = None
-        machine, path_of = None, item
-        named = _ON_MACHINE.fullmatch(item)
-        if named is not None:  # MACHINE:PATH, as another machine's file is printed
-            machine, path_of = named.group(1), named.group(2)
-        # as stored, then as the absolute path an indexer stores (in its escaped form, README "items")
-        real = os.path.realpath(os.path.expanduser(path_of))  # not Path.resolve: it raises on a link loop
-        # and as printed (the stored escapes, \xNN for a byte, \\ for a backslash), made absolute
-        printed = _from_printed(os.path.abspath(os.path.expanduser(path_of)))
-        for path in dict.fromkeys([*_as_typed(path_of), stored_path(path_of), stored_path(real), printed]):
+        row = _by_path(db, store, item, "")
+        # PATH [PART], as a part inside a file is printed ("inbox.mbox [message 5]"); a name may hold " [" too
+        splits = [i for i in range(len(item)) if item.startswith(" [", i)] if item.endswith("]") else []
+        for at in splits:
             if row is not None:
                 break
-            # the whole file, one row a machine holding it (this machine's first)
-            found = db.execute(_SUMMARY + " WHERE i.path = :v AND i.part = '' ORDER BY i.machine = :me DESC, i.id",
-                               {"v": path, "me": store.machine}).fetchall()
-            if machine is not None:
-                found = [r for r in found if str(r[6]) == machine]
-            holders = sorted({str(r[6]) for r in found})
-            if machine is None and len(holders) > 1 and store.machine not in holders:
-                # a third machine asking: which of them is meant is not for it to guess
-                raise ItemNotFound(f"{item!r} is a file of {len(holders)} machines: give one of "
-                                   + ", ".join(f"{m}:{path}" for m in holders) + " (or an item id)")
-            row = found[0] if found else None
+            row = _by_path(db, store, item[:at], item[at + 2 : -1])
     if row is None:
-        raise ItemNotFound(f"no item {item!r} in {store.location} (give an item id or an indexed path)")
+        raise ItemNotFound(f"no item {item!r} in {store.location} (give an item id, an indexed path, "
+                           "or PATH [PART] as commands print a part inside a file)")
     return _summary(row)
+
+
+def _by_path(db: Driver, store: Readable, item: str, part: str) -> Any:
+    """The row of the item at ``item``, a path as typed or printed (``MACHINE:`` before another machine's)."""
+    machine, path_of = None, item
+    named = _ON_MACHINE.fullmatch(item)
+    if named is not None:  # MACHINE:PATH, as another machine's file is printed
+        machine, path_of = named.group(1), named.group(2)
+    # as stored, then as the absolute path an indexer stores (in its escaped form, README "items")
+    real = os.path.realpath(os.path.expanduser(path_of))  # not Path.resolve: it raises on a link loop
+    # and as printed (the stored escapes, \xNN for a byte, \\ for a backslash), made absolute
+    printed = _from_printed(os.path.abspath(os.path.expanduser(path_of)))
+    for path in dict.fromkeys([*_as_typed(path_of), stored_path(path_of), stored_path(real), printed]):
+        # the file or its part, one row a machine holding it (this machine's first)
+        found = db.execute(_SUMMARY + " WHERE i.path = :v AND i.part = :part ORDER BY i.machine = :me DESC, i.id",
+                           {"v": path, "part": part, "me": store.machine}).fetchall()
+        if machine is not None:
+            found = [r for r in found if str(r[6]) == machine]
+        holders = sorted({str(r[6]) for r in found})
+        if machine is None and len(holders) > 1 and store.machine not in holders:
+            # a third machine asking: which of them is meant is not for it to guess
+            raise ItemNotFound(f"{item!r} is a file of {len(holders)} machines: give one of "
+                               + ", ".join(f"{m}:{path}" + (f" [{part}]" if part else "") for m in holders)
+                               + " (or an item id)")
+        if found:
+            return found[0]
+    return None
 
 
 # MACHINE:PATH, the way another machine's file is printed (a machine name
