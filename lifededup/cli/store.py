@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 def show_command(item: str, as_json: bool, db: str | None) -> None:
     """Show an item (by id or path), its cluster, and why each member is there.
 
+    A part inside a file is named PATH [PART], as dups and failures print it.
+
     For each member: whether it is an exact copy (same SHA-1 of the
     normalized text), how many of the 6 features it shares with the
     representative (2 make a near copy), and the exact resemblance of their
@@ -35,6 +37,7 @@ def show_command(item: str, as_json: bool, db: str | None) -> None:
     Example:
       lifededup show ~/Documents/report-v2.docx
       lifededup show 42 --json
+      lifededup show '~/Mail/archive-2024.mbox [message 5]'
     """
     from lifededup.store.queries import explain  # on the driver alone: no SQLAlchemy at a store at head
 
