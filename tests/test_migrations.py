@@ -609,3 +609,66 @@ def test_0015_reads_mail_again(store_url: str, tmp_path: Path) -> None:
         assert texts[("forward.eml", "")][0] == 2 and "harbour at nine" in str(texts[("forward.eml", "")][1])
         assert texts[("box.mbox", "message 1")][0] == 4, texts
         sound(store)
+
+
+def test_0016_keeps_a_mails_people_searchable_and_folds_more_accents(store_url: str, tmp_path: Path) -> None:
+    """A store at 0015 with a mailbox and a note, as the code before wrote
+    them (no sender kept): 0016 marks the mailbox to be read again, the next
+    index keeps each message's sender and recipients under its id, and a
+    search finds the mail by its sender's name and address; on SQLite a word
+    with two accents is found without them. The store stays sound."""
+    import hashlib
+    import os
+
+    from test_extract_mail import message, write_mbox
+
+    from lifededup.index import IndexConfig, run
+    from lifededup.model import stored_path
+    from lifededup.store.records import machine_name
+
+    folder = tmp_path / "mail"
+    folder.mkdir()
+    write_mbox(folder / "box.mbox", [message("Tides", "The tide tables for June are pinned by the door.\n")])
+    (folder / "note.txt").write_bytes(b"Notes from Tieng Viet class and the lighthouse keeper.\n")
+    rows = [(1, "box.mbox", "", "mailbox", None, None),
+            (2, "box.mbox", "message 1", "email", 1, "The tide tables for June are pinned by the door."),
+            (3, "note.txt", "", "text", None, None)]  # (its text and fingerprint are not this test's)
+    upgrade_to(store_url, "0015")
+    engine = make_engine(resolve(store_url), readonly=False)
+    with engine.begin() as conn:
+        for item_id, name, part, kind, parent, text in rows:
+            path = folder / name
+            stat = os.stat(path)
+            whole = part == ""
+            conn.exec_driver_sql(
+                "INSERT INTO items (id, machine, path, part, parent_id, kind, status, indexed_at, size, mtime, raw_sha1,"
+                " text) VALUES (:id, :machine, :path, :part, :parent, :kind, 'ok', '2026-01-01 00:00:00', :size,"
+                " :mtime, :sha1, :text)",
+                {"id": item_id, "machine": machine_name(), "path": stored_path(str(path)), "part": part,
+                 "parent": parent, "kind": kind, "size": stat.st_size if whole else None,
+                 "mtime": stat.st_mtime if whole else None, "text": text,
+                 "sha1": hashlib.sha1(path.read_bytes()).hexdigest() if whole else None})
+        ids_written(conn)
+    engine.dispose()
+    upgrade_to(store_url, "0016")
+    with open_store(store_url) as store:
+        mtimes = {Path(str(r[0])).name: r[1] is None for r in store.execute(
+            "SELECT path, mtime FROM items WHERE part = ''")[1]}
+        assert mtimes == {"box.mbox": True, "note.txt": False}, mtimes
+        assert search_ids(store, "sam") == [], "no sender is kept before the mail is read again"
+        summary = run(store, [folder], IndexConfig(workers=1))
+        assert (summary.unchanged, summary.updated) == (1, 1), summary
+        people = store.execute("SELECT id, people FROM items WHERE people IS NOT NULL")[1]
+        assert [tuple(r) for r in people] == [
+            (2, "from Alex Moreau <alex@example.org>; to Sam Okafor <sam@example.org>")], people
+        for query in ("sam", "okafor", "alex@example.org"):
+            assert [h.id for h in search(store, query, collapse=False).hits] == [2], query
+        if store.location.url is None:
+            viet = "Notes from Tiếng Việt class."
+            item = store.upsert_item(ItemRecord("/notes/viet.txt", text=viet), fp(viet))
+            assert [h.id for h in search(store, "tieng viet", collapse=False).hits] == [item]
+            assert [h.id for h in search(store, "people:alex", collapse=False).hits] == [2]
+        sound(store)
+    downgrade_to(store_url, "0015")
+    with open_store(store_url, migrate=False) as store:
+        assert search_ids(store, "tide") == [2] and search_ids(store, "sam") == []

@@ -988,3 +988,33 @@ def test_control_characters_in_a_mail_do_not_forge_the_snippets_marks(tmp_path: 
     title, text = rows[0]
     assert title == "ctrl test ]0;x " and str(text).startswith("Mail ctrlmailtoken fake  marked words"), rows
     assert [hit.snippet.text[a:b] for a, b in hit.snippet.spans] == ["ctrlmailtoken", "ctrlmailtoken"], hit.snippet
+
+
+def test_a_mail_is_found_by_its_sender_and_shows_who_wrote_it(tmp_path: Path, store_url: str) -> None:
+    """A search for a sender's name or address found nothing (From, To and
+    Cc were read and dropped). They are kept in items.people, searched, and
+    shown under the row: on the terminal, in --json and in the web view."""
+    from starlette.testclient import TestClient
+    from test_extract_mail import message
+
+    from lifededup.index import IndexConfig, run as index
+    from lifededup.web import create_app
+
+    folder = tmp_path / "mail"
+    folder.mkdir()
+    note = message("Boat trip", "The harbour at nine, with the flask and the tide tables.\n")
+    note["Cc"] = "Dana Wójcik <dana@example.org>"
+    (folder / "trip.eml").write_bytes(bytes(note))
+    (folder / "other.txt").write_text("Sam Okafor is a name in a note, which no mail holds as its sender.\n")
+    with open_store(store_url) as store:
+        index(store, [folder], IndexConfig(workers=1))
+    said = "from Alex Moreau <alex@example.org>; to Sam Okafor <sam@example.org>; cc Dana Wójcik <dana@example.org>"
+    for query in ("alex@example.org", "moreau", '"dana wójcik"'):
+        out = CliRunner().invoke(main, ["search", query, "--db", store_url, "--json"])
+        hits = json.loads(out.output)["hits"]
+        assert [(Path(h["path"]).name, h["people"]) for h in hits] == [("trip.eml", said)], (query, out.output)
+    text = CliRunner().invoke(main, ["search", "harbour", "--db", store_url]).output
+    assert f"     {said}\n" in text, text
+    with TestClient(create_app(store_url), base_url="http://127.0.0.1") as client:
+        page = client.get("/", params={"q": "harbour"}).text
+    assert 'class="people">from Alex Moreau &lt;alex@example.org&gt;; to Sam Okafor' in page, page

@@ -146,6 +146,8 @@ def _print_hit(number: int, hit: Hit, found: SearchResult) -> None:
     click.echo(head)
     if hit.title and hit.title not in hit.snippet.text:
         click.echo(f"     {shown(hit.title)}")  # a mail's subject may carry an escape sequence
+    if hit.people and hit.people not in hit.snippet.text:
+        click.echo(f"     {shown(hit.people)}")
     if hit.snippet.text:
         click.echo(f"     {_highlighted(hit.snippet)}")
     if hit.copies:

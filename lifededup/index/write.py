@@ -60,6 +60,12 @@ def text_of(outcome: Outcome) -> str | None:
     return None
 
 
+def people_of(result: Extracted) -> str | None:
+    """A mail's sender and recipients as ``items.people`` keeps them: ``from NAME <ADDRESS>; to ...; cc ...``."""
+    said = [f"{field} {result.metadata[field]}" for field in ("from", "to", "cc") if result.metadata.get(field)]
+    return "; ".join(said)[:10_000] if said and result.kind == "email" else None
+
+
 @dataclass
 class BatchWriter:
     """Collects outcomes and writes them a batch at a time."""
@@ -200,7 +206,7 @@ class BatchWriter:
         doc_date = result.doc_date or (date_in_name(outcome.path.name) if whole else None)
         return ItemRecord(
             path=str(outcome.path), part=part, parent_id=parent, kind=result.kind, mime_type=result.mime,
-            doc_date=doc_date, title=result.title or None, text=text_of(outcome),
+            doc_date=doc_date, title=result.title or None, text=text_of(outcome), people=people_of(result),
             text_cut=int(result.metadata["text_cut"]) if "text_cut" in result.metadata else None,
             **stat,  # type: ignore[arg-type]
         )

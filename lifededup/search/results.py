@@ -87,6 +87,7 @@ class Hit:
     resemblance: float | None = None
     word_distance: float | None = None
     machine: str = ""  # the machine whose file it is (revision 0009)
+    people: str | None = None  # a mail's sender and recipients (revision 0016)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -215,7 +216,7 @@ def _item_columns(postgres: bool) -> str:
     similarity to the cluster's representative."""
     return (f"i.id, i.path, i.part, i.kind, i.title, {item_date(postgres)}, c.cluster_id, "
             "(SELECT count(*) FROM clusters c2 WHERE c2.cluster_id = c.cluster_id), "
-            "c.resemblance, c.word_distance, i.machine")
+            "c.resemblance, c.word_distance, i.machine, i.people")
 
 
 def _page_sql(results: str, postgres: bool, *, counted: bool = False) -> str:
@@ -442,7 +443,7 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
                             {**params, "limit": limit, "offset": offset}).fetchall()
         shown = [(r[1:], float(r[0]), None) for r in rows]
         if once and rows:
-            totals = [int(rows[0][12])] * 2 + [True]
+            totals = [int(rows[0][-1])] * 2 + [True]  # the count, after the rank and item columns
     matches, rows_shown, exact = totals or _totals(conn, query, filters, cluster, mode, postgres)
     if mode == "collapsed" and shown and not exact:
         # the sample is the first matches in the order they are stored, not
@@ -487,7 +488,8 @@ def _hit(row: Sequence[Any], rank: float, snippet: Snippet = _NO_SNIPPET, cluste
         cluster = None if row[6] is None else int(row[6])
     return Hit(id=int(row[0]), path=str(row[1]), part=str(row[2]), kind=str(row[3]), title=row[4], date=row[5],
                rank=rank, cluster_id=cluster, cluster_size=max(int(row[7]), 1),
-               hidden=0, snippet=snippet, resemblance=row[8], word_distance=row[9], machine=str(row[10]))
+               hidden=0, snippet=snippet, resemblance=row[8], word_distance=row[9], machine=str(row[10]),
+               people=row[11])
 
 
 def _ids(ids: Sequence[int]) -> str:

@@ -16,7 +16,8 @@ Query syntax (SQLite FTS5; case and the accents of Latin letters do not matter):
   river -bank           the same
   (river OR brook) AND survey
   surv*                 any word starting with surv
-  title:report          the word in the title only (columns: title, text)
+  title:report          the word in the title only (columns: title, text, people)
+  people:alice          a mail from or to alice (her name or address)
   NEAR(river survey, 5) both words within 5 words of each other
 A word with punctuation in it (e-mail, 2.0, c++, 14:30, a web address) is read
 as if quoted: "e-mail"."""
@@ -68,7 +69,7 @@ def quoted(query: str) -> str:
 _CHUNK = re.compile(r'-?"(?:[^"]|"")*"|\S+')
 _BARE = re.compile(r"\^?\w+\*?")
 _SYNTAX_CHARS = re.compile(r'[()"]')
-_COLUMN = re.compile(r"[(^]*(title|text)\s*:", re.IGNORECASE)
+_COLUMN = re.compile(r"[(^]*(title|text|people)\s*:", re.IGNORECASE)
 _OPERATORS = frozenset({"AND", "OR", "NOT"})
 # A word left out, as web search engines and PostgreSQL's websearch read it: -bank, -"river bank", -surv*.
 _EXCLUDED = re.compile(r'-(\w+\*?|"(?:[^"]|"")*")')

@@ -115,7 +115,7 @@ def _server_fts_check(conn: Connection) -> list[Problem]:
 
 def _stale_documents(store: Store) -> list[Problem]:
     """On PostgreSQL, the items whose search row is not what the store's
-    trigger makes of their title and text (``items_fts_document``): a row
+    trigger makes of their title, text and people (``items_fts_document``): a row
     written by hand, or by a function since changed.  FTS5's integrity
     check compares the same on SQLite.  Every item's words are made again
     -- 44 s at a million items -- so this is a read of its own, which does
@@ -123,9 +123,9 @@ def _stale_documents(store: Store) -> list[Problem]:
     trigger made it)."""
     _, rows = store.execute(
         "SELECT i.id FROM items i JOIN items_fts f ON f.rowid = i.id "
-        "WHERE f.document IS DISTINCT FROM items_fts_document(i.title, i.text) ORDER BY i.id")
+        "WHERE f.document IS DISTINCT FROM items_fts_document(i.title, i.text, i.people) ORDER BY i.id")
     ids = [int(str(r[0])) for r in rows]
-    return [Problem("fts-index", "items_fts rows that are not their item's title and text", ids)] if ids else []
+    return [Problem("fts-index", "items_fts rows that are not their item's title, text and people", ids)] if ids else []
 
 
 def _fts_check(conn: Connection) -> list[Problem]:

@@ -82,6 +82,8 @@ class Item(Base):
     text: Mapped[str | None] = mapped_column(Text, nullable=True)
     # the text's full length in characters when it was cut at the indexer's limit (revision 0007)
     text_cut: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # a mail's sender and recipients, "from NAME <ADDRESS>; to ...; cc ..." (revision 0016)
+    people: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class FingerprintRow(Base):

@@ -39,6 +39,8 @@ class ItemRecord:
     text: str | None = None
     # the text's full length when it was cut at the indexer's limit (None: whole)
     text_cut: int | None = None
+    # a mail's sender and recipients: "from NAME <ADDRESS>; to ...; cc ..." (None: not a mail)
+    people: str | None = None
 
     def row(self, *, status: str, error: str | None, indexed_at: datetime) -> dict[str, Any]:
         doc_date = self.doc_date.isoformat() if isinstance(self.doc_date, (date, datetime)) else self.doc_date
@@ -58,6 +60,7 @@ class ItemRecord:
             "indexed_at": stored_time(indexed_at),
             "text": self.text if status == "ok" else None,
             "text_cut": self.text_cut if status == "ok" else None,
+            "people": self.people,
         }
 
 

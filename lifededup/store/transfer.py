@@ -373,7 +373,7 @@ def _rebuild_indexes(reading: Connection, writing: Connection, statements: Seque
               progress)
     else:
         writing.exec_driver_sql("INSERT INTO items_fts (rowid, document) "
-                                "SELECT id, items_fts_document(title, text) FROM items" if is_postgres(writing)
+                                "SELECT id, items_fts_document(title, text, people) FROM items" if is_postgres(writing)
                                 else "INSERT INTO items_fts (items_fts) VALUES ('rebuild')")
         progress.advance(items)
     if is_postgres(writing):
