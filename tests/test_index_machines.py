@@ -215,7 +215,7 @@ def test_an_indexer_waits_for_the_write_lock_as_long_as_another_writer_holds_it(
     for n in range(3):
         (folder / f"{n}.txt").write_text(prose(n))
     open_store(pg_url).close()
-    with psycopg.connect(pg_url) as holder:
+    with psycopg.connect(pg_url, application_name="suspended laptop") as holder:
         holder.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")  # held until the transaction ends
         indexer = subprocess.Popen([sys.executable, "-m", "lifededup", "index", "--db", pg_url, "-j", "1",
                                     str(folder)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -231,7 +231,20 @@ def test_an_indexer_waits_for_the_write_lock_as_long_as_another_writer_holds_it(
         finally:
             holder.rollback()
         out, err = indexer.communicate(timeout=120)
+        holder_pid = holder.info.backend_pid
     assert indexer.returncode == 0 and "new 3," in out, (out, err)
+    # it said whom it waited for, rather than nothing for as long as it waited (a tester's 60 s)
+    assert f"waiting for another writer (suspended laptop, server process {holder_pid}, in a transaction since" \
+        in err and "at most 10 minutes" in err, err
+
+
+def test_a_writer_session_idle_in_its_transaction_is_ended_by_the_server_and_a_reader_is_not(pg_url: str) -> None:
+    """A writer stopped mid-transaction (a laptop suspended) held the write
+    lock, and every other machine with it, until it woke: the server ends a
+    writer's session idle in a transaction past 10 minutes."""
+    with open_store(pg_url) as writer, open_store(pg_url, readonly=True) as reader:
+        assert writer.execute("SHOW idle_in_transaction_session_timeout")[1] == [("10min",)]
+        assert reader.execute("SHOW idle_in_transaction_session_timeout")[1] == [("0",)]
 
 
 def test_check_holds_no_writer_back_and_reads_one_snapshot(pg_url: str) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import functools
 import importlib.util
+import logging
 import os
 import re
 import sqlite3
@@ -195,6 +196,9 @@ def _create_private(path: Path) -> None:
 # length of a transaction, as on SQLite, so that an item is clustered against
 # every item committed before it; readers never take it.
 WRITE_LOCK = 0x6C6966656465  # "lifede"
+# Seconds a writer's session may sit in a transaction between two statements before the server ends it
+# (PostgreSQL's idle_in_transaction_session_timeout): a writer works between them, never waits this long.
+IDLE_WRITER_S = 600
 # A connection's execution option: its transactions only read, so they begin
 # as readers do (``Store.snapshot``) even on a writable store's engine.
 READS_ONLY = "lifededup_reads_only"
@@ -218,6 +222,11 @@ def server_connect_args(*, readonly: bool) -> dict[str, object]:
     if readonly:
         # every transaction of the session, not only those SQLAlchemy begins
         options += " -c default_transaction_read_only=on"
+    else:
+        # a writer holds the write lock for its transaction: one that stops between two statements (a
+        # laptop suspended mid-batch) would keep every other machine waiting until it woke; the
+        # server ends such a session, and the next run, or the watcher's retry, does its work again
+        options += f" -c idle_in_transaction_session_timeout={IDLE_WRITER_S}s"
     return {"application_name": "lifededup", "connect_timeout": 10, "options": options}
 
 
@@ -236,14 +245,41 @@ def _server_engine(location: Location, *, readonly: bool) -> Engine:
     engine = create_engine(location.url, pool_size=2, pool_pre_ping=True,
                            connect_args=server_connect_args(readonly=readonly))
     reads = "SET TRANSACTION READ ONLY"
-    first = reads if readonly else f"SELECT pg_advisory_xact_lock({WRITE_LOCK})"
     event.listen(engine, "before_cursor_execute", translate_driver_sql, retval=True)
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Any) -> None:
-        conn.exec_driver_sql(reads if conn.get_execution_options().get(READS_ONLY) else first)
+        if readonly or conn.get_execution_options().get(READS_ONLY):
+            conn.exec_driver_sql(reads)
+        elif not conn.exec_driver_sql(f"SELECT pg_try_advisory_xact_lock({WRITE_LOCK})").scalar():
+            log.warning("%s", _waiting_for(conn))
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
 
     return engine
+
+
+log = logging.getLogger(__name__)
+
+# Who holds the write lock: a bigint advisory key is classid (its high 32 bits) and objid (its low 32)
+_HOLDER = (
+    "SELECT a.pid, a.application_name, host(a.client_addr), a.xact_start, a.state FROM pg_locks l "
+    "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
+    f"AND l.classid = {WRITE_LOCK >> 32} AND l.objid = {WRITE_LOCK & 0xFFFFFFFF} AND l.objsubid = 1"
+)
+
+
+def _waiting_for(conn: Any) -> str:
+    """What a writer waiting for another's turn is told: who holds it, since when, and how long it may."""
+    held = conn.exec_driver_sql(_HOLDER).first()
+    if held is None:
+        who = "another writer"
+    else:
+        pid, program, host, since, state = held
+        where = f" on {host}" if host else ""
+        when = f", in a transaction since {since:%Y-%m-%d %H:%M:%S %Z}" if since is not None else ""
+        who = f"another writer ({program or 'a client'}{where}, server process {pid}{when}, {state})"
+    return (f"waiting for {who} to finish writing to the store; a writer stopped mid-transaction (a "
+            f"computer suspended) holds the store at most {IDLE_WRITER_S // 60} minutes")
 
 
 def make_engine(location: Location, *, readonly: bool) -> Engine:
