@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from corpus_store import CORPUS, corpus_store
@@ -351,3 +352,32 @@ def test_an_indexer_that_loses_its_server_says_so_and_the_next_run_finishes(post
             sound(store)
     finally:
         server.stop()
+
+
+def test_a_role_that_may_only_read_searches_and_is_told_why_it_cannot_write(tmp_path: Path, pg_url: str,
+                                                                           postgres: Any) -> None:
+    """A household member given SELECT alone searched well, but index,
+    folders add and recluster ended in 69 lines of traceback ending in
+    'InsufficientPrivilege: permission denied for table machines'."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text(prose(1))
+    done = subprocess.run([sys.executable, "-m", "lifededup", "index", "--db", pg_url, str(folder)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    postgres.admin("DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'reader')"
+                   " THEN CREATE ROLE reader LOGIN; END IF; END$$")
+    with open_store(pg_url) as store, store.transaction() as conn:
+        conn.exec_driver_sql("GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader")
+    reader = pg_url.replace("postgresql://postgres@", "postgresql://reader@")
+    word = prose(1).split()[3]
+    for args in (["search", word], ["dups"], ["check"]):
+        found = subprocess.run([sys.executable, "-m", "lifededup", *args, "--db", reader], capture_output=True,
+                               text=True, timeout=120)
+        assert found.returncode == 0, (args, found.stdout, found.stderr)
+    (folder / "b.txt").write_text(prose(2))
+    for args in (["index", str(folder)], ["folders", "add", str(folder)], ["recluster"]):
+        refused = subprocess.run([sys.executable, "-m", "lifededup", *args, "--db", reader], capture_output=True,
+                                 text=True, timeout=120)
+        assert refused.returncode == 1 and "Traceback" not in refused.stderr, (args, refused.stderr)
+        assert "the store's server refused this command: permission denied" in refused.stderr, refused.stderr

@@ -134,6 +134,9 @@ def _speaking(opening: Callable[[], R],
         raise too_new(str(exc)) from exc
     except StoreError as exc:
         raise click.ClickException(str(exc)) from exc
+    except Exception as exc:
+        _raise_refused(exc)
+        raise
     if store.location.url is not None and not logging.getLogger().handlers:
         # psycopg logs what it ignores while closing a connection the server
         # dropped ("error ignored terminating <psycopg.Pipeline [BAD]>"):
@@ -150,9 +153,29 @@ def _speaking(opening: Callable[[], R],
     except Exception as exc:
         _raise_damage(exc, store)
         _raise_unavailable(exc, store)
+        _raise_refused(exc)
         raise
     finally:
         store.close()
+
+
+# PostgreSQL's SQLSTATE for "permission denied" (insufficient_privilege)
+_REFUSED = "42501"
+
+
+def _raise_refused(exc: Exception) -> None:
+    """A PostgreSQL role that may not do what the command does (one granted
+    SELECT alone, for people who only search) as a message, not a traceback."""
+    from lifededup.store.errors import driver_error
+
+    if getattr(driver_error(exc), "sqlstate", None) != _REFUSED:
+        return
+    said = driver_said(exc).partition("\n")[0]
+    raise click.ClickException(
+        f"the store's server refused this command: {said}. The role in the store's URL may not do this: "
+        "reading commands (search, dups, show, stats, check) need SELECT on the store's tables, indexing and "
+        "the other writing commands a role that may write them, such as the store's owner (README, "
+        "\"Sharing a store\")") from exc
 
 
 def _raise_damage(exc: Exception, store: Readable) -> None:
