@@ -455,3 +455,21 @@ def test_a_mistyped_server_url_is_refused_not_made_a_file_here(tmp_path: Path, m
     assert list(tmp_path.iterdir()) == [], "nothing is made here"
     with open_store("./postgresql-notes.db") as store:  # a file whose name only starts so is a file
         assert store.path == Path("postgresql-notes.db")
+
+
+def test_an_item_deleted_by_hand_leaves_no_crash_for_the_next_near_copy(store: Store) -> None:
+    """`sql --write "DELETE FROM items WHERE id = 1"` leaves the item's
+    sketch_keys rows (they have no foreign key): the next index of a text
+    sharing its sketch values ended in 'LookupError: item 1 has no
+    fingerprint'. The stale representative is no candidate; check names the
+    rows and recluster mends them."""
+    text = prose(4)
+    first = store.upsert_item(ItemRecord("/docs/a.txt", text=text), fp(text))
+    store.execute("DELETE FROM items WHERE id = :i", {"i": first})
+    again = revised(text, 1)
+    second = store.upsert_item(ItemRecord("/docs/b.txt", text=again), fp(again))
+    _, rows = store.execute("SELECT cluster_id FROM clusters WHERE item_id = :i", {"i": second})
+    assert [tuple(r) for r in rows] == [(second,)], rows
+    assert [p.check for p in check_store(store)] == ["sketch-keys"]
+    store.recluster()
+    sound(store)

@@ -299,6 +299,10 @@ class _Admission:
                 shared.setdefault(rep, [0, 0])[1] = count
         shared.pop(item, None)
         self._prefetch([c for c in shared if c not in self._members])
+        # a representative whose fingerprint is gone -- its item deleted by hand (sql --write), its
+        # sketch_keys rows left behind: `check` names them, `recluster` mends them -- is no candidate
+        for gone in [c for c in shared if not self._known(c)]:
+            del shared[gone]
         ranked = sorted(shared, key=lambda c: (-shared[c][0], -shared[c][1], *self._canonical(c)))
         if rule.kind != "verified":
             return ranked
@@ -308,6 +312,13 @@ class _Admission:
             estimates = estimate_resemblances(member.sketch, sketches, self.settings.features)
             self._estimated = {(member.sketch, s): e for s, e in zip(sketches, estimates)}
         return ranked
+
+    def _known(self, item_id: int) -> bool:
+        try:
+            self.member(item_id)
+        except LookupError:
+            return False
+        return True
 
     def _canonical(self, item_id: int) -> tuple[int, str, int]:
         found = self.member(item_id)
