@@ -465,6 +465,11 @@ def test_copies_are_listed_newest_first_with_their_dates(store_url: str) -> None
     assert [c.file_date for c in hit.copies] == [c.path == "/letters/copy of draft 1.txt" for c in hit.copies]
     undated = next((c for c in hit.copies if c.file_date), None)
     assert undated is None or f"{undated.path} (file date 2020-01-02)" in shown, shown
+    # and so is a row's own (a tester's mill-history.docx showed its clone's mtime as its date, unmarked)
+    alone = CliRunner().invoke(main, ["search", word, "--path", "*copy*", "--db", store_url, "--json"]).output
+    assert [(h["path"], h["file_date"]) for h in json.loads(alone)["hits"]] == [("/letters/copy of draft 1.txt", True)]
+    alone = CliRunner().invoke(main, ["search", word, "--path", "*copy*", "--db", store_url]).output
+    assert "/letters/copy of draft 1.txt  (document, file date 2020-01-02)" in alone, alone
 
 
 @given(st.lists(st.tuples(st.text(alphabet=st.characters(blacklist_characters="\x02\x03"), max_size=12),

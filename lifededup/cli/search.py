@@ -137,7 +137,7 @@ def _count(found: SearchResult) -> str:
 
 
 def _print_hit(number: int, hit: Hit, found: SearchResult) -> None:
-    when = (hit.date or "")[:10]
+    when = ("file date " if hit.file_date else "") + (hit.date or "")[:10]
     head = f"{number:>3}. {click.style(_name(hit.path, hit.part, hit.machine), bold=True)}  ({hit.kind}{', ' + when if when else ''})"
     if hit.hidden:
         head += click.style(f"  +{hit.hidden} {'copy' if hit.hidden == 1 else 'copies'}", fg="cyan")

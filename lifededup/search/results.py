@@ -88,6 +88,7 @@ class Hit:
     word_distance: float | None = None
     machine: str = ""  # the machine whose file it is (revision 0009)
     people: str | None = None  # a mail's sender and recipients (revision 0016)
+    file_date: bool = False  # the date is the file's mtime, as Copy.file_date
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -212,11 +213,12 @@ def _search(store: Readable, query: str | None, filters: Filters, limit: int, co
 def _item_columns(postgres: bool) -> str:
     """What a row of a page shows of its item (``_hit`` reads them, in this
     order, after the rank), from ``items i LEFT JOIN clusters c``: the item,
-    its date, its cluster, how many items the cluster holds, and its
-    similarity to the cluster's representative."""
+    its date, its cluster, how many items the cluster holds, its
+    similarity to the cluster's representative, its machine, its people,
+    and whether its date is the file's."""
     return (f"i.id, i.path, i.part, i.kind, i.title, {item_date(postgres)}, c.cluster_id, "
             "(SELECT count(*) FROM clusters c2 WHERE c2.cluster_id = c.cluster_id), "
-            "c.resemblance, c.word_distance, i.machine, i.people")
+            "c.resemblance, c.word_distance, i.machine, i.people, i.doc_date IS NULL")
 
 
 def _page_sql(results: str, postgres: bool, *, counted: bool = False) -> str:
@@ -489,7 +491,7 @@ def _hit(row: Sequence[Any], rank: float, snippet: Snippet = _NO_SNIPPET, cluste
     return Hit(id=int(row[0]), path=str(row[1]), part=str(row[2]), kind=str(row[3]), title=row[4], date=row[5],
                rank=rank, cluster_id=cluster, cluster_size=max(int(row[7]), 1),
                hidden=0, snippet=snippet, resemblance=row[8], word_distance=row[9], machine=str(row[10]),
-               people=row[11])
+               people=row[11], file_date=bool(row[12]) and row[5] is not None)
 
 
 def _ids(ids: Sequence[int]) -> str:
