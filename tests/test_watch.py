@@ -255,6 +255,22 @@ def test_debouncer_waits_for_quiet_and_a_stable_size() -> None:
     assert len(debouncer) == 0
 
 
+def test_a_file_written_to_without_a_pause_is_indexed_every_minute_not_never() -> None:
+    """A log appended every second was never indexed while it grew: each
+    event started the quiet time again. Past a minute pending it is taken as
+    it is, and waits again from its next event."""
+    now = [0.0]
+    sizes = {"app.log": (0, 0.0)}
+    debouncer = Debouncer(2.0, clock=lambda: now[0], stat=lambda p: sizes[p])
+    taken = []
+    for second in range(1, 130):
+        now[0] = float(second)
+        sizes["app.log"] = (second * 100, float(second))
+        debouncer.note("app.log")
+        taken += [second for _ in debouncer.settled()]
+    assert taken == [61, 122], taken
+
+
 def test_folders_added_removed_and_their_patterns_changed_are_followed_while_it_runs(tmp_path: Path,
                                                                                       root: Path) -> None:
     """The watcher of the store's folders (`watch` without PATHS, the daemon)

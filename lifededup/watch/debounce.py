@@ -20,6 +20,11 @@ Stat = tuple[int, float] | None  # (size, mtime); None: the path is gone
 # Events this close to a settled path's last event settle with it (the two
 # halves of a move between watches arrive milliseconds apart).
 TOGETHER_S = 0.5
+# A path written to with no pause of ``delay`` for this long (a log appended
+# every second) is indexed as it is, and again once it changes: its text in
+# the store is at most this old, where it was missing for as long as the
+# writing went on -- for good, for a log written all day.
+MAX_WAIT_S = 60.0
 
 
 def stat_of(path: str) -> Stat:
@@ -35,6 +40,8 @@ class _Pending:
     last_event: float
     stat: Stat
     partner: str | None = None
+    # the first event since the path last settled (MAX_WAIT_S)
+    first_event: float = 0.0
 
 
 class Debouncer:
@@ -46,8 +53,9 @@ class Debouncer:
     """
 
     def __init__(self, delay: float, clock: Callable[[], float] = time.monotonic,
-                 stat: Callable[[str], Stat] = stat_of) -> None:
+                 stat: Callable[[str], Stat] = stat_of, max_wait: float = MAX_WAIT_S) -> None:
         self.delay, self.clock, self.stat = delay, clock, stat
+        self.max_wait = max(max_wait, delay)
         self._pending: dict[str, _Pending] = {}
 
     def __len__(self) -> int:
@@ -56,25 +64,27 @@ class Debouncer:
     def note(self, path: str, partner: str | None = None) -> None:
         previous = self._pending.get(path)
         keep = partner or (previous.partner if previous else None)
-        self._pending[path] = _Pending(self.clock(), self.stat(path), keep)
+        now = self.clock()
+        self._pending[path] = _Pending(now, self.stat(path), keep, previous.first_event if previous else now)
 
     def next_due(self) -> float | None:
         """Seconds until the earliest pending path may settle (None: nothing pending)."""
         if not self._pending:
             return None
-        earliest = min(p.last_event for p in self._pending.values())
-        return max(0.0, earliest + self.delay - self.clock())
+        earliest = min(min(p.last_event + self.delay, p.first_event + self.max_wait) for p in self._pending.values())
+        return max(0.0, earliest - self.clock())
 
     def settled(self) -> list[str]:
         now = self.clock()
         ready: set[str] = set()
         for path, pending in list(self._pending.items()):
-            if now - pending.last_event < self.delay:
+            overdue = now - pending.first_event >= self.max_wait  # written to without a pause: taken as it is
+            if now - pending.last_event < self.delay and not overdue:
                 continue
             current = self.stat(path)
-            if current != pending.stat:
+            if current != pending.stat and not overdue:
                 # still being written though its events have stopped: wait again
-                self._pending[path] = _Pending(now, current, pending.partner)
+                self._pending[path] = _Pending(now, current, pending.partner, pending.first_event)
                 continue
             ready.add(path)
             if pending.partner is not None:
