@@ -189,9 +189,10 @@ def bounded_word_distance(left: Words, right: Words, bound: float, *, moves: boo
     allowed = int(bound * longest)
     if abs(len(left) - len(right)) > allowed:
         return None
-    if longest > _BAG_CHECK_WORDS and bag_distance(left, right) > allowed:
+    floor = bag_distance(left, right) if longest > _BAG_CHECK_WORDS else None
+    if floor is not None and floor > allowed:
         return None
-    distance = word_distance(left, right, allowed, moves=moves)
+    distance = word_distance(left, right, allowed, moves=moves, floor=floor)
     return None if distance is None else distance / longest
 
 
