@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from index_samples import assert_matches, item_ids, stored_files, write_html, write_text
-from store_samples import prose
+from store_samples import prose, revised
 
 from lifededup.cli import main
 from lifededup.extract import Limits
@@ -434,3 +434,22 @@ def test_reread_reads_every_file_again_and_an_interrupted_one_is_finished_by_a_p
         assert_matches(store, folder)
     out = CliRunner().invoke(main, ["index", "--reread", "--db", store_url, str(folder)])
     assert out.exit_code == 0 and "\nnew 0, updated 8, unchanged 0," in out.output, out.output
+
+
+def test_the_summarys_exact_and_near_duplicates_add_up_to_the_items_search_hides(store: Store,
+                                                                                 tmp_path: Path) -> None:
+    """A near copy with two exact copies of it counted in both (the sample's
+    46 exact and 29 near, where a collapsed search hides 59): each text of a
+    cluster besides its representative's is counted once, its copies as exact."""
+    folder = tmp_path / "drafts"
+    folder.mkdir()
+    text = prose(5)
+    (folder / "report.txt").write_text(text)
+    near = revised(text, 1)
+    for name in ("report v2.txt", "report v2 copy.txt", "report v2 (1).txt"):
+        (folder / name).write_text(near)
+    (folder / "report copy.txt").write_text(text)
+    summary = run(store, [folder], CONFIG)
+    _, rows = store.execute("SELECT sum(hidden) FROM cluster_sizes")
+    assert (summary.exact_duplicates, summary.near_duplicates) == (3, 1), summary
+    assert summary.exact_duplicates + summary.near_duplicates == rows[0][0] == 4, rows

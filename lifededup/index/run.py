@@ -26,8 +26,10 @@ from lifededup.store import ItemRecord, Store, WatchedFolder
 
 # over clusters, whose sha1 column is indexed (an index-only scan)
 _EXACT = "SELECT count(*) - count(DISTINCT sha1) FROM clusters"
-_NEAR = ("SELECT count(*) FROM clusters c JOIN clusters r ON r.item_id = c.cluster_id "
-         "WHERE c.item_id != c.cluster_id AND c.sha1 != r.sha1")
+# the texts of each cluster besides its representative's, each counted once (its exact copies are _EXACT's):
+# the two add up to the items a collapsed search hides
+_NEAR = ("SELECT (SELECT count(*) FROM (SELECT DISTINCT cluster_id, sha1 FROM clusters) AS texts) "
+         "- (SELECT count(DISTINCT cluster_id) FROM clusters)")
 _FAILURES = "SELECT count(*) FROM items WHERE status != 'ok'"
 # by path: this machine's (revision 0009)
 _STATUS_OF = "SELECT status, error FROM items WHERE path = :path AND part = '' AND machine = :machine"
@@ -43,9 +45,10 @@ class Summary(Tally):
     run; ``failed_in_store`` every item the store holds as failed, whose
     reasons ``lifededup failures`` lists.  ``exact_duplicates``: stored
     documents whose text is an exact copy of an earlier one;
-    ``near_duplicates``: members of a cluster that differ from its
-    representative (both None when the run was asked not to count them:
-    they read the whole store).
+    ``near_duplicates``: the texts of a cluster other than its
+    representative's, each once -- with the exact ones, the items a
+    collapsed search hides (both None when the run was asked not to count
+    them: they read the whole store).
     """
 
     exact_duplicates: int | None = None
