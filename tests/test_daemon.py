@@ -34,11 +34,15 @@ def test_daemon_start_status_stop(tmp_path: Path) -> None:
     before = lifededup(env, "daemon", "status")
     assert before.returncode == 3 and "not running" in before.stdout, (before.stdout, before.stderr)
 
-    started = lifededup(env, "daemon", "start", "--delay", "0.3")
+    started = lifededup(env, "daemon", "start", "--delay", "0.3", "--rescan", "900", "-j", "1", "--max-text-mb", "4")
     assert started.returncode == 0, started.stdout + started.stderr
     pid = int((state / "lifededup" / "watch.pid").read_text())
     try:
         assert alive(pid) and f"pid {pid}" in started.stdout, started.stdout
+        # watch's options are passed on to it (daemon start took --delay and --ocr alone)
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        for option, value in ((b"--delay", b"0.3"), (b"--rescan", b"900.0"), (b"-j", b"1"), (b"--max-text-mb", b"4.0")):
+            assert argv[argv.index(option) + 1] == value, argv
         twin = lifededup(env, "daemon", "start")
         assert twin.returncode != 0 and "already runs" in twin.stderr, twin.stderr
 

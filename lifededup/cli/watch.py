@@ -10,9 +10,10 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
@@ -25,6 +26,8 @@ from lifededup.model import fs_path, stored_path
 from lifededup.store import ENV_VAR, MACHINE_ENV
 from lifededup.watch import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, FOLLOW_S, WatchStatus
 from lifededup.watch import daemon as daemons
+
+F = TypeVar("F", bound=Callable[..., object])
 
 # The store's folders (SQLAlchemy) and the watcher (watchdog, the indexer)
 # are imported by the commands that use them: `daemon status` and every
@@ -202,16 +205,25 @@ class _StatusFile:
         daemons.write_status(self.paths, status, self.store, self.machine, log=self.log, follows=self.follows)
 
 
+def watcher_options(func: F) -> F:
+    """What the watcher is told: ``watch``'s options, which ``daemon start`` passes on."""
+    for option in reversed((
+        click.option("--delay", type=DELAY, default=DEFAULT_DELAY_S, show_default=True,
+                     help="Seconds a file must stay unchanged before it is read."),
+        click.option("--rescan", type=SECONDS, default=DEFAULT_RESCAN_S, show_default=True,
+                     help="Seconds between full rescans (they catch events the system dropped)."),
+        click.option("--workers", "-j", type=click.IntRange(1, max_workers()), default=default_workers,
+                     show_default="one per core", help="Extraction worker processes (at most 4 per core)."),
+        max_text_option,
+        ocr_option,
+    )):
+        func = option(func)
+    return func
+
+
 @main.command("watch")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--delay", type=DELAY, default=DEFAULT_DELAY_S, show_default=True,
-              help="Seconds a file must stay unchanged before it is read.")
-@click.option("--rescan", type=SECONDS, default=DEFAULT_RESCAN_S, show_default=True,
-              help="Seconds between full rescans (they catch events the system dropped).")
-@click.option("--workers", "-j", type=click.IntRange(1, max_workers()), default=default_workers,
-              show_default="one per core", help="Extraction worker processes (at most 4 per core).")
-@max_text_option
-@ocr_option
+@watcher_options
 @db_option
 def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers: int, max_text_mb: float,
                   ocr: bool, db: str | None) -> None:
@@ -314,13 +326,13 @@ def daemon_group() -> None:
 
 
 @daemon_group.command("start")
-@click.option("--delay", type=DELAY, default=DEFAULT_DELAY_S, show_default=True,
-              help="Seconds a file must stay unchanged before it is read.")
-@ocr_option
+@watcher_options
 @click.option("--json", "as_json", is_flag=True, help='One JSON object: {"pid", "log"}.')
 @db_option
-def daemon_start(delay: float, ocr: bool, as_json: bool, db: str | None) -> None:
-    """Start `lifededup watch` detached, its log in the user's state folder.
+def daemon_start(delay: float, rescan: float, workers: int, max_text_mb: float, ocr: bool, as_json: bool,
+                 db: str | None) -> None:
+    """Start `lifededup watch` detached, its log in the user's state folder
+    (the options are watch's, passed on to it).
 
     \b
     Example:
@@ -335,8 +347,8 @@ def daemon_start(delay: float, ocr: bool, as_json: bool, db: str | None) -> None
     paths = daemons.DaemonPaths.default()
     # a server's URL goes by the environment, where its password does not show in `ps`
     store_option = ["--db", str(location.path)] if location.path is not None else []
-    argv = [sys.executable, "-m", "lifededup", "watch", *store_option, "--delay", str(delay),
-            *(["--ocr"] if ocr else [])]
+    argv = [sys.executable, "-m", "lifededup", "watch", *store_option, "--delay", str(delay), "--rescan", str(rescan),
+            "-j", str(workers), "--max-text-mb", str(max_text_mb), *(["--ocr"] if ocr else [])]
     try:
         pid = daemons.start(argv, paths, env={} if location.url is None else {ENV_VAR: location.url})
     except daemons.DaemonError as exc:
