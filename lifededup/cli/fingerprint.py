@@ -59,9 +59,11 @@ def _read(path: Path) -> str:
 def fingerprint_command(paths: tuple[Path, ...], as_json: bool, **options: object) -> None:
     """Print the SHA-1 and the six super-shingle features of each file.
 
-    Every supported format is read (text, Markdown, CSV, HTML, PDF, DOCX, DOC,
-    RTF, ODT, PPTX, XLSX, XLS, EPUB, EML, MSG, MBOX); a mailbox prints one
-    entry per message and per attachment.
+    Every format the indexer reads is read (text, Markdown, CSV, HTML, MHTML,
+    PDF, DOCX, DOC, RTF, ODT, PPTX, PPT, XLSX, XLS, EPUB, EML, MSG, MBOX,
+    vCard, iCalendar, man and info pages, zip and tar archives, gzip; README
+    "Formats"); a mailbox prints one entry per message and per attachment,
+    an archive one per file in it.
 
     The SHA-1 identifies exact copies (same words, whatever the whitespace,
     case or format); two files sharing at least 2 of the 6 features are

@@ -31,7 +31,8 @@ def db_option(func: F) -> F:
         metavar="PATH|URL",
         default=None,
         help="The store: a file path, an sqlite:///PATH URL or a postgresql://USER@HOST/DATABASE URL. "
-        "Default: the store in your data folder (~/.local/share/lifededup/lifededup.db).",
+        "Default: the store in your data folder, $XDG_DATA_HOME/lifededup/lifededup.db "
+        "(~/.local/share/lifededup/lifededup.db when XDG_DATA_HOME is not set).",
     )(func)
 
 

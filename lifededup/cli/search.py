@@ -31,7 +31,8 @@ def _day(ctx: click.Context, param: click.Parameter, value: str | None) -> date 
               help="Only items of this kind: document, email, web page, text, spreadsheet, presentation, "
               "mailbox, contact, event, address book, calendar, archive (repeat for several).")
 @click.option("--since", callback=_day, metavar="YYYY-MM-DD",
-              help="Only items dated on or after this day (the document's own date, else its mtime).")
+              help="Only items dated on or after this day (the document's own date, else a date in its "
+              "file's name, else its mtime).")
 @click.option("--until", callback=_day, metavar="YYYY-MM-DD", help="Only items dated on or before this day.")
 @click.option("--path", "path_glob", metavar="GLOB",
               help="Only items whose path matches, e.g. '~/Documents/*' or 'Mail/*' (anywhere in the path).")
