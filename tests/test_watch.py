@@ -337,3 +337,25 @@ def test_the_status_counts_files_as_they_are_written_not_when_a_scan_ends(tmp_pa
                 on_status=report).run()
     counts = [n for state, n in seen if state == "indexing"]
     assert counts[-1] == 4 and set(range(1, 5)) <= set(counts), seen
+
+
+def test_the_status_counts_the_stores_failures_from_the_start(tmp_path: Path, root: Path) -> None:
+    """A restarted daemon said 'failed items in store: 0' until its first
+    batch was written, though the store held 195."""
+    from lifededup.store import ItemRecord
+
+    db = tmp_path / "watch.db"
+    with open_store(db) as store:
+        store.record_failure(ItemRecord("/elsewhere/locked.pdf"), "PDF is encrypted", status="encrypted")
+    reported: list[tuple[str, int]] = []
+    stop = threading.Event()
+
+    def report(status: WatchStatus) -> None:
+        reported.append((status.state, status.failed))
+        if status.state == "watching":
+            stop.set()
+
+    with open_store(db) as store:
+        Watcher(store, [WatchedFolder(str(root.resolve()))], IndexConfig(workers=1), stop, delay=0.3,
+                on_status=report).run()
+    assert reported[0] == ("scanning", 1), reported

@@ -59,13 +59,14 @@ from lifededup.index.scan import Scanner, Seen, Skipped, Walls, absolute, scan
 # SQLAlchemy) is imported when first used: `lifededup index --help` and
 # the watcher's commands that only read options or files start without it.
 if TYPE_CHECKING:
-    from lifededup.index.run import Scope, Summary, run, run_in_folders, run_scopes
+    from lifededup.index.run import Scope, Summary, failed_in_store, run, run_in_folders, run_scopes
 
-__getattr__ = lazy_names(__name__, {name: ("lifededup.index.run", name)
-                                    for name in ("Scope", "Summary", "run", "run_in_folders", "run_scopes")})
+__getattr__ = lazy_names(__name__, {name: ("lifededup.index.run", name) for name in
+                                    ("Scope", "Summary", "failed_in_store", "run", "run_in_folders", "run_scopes")})
 
 __all__ = [
     "Bar", "FailedItem", "FolderRules", "IndexConfig", "LogLines", "Progress", "Quiet", "Scanner", "Scope", "Seen",
-    "Skipped", "Summary", "Walls", "absolute", "default_workers", "failures", "is_junk", "max_workers", "run",
+    "Skipped", "Summary", "Walls", "absolute", "default_workers", "failed_in_store", "failures", "is_junk",
+    "max_workers", "run",
     "run_in_folders", "run_scopes", "scan",
 ]

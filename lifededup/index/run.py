@@ -304,8 +304,13 @@ def _summary(store: Store, tally: Tally, started: float, interrupted: bool, dupl
     counts = {f.name: getattr(tally, f.name) for f in fields(tally)}
     exact, near = (_count(store, _EXACT), _count(store, _NEAR)) if duplicates else (None, None)
     return Summary(**counts, exact_duplicates=exact, near_duplicates=near,
-                   failed_in_store=_count(store, _FAILURES), seconds=time.monotonic() - started,
+                   failed_in_store=failed_in_store(store), seconds=time.monotonic() - started,
                    interrupted=interrupted)
+
+
+def failed_in_store(store: Store) -> int:
+    """The items the store holds as failed (every machine's): what a summary and the watcher's status count."""
+    return _count(store, _FAILURES)
 
 
 def _count(store: Store, sql: str) -> int:

@@ -27,7 +27,7 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 # the watch, one line of kilobytes in the daemon's log for each.
 warnings.filterwarnings("ignore", message=r"Callback with id .* already exists for watch", category=RuntimeWarning)
 
-from lifededup.index import IndexConfig, Quiet, run_in_folders
+from lifededup.index import IndexConfig, Quiet, failed_in_store, run_in_folders
 from lifededup.model import fs_path
 from lifededup.store import (
     MachineTaken,
@@ -102,6 +102,8 @@ class Watcher:
         observer.start()
         self._observer, self._watches = observer, {}
         try:
+            # the store's failures from the start, not 0 until the first scan's first batch is written
+            self._status.failed = failed_in_store(self.store)
             next_rescan = self._next_rescan(self.rescan())
             next_follow = next_look = self.clock() + self.follow_every
             while not self.stop.is_set():
