@@ -14,6 +14,7 @@ import os
 import random
 import re
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote_from_bytes
@@ -325,11 +326,13 @@ def test_status_sees_a_running_watcher(corpus: CorpusStore, tmp_path: Path) -> N
     daemons.claim(paths)  # what a watcher does as it starts: this process is the watcher
     # the watcher names its store as the store names itself (a server's password hidden)
     store = str(resolve(corpus.db))
-    daemons.write_status(paths, WatchStatus(watching=[str(tmp_path)], state="indexing", pending=7), store)
+    daemons.write_status(paths, WatchStatus(watching=[str(tmp_path)], state="indexing", pending=7,
+                                            state_since=1_700_000_000.0), store)
     try:
         with TestClient(create_app(corpus.db, daemon_paths=paths), base_url=LOCAL) as client:
             html = get(client, "/status").text
-            assert f"Running (pid {os.getpid()}), indexing" in html, html
+            since = datetime.fromtimestamp(1_700_000_000.0).strftime("%Y-%m-%d %H:%M")
+            assert f"Running (pid {os.getpid()}), indexing since {since}" in html, html
             assert "(not the store shown here)" not in html, "the watcher's store is the one shown"
             assert get(client, "/status.json").json()["daemon"]["running"] is True
             # a watcher in a terminal (or under systemd) writes no log file: an

@@ -382,11 +382,21 @@ def _when(timestamp: float | None) -> str:
     return datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
 
 
+def _lasting(seconds: float) -> str:
+    """How long, as a person says it: 42 s, 3 min 5 s, 2 h 10 min."""
+    whole = max(int(seconds), 0)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60} s"
+    return f"{whole // 3600} h {whole % 3600 // 60} min"
+
+
 @daemon_group.command("status")
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON object: running, pid, log (null for a watcher in a terminal or under systemd), "
               "and the watcher's last report (store, watching, state, "
-              "pending, indexed, failed, last_indexed_at, last_rescan_at as Unix times).")
+              "pending, indexed, failed, last_indexed_at, last_rescan_at, state_since as Unix times).")
 def daemon_status(as_json: bool) -> None:
     """Whether the daemon runs, what it watches, how many files wait, when it
     last indexed and how many items failed.  Exits 3 when it does not run.
@@ -411,7 +421,9 @@ def daemon_status(as_json: bool) -> None:
             folders = [f + ("" if os.path.isdir(fs_path(f)) else " (not there: its items kept until it returns)")
                        for f in report.get("watching", [])]
             click.echo(f"watching: {', '.join(folders) or 'nothing'}")
-            click.echo(f"state: {report.get('state')}, waiting: {report.get('pending', 0)} path(s)")
+            since = report.get("state_since")
+            lasting = f" (for {_lasting(time.time() - since)})" if status.running and since else ""
+            click.echo(f"state: {report.get('state')}{lasting}, waiting: {report.get('pending', 0)} path(s)")
             click.echo(f"last indexed: {_when(report.get('last_indexed_at'))}, "
                        f"files read since it started: {report.get('indexed', 0)}, failed items in store: {report.get('failed', 0)}")
             click.echo(f"last full scan: {_when(report.get('last_rescan_at'))}")

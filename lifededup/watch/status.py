@@ -30,3 +30,5 @@ class WatchStatus:
     last_indexed_at: float | None = None  # wall-clock time.time()
     last_rescan_at: float | None = None
     state: str = "starting"
+    # when the state began (wall clock): `daemon status` says how long it has been indexing
+    state_since: float | None = None

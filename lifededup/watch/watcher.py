@@ -144,6 +144,8 @@ class Watcher:
         return self._status
 
     def _report(self, state: str) -> None:
+        if state != self._status.state:
+            self._status.state_since = time.time()
         self._status.state = state
         if self.on_status is not None:
             self.on_status(self.status())
