@@ -384,3 +384,13 @@ def test_check_on_a_terminal_says_what_it_checks_and_in_a_pipe_only_its_result(a
     assert ("checking every item's search words" in said) == any_db.startswith("postgresql"), said
     piped = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert piped.returncode == 0 and piped.stderr == "", piped.stderr
+
+
+def test_sql_without_write_never_says_rows_changed_and_an_empty_statement_is_refused(any_db: str) -> None:
+    """`sql "SELECT"` on PostgreSQL (a row of no columns) printed '1 row(s)
+    changed' though the store is read-only; `sql ""` printed nothing, exit 0."""
+    bare = run("sql", "SELECT" if "postgresql" in any_db else "SELECT 1 WHERE 0", db=any_db)
+    assert "changed" not in bare, bare
+    for empty in ("", "  ;  "):
+        assert "give one SQL statement" in run("sql", empty, db=any_db, code=2)
+    assert run("sql", "--write", "UPDATE items SET title = title WHERE id = 1", db=any_db) == "1 row(s) changed\n"

@@ -64,6 +64,8 @@ def sql_command(query: str, as_json: bool, as_csv: bool, write: bool, db: str | 
     """
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
+    if not query.strip(" \t\n\r;"):
+        raise click.UsageError("give one SQL statement, e.g. \"SELECT count(*) FROM items\"")
     # without --write an older store is read as it is: never migrated, the file never changed
     # (and read on the driver alone where it can be: a third of a second of imports saved)
     with opened_store(db, migrate=True) if write else opened_reader(db, migrate=False) as store:
@@ -71,8 +73,10 @@ def sql_command(query: str, as_json: bool, as_csv: bool, write: bool, db: str | 
             columns, rows, changed = store.execute_counted(query)
         except driver_errors() as exc:
             raise click.ClickException(_sql_error(exc, write, store.location.backend)) from exc
-    if not columns and changed >= 0:  # INSERT, UPDATE, DELETE: say what they did
+    if not columns and changed >= 0 and write:  # INSERT, UPDATE, DELETE: say what they did
         click.echo(json.dumps({"changed": changed}) if as_json else f"{changed} row(s) changed")
+    elif not columns:  # read-only, a statement of no columns (PostgreSQL's bare SELECT): nothing was changed
+        click.echo(json.dumps([]) if as_json else "(no columns)")
     elif as_json:
         click.echo(json.dumps([dict(zip(columns, r)) for r in rows], indent=2, default=str))
     elif as_csv:
