@@ -245,6 +245,10 @@ def test_show_explains_membership(db: str) -> None:
     text = run("show", "3", db=db)
     assert "exact copy" in text and "near copy" in text and "representative" in text, text
     assert "no item" in run("show", "/nowhere", db=db, code=1)
+    alone = prose(9)
+    with open_store(db) as store:
+        lone = store.upsert_item(ItemRecord("/docs/alone.txt", text=alone), fp(alone))
+    assert f"cluster {lone} (no copies of it, conservative;" in run("show", "/docs/alone.txt", db=db)  # "1 items"
     assert "no text" in run("show", "/docs/locked.pdf", db=db)
 
 
@@ -323,7 +327,8 @@ def test_check_names_a_dropped_index_and_the_statement_that_makes_it_again(any_d
 
 def test_recluster_transitive_and_back(any_db: str) -> None:
     db = any_db
-    assert "transitive" in run("recluster", "--method", "transitive", db=db)
+    said = run("recluster", "--method", "transitive", db=db)
+    assert said.startswith("reclustered (transitive, linked by shared features): "), said  # not its verified rule
     assert json.loads(run("sql", "--json", "SELECT value FROM params WHERE name = 'cluster_method'", db=db)) == [
         {"value": '"transitive"'}
     ]

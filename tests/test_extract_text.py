@@ -81,8 +81,17 @@ def test_csv_and_log_are_text(tmp_path: Path) -> None:
 def test_binary_named_txt_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "notes.txt"
     path.write_bytes(bytes(range(256)) * 40)
-    with pytest.raises(UnsupportedFormat, match="binary"):
+    with pytest.raises(UnsupportedFormat, match=r"binary data .* \(despite its \.txt name\)$"):
         extract(path)
+
+
+def test_binary_under_a_name_no_format_claims_is_not_said_to_be_despite_it(tmp_path: Path) -> None:
+    """'song.wav holds binary data ... (despite its .wav name)' read as if a .wav promised text."""
+    path = tmp_path / "song.wav"
+    path.write_bytes(b"RIFF" + bytes(range(256)) * 40)
+    with pytest.raises(UnsupportedFormat) as caught:
+        extract(path)
+    assert str(caught.value) == "song.wav holds binary data of no format lifededup reads"
 
 
 def test_empty_file(tmp_path: Path) -> None:

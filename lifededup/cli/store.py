@@ -60,7 +60,8 @@ def _print_explanation(found: Explanation) -> None:
         click.echo("not in any cluster (no text to fingerprint)")
         return
     size = len(found.reasons)
-    click.echo(f"cluster {found.cluster_id} ({size} items, {found.method}; a near copy {found.admission()})")
+    held = "no copies of it" if size == 1 else f"{size} items"
+    click.echo(f"cluster {found.cluster_id} ({held}, {found.method}; a near copy {found.admission()})")
     click.echo(f"  {'id':>7}  {'why':<22} {'shared':>6} {'resemblance':>11} {'edit dist':>9}  path")
     for reason in found.reasons:
         why = found.why(reason)
@@ -181,4 +182,5 @@ def recluster_command(method: Method, rule: str | None, as_json: bool, db: str |
     if as_json:
         click.echo(json.dumps({"method": method, "rule": spec, "clusters": groups}))
     else:
-        click.echo(f"reclustered ({method}, {spec}): {groups} clusters with copies")
+        rule = spec if method == "conservative" else "linked by shared features"
+        click.echo(f"reclustered ({method}, {rule}): {groups} clusters with copies")

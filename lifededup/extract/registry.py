@@ -108,8 +108,10 @@ def sniff(source: Source) -> str:
                                 "be read without it (save a copy without the password to index it)")
         raise UnsupportedFormat(f"{source.name} is an old Office (OLE2) file of a kind lifededup does not read")
     if looks_binary(probe.head):
+        # "despite" only where the name promised a format read (a .txt): a .wav or .deb promised none
+        claimed = source.suffix.lower() in supported_suffixes()
         raise UnsupportedFormat(f"{source.name} holds binary data of no format lifededup reads"
-                                + (f" (despite its {source.suffix} name)" if source.suffix else ""))
+                                + (f" (despite its {source.suffix} name)" if claimed else ""))
     named = _suffix_format(source.name)
     if named is not None:
         return named
