@@ -126,3 +126,24 @@ def test_a_hostile_mail_shows_its_script_as_text(browser: sync_api.Browser, serv
     assert page.locator("script, img, iframe").count() == 0, "a hostile tag became an element"
     assert not dialogs, f"a document's script ran: {dialogs}"
     assert all(url.startswith(address) for url in requests), requests
+
+
+def test_a_snippet_of_one_long_run_wraps_within_the_page(browser: sync_api.Browser, served: Callable[[Path], str],
+                                                         tmp_path: Path) -> None:
+    """A reStructuredText heading's line of ==== (or a long URL) in a snippet
+    made the search page scroll sideways: it wraps within the page now."""
+    from store_samples import fp
+
+    from lifededup.store import ItemRecord, open_store
+
+    db = tmp_path / "rst.db"
+    text = "Release notes\n" + "=" * 600 + "\nThe lighthouse keeper's log was mended. " + "x" * 400 + " end."
+    with open_store(db) as store:
+        store.upsert_item(ItemRecord("/docs/notes.rst", text=text), fp(text))
+    address = served(db)
+    page, _, _ = watched_page(browser, address)
+    page.goto(address + "/?q=lighthouse")
+    page.wait_for_selector("ol.hits li.hit p.snippet")
+    assert "=====" in page.locator("p.snippet").inner_text() or "xxxxx" in page.locator("p.snippet").inner_text()
+    wide, room = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert wide <= room, f"the page is {wide} px wide in a {room} px window"
