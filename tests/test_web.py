@@ -319,6 +319,8 @@ def test_status_shows_the_daemon_folders_and_last_errors(client: TestClient, sta
     html = get(client, "/status").text
     assert "Not running" in html and "3 path(s) in the queue" in html and "/home/me/Documents" in html, html
     assert "&lt;broken&gt;.pdf: not a PDF" in html, "the log's last error is not shown (escaped)"
+    # its failures are its store's: the served store's list is not theirs (a tester's 12 against 39)
+    assert "2 in the watcher's store" in html and 'href="/failures">why' not in html, html
 
 
 def test_status_sees_a_running_watcher(corpus: CorpusStore, tmp_path: Path) -> None:
