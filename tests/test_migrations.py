@@ -663,6 +663,10 @@ def test_0016_keeps_a_mails_people_searchable_and_folds_more_accents(store_url: 
             (2, "from Alex Moreau <alex@example.org>; to Sam Okafor <sam@example.org>")], people
         for query in ("sam", "okafor", "alex@example.org"):
             assert [h.id for h in search(store, query, collapse=False).hits] == [2], query
+        if store.location.url is not None:  # SQL written against the two-argument form still runs
+            same = store.execute("SELECT items_fts_document('Tides', 'pinned by the door') = "
+                                 "items_fts_document('Tides', 'pinned by the door', NULL)")[1]
+            assert same == [(True,)], same
         if store.location.url is None:
             viet = "Notes from Tiếng Việt class."
             item = store.upsert_item(ItemRecord("/notes/viet.txt", text=viet), fp(viet))

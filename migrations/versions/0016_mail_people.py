@@ -112,7 +112,9 @@ def upgrade() -> None:
         op.execute(_pg_document(people=True))
         for statement in _pg_keep(people=True):
             op.execute(statement)
-        op.execute("DROP FUNCTION items_fts_document(text, text)")
+        # the two-argument form stays, for SQL written against it (README): a text with no people
+        op.execute("CREATE OR REPLACE FUNCTION items_fts_document(title text, body text) RETURNS tsvector "
+                   "LANGUAGE sql IMMUTABLE AS $$ SELECT items_fts_document(title, body, NULL) $$")
     else:
         _drop_sqlite_fts()
         for statement in _sqlite_fts("0016"):
