@@ -1022,4 +1022,6 @@ def test_a_mail_is_found_by_its_sender_and_shows_who_wrote_it(tmp_path: Path, st
     assert f"     {said}\n" in text, text
     with TestClient(create_app(store_url), base_url="http://127.0.0.1") as client:
         page = client.get("/", params={"q": "harbour"}).text
+        item = client.get(f"/items/{hits[0]['id']}").text
     assert 'class="people">from Alex Moreau &lt;alex@example.org&gt;; to Sam Okafor' in page, page
+    assert "<dt>people</dt><dd>from Alex Moreau &lt;alex@example.org&gt;; to Sam Okafor" in item, item

@@ -15,7 +15,7 @@ from lifededup.store.records import stored_time
 from lifededup.store.store import Store
 
 _COLUMNS = ("i.id, i.path, i.part, i.parent_id, i.kind, i.mime_type, i.size, i.mtime, i.doc_date, i.title, "
-            "i.raw_sha1, i.status, i.error, i.indexed_at, c.cluster_id, i.machine")
+            "i.raw_sha1, i.status, i.error, i.indexed_at, c.cluster_id, i.machine, i.people")
 _DETAILS = f"SELECT {_COLUMNS} FROM items i LEFT JOIN clusters c ON c.item_id = i.id"
 
 
@@ -40,6 +40,7 @@ class ItemDetails:
     indexed_at: str
     cluster_id: int | None
     machine: str = ""  # the machine whose file it is (revision 0009)
+    people: str | None = None  # a mail's sender and recipients (revision 0016)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -64,7 +65,7 @@ def _details(row: Any) -> ItemDetails:
         id=int(row[0]), path=str(row[1]), part=str(row[2]), parent_id=None if row[3] is None else int(row[3]),
         kind=str(row[4]), mime_type=row[5], size=None if row[6] is None else int(row[6]), date=_date(row[8], row[7]),
         title=row[9], raw_sha1=row[10], status=str(row[11]), error=row[12], indexed_at=_stored_time(row[13]),
-        cluster_id=None if row[14] is None else int(row[14]), machine=str(row[15]),
+        cluster_id=None if row[14] is None else int(row[14]), machine=str(row[15]), people=row[16],
     )
 
 
