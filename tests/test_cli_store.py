@@ -399,3 +399,20 @@ def test_sql_without_write_never_says_rows_changed_and_an_empty_statement_is_ref
     for empty in ("", "  ;  "):
         assert "give one SQL statement" in run("sql", empty, db=any_db, code=2)
     assert run("sql", "--write", "UPDATE items SET title = title WHERE id = 1", db=any_db) == "1 row(s) changed\n"
+
+
+def test_a_command_that_only_reads_leaves_an_empty_file_as_it_is(tmp_path: Path) -> None:
+    """`search --db notes.txt` on an empty file made it a 217 kB store: the
+    reading commands brought "an older store" up to date. They now say there
+    is no store there, and leave the file alone; index makes it a store, as asked."""
+    empty = tmp_path / "notes.txt"
+    empty.write_bytes(b"")
+    for args in (["search", "river"], ["dups"], ["stats"], ["sql", "SELECT 1"], ["failures"]):
+        out = run(*args, "--db", str(empty), code=1)
+        assert "no store at" in out and "empty file" in out, (args, out)
+        assert empty.stat().st_size == 0, f"{args[0]} wrote to the file"
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text(prose(1))
+    run("index", "--db", str(empty), str(folder))
+    assert empty.stat().st_size > 0 and run("dups", "--db", str(empty))

@@ -626,6 +626,10 @@ def open_engine(location: Location, *, readonly: bool, migrate: bool = True, ver
     path = location.file
     if readonly and not path.is_file():
         raise StoreNotFound(f"no store at {location}: index something first (or check --db)")
+    if readonly and path.stat().st_size == 0:
+        # a command that only reads does not make a store of an empty file (a typo's --db notes.txt)
+        raise StoreNotFound(f"no store at {location}: it is an empty file; index something into it first "
+                            "(or check --db)")
     _refuse_foreign_file(location)
     if readonly:
         engine = make_engine(location, readonly=True)
