@@ -205,3 +205,13 @@ def test_a_damaged_charset_declaration_is_skipped_not_fatal() -> None:
     got = parse_html(page)
     assert got == parse_html_with_soup(page)
     assert got.title == "Walk" and got.text == "café open", got
+
+
+def test_a_doctype_with_an_internal_subset_leaves_no_words_behind() -> None:
+    """<!DOCTYPE html [ <!ENTITY ...> ]>: HTML parsers end the DOCTYPE at its
+    first '>', and ']>' was read as the page's first words (the title with it)."""
+    for doctype in ('<!DOCTYPE html [\n<!ENTITY foo "bar">\n]>', '<!doctype HTML PUBLIC "x" [ <!ENTITY a "b"> ] >'):
+        markup = f"{doctype}\n<html><head><title>T</title></head><body><p>The lighthouse.</p></body></html>"
+        for given in (markup, markup.encode()):
+            page = parse_html(given)
+            assert (page.title, page.text) == ("T", "The lighthouse."), (doctype, page)

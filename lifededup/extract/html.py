@@ -106,8 +106,23 @@ def _date(soup: BeautifulSoup) -> datetime | None:
     return _first_date(candidates)
 
 
+# A DOCTYPE with an internal subset (<!DOCTYPE html [ <!ENTITY ...> ]>): HTML parsers end the DOCTYPE at
+# its first ">", and the rest ("]>") was read as the page's first words.
+_INTERNAL_SUBSET = re.compile(rb"\A(\s*)<!DOCTYPE[^\[>]*\[.*?\]\s*>", re.IGNORECASE | re.DOTALL)
+
+
+def _without_internal_subset(markup: bytes | str) -> bytes | str:
+    if isinstance(markup, str):
+        if not markup.lstrip()[:9].upper().startswith("<!DOCTYPE"):
+            return markup
+        return _INTERNAL_SUBSET.sub(rb"\1", markup.encode("utf-8", "surrogatepass"), count=1).decode(
+            "utf-8", "surrogatepass")
+    return _INTERNAL_SUBSET.sub(rb"\1", markup, count=1) if b"[" in markup[:4096] else markup
+
+
 def parse_html(markup: bytes | str) -> Page:
     """Title, article text and published date of an HTML document."""
+    markup = _without_internal_subset(markup)
     root = _lxml_tree(markup)
     if root is None or not _like_soup(root):
         return parse_html_with_soup(markup)
