@@ -64,6 +64,34 @@ def ids_written(conn: object) -> None:
         conn.exec_driver_sql("SELECT setval(pg_get_serial_sequence('items', 'id'), (SELECT max(id) FROM items))")
 
 
+def write_files_as_before(store_url: str, folder: Path, rows: list[tuple[int, str, str, str, int | None, str | None]]
+                          ) -> None:
+    """Items of the files in ``folder`` as the code before a revision stored them: ``rows`` of (id, file, part,
+    kind, parent id, text), each file's size, mtime and raw SHA-1 as on disk (a part has none)."""
+    import hashlib
+    import os
+
+    from lifededup.model import stored_path
+    from lifededup.store.records import machine_name
+
+    engine = make_engine(resolve(store_url), readonly=False)
+    with engine.begin() as conn:
+        for item_id, name, part, kind, parent, text in rows:
+            path = folder / name
+            stat = os.stat(path)
+            whole = part == ""
+            conn.exec_driver_sql(
+                "INSERT INTO items (id, machine, path, part, parent_id, kind, status, indexed_at, size, mtime, raw_sha1,"
+                " text) VALUES (:id, :machine, :path, :part, :parent, :kind, 'ok', '2026-01-01 00:00:00', :size,"
+                " :mtime, :sha1, :text)",
+                {"id": item_id, "machine": machine_name(), "path": stored_path(str(path)), "part": part,
+                 "parent": parent, "kind": kind, "size": stat.st_size if whole else None,
+                 "mtime": stat.st_mtime if whole else None, "text": text,
+                 "sha1": hashlib.sha1(path.read_bytes()).hexdigest() if whole else None})
+        ids_written(conn)
+    engine.dispose()
+
+
 def search_ids(store: Store, word: str) -> list[int]:
     """The items whose title or text holds ``word``, by the store's own full-text index."""
     if store.location.url is not None:
@@ -493,15 +521,10 @@ def test_0014_reads_again_the_files_whose_nested_parts_were_misnamed(store_url: 
     a note and a zip of one file, stored right: 0014 marks the mail and the
     log half written, and the next index reads them again (the spring report
     found, the bare-named part gone, the log text) and the other two not."""
-    import hashlib
-    import os
-
     from test_extract_mail import GIT_LOG
     from test_extract_nested import AUTUMN, SPRING, mail, zipped
 
     from lifededup.index import IndexConfig, run
-    from lifededup.model import stored_path
-    from lifededup.store.records import machine_name
 
     folder = tmp_path / "docs"
     folder.mkdir()
@@ -518,21 +541,7 @@ def test_0014_reads_again_the_files_whose_nested_parts_were_misnamed(store_url: 
             (5, "note.txt", "", "text", None), (6, "one.zip", "", "archive", None), (7, "one.zip", "inside.txt", "text", 6),
             (8, "changelog", "", "email", None)]  # a git log, taken for a mail
     upgrade_to(store_url, "0013")
-    engine = make_engine(resolve(store_url), readonly=False)
-    with engine.begin() as conn:
-        for item_id, name, part, kind, parent in rows:
-            path = folder / name
-            stat = os.stat(path)
-            whole = part == ""
-            conn.exec_driver_sql(
-                "INSERT INTO items (id, machine, path, part, parent_id, kind, status, indexed_at, size, mtime, raw_sha1)"
-                " VALUES (:id, :machine, :path, :part, :parent, :kind, 'ok', '2026-01-01 00:00:00', :size, :mtime, :sha1)",
-                {"id": item_id, "machine": machine_name(), "path": stored_path(str(path)), "part": part,
-                 "parent": parent, "kind": kind, "size": stat.st_size if whole else None,
-                 "mtime": stat.st_mtime if whole else None,
-                 "sha1": hashlib.sha1(path.read_bytes()).hexdigest() if whole else None})
-        ids_written(conn)
-    engine.dispose()
+    write_files_as_before(store_url, folder, [(*row, None) for row in rows])
     upgrade_to(store_url, "0014")
     with open_store(store_url) as store:
         mtimes = {str(r[0]): r[1] for r in store.execute("SELECT path, mtime FROM items WHERE part = ''")[1]}
@@ -557,14 +566,9 @@ def test_0015_reads_mail_again(store_url: str, tmp_path: Path) -> None:
     holding mail half written, and the next index reads them again under
     their ids (the reply its own words, the forward with what it forwards)
     and leaves the note alone."""
-    import hashlib
-    import os
-
     from test_extract_mail import _HTML_REPLIES, BODY, html_only, message, write_mbox
 
     from lifededup.index import IndexConfig, run
-    from lifededup.model import stored_path
-    from lifededup.store.records import machine_name
 
     folder = tmp_path / "mail"
     folder.mkdir()
@@ -580,22 +584,7 @@ def test_0015_reads_mail_again(store_url: str, tmp_path: Path) -> None:
             (4, "box.mbox", "message 1", "email", 3, "The tide tables for June are pinned by the door."),
             (5, "note.txt", "", "text", None, None)]  # (its text and fingerprint are not this test's)
     upgrade_to(store_url, "0014")
-    engine = make_engine(resolve(store_url), readonly=False)
-    with engine.begin() as conn:
-        for item_id, name, part, kind, parent, text in rows:
-            path = folder / name
-            stat = os.stat(path)
-            whole = part == ""
-            conn.exec_driver_sql(
-                "INSERT INTO items (id, machine, path, part, parent_id, kind, status, indexed_at, size, mtime, raw_sha1,"
-                " text) VALUES (:id, :machine, :path, :part, :parent, :kind, 'ok', '2026-01-01 00:00:00', :size,"
-                " :mtime, :sha1, :text)",
-                {"id": item_id, "machine": machine_name(), "path": stored_path(str(path)), "part": part,
-                 "parent": parent, "kind": kind, "size": stat.st_size if whole else None,
-                 "mtime": stat.st_mtime if whole else None, "text": text,
-                 "sha1": hashlib.sha1(path.read_bytes()).hexdigest() if whole else None})
-        ids_written(conn)
-    engine.dispose()
+    write_files_as_before(store_url, folder, rows)
     upgrade_to(store_url, "0015")
     with open_store(store_url) as store:
         mtimes = {Path(str(r[0])).name: r[1] is None for r in store.execute(
@@ -617,14 +606,9 @@ def test_0016_keeps_a_mails_people_searchable_and_folds_more_accents(store_url: 
     index keeps each message's sender and recipients under its id, and a
     search finds the mail by its sender's name and address; on SQLite a word
     with two accents is found without them. The store stays sound."""
-    import hashlib
-    import os
-
     from test_extract_mail import message, write_mbox
 
     from lifededup.index import IndexConfig, run
-    from lifededup.model import stored_path
-    from lifededup.store.records import machine_name
 
     folder = tmp_path / "mail"
     folder.mkdir()
@@ -634,22 +618,7 @@ def test_0016_keeps_a_mails_people_searchable_and_folds_more_accents(store_url: 
             (2, "box.mbox", "message 1", "email", 1, "The tide tables for June are pinned by the door."),
             (3, "note.txt", "", "text", None, None)]  # (its text and fingerprint are not this test's)
     upgrade_to(store_url, "0015")
-    engine = make_engine(resolve(store_url), readonly=False)
-    with engine.begin() as conn:
-        for item_id, name, part, kind, parent, text in rows:
-            path = folder / name
-            stat = os.stat(path)
-            whole = part == ""
-            conn.exec_driver_sql(
-                "INSERT INTO items (id, machine, path, part, parent_id, kind, status, indexed_at, size, mtime, raw_sha1,"
-                " text) VALUES (:id, :machine, :path, :part, :parent, :kind, 'ok', '2026-01-01 00:00:00', :size,"
-                " :mtime, :sha1, :text)",
-                {"id": item_id, "machine": machine_name(), "path": stored_path(str(path)), "part": part,
-                 "parent": parent, "kind": kind, "size": stat.st_size if whole else None,
-                 "mtime": stat.st_mtime if whole else None, "text": text,
-                 "sha1": hashlib.sha1(path.read_bytes()).hexdigest() if whole else None})
-        ids_written(conn)
-    engine.dispose()
+    write_files_as_before(store_url, folder, rows)
     upgrade_to(store_url, "0016")
     with open_store(store_url) as store:
         mtimes = {Path(str(r[0])).name: r[1] is None for r in store.execute(
