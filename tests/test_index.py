@@ -43,6 +43,17 @@ def folder(tmp_path: Path) -> Path:
     return root
 
 
+def mail_with_a_damaged_attachment(subject: str, body: str, name: str, subtype: str) -> bytes:
+    """A mail whose one attachment, ``name``, is an office file that is no zip at all."""
+    from email.message import EmailMessage
+
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = "a@example.org", "b@example.org", subject
+    message.set_content(body)
+    message.add_attachment(b"PK\x03\x04 not a zip at all", maintype="application", subtype=subtype, filename=name)
+    return bytes(message)
+
+
 def test_first_run_reads_everything_and_second_run_nothing(store: Store, folder: Path) -> None:
     first = run(store, [folder], CONFIG)
     assert (first.new, first.updated, first.unchanged, first.failed) == (8, 0, 0, 0), first
@@ -118,20 +129,14 @@ def test_failures_are_recorded_and_do_not_stop_the_run(store: Store, folder: Pat
 def test_a_file_or_part_that_failed_keeps_the_kind_its_name_says(store: Store, tmp_path: Path) -> None:
     """``SELECT kind, count(*) ... WHERE status <> 'ok'`` tells mail from spreadsheets: a failure is not
     recorded as a "document" whatever it is."""
-    from email.message import EmailMessage
-
     folder = tmp_path / "life"
     folder.mkdir()
     (folder / "letter.eml").write_bytes(b"")
     (folder / "budget.xlsx").write_bytes(b"PK\x03\x04 not a zip at all")
     (folder / "notes.txt.gz").write_bytes(b"\x1f\x8b\x08 damaged")
     (folder / "broken.pdf").write_bytes(b"%PDF-1.4\n1 0 obj << /Type /Catalog")
-    message = EmailMessage()
-    message["From"], message["To"], message["Subject"] = "a@example.org", "b@example.org", "Figures"
-    message.set_content("The figures are attached.")
-    message.add_attachment(b"PK\x03\x04 not a zip at all", maintype="application",
-                           subtype="vnd.openxmlformats-officedocument.spreadsheetml.sheet", filename="figures.xlsx")
-    (folder / "figures.eml").write_bytes(bytes(message))
+    (folder / "figures.eml").write_bytes(mail_with_a_damaged_attachment(
+        "Figures", "The figures are attached.", "figures.xlsx", "vnd.openxmlformats-officedocument.spreadsheetml.sheet"))
     with (folder / "inbox.mbox").open("wb") as box:
         box.write(b"From a@example.org Mon Jan  1 00:00:00 2024\nSubject: hello\n\nA short message.\n\n")
         box.write(b"From b@example.org Mon Jan  1 00:00:00 2024\nSubject: big\n\n" + b"many words " * 20_000)
@@ -361,18 +366,13 @@ def test_the_summary_adds_up_whole_files_and_parts_that_failed(store: Store, tmp
     """'failed' counts items, a part inside a file included: the summary
     says how many were whole files, so that new + updated + those are the
     files read (a user's run read 1,254 files: new 1,238, failed 56)."""
-    from email.message import EmailMessage
-
     from lifededup.cli.index import summary_lines
 
     folder = tmp_path / "mail"
     folder.mkdir()
-    message = EmailMessage()
-    message["From"], message["To"], message["Subject"] = "a@example.org", "b@example.org", "Minutes"
-    message.set_content("The minutes are attached, and the budget too.")
-    message.add_attachment(b"PK\x03\x04 not a zip at all", maintype="application",
-                           subtype="vnd.openxmlformats-officedocument.wordprocessingml.document", filename="budget.docx")
-    (folder / "minutes.eml").write_bytes(bytes(message))
+    (folder / "minutes.eml").write_bytes(mail_with_a_damaged_attachment(
+        "Minutes", "The minutes are attached, and the budget too.", "budget.docx",
+        "vnd.openxmlformats-officedocument.wordprocessingml.document"))
     (folder / "empty.txt").write_bytes(b"")
     write_text(folder / "note.txt", seed=3)
     summary = run(store, [folder], CONFIG)
