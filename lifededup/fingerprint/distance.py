@@ -120,10 +120,12 @@ def _with_moves(left: Words, right: Words, plain: int, allowed: int | None, move
         # smaller counts, so that a pair's distance does not depend on which of them came first
         for one, other in ((left, right), (right, left)):
             ordered, moved = in_order(one, other)
-            if moved:
-                cost = moved * MOVE_COST
-                cutoff = None if allowed is None else max(allowed - cost, 0)
-                best = min(best, _levenshtein(one, ordered, cutoff, floor) + cost)
+            # only a distance that beats the best so far is sought: a log's repeated lines may tile far out
+            # of order, and the reordered text's full distance cost a tester's compare half a minute
+            limit = best - 1 if allowed is None else min(allowed, best - 1)
+            cost = moved * MOVE_COST
+            if moved and cost <= limit:
+                best = min(best, _levenshtein(one, ordered, limit - cost, floor) + cost)
     return None if allowed is not None and best > allowed else best
 
 
