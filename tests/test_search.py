@@ -246,7 +246,8 @@ def test_snippets_mark_the_matched_words(corpus: CorpusStore) -> None:
             assert word.casefold() == "lighthouse" or word.casefold().startswith("starter"), word
 
 
-MALFORMED = ["e-mail AND", '"unterminated', "NOT alone", "river AND", "(a OR", "-river", "-river -bank"]
+MALFORMED = ["e-mail AND", '"unterminated', "NOT alone", "river AND", "(a OR", "-river", "-river -bank",
+             "debian or -policy", "(flask OR -jinja)"]
 
 
 @pytest.mark.parametrize(("typed", "meant"), [("second-hand", '"second-hand"'), ("point 7.5", 'point "7.5"'),
@@ -279,8 +280,11 @@ def test_a_web_address_or_a_time_is_quoted_and_a_column_filter_is_not() -> None:
     ("river -bank", "river NOT bank"), ("-bank river", "river NOT bank"), ("river AND -bank", "river NOT bank"),
     ('river -"bank holiday" -surv*', 'river NOT "bank holiday" NOT surv*'), ("survey or census", "survey OR census"),
     ("or survey", "or survey"), ("e-mail -spam", "e-mail NOT spam"), ("a --verbose", "a --verbose"),
-    ("(river OR -bank)", "(river OR -bank)"), ('"river -bank"', '"river -bank"'), ("title:report -draft",
-                                                                                  "title:report NOT draft"),
+    ('"river -bank"', '"river -bank"'), ("title:report -draft", "title:report NOT draft"),
+    # grouped as websearch groups them on PostgreSQL: (package and not debian) or policy, whatever the order
+    ("package -debian or policy", "package NOT debian OR policy"), ("policy or package -debian",
+                                                                   "policy OR package NOT debian"),
+    ("-debian package OR policy", "package NOT debian OR policy"), ("river OR", "river OR"),
 ])
 def test_web_search_habits_become_fts5s_operators(typed: str, fts5: str) -> None:
     from lifededup.search.syntax import as_fts5
@@ -720,7 +724,8 @@ def test_the_psycopg_reader_finds_what_the_store_finds(pg_corpus: CorpusStore, q
 # What both query languages read alike: words, a phrase, OR, a prefix
 BOTH_WAYS = ["river survey", "kitchen", "sourdough", "the", "recipe*", "starter*", '"spare key"', "bread OR starter",
              "lighthouse OR mill", "quotes", "minutes walk", "portugal", "bread -starter", "starter -bread -kitchen",
-             "-kitchen bread", "lighthouse or mill", 'bread -"spare key"', "bread -recipe*"]
+             "-kitchen bread", "lighthouse or mill", 'bread -"spare key"', "bread -recipe*", "bread -flour or mill",
+             "mill or bread -flour"]
 
 
 def groups(result: SearchResult) -> set[frozenset[tuple[str, str]]]:

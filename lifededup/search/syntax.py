@@ -77,29 +77,41 @@ _EXCLUDED = re.compile(r'-(\w+\*?|"(?:[^"]|"")*")')
 
 def as_fts5(query: str) -> str:
     """What people type from web search engines (and a PostgreSQL store
-    reads) in FTS5's terms: ``-word`` is ``NOT word``, put last (FTS5's
-    ``NOT`` needs a word on its left), and a lower-case ``or`` between two
-    words is ``OR``.  Read as typed in a query with groups or ``NEAR``;
-    a query of left-out words alone is refused (FTS5 has nothing to leave
-    them out of)."""
+    reads) in FTS5's terms: ``-word`` is ``NOT word`` and a lower-case
+    ``or`` between two words is ``OR``, grouped as websearch groups them
+    (``a -b or c``: a without b, or c).  FTS5's ``NOT`` needs a word on its
+    left, so each branch between two ``OR`` puts its left-out words last; a
+    branch of left-out words alone, which FTS5 cannot say, is refused, as
+    is ``-word`` inside parentheses.  Read as typed in a query with groups
+    or ``NEAR``."""
     chunks = _CHUNK.findall(query)
-    if any(c.startswith(("(", "NEAR")) or c.endswith(")") for c in chunks):
+    grouped = any(c.startswith(("(", "NEAR")) or c.endswith(")") for c in chunks)
+    if grouped:
+        if any(_EXCLUDED.fullmatch(c.lstrip("(").rstrip(")")) for c in chunks):
+            raise syntax_error(query, "-word cannot leave a word out inside parentheses: write NOT word")
         return query
-    kept: list[str] = []
-    left_out: list[str] = []
+    branches: list[tuple[list[str], list[str]]] = [([], [])]
     for chunk in chunks:
+        kept, left_out = branches[-1]
         excluded = _EXCLUDED.fullmatch(chunk)
         if excluded is not None:
             left_out.append(excluded.group(1))
-        elif chunk == "or" and kept and kept[-1] not in _OPERATORS:
-            kept.append("OR")
+        elif chunk in ("or", "OR") and (kept or left_out):
+            branches.append(([], []))
         else:
             kept.append(chunk)
-    while left_out and kept and kept[-1] in _OPERATORS:  # "river AND -bank": nothing on its right now
-        kept.pop()
-    if left_out and not [c for c in kept if c not in _OPERATORS]:
-        raise syntax_error(query, "it only leaves words out (-word): give a word to find as well")
-    return " ".join(kept + [f"NOT {word}" for word in left_out])
+    if not (branches[-1][0] or branches[-1][1]):  # a dangling OR: FTS5 says so
+        branches[-2][0].append("OR")
+        branches.pop()
+    said = []
+    for kept, left_out in branches:
+        while left_out and kept and kept[-1] in _OPERATORS:  # "river AND -bank": nothing on its right now
+            kept.pop()
+        if left_out and not [c for c in kept if c not in _OPERATORS]:
+            raise syntax_error(query, "it only leaves words out (-word) where it should give one to find: "
+                                      "FTS5 finds the items without a word only beside a word they hold")
+        said.append(" ".join(kept + [f"NOT {word}" for word in left_out]))
+    return " OR ".join(said)
 
 
 def quoted_words(query: str) -> str:
