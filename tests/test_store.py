@@ -473,3 +473,20 @@ def test_an_item_deleted_by_hand_leaves_no_crash_for_the_next_near_copy(store: S
     assert [p.check for p in check_store(store)] == ["sketch-keys"]
     store.recluster()
     sound(store)
+
+
+def test_an_sqlite_url_reads_its_path_from_the_current_folder_as_the_help_says(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tester's sqlite:///tmp/x.db made ./tmp/x.db: three slashes are a path from the current folder
+    (SQLAlchemy's reading), four an absolute one; the help said sqlite:///PATH and no more."""
+    from click.testing import CliRunner
+
+    from lifededup.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    with open_store("sqlite:///here.db") as store:
+        assert store.path == Path("here.db")
+    with open_store(f"sqlite:///{tmp_path}/abs.db") as store:  # four slashes: tmp_path is absolute
+        assert store.path == tmp_path / "abs.db"
+    shown = CliRunner().invoke(main, ["search", "--help"]).output
+    assert "PATH from the current folder; four slashes before an absolute one" in " ".join(shown.split()), shown

@@ -30,7 +30,8 @@ def db_option(func: F) -> F:
         show_envvar=True,
         metavar="PATH|URL",
         default=None,
-        help="The store: a file path, an sqlite:///PATH URL or a postgresql://USER@HOST/DATABASE URL. "
+        help="The store: a file path, an sqlite:///PATH URL (PATH from the current folder; four slashes before an "
+        "absolute one: sqlite:////home/me/s.db) or a postgresql://USER@HOST/DATABASE URL. "
         "Default: the store in your data folder, $XDG_DATA_HOME/lifededup/lifededup.db "
         "(~/.local/share/lifededup/lifededup.db when XDG_DATA_HOME is not set).",
     )(func)

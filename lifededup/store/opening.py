@@ -110,7 +110,7 @@ def resolve(url_or_path: str | Path | None) -> Location:
     if isinstance(url_or_path, str) and _MISTYPED_URL.match(url_or_path):
         # postgresql//host/db, postgresql:/db: a shared store's URL with a slip, not a file to make here
         raise UnsupportedStore(f"{url_or_path!r} looks like a database URL with a slip in it, not a file path: "
-                               "write postgresql://USER@HOST/DATABASE or sqlite:///PATH (./NAME for a file so called)")
+                               "write postgresql://USER@HOST/DATABASE, or a file's path (./NAME for a file so called)")
     return Location(Path(url_or_path).expanduser())
 
 
