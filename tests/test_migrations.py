@@ -645,3 +645,35 @@ def test_0016_keeps_a_mails_people_searchable_and_folds_more_accents(store_url: 
     downgrade_to(store_url, "0015")
     with open_store(store_url, migrate=False) as store:
         assert search_ids(store, "tide") == [2] and search_ids(store, "sam") == []
+
+
+def test_0017_reads_failed_files_again_and_gives_them_their_kind(store_url: str, tmp_path: Path) -> None:
+    """A store at 0016 holding an empty mail and a damaged spreadsheet as the
+    code before recorded them (kind 'document'), and a note read well: 0017
+    marks the two failures to be read again, and the next index records
+    their kinds under the same ids; the note is not read."""
+    from lifededup.index import IndexConfig, run
+
+    folder = tmp_path / "life"
+    folder.mkdir()
+    (folder / "letter.eml").write_bytes(b"")
+    (folder / "budget.xlsx").write_bytes(b"PK\x03\x04 not a zip at all")
+    (folder / "note.txt").write_bytes(b"A note about the lighthouse keeper and the tide tables.\n")
+    rows = [(1, "letter.eml", "", "document", None, None), (2, "budget.xlsx", "", "document", None, None),
+            (3, "note.txt", "", "text", None, None)]  # (its text and fingerprint are not this test's)
+    upgrade_to(store_url, "0016")
+    write_files_as_before(store_url, folder, rows)
+    engine = make_engine(resolve(store_url), readonly=False)
+    with engine.begin() as conn:  # failed, as recorded before: kind 'document'
+        conn.exec_driver_sql("UPDATE items SET status = 'corrupt', error = 'as before' WHERE id IN (1, 2)")
+    engine.dispose()
+    upgrade_to(store_url, "0017")
+    with open_store(store_url) as store:
+        mtimes = {Path(str(r[0])).name: r[1] is None for r in store.execute(
+            "SELECT path, mtime FROM items WHERE part = ''")[1]}
+        assert mtimes == {"letter.eml": True, "budget.xlsx": True, "note.txt": False}, mtimes
+        summary = run(store, [folder], IndexConfig(workers=1))
+        assert (summary.unchanged, summary.failed) == (1, 2), summary
+        kinds = {int(str(r[0])): (str(r[1]), str(r[2])) for r in store.execute("SELECT id, kind, status FROM items")[1]}
+        assert kinds == {1: ("email", "empty"), 2: ("spreadsheet", "corrupt"), 3: ("text", "ok")}, kinds
+        sound(store)
