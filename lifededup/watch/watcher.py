@@ -103,7 +103,7 @@ class Watcher:
         self._observer, self._watches = observer, {}
         try:
             # the store's failures from the start, not 0 until the first scan's first batch is written
-            self._status.failed = failed_in_store(self.store)
+            self._count_failures()
             next_rescan = self._next_rescan(self.rescan())
             next_follow = next_look = self.clock() + self.follow_every
             while not self.stop.is_set():
@@ -142,6 +142,14 @@ class Watcher:
     def status(self) -> WatchStatus:
         self._status.pending = len(self.debouncer) + self._changes.qsize()
         return self._status
+
+    def _count_failures(self) -> None:
+        try:
+            self._status.failed = failed_in_store(self.store)
+        except Exception as exc:
+            # the store away (a server restarting): counted after the first batch, as before
+            if not (isinstance(exc, StoreError) or is_unavailable(exc)):
+                raise
 
     def _report(self, state: str) -> None:
         if state != self._status.state:
