@@ -251,7 +251,7 @@ def _server_engine(location: Location, *, readonly: bool) -> Engine:
     def _begin(conn: Any) -> None:
         if readonly or conn.get_execution_options().get(READS_ONLY):
             conn.exec_driver_sql(reads)
-        elif not conn.exec_driver_sql(f"SELECT pg_try_advisory_xact_lock({WRITE_LOCK})").scalar():
+        elif not _took_turn(conn):
             log.warning("%s", _waiting_for(conn))
             conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
 
@@ -266,6 +266,22 @@ _HOLDER = (
     "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
     f"AND l.classid = {WRITE_LOCK >> 32} AND l.objid = {WRITE_LOCK & 0xFFFFFFFF} AND l.objsubid = 1"
 )
+
+
+# Two machines' watchers indexing at once take turns all the time: a wait this short goes unsaid.
+QUIET_WAIT_S = 2.0
+
+
+def _took_turn(conn: Any) -> bool:
+    """Whether this transaction took the write lock within ``QUIET_WAIT_S``."""
+    import time
+
+    deadline = time.monotonic() + QUIET_WAIT_S
+    while not conn.exec_driver_sql(f"SELECT pg_try_advisory_xact_lock({WRITE_LOCK})").scalar():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def _waiting_for(conn: Any) -> str:
