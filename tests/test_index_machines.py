@@ -239,6 +239,32 @@ def test_an_indexer_waits_for_the_write_lock_as_long_as_another_writer_holds_it(
         in err and "at most 10 minutes" in err, err
 
 
+def test_a_short_wait_for_the_write_lock_goes_unsaid(tmp_path: Path, pg_url: str) -> None:
+    """Two machines' watchers take turns all the time: a turn taken within 2 s puts no line in the log."""
+    import psycopg
+
+    from lifededup.store.opening import WRITE_LOCK
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text(prose(1))
+    open_store(pg_url).close()
+    with psycopg.connect(pg_url) as holder, psycopg.connect(pg_url, autocommit=True) as watching:
+        holder.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+        indexer = subprocess.Popen([sys.executable, "-m", "lifededup", "index", "--db", pg_url, "-j", "1",
+                                    str(folder)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:  # another machine's batch, committed half a second after the indexer first asked for its turn
+            asked = "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%advisory_xact_lock%' AND pid <> %s"
+            while not watching.execute(asked.replace("%s", str(holder.info.backend_pid))).fetchone()[0]:
+                assert indexer.poll() is None, indexer.communicate()
+                time.sleep(0.02)
+            time.sleep(0.5)
+        finally:
+            holder.rollback()
+        out, err = indexer.communicate(timeout=120)
+    assert indexer.returncode == 0 and "new 1," in out and "waiting for" not in err, (out, err)
+
+
 def test_a_writer_session_idle_in_its_transaction_is_ended_by_the_server_and_a_reader_is_not(pg_url: str) -> None:
     """A writer stopped mid-transaction (a laptop suspended) held the write
     lock, and every other machine with it, until it woke: the server ends a
