@@ -677,3 +677,23 @@ def test_0017_reads_failed_files_again_and_gives_them_their_kind(store_url: str,
         kinds = {int(str(r[0])): (str(r[1]), str(r[2])) for r in store.execute("SELECT id, kind, status FROM items")[1]}
         assert kinds == {1: ("email", "empty"), 2: ("spreadsheet", "corrupt"), 3: ("text", "ok")}, kinds
         sound(store)
+
+
+def test_0018_finds_a_mail_by_a_part_of_an_address_on_both_backends(store_url: str) -> None:
+    """PostgreSQL kept alex@example.org as one word: a search for alex or
+    example.org missed the mail that SQLite found. A mail written at 0017
+    is indexed again by 0018, and both backends find it every way."""
+    upgrade_to(store_url, "0017")
+    engine = make_engine(resolve(store_url), readonly=False)
+    with engine.begin() as conn:
+        conn.exec_driver_sql(
+            "INSERT INTO items (id, machine, path, part, kind, status, indexed_at, text, title, people) VALUES"
+            " (1, 'm', '/mail/trip.eml', '', 'email', 'ok', '2026-01-01 00:00:00', 'The harbour at nine.',"
+            " 'Boat trip', 'from Alex Moreau <alex@example.org>; to Sam Okafor <sam.okafor@mail.example.co.uk>')")
+        ids_written(conn)
+    engine.dispose()
+    upgrade_to(store_url, "0018")
+    with open_store(store_url, machine="m") as store:
+        for query in ("alex", "example.org", "alex@example.org", "sam.okafor", "okafor", "mail.example.co.uk",
+                      "harbour"):
+            assert [h.id for h in search(store, query, collapse=False).hits] == [1], query
