@@ -108,16 +108,16 @@ def _date(soup: BeautifulSoup) -> datetime | None:
 
 # A DOCTYPE with an internal subset (<!DOCTYPE html [ <!ENTITY ...> ]>): HTML parsers end the DOCTYPE at
 # its first ">", and the rest ("]>") was read as the page's first words.
-_INTERNAL_SUBSET = re.compile(rb"\A(\s*)<!DOCTYPE[^\[>]*\[.*?\]\s*>", re.IGNORECASE | re.DOTALL)
+# (Anchored at the start, it gives up at a DOCTYPE's first ">" when there is no "[" before it.)
+_INTERNAL_SUBSET = r"\A(\s*)<!DOCTYPE[^\[>]*\[.*?\]\s*>"
+_SUBSET_IN_TEXT = re.compile(_INTERNAL_SUBSET, re.IGNORECASE | re.DOTALL)
+_SUBSET_IN_BYTES = re.compile(_INTERNAL_SUBSET.encode(), re.IGNORECASE | re.DOTALL)
 
 
 def _without_internal_subset(markup: bytes | str) -> bytes | str:
     if isinstance(markup, str):
-        if not markup.lstrip()[:9].upper().startswith("<!DOCTYPE"):
-            return markup
-        return _INTERNAL_SUBSET.sub(rb"\1", markup.encode("utf-8", "surrogatepass"), count=1).decode(
-            "utf-8", "surrogatepass")
-    return _INTERNAL_SUBSET.sub(rb"\1", markup, count=1) if b"[" in markup[:4096] else markup
+        return _SUBSET_IN_TEXT.sub(r"\1", markup, count=1)
+    return _SUBSET_IN_BYTES.sub(rb"\1", markup, count=1)
 
 
 def parse_html(markup: bytes | str) -> Page:
