@@ -24,6 +24,7 @@ import os
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -274,8 +275,6 @@ QUIET_WAIT_S = 2.0
 
 def _took_turn(conn: Any) -> bool:
     """Whether this transaction took the write lock within ``QUIET_WAIT_S``."""
-    import time
-
     deadline = time.monotonic() + QUIET_WAIT_S
     while not conn.exec_driver_sql(f"SELECT pg_try_advisory_xact_lock({WRITE_LOCK})").scalar():
         if time.monotonic() >= deadline:
