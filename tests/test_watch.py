@@ -229,6 +229,21 @@ def test_a_store_locked_past_its_timeout_is_tried_again(tmp_path: Path, root: Pa
         settle(store, root, "the file is indexed once the lock is released")
 
 
+def test_a_batch_whose_only_file_fails_is_logged(tmp_path: Path, root: Path,
+                                                 caplog: pytest.LogCaptureFixture) -> None:
+    """A batch was logged only when it read, moved or removed a file: a
+    damaged PDF dropped in a watched folder left the log silent, though
+    `daemon status` counted one more failure."""
+    caplog.set_level(logging.INFO, logger="lifededup.watch")
+    with watching(tmp_path, root) as store:
+        (root / "damaged.pdf").write_bytes(b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntruncated")
+        eventually(lambda: store.execute("SELECT status FROM items WHERE path LIKE '%damaged.pdf'")[1] != [],
+                   "the damaged file is recorded")
+        eventually(lambda: any("failed 1" in r.getMessage() for r in caplog.records), "the batch is logged")
+    said = [r.getMessage() for r in caplog.records if "failed 1" in r.getMessage()]
+    assert said[0].endswith("new 0, updated 0, moved 0, removed 0, failed 1"), said
+
+
 def test_debouncer_waits_for_quiet_and_a_stable_size() -> None:
     now = [0.0]
     sizes: dict[str, tuple[int, float] | None] = {"a": (1, 1.0), "b": (5, 1.0), "old": None, "new": (3, 1.0)}

@@ -65,8 +65,8 @@ def summary_lines(summary: Summary, *, reread: bool = False) -> list[str]:
     rate = summary.read / summary.seconds if summary.seconds else 0.0
     lines = [
         f"new {summary.new}, updated {summary.updated}, unchanged {summary.unchanged}, "
-        f"moved {summary.moved}, removed {summary.removed}, failed {summary.failed}{_failed_files(summary)} "
-        f"({summary.seconds:.1f} s, {rate:.1f} files/s)",
+        f"moved {summary.moved}, removed {summary.removed}, failed {summary.failed}{_failed_files(summary)}"
+        f"{summary.vanished_words()} ({summary.seconds:.1f} s, {rate:.1f} files/s)",
         f"store: {summary.exact_duplicates} exact duplicate(s), {summary.near_duplicates} near-duplicate(s), "
         f"{summary.failed_in_store} failed item(s)",
     ]
@@ -117,7 +117,7 @@ def ocr_option(func: F) -> F:
               "`index` finishes it.")
 @click.option("--json", "as_json", is_flag=True,
               help="The summary as one JSON object (new, updated, unchanged, moved, removed, failed, items, bytes, "
-              "failed_files, exact_duplicates, near_duplicates, failed_in_store, seconds, interrupted).")
+              "failed_files, vanished, exact_duplicates, near_duplicates, failed_in_store, seconds, interrupted).")
 @db_option
 def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_mb: int, batch: int,
                   max_text_mb: float, ocr: bool, reread: bool, as_json: bool, db: str | None) -> None:

@@ -61,6 +61,10 @@ class Summary(Tally):
     def read(self) -> int:
         return self.new + self.updated
 
+    def vanished_words(self) -> str:
+        """The files that vanished while read, for a summary line ("" when none did)."""
+        return f", vanished {self.vanished} (deleted or moved while read)" if self.vanished else ""
+
     def then(self, later: Summary) -> Summary:
         """This run's counts plus a later one's; the store's state as after the later."""
         added = {f.name: getattr(self, f.name) + getattr(later, f.name) for f in fields(Tally)}

@@ -32,8 +32,10 @@ IDENTIFY = ("UPDATE items SET device = :device, inode = :inode "
 class Tally:
     """What a run did, counted as it goes (files; ``failed`` and ``items``:
     items, a mailbox's messages included; ``failed_files``: the files read
-    that failed whole, so that new + updated + failed_files are the files
-    read; ``bytes``: of the files read)."""
+    that failed whole; ``vanished``: the files deleted or moved away before
+    or while they were read -- not failures: a watched folder renamed
+    mid-read is not 400 broken files -- so that new + updated + failed_files
+    + vanished are the files read; ``bytes``: of the files read)."""
 
     new: int = 0
     updated: int = 0
@@ -44,6 +46,7 @@ class Tally:
     items: int = 0
     bytes: int = 0
     failed_files: int = 0
+    vanished: int = 0
 
 
 def parent_part(part: str) -> str:
@@ -175,8 +178,11 @@ class BatchWriter:
         result = outcome.result
         if isinstance(result, Failure):
             parts[part] = self.store.record_failure(record, result.reason, status=result.status)
-            self.tally.failed += 1
-            self.tally.failed_files += part == ""
+            if part == "" and result.status == "vanished":
+                self.tally.vanished += 1
+            else:
+                self.tally.failed += 1
+                self.tally.failed_files += part == ""
         else:
             parts[part] = self.store.upsert_item(record, fingerprint)
             self.tally.items += 1

@@ -328,8 +328,10 @@ class Watcher:
         self._status.failed = summary.failed_in_store
         if summary.read or summary.removed or summary.moved:
             self._status.last_indexed_at = time.time()
-            log.info("%s: new %d, updated %d, moved %d, removed %d, failed %d", ", ".join(f.path for f in folders),
-                     summary.new, summary.updated, summary.moved, summary.removed, summary.failed)
+        if summary.read or summary.removed or summary.moved or summary.failed or summary.vanished:
+            log.info("%s: new %d, updated %d, moved %d, removed %d, failed %d%s", ", ".join(f.path for f in folders),
+                     summary.new, summary.updated, summary.moved, summary.removed, summary.failed,
+                     summary.vanished_words())
         return True
 
 
