@@ -262,6 +262,8 @@ def test_show_takes_a_part_by_the_name_other_commands_print(any_db: str, tmp_pat
     shown = json.loads(run("show", printed, "--json", db=any_db))
     assert (shown["item"]["path"], shown["item"]["part"]) == ("/mail/a.mbox", "0"), shown
     assert "no item" in run("show", "/mail/a.mbox [9]", db=any_db, code=1)
+    # pasted from aligned columns, two spaces before the part
+    assert json.loads(run("show", "/mail/a.mbox  [0]", "--json", db=any_db))["item"]["part"] == "0"
     with open_store(any_db) as store:  # a file whose own name ends so is still found by its name
         store.upsert_item(ItemRecord("/docs/plan [draft]", text="a plan in the drafts"), fp("a plan in the drafts"))
     assert json.loads(run("show", "/docs/plan [draft]", "--json", db=any_db))["item"]["part"] == ""

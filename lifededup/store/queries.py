@@ -126,6 +126,8 @@ def _find(db: Driver, store: Readable, item: int | str) -> ItemSummary:
             if row is not None:
                 break
             row = _by_path(db, store, item[:at], item[at + 2 : -1])
+            if row is None and item[:at] != item[:at].rstrip():  # pasted from aligned columns: "P  [message 4]"
+                row = _by_path(db, store, item[:at].rstrip(), item[at + 2 : -1].strip())
     if row is None:
         raise ItemNotFound(f"no item {item!r} in {store.location} (give an item id, an indexed path, "
                            "or PATH [PART] as commands print a part inside a file)")
