@@ -17,6 +17,7 @@ from test_store import sound
 
 from lifededup.search import search
 from lifededup.store import ItemRecord, MachineTaken, StoreTooNew, list_machines, open_store
+from lifededup.store.check import check_store
 from lifededup.store.similarity import sketch_values
 from lifededup.store.models import Base
 from lifededup.store import Store
@@ -697,3 +698,49 @@ def test_0018_finds_a_mail_by_a_part_of_an_address_on_both_backends(store_url: s
         for query in ("alex", "example.org", "alex@example.org", "sam.okafor", "okafor", "mail.example.co.uk",
                       "harbour"):
             assert [h.id for h in search(store, query, collapse=False).hits] == [1], query
+
+
+def test_0019_finds_the_words_inside_an_address_a_link_or_a_path_on_both_backends(store_url: str) -> None:
+    """PostgreSQL kept doko@debian.org, a link, a path and report.pdf as one
+    word each: a search for debian, share or report missed the text that
+    SQLite found. A text written at 0018 is indexed again by 0019; a new one
+    is indexed so; both backends find them every way; and the words of a
+    text without such a word are what they were."""
+    upgrade_to(store_url, "0018")
+    texts = {1: "Ask doko@debian.org or read https://www.debian.org/doc/manuals/ first.",
+             2: "The scripts live in /usr/share/doc/lifededup and the notes in report.pdf, version 1.2.3.",
+             3: "Plain words only here, with a full stop. And a comma, too"}
+    engine = make_engine(resolve(store_url), readonly=False)
+    with engine.begin() as conn:
+        for item_id, text in texts.items():
+            conn.exec_driver_sql(
+                "INSERT INTO items (id, machine, path, part, kind, status, indexed_at, text, title) VALUES"
+                " (:id, 'm', :path, '', 'document', 'ok', '2026-01-01 00:00:00', :text, 'notes')",
+                {"id": item_id, "path": f"/{item_id}.txt", "text": text})
+        ids_written(conn)
+        plain_before = conn.exec_driver_sql("SELECT CAST(document AS text) FROM items_fts WHERE rowid = 3").scalar() \
+            if conn.dialect.name == "postgresql" else None
+    engine.dispose()
+    upgrade_to(store_url, "0019")
+    wanted = {"debian": [1], "debian.org": [1], "doko": [1], "doko@debian.org": [1], "manuals": [1], "www": [1],
+              "share": [2], "usr": [2], "lifededup": [2], "report": [2], "pdf": [2], "report.pdf": [2],
+              "stop": [3], "comma": [3]}
+    with open_store(store_url, machine="m") as store:
+        for query, ids in wanted.items():
+            assert [h.id for h in search(store, query, collapse=False).hits] == ids, query
+        new = store.upsert_item(ItemRecord("/4.txt", text="Write to kim@lists.example.net about it"),
+                                fp("Write to kim@lists.example.net about it"))
+        for query in ("lists", "kim", "lists.example.net", "example"):
+            assert [h.id for h in search(store, query, collapse=False).hits] == [new], f"a new item: {query}"
+        if plain_before is not None:
+            _, rows = store.execute("SELECT CAST(document AS text) FROM items_fts WHERE rowid = 3")
+            assert rows[0][0] == plain_before, "a text without joined words is indexed as it was"
+    downgrade_to(store_url, "0018")
+    engine = make_engine(resolve(store_url), readonly=False)
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            found = conn.exec_driver_sql("SELECT count(*) FROM items_fts WHERE document @@ 'share'::tsquery").scalar()
+            assert found == 0, "downgraded, the words inside a path are no longer read apart"
+    engine.dispose()
+    with open_store(store_url, machine="m") as store:  # up again, every document as its function makes it
+        assert [p for p in check_store(store) if p.check == "fts-index"] == []
