@@ -6,11 +6,13 @@ indexer gives."""
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -237,6 +239,33 @@ def test_an_indexer_waits_for_the_write_lock_as_long_as_another_writer_holds_it(
     # it said whom it waited for, rather than nothing for as long as it waited (a tester's 60 s)
     assert f"waiting for another writer (suspended laptop, server process {holder_pid}, in a transaction since" \
         in err and "at most 10 minutes" in err, err
+
+
+def test_sql_write_says_whom_it_waits_for(pg_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """`sql --write` runs its statement on a raw cursor of its own
+    (``Store.execute``), which took its turn silently: opened before
+    another writer took the lock, it waited without a word."""
+    import psycopg
+
+    from lifededup.store.opening import WRITE_LOCK
+
+    caplog.set_level(logging.WARNING, logger="lifededup.store")
+    with open_store(pg_url) as store, psycopg.connect(pg_url, application_name="suspended laptop") as holder:
+        holder.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+        done: list[int] = []
+        writer = threading.Thread(target=lambda: done.append(
+            store.execute_counted("UPDATE items SET title = title")[2]), daemon=True)
+        writer.start()
+        try:
+            writer.join(4)  # past the 2 s a turn may take unsaid
+            assert writer.is_alive(), "the statement did not wait for the lock"
+        finally:
+            holder.rollback()
+        writer.join(60)
+        holder_pid = holder.info.backend_pid
+    assert done == [0], done
+    said = [r.getMessage() for r in caplog.records]
+    assert any(f"waiting for another writer (suspended laptop, server process {holder_pid}" in m for m in said), said
 
 
 def test_a_short_wait_for_the_write_lock_goes_unsaid(tmp_path: Path, pg_url: str) -> None:

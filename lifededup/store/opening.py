@@ -25,7 +25,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -252,9 +252,8 @@ def _server_engine(location: Location, *, readonly: bool) -> Engine:
     def _begin(conn: Any) -> None:
         if readonly or conn.get_execution_options().get(READS_ONLY):
             conn.exec_driver_sql(reads)
-        elif not _took_turn(conn):
-            log.warning("%s", _waiting_for(conn))
-            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+        else:
+            take_write_turn(lambda sql: conn.exec_driver_sql(sql).first())
 
     return engine
 
@@ -273,19 +272,24 @@ _HOLDER = (
 QUIET_WAIT_S = 2.0
 
 
-def _took_turn(conn: Any) -> bool:
-    """Whether this transaction took the write lock within ``QUIET_WAIT_S``."""
+def take_write_turn(first_row: Callable[[str], Any]) -> None:
+    """Take the writers' lock for this transaction (``first_row`` runs a
+    statement on it, returning its first row): at once or within
+    ``QUIET_WAIT_S``, silently; else say who holds it, then wait for it.
+    The engine's transactions and ``Store.execute``'s raw cursor (`sql
+    --write`) both take their turn so."""
     deadline = time.monotonic() + QUIET_WAIT_S
-    while not conn.exec_driver_sql(f"SELECT pg_try_advisory_xact_lock({WRITE_LOCK})").scalar():
+    while not first_row(f"SELECT pg_try_advisory_xact_lock({WRITE_LOCK})")[0]:
         if time.monotonic() >= deadline:
-            return False
+            log.warning("%s", _waiting_for(first_row))
+            first_row(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+            return
         time.sleep(0.05)
-    return True
 
 
-def _waiting_for(conn: Any) -> str:
+def _waiting_for(first_row: Callable[[str], Any]) -> str:
     """What a writer waiting for another's turn is told: who holds it, since when, and how long it may."""
-    held = conn.exec_driver_sql(_HOLDER).first()
+    held = first_row(_HOLDER)
     if held is None:
         who = "another writer"
     else:

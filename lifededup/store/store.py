@@ -19,7 +19,7 @@ from lifededup.store import clustering, machines
 from lifededup.store.clustering import Member, Settings
 from lifededup.store.dialect import Driver, driver, is_postgres, pyformat
 from lifededup.store.errors import ParamsMismatch, StoreTooNew
-from lifededup.store.opening import READS_ONLY, WRITE_LOCK, Location
+from lifededup.store.opening import READS_ONLY, Location, take_write_turn
 from lifededup.store.records import ItemRecord, machine_name, utc_now
 from lifededup.store.settings import (
     CLUSTER_METHOD, CLUSTER_RULE, FEATURE_COLUMNS, FINGERPRINT_PARAMS, StoreSettings, read_settings,
@@ -404,7 +404,7 @@ class Store:
                         if self.readonly or getattr(exc, "sqlstate", None) != _READ_ONLY_REFUSED:
                             raise
                         raw.rollback()
-                        cursor.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+                        take_write_turn(lambda sql: cursor.execute(sql).fetchone())
                         cursor.execute(query, params or None, prepare=True)
                 else:
                     cursor.execute(sql, params or {})
