@@ -87,3 +87,49 @@ def test_epub_is_the_travel_plan() -> None:
     docx_text = extract(CORPUS / "Documents/portugal-trip/portugal-trip-v1.docx").text
     result = compare(docx_text, got.text)
     assert result.exact or result.near_duplicate, f"the .epub and the .docx of one plan: {result}"
+
+
+def test_an_odt_drafts_tracked_deletions_are_not_its_text(tmp_path: Path) -> None:
+    """LibreOffice keeps the text deleted from a draft with Track Changes on in
+    <text:tracked-changes> at the top of the body (one <text:changed-region> with a
+    <text:deletion> each), leaving a <text:change> mark where it stood; it was read
+    as the document's first paragraphs.  A pending insertion is ordinary text between
+    <text:change-start> and <text:change-end> marks, and is read where it stands."""
+    import zipfile
+
+    from lxml import etree  # type: ignore[import-untyped]
+
+    source = CORPUS / "Documents/mill-history/mill-history.odt"
+    office, text = "urn:oasis:names:tc:opendocument:xmlns:office:1.0", "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+    dc = "http://purl.org/dc/elements/1.1/"
+    changes = etree.fromstring(f"""<text:tracked-changes xmlns:text="{text}" xmlns:office="{office}" xmlns:dc="{dc}"
+        text:track-changes="false"><text:changed-region text:id="ct1"><text:deletion><office:change-info>
+        <dc:creator>Editor</dc:creator><dc:date>2024-05-01T10:00:00</dc:date></office:change-info>
+        <text:p text:style-name="Standard">The wheel was removed for scrap in the winter of 1941.</text:p>
+        </text:deletion></text:changed-region><text:changed-region text:id="ct2"><text:insertion><office:change-info>
+        <dc:creator>Editor</dc:creator><dc:date>2024-05-01T10:00:00</dc:date></office:change-info>
+        </text:insertion></text:changed-region></text:tracked-changes>""")
+
+    def draft(root: etree._Element) -> None:
+        body = root.find(f".//{{{office}}}text")
+        assert body is not None
+        body.insert(0, changes)
+        heading = body.find(f"{{{text}}}h")
+        assert heading is not None
+        heading.insert(0, etree.Element(f"{{{text}}}change-start", {f"{{{text}}}change-id": "ct2"}))
+        heading.append(etree.Element(f"{{{text}}}change-end", {f"{{{text}}}change-id": "ct2"}))
+        heading.addnext(etree.Element(f"{{{text}}}p"))
+        heading.getnext().append(etree.Element(f"{{{text}}}change", {f"{{{text}}}change-id": "ct1"}))
+
+    target = tmp_path / "mill-history-draft.odt"
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename == "content.xml":
+                root = etree.fromstring(data)
+                draft(root)
+                data = etree.tostring(root, xml_declaration=True, encoding="UTF-8")
+            zout.writestr(info, data)
+    got = extract(target).text
+    assert "scrap" not in got, got[:300]
+    assert got == extract(source).text, got[:300]

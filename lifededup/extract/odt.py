@@ -47,9 +47,15 @@ def _odf_text(node: Any, notes: list[str]) -> str:
 
 
 def _walk_odf(node: Any) -> Iterator[Any]:
-    """Elements in document order, not descending into paragraphs (their text is taken whole)."""
+    """Elements in document order, not descending into paragraphs (their text is taken whole).
+
+    A draft's tracked changes (``text:tracked-changes``, at the top of the body)
+    are skipped: their ``text:deletion`` regions hold the text deleted from the
+    draft, which it no longer shows as its text (a DOCX's ``w:del`` is not read
+    either).  Pending insertions are ordinary text between ``text:change-start``
+    and ``text:change-end`` marks, read where they stand."""
     for child in getattr(node, "childNodes", []):
-        if getattr(child, "qname", None) is None:
+        if getattr(child, "qname", None) is None or child.qname[1] == "tracked-changes":
             continue
         yield child
         if child.qname[1] not in ("p", "h"):
