@@ -57,7 +57,10 @@ _OUTSIDE_SLACK = 16
 _CLASS_WORD = re.compile(r"\S+")
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _BLOCKS = ("p", "div", "section", "article", "main", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6",
-           "blockquote", "pre", "table", "ul", "ol", "dl", "dt", "dd", "br", "hr", "figcaption")
+           "blockquote", "pre", "table", "caption", "ul", "ol", "dl", "dt", "dd", "br", "hr", "figcaption")
+# A table's cells, a space apart within their row (a row is a block): "<td>fdisk</td><td>Partition</td>"
+# read "fdiskPartition" where the PDF and text renderings of the page have two words.
+_CELLS = ("td", "th")
 _DATE_META = ("article:published_time", "date", "dc.date", "dcterms.date", "pubdate", "og:published_time")
 
 
@@ -281,6 +284,9 @@ def _parse_tree(root: etree._Element) -> Page | None:
         if block is not body:
             block.text = "\n\n" + (block.text or "")
             block.tail = "\n\n" + (block.tail or "")
+    for cell in body.iter(*_CELLS):
+        if cell is not body:
+            cell.tail = " " + (cell.tail or "")
     return Page(title=title, text=clean_text("".join(body.itertext())), date=date)
 
 
@@ -314,6 +320,8 @@ def parse_html_with_soup(markup: bytes | str) -> Page:
     for block in root.find_all(_BLOCKS):
         block.insert_before("\n\n")
         block.insert_after("\n\n")
+    for cell in root.find_all(_CELLS):
+        cell.insert_after(" ")
     return Page(title=title, text=clean_text(root.get_text()), date=date)
 
 
