@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from corpus_store import CORPUS
 from index_samples import assert_matches, item_ids, stored_files, write_html, write_text
 from store_samples import prose, revised
 
@@ -453,3 +454,35 @@ def test_the_summarys_exact_and_near_duplicates_add_up_to_the_items_search_hides
     _, rows = store.execute("SELECT sum(hidden) FROM cluster_sizes")
     assert (summary.exact_duplicates, summary.near_duplicates) == (3, 1), summary
     assert summary.exact_duplicates + summary.near_duplicates == rows[0][0] == 4, rows
+
+
+def test_a_table_of_readings_resaved_with_one_corrected_is_a_near_copy_and_other_months_are_not(
+        store: Store, tmp_path: Path) -> None:
+    """A spreadsheet is mostly numbers, which the paper's filter drops before
+    shingling: its few words repeat into fewer distinct shingles than a
+    sample needs, and it was matched by SHA-1 alone -- the sheet re-saved
+    with one reading corrected was a document apart (a tester's find). Such
+    a text is now sampled with its numbers; the monthly statements of one
+    template, all numbers but their headings, stay apart."""
+    import openpyxl
+
+    folder = tmp_path / "sheets"
+    folder.mkdir()
+    original = CORPUS / "Documents" / "river-survey" / "river-readings.xlsx"
+    shutil.copy(original, folder / "river-readings.xlsx")
+    book = openpyxl.load_workbook(original)
+    sheet = book.active
+    cell = next(c for row in sheet.iter_rows(min_row=2) for c in row if isinstance(c.value, float))
+    cell.value = round(cell.value + 1.0, 1)  # one reading corrected
+    book.save(folder / "river-readings (corrected).xlsx")
+    statements = sorted((CORPUS / "Finance").glob("statement-2023-*.csv"))
+    for statement in statements:
+        shutil.copy(statement, folder / statement.name)
+    run(store, [folder], IndexConfig(workers=1))
+    _, rows = store.execute("SELECT i.path, c.cluster_id, f.f1 FROM items i JOIN clusters c ON c.item_id = i.id "
+                            "JOIN fingerprints f ON f.item_id = i.id")
+    cluster = {Path(str(p)).name: int(str(c)) for p, c, _ in rows}
+    assert cluster["river-readings.xlsx"] == cluster["river-readings (corrected).xlsx"], cluster
+    assert all(f is not None for p, _, f in rows if str(p).endswith(".xlsx")), "the sheets are sampled"
+    months = [cluster[s.name] for s in statements]
+    assert len(set(months)) == len(statements), f"statements of other months grouped: {cluster}"

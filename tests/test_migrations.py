@@ -744,3 +744,62 @@ def test_0019_finds_the_words_inside_an_address_a_link_or_a_path_on_both_backend
     engine.dispose()
     with open_store(store_url, machine="m") as store:  # up again, every document as its function makes it
         assert [p for p in check_store(store) if p.check == "fts-index"] == []
+
+
+def test_0020_reads_again_a_sheet_of_numbers_that_was_unsampled_and_the_pages(store_url: str, tmp_path: Path) -> None:
+    """A store at 0019 holding a spreadsheet as the code before fingerprinted
+    it (numbers filtered: too few shingles, no features), a page whose table
+    cells were glued, and a note with features: 0020 marks the sheet and the
+    page to be read again, and the next index gives the sheet features under
+    the same id, so its corrected copy joins it, and finds the page's words."""
+    import shutil
+
+    import openpyxl
+
+    from corpus_store import CORPUS
+    from lifededup.index import IndexConfig, run
+
+    folder = tmp_path / "life"
+    folder.mkdir()
+    shutil.copy(CORPUS / "Documents" / "river-survey" / "river-readings.xlsx", folder / "readings.xlsx")
+    note = prose(3)
+    (folder / "note.txt").write_text(note)
+    (folder / "tools.html").write_text("<table><tr><td>fdisk</td><td>Partition</td></tr></table>")
+    upgrade_to(store_url, "0019")
+    write_files_as_before(store_url, folder, [(1, "readings.xlsx", "", "spreadsheet", None, "site a 1.5 site b 2.5"),
+                                              (2, "note.txt", "", "text", None, note),
+                                              (3, "tools.html", "", "web page", None, "fdiskPartition")])
+    engine = make_engine(resolve(store_url), readonly=False)
+    with engine.begin() as conn:  # as fingerprinted before: the sheet's 1,287 words gave no features
+        conn.exec_driver_sql("UPDATE items SET mime_type = 'text/html' WHERE id = 3")
+        conn.exec_driver_sql("INSERT INTO fingerprints (item_id, sha1, words, shingles, is_representative) VALUES "
+                             f"(1, '{'1' * 40}', 1287, 116, {'true' if conn.dialect.name == 'postgresql' else 1})")
+        conn.exec_driver_sql("INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (1, :s, 1)", {"s": "1" * 40})
+        found = fp(note)
+        conn.exec_driver_sql(
+            "INSERT INTO fingerprints (item_id, sha1, f1, f2, f3, f4, f5, f6, words, shingles, is_representative) "
+            f"VALUES (2, :sha1, :f1, :f2, :f3, :f4, :f5, :f6, :words, :shingles, "
+            f"{'true' if conn.dialect.name == 'postgresql' else 1})",
+            {"sha1": found.sha1, **{f"f{i + 1}": v for i, v in enumerate(found.features or ())},
+             "words": found.words, "shingles": found.shingles})
+        conn.exec_driver_sql("INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (2, :s, 2)", {"s": found.sha1})
+    engine.dispose()
+    upgrade_to(store_url, "0020")
+    with open_store(store_url) as store:
+        mtimes = {Path(str(r[0])).name: r[1] is None for r in store.execute(
+            "SELECT path, mtime FROM items WHERE part = ''")[1]}
+        assert mtimes == {"readings.xlsx": True, "note.txt": False, "tools.html": True}, mtimes
+        book = openpyxl.load_workbook(folder / "readings.xlsx")
+        cell = next(c for row in book.active.iter_rows(min_row=2) for c in row if isinstance(c.value, float))
+        cell.value = round(cell.value + 1.0, 1)
+        book.save(tmp_path / "readings (corrected).xlsx")
+        shutil.move(tmp_path / "readings (corrected).xlsx", folder / "readings (corrected).xlsx")
+        summary = run(store, [folder], IndexConfig(workers=1))
+        assert (summary.updated, summary.new, summary.unchanged) == (2, 1, 1), summary
+        _, rows = store.execute("SELECT i.id, i.path, f.f1, c.cluster_id FROM items i JOIN fingerprints f ON "
+                                "f.item_id = i.id JOIN clusters c ON c.item_id = i.id WHERE i.path LIKE '%.xlsx' "
+                                "ORDER BY i.id")
+        assert rows[0][0] == 1 and rows[0][2] is not None, f"the sheet keeps its id and has features: {rows}"
+        assert rows[1][3] == rows[0][3], f"the corrected copy joins the sheet: {rows}"
+        assert search_ids(store, "fdisk") == [3], "the page is read again, its cells words apart"
+        sound(store)

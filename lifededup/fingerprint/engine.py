@@ -32,12 +32,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
-from lifededup.config import FingerprintParams
+from lifededup.config import FilterParams, FingerprintParams
 from lifededup.fingerprint.rabin import U64, apply_tables, polynomials, rabin_strings, times_x_tables
 from lifededup.model import Fingerprint, shared_features
 from lifededup.normalize import DocFrequencies, Terms, split_words, stream_array, terms
@@ -126,8 +126,10 @@ def shingle_values(
 
 
 def _shingle_batch(
-    texts: Sequence[str], params: FingerprintParams, doc_freq: DocFrequencies | None
+    texts: Sequence[str], params: FingerprintParams, doc_freq: DocFrequencies | None,
+    filters: FilterParams | None = None,
 ) -> _Batch:
+    """``filters``: other than ``params.filters`` (:func:`_numbers_kept`)."""
     arrays = [stream_array(text) for text in texts]
     streams = [a.tobytes() for a in arrays]
     sizes = np.fromiter(map(len, streams), dtype=np.intp, count=len(streams))
@@ -135,7 +137,7 @@ def _shingle_batch(
     present = np.flatnonzero(sizes)
     buffer = np.frombuffer(b" ".join(streams[d] for d in present.tolist()), dtype=np.uint8)
     cut = split_words(buffer)
-    found = terms(buffer, params.filters, params.max_term_bytes, doc_freq, cut)
+    found = terms(buffer, filters or params.filters, params.max_term_bytes, doc_freq, cut)
     # Where each document's words and terms begin: a document's words, and
     # so its terms, are consecutive.
     begins = np.cumsum(sizes + 1) - (sizes + 1) - np.cumsum(sizes == 0)
@@ -244,8 +246,9 @@ def fingerprint_many(
 ) -> list[Fingerprint]:
     """The SHA-1 and features of each text, computed a batch at a time.
 
-    A text with fewer than ``minima`` distinct shingles gets ``features=None``
-    and is matched by SHA-1 only, by design: every sample would then be its
+    A text with fewer than ``minima`` distinct shingles, with its numbers
+    too (:func:`_numbers_kept`), gets ``features=None`` and is matched by
+    SHA-1 only, by design: every sample would then be its
     whole shingle set, so a feature could only match a text with the very same
     shingles -- the SHA-1 already finds those, and DSC-SS is known to misfire
     on such texts (seeds/002).
@@ -254,13 +257,22 @@ def fingerprint_many(
     for chunk in _batches(texts):
         batch = _shingle_batch(chunk, params, doc_freq)
         minima, complete = _batch_minima(batch, params.minima)
+        counts = batch.counts.copy()
+        short = np.flatnonzero(~complete).tolist()
+        kept = _numbers_kept(params)
+        if short and kept is not None:
+            again = _shingle_batch([chunk[d] for d in short], params, doc_freq, kept)
+            more, done = _batch_minima(again, params.minima)
+            for i, doc in enumerate(short):
+                if done[i]:
+                    minima[doc], complete[doc], counts[doc] = more[i], True, again.counts[i]
         for doc, stream in enumerate(batch.streams):
             out.append(
                 Fingerprint(
                     sha1=hashlib.sha1(stream).hexdigest(),
                     features=_features(minima[doc]) if complete[doc] else None,
                     words=int(batch.words[doc]),
-                    shingles=int(batch.counts[doc]),
+                    shingles=int(counts[doc]),
                     params=params,
                     sketch=minima[doc].astype(">u8").tobytes() if complete[doc] else None,
                 )
@@ -278,9 +290,29 @@ def fingerprint(
 def shingle(
     text: str, params: FingerprintParams = DEFAULT_PARAMS, doc_freq: DocFrequencies | None = None
 ) -> Shingled:
-    """One text cut into shingles, for comparing it in detail."""
+    """One text cut into shingles, for comparing it in detail: those its
+    features are made of (with its numbers, where :func:`fingerprint_many`
+    keeps them)."""
     batch = _shingle_batch([text], params, doc_freq)
+    kept = _numbers_kept(params)
+    if kept is not None and not _batch_minima(batch, params.minima)[1][0]:
+        again = _shingle_batch([text], params, doc_freq, kept)
+        if _batch_minima(again, params.minima)[1][0]:
+            batch = again
     return Shingled(stream=batch.streams[0], words=int(batch.words[0]), values=batch.values)
+
+
+def _numbers_kept(params: FingerprintParams) -> FilterParams | None:
+    """The filters a text too short to sample is shingled again under: its
+    numbers kept (None: they are kept already).  A table of readings, a
+    statement or a log is mostly numbers; filtered, its few words repeat
+    (``site a site a``) into fewer than ``minima`` distinct shingles, and it
+    was matched by SHA-1 only -- a spreadsheet re-saved with one reading
+    corrected was a document apart.  Only such texts change: any other's
+    features are what they were.  Two tables of one template with other
+    numbers share few shingles of their numbers, and their word distance,
+    which counts numbers, keeps them apart."""
+    return replace(params.filters, numbers=False) if params.filters.numbers else None
 
 
 def features_of(values: npt.NDArray[np.uint64], params: FingerprintParams) -> tuple[int, ...] | None:
