@@ -274,3 +274,27 @@ def test_a_message_too_large_for_memory_is_too_large_and_the_rest_are_read(tmp_p
         assert isinstance(outcomes["message 1"], Extracted) and isinstance(outcomes["message 3"], Extracted), outcomes
         huge = outcomes["message 2"]
         assert isinstance(huge, Failure) and huge.status == "too-large" and said in huge.reason, huge
+
+
+def test_a_message_that_is_no_reply_keeps_its_rules_and_angle_lines(tmp_path: Path) -> None:
+    """Every message lost its quotes: a newsletter's masthead rule (a line of
+    underscores) ended its text and a new message's "> " lines (commands at
+    a prompt) went, so two issues of a newsletter were exact copies.  Only a
+    reply quotes, and in a reply a rule is Outlook's quote only when the
+    quoted message's header block follows it."""
+    rule = "_" * 60
+    news = tmp_path / "news.eml"
+    news.write_bytes(bytes(message("Weekly news 17", f"Weekly news, issue 17.\n{rule}\nMain story: the harbour "
+                                   "bridge reopens on Monday.\n")))
+    assert "harbour bridge reopens" in extract(news).text, extract(news).text
+    shell = tmp_path / "shell.eml"
+    shell.write_bytes(bytes(message("How to list the backups", "Type these at the prompt:\n> cd /srv/backups\n"
+                                    "> ls -l nightly\nThat shows the nightly archives.\n")))
+    assert "> cd /srv/backups" in extract(shell).text and "nightly archives" in extract(shell).text, extract(shell).text
+    outlook = tmp_path / "outlook.eml"
+    outlook.write_bytes(bytes(message("RE: Boat trip", f"Count me in.\n\n{rule}\nFrom: Alex Moreau\n"
+                                      f"Sent: Monday, June 3, 2024 9:30 AM\nTo: Sam\nSubject: Boat trip\n\n{BODY}")))
+    assert extract(outlook).text == "Count me in.", extract(outlook).text
+    ruled = tmp_path / "ruled.eml"
+    ruled.write_bytes(bytes(message("Re: Boat trip", f"Count me in.\n{rule}\nThe sailing club, est. 1921\n")))
+    assert "sailing club" in extract(ruled).text, extract(ruled).text

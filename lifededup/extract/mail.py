@@ -32,7 +32,10 @@ from lifededup.extract.text import decode
 
 _ATTRIBUTION = re.compile(r"^(on\b.{0,200}\bwrote:|am\b.{0,200}\bschrieb.{0,40}:|le\b.{0,200}\ba écrit\s*:)\s*$",
                           re.IGNORECASE)
-_OUTLOOK_QUOTE = re.compile(r"^\s*(-{2,}\s*original message\s*-{2,}|_{10,})\s*$", re.IGNORECASE)
+_OUTLOOK_QUOTE = re.compile(r"^\s*-{2,}\s*original message\s*-{2,}\s*$", re.IGNORECASE)
+# Outlook's rule above the quoted message's header block ("From: ..." next):
+# a rule alone is a newsletter's or a form's, not a quote
+_OUTLOOK_RULE = re.compile(r"^\s*_{10,}\s*$")
 # The words that announce a forwarded message, in the mail programs' languages
 _FORWARDED = r"forwarded message|weitergeleitete nachricht|message transféré"
 # Where a forwarded message begins (Gmail, Thunderbird, Apple Mail, Outlook):
@@ -73,10 +76,14 @@ def is_forward(subject: str) -> bool:
     return bool(_FORWARD_SUBJECT.match(subject))
 
 
-def strip_quotes(body: str, *, forward: bool = False) -> str:
+def strip_quotes(body: str, *, forward: bool = False, reply: bool = True) -> str:
     """The author's own words: no quoted replies, no attribution line, no
     signature -- and a forwarded message, whole.  ``forward``: the subject
-    says the message is a forward (``is_forward``): all of it is kept."""
+    says the message is a forward (``is_forward``): all of it is kept.
+    ``reply``: the message answers another (``is_reply``); a message that
+    does not quotes nothing, its "> " lines and rules are its own text (a
+    newsletter's masthead rule, commands at a prompt): only its signature
+    goes."""
     if forward:
         return body
     lines = body.splitlines()
@@ -87,10 +94,11 @@ def strip_quotes(body: str, *, forward: bool = False) -> str:
             return "\n".join(kept + lines[i + 1:])  # the forwarded message, its own quotes and all
         # the next line with words: an HTML message's header block may have blank lines between
         nxt = next((later for later in lines[i + 1:i + 4] if later.strip()), "")
-        if _OUTLOOK_QUOTE.match(line) or (_QUOTED_HEADER.match(line) and _QUOTED_HEADER_NEXT.match(nxt)):
+        if reply and (_OUTLOOK_QUOTE.match(line) or (_OUTLOOK_RULE.match(line) and _QUOTED_HEADER.match(nxt))
+                      or (_QUOTED_HEADER.match(line) and _QUOTED_HEADER_NEXT.match(nxt))):
             break  # a quoted message, to the end (a forward in it is the quoted one's)
         signed = signed or line == _SIGNATURE  # the signature, up to a forwarded message
-        if signed or line.lstrip().startswith(">") or _ATTRIBUTION.match(line.strip()):
+        if signed or (reply and (line.lstrip().startswith(">") or _ATTRIBUTION.match(line.strip()))):
             continue
         kept.append(line)
     return "\n".join(kept)
@@ -197,7 +205,7 @@ def message_item(data: bytes, source: Source) -> Extracted:
     subject = " ".join(str(message.get("Subject", "")).split())
     forward = is_forward(subject)
     reply = is_reply(subject, bool(message.get("In-Reply-To") or message.get("References")))
-    text = clean_text(strip_quotes(_body(message, forward=forward, reply=reply), forward=forward))
+    text = clean_text(strip_quotes(_body(message, forward=forward, reply=reply), forward=forward, reply=reply))
     return Extracted(text=text, title=subject, kind="email",
                      mime="message/rfc822", doc_date=message_date(message), metadata=metadata,
                      children=_attachments(message, source))
