@@ -298,3 +298,26 @@ def test_a_message_that_is_no_reply_keeps_its_rules_and_angle_lines(tmp_path: Pa
     ruled = tmp_path / "ruled.eml"
     ruled.write_bytes(bytes(message("Re: Boat trip", f"Count me in.\n{rule}\nThe sailing club, est. 1921\n")))
     assert "sailing club" in extract(ruled).text, extract(ruled).text
+
+
+def test_an_empty_or_stub_text_plain_gives_way_to_the_html(tmp_path: Path) -> None:
+    """A message whose text/plain alternative is empty, or a stub asking for
+    an HTML-capable mail program, was indexed with that stub (or no text):
+    two issues of a shop's newsletter were copies, their stories unsearchable."""
+    story = ("<html><body><h1>Town news</h1><p>The harbour bridge reopens on Monday with two new cycle lanes, and "
+             "the council votes on the new park next Thursday evening in the town hall, where everyone is "
+             "welcome to speak for three minutes.</p></body></html>")
+    stub = tmp_path / "stub.eml"
+    stub.write_bytes(bytes(message("Town news", "This message is in HTML format. To read it, please use an "
+                                   "HTML-capable mail program.", html=story)))
+    assert "harbour bridge reopens" in extract(stub).text, extract(stub).text
+    short_story = "<p>The harbour bridge reopens on Monday with two new cycle lanes.</p>"  # as short as its stub
+    stub.write_bytes(bytes(message("Town news", "This message is in HTML format. To read it, please use an "
+                                   "HTML-capable mail program.", html=short_story)))
+    assert "harbour bridge reopens" in extract(stub).text, extract(stub).text
+    empty = tmp_path / "empty.eml"
+    empty.write_bytes(bytes(message("Town news", "\n", html=story)))
+    assert "harbour bridge reopens" in extract(empty).text, extract(empty).text
+    short = tmp_path / "short.eml"  # a short message whose HTML says the same: text/plain preferred
+    short.write_bytes(bytes(message("Town news", "plain words", html="<p>html words</p>")))
+    assert extract(short).text == "plain words", extract(short).text

@@ -117,6 +117,13 @@ def part_text(part: MIMEPart) -> str:
     return decode(raw)[0]
 
 
+# A text/plain part this short beside its HTML alternative is a stub ("This
+# message is in HTML format. Please use an HTML-capable mail program."): under
+# this many words, and under a quarter of the HTML's -- or saying "HTML"
+_STUB_WORDS = 40
+_STUB_SAYS = re.compile(r"\bhtml\b", re.IGNORECASE)
+
+
 def _body(message: EmailMessage, *, forward: bool, reply: bool) -> str:
     part = message.get_body(preferencelist=("plain", "html"))
     if part is None:
@@ -124,6 +131,13 @@ def _body(message: EmailMessage, *, forward: bool, reply: bool) -> str:
     text = part_text(part)
     if part.get_content_subtype() == "html":
         return parse_html(without_html_quotes(text) if reply and not forward else text).text
+    words = len(text.split())
+    html = message.get_body(preferencelist=("html",)) if words < _STUB_WORDS else None
+    if html is not None:
+        markup = part_text(html)
+        converted = parse_html(without_html_quotes(markup) if reply and not forward else markup).text
+        if words < len(converted.split()) / 4 or _STUB_SAYS.search(text):  # a stub: the HTML is the message
+            return converted
     return text
 
 
