@@ -10,7 +10,7 @@ import sys
 import threading
 from dataclasses import replace
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import pytest
 from click.testing import CliRunner
@@ -164,6 +164,34 @@ def test_junk_hidden_and_patterns(store: Store, folder: Path) -> None:
     run(store, [folder], IndexConfig(workers=2, rules=rules))
     names = sorted(Path(p).name for p in stored_files(store))
     assert names == [f"note{i}.txt" for i in range(6)], f"rules not applied: {names}"
+
+
+def test_maildir_plus_plus_folders_are_read_though_hidden(store: Store, tmp_path: Path) -> None:
+    """Dovecot and Courier keep a Maildir's folders as `.Sent` and
+    `.Archive.2019` (Maildir++): hidden names, so a user's sent mail was never
+    indexed, with no word in `failures`. A hidden folder holding cur and new
+    is read; its server's files (maildirfolder, dovecot-uidlist) are not
+    documents; a program's hidden folder stays out."""
+    import mailbox
+
+    root = tmp_path / "Maildir"
+    box = mailbox.Maildir(root, create=True)
+
+    def mail(n: int, subject: str) -> bytes:
+        return (f"From: me@example.org\nTo: you@example.org\nSubject: {subject}\n"
+                f"Message-ID: <{n}@example.org>\n\n{prose(n)}\n").encode()
+
+    box.add(mailbox.MaildirMessage(mail(1, "inbox")))
+    box.add_folder("Sent").add(mailbox.MaildirMessage(mail(2, "sent")))
+    box.add_folder("Archive.2019").add(mailbox.MaildirMessage(mail(3, "archived")))
+    (root / "dovecot-uidlist").write_text("3 V1700000000 N1\n")
+    write_text(root / ".cache" / "notes.txt", seed=4)
+    summary = run(store, [root], CONFIG)
+    _, rows = store.execute("SELECT title FROM items WHERE part = '' ORDER BY title")
+    assert [r[0] for r in rows] == ["archived", "inbox", "sent"], rows
+    assert summary.failed == 0, summary
+    assert FolderRules().admits(PurePath(".Sent/new/1700000000.M1P2.host")), "a watcher's event in it is taken"
+    assert not FolderRules().admits(PurePath(".cache/notes.txt"))
 
 
 def test_stopped_run_is_finished_by_the_next(store: Store, folder: Path) -> None:

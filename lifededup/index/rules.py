@@ -20,6 +20,9 @@ JUNK_PATTERNS = (
     "*.swp", "*.swo", "*.swx", ".*.sw?",  # vim
     "*~", "#*#", ".#*",                   # emacs and others' backups and locks
     "*.part", "*.crdownload", "*.download", "*.partial", "*.tmp", "*.temp",
+    # a mail server's own files in a Maildir: its folder mark, indexes and uid lists
+    "maildirfolder", "dovecot.index*", "dovecot-uidlist", "dovecot-uidvalidity*", "dovecot-keywords",
+    "dovecot.list.index*", "courierimapuiddb", "courierimapacl",
 )
 
 
@@ -30,6 +33,11 @@ def is_junk(name: str) -> bool:
 
 def is_hidden(name: str) -> bool:
     return name.startswith(".")
+
+
+# A Maildir's own folders: a hidden folder holding them is a mail folder of
+# Maildir++ (Dovecot's and Courier's `.Sent`, `.Archive.2019`), not a program's.
+MAILDIR_FOLDERS = frozenset({"cur", "new", "tmp"})
 
 
 @dataclass(frozen=True)
@@ -48,9 +56,10 @@ class FolderRules:
         """A watched folder's patterns."""
         return cls(include=folder.include, exclude=folder.exclude)
 
-    def admits_folder(self, relative: PurePath) -> bool:
+    def admits_folder(self, relative: PurePath, *, maildir: bool = False) -> bool:
+        """``maildir``: the folder holds a Maildir's cur/new/tmp (admitted though hidden)."""
         name = relative.name
-        if not self.hidden and is_hidden(name):
+        if not self.hidden and not maildir and is_hidden(name):
             return False
         return not _matches(relative, self.exclude)
 
@@ -62,16 +71,23 @@ class FolderRules:
             return False
         return not self.include or _matches(relative, self.include)
 
-    def admits_within(self, relative: PurePath) -> bool:
-        """A folder at this path, checking every folder on the way too ("." is the watched folder)."""
+    def admits_within(self, relative: PurePath, *, maildir: bool = False) -> bool:
+        """A folder at this path, checking every folder on the way too ("." is
+        the watched folder); ``maildir``: as :meth:`admits_folder`'s, of the folder itself."""
         if relative == PurePath("."):
             return True
-        return all(self.admits_folder(p) for p in [relative, *list(relative.parents)[:-1]])
+        return self.admits_folder(relative, maildir=maildir) and self._on_the_way(relative)
 
     def admits(self, relative: PurePath) -> bool:
         """A file at this path, checking every folder on the way too."""
-        parents = list(relative.parents)[:-1]  # without "."
-        return all(self.admits_folder(p) for p in parents) and self.admits_file(relative)
+        return self._on_the_way(relative) and self.admits_file(relative)
+
+    def _on_the_way(self, relative: PurePath) -> bool:
+        """The folders above ``relative`` (a folder on the way to a Maildir's
+        cur, new or tmp is a Maildir++ folder)."""
+        parts = relative.parts
+        return all(self.admits_folder(PurePath(*parts[: i + 1]), maildir=parts[i + 1] in MAILDIR_FOLDERS)
+                   for i in range(len(parts) - 1))
 
 
 def _matches(relative: PurePath, patterns: tuple[str, ...]) -> bool:

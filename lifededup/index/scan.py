@@ -110,7 +110,7 @@ class Scanner:
         except OSError:
             return  # not there (any more): the run forgets what the store held there
         if stat.S_ISDIR(st.st_mode):
-            if self.rules.admits_within(self._relative(real)):
+            if self.rules.admits_within(self._relative(real), maildir=_holds_maildir(real)):
                 self._walk(real, st)
         elif self._admits(real):
             self._file(real, st)
@@ -168,7 +168,7 @@ class Scanner:
             if self.rules.admits_file(relative) or self.rules.admits_folder(relative):
                 self._link(entry.path)
         elif entry.is_dir(follow_symlinks=False):
-            if self.rules.admits_folder(relative):
+            if self.rules.admits_folder(relative, maildir=_holds_maildir(entry.path)):
                 self._walk(entry.path, entry.stat(follow_symlinks=False))
         elif self.rules.admits_file(relative):
             self._file(entry.path, entry.stat(follow_symlinks=False))
@@ -190,7 +190,8 @@ class Scanner:
         if stat.S_ISDIR(st.st_mode):
             if _inside(link, real):
                 self._skip(link, LINK_LOOP, f"a symbolic link to its own folder {real!r}: a loop")
-            elif (st.st_dev, st.st_ino) not in self._visited and self.rules.admits_within(self._relative(real)):
+            elif (st.st_dev, st.st_ino) not in self._visited and self.rules.admits_within(
+                    self._relative(real), maildir=_holds_maildir(real)):
                 self.followed.append(stored_path(real))
                 self._walk(real, st)
         elif self._admits(real):
@@ -239,3 +240,10 @@ def raw_sha1(path: str) -> str | None:
         return digest.hexdigest()
     except OSError:
         return None
+
+
+def _holds_maildir(folder: str) -> bool:
+    """Whether a folder is a Maildir (its cur and new folders in it): a hidden
+    one is a Maildir++ mail folder (`.Sent`), which is read."""
+    return os.path.basename(folder).startswith(".") and all(
+        os.path.isdir(os.path.join(folder, f)) for f in ("cur", "new"))
