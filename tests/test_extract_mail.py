@@ -321,3 +321,30 @@ def test_an_empty_or_stub_text_plain_gives_way_to_the_html(tmp_path: Path) -> No
     short = tmp_path / "short.eml"  # a short message whose HTML says the same: text/plain preferred
     short.write_bytes(bytes(message("Town news", "plain words", html="<p>html words</p>")))
     assert extract(short).text == "plain words", extract(short).text
+
+
+def test_a_reply_whose_quote_is_not_marked_is_cut_at_its_attribution_line(tmp_path: Path) -> None:
+    """Yahoo, AOL and phones quote the original as is, under an attribution
+    line and no "> ": the reply kept the message it answers and was taken
+    for a near copy of it; and attribution lines in other languages than
+    English, German and French were kept as the reply's text."""
+    attributions = [
+        "On Sunday, February 28, 2021, 10:00:00 AM GMT, Alex Moreau <alex@example.org> wrote:",
+        "El dom, 28 feb 2021 a las 10:00, Alex Moreau (<alex@example.org>) escribió:",
+        "Le dim. 28 févr. 2021 à 10:00, Alex Moreau <alex@example.org> a écrit :",
+        "Am So., 28. Feb. 2021 um 10:00 Uhr schrieb Alex Moreau <alex@example.org>:",
+        "Il giorno dom 28 feb 2021 alle ore 10:00 Alex Moreau <alex@example.org> ha scritto:",
+        "Op zo 28 feb. 2021 om 10:00 schreef Alex Moreau <alex@example.org>:",
+        "Em dom., 28 de fev. de 2021 às 10:00, Alex Moreau <alex@example.org> escreveu:",
+    ]
+    for number, attribution in enumerate(attributions):
+        path = tmp_path / f"reply-{number}.eml"
+        path.write_bytes(bytes(message("Re: Boat trip", f"Count me in.\n\n\n{attribution}\n\n\n{BODY}")))
+        assert extract(path).text == "Count me in.", (attribution, extract(path).text)
+        marked = "\n".join("> " + line for line in BODY.splitlines())
+        path.write_bytes(bytes(message("Re: Boat trip", f"{attribution}\n{marked}\nCount me in.\n")))
+        assert extract(path).text == "Count me in.", (attribution, extract(path).text)
+    # a message that answers none keeps such a line: it quotes nothing
+    letter = tmp_path / "letter.eml"
+    letter.write_bytes(bytes(message("Boat trip", f"Count me in.\n\n{attributions[0]}\n\n{BODY}")))
+    assert "harbour at nine" in extract(letter).text, extract(letter).text

@@ -30,8 +30,13 @@ from lifededup.extract.html import parse_html
 from lifededup.extract.layout import clean_text
 from lifededup.extract.text import decode
 
-_ATTRIBUTION = re.compile(r"^(on\b.{0,200}\bwrote:|am\b.{0,200}\bschrieb.{0,40}:|le\b.{0,200}\ba écrit\s*:)\s*$",
-                          re.IGNORECASE)
+# The line that introduces a reply's quote, as the mail programs write it in
+# English ("On ... wrote:"), German ("Am ... schrieb NAME:"), French ("Le ...
+# a écrit :"), Spanish ("El ... escribió:"), Italian ("Il ... ha scritto:"),
+# Dutch ("Op ... schreef NAME:", Apple Mail's "... het volgende geschreven:")
+# and Portuguese ("Em ... escreveu:")
+_ATTRIBUTION = re.compile(r"^(on|am|le|el|il|op|em)\b.{0,200}\b(wrote|a écrit|escribió|ha scritto|escreveu|geschreven"
+                          r"|(schrieb|schreef)\b.{0,80})\s*:\s*$", re.IGNORECASE)
 _OUTLOOK_QUOTE = re.compile(r"^\s*-{2,}\s*original message\s*-{2,}\s*$", re.IGNORECASE)
 # Outlook's rule above the quoted message's header block ("From: ..." next):
 # a rule alone is a newsletter's or a form's, not a quote
@@ -97,6 +102,8 @@ def strip_quotes(body: str, *, forward: bool = False, reply: bool = True) -> str
         if reply and (_OUTLOOK_QUOTE.match(line) or (_OUTLOOK_RULE.match(line) and _QUOTED_HEADER.match(nxt))
                       or (_QUOTED_HEADER.match(line) and _QUOTED_HEADER_NEXT.match(nxt))):
             break  # a quoted message, to the end (a forward in it is the quoted one's)
+        if reply and _ATTRIBUTION.match(line.strip()) and not nxt.lstrip().startswith(">"):
+            break  # the quote is not marked (Yahoo's, AOL's, a phone's): the original as is, to the end
         signed = signed or line == _SIGNATURE  # the signature, up to a forwarded message
         if signed or (reply and (line.lstrip().startswith(">") or _ATTRIBUTION.match(line.strip()))):
             continue
