@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from email.message import EmailMessage
+from email.message import EmailMessage, MIMEPart
 from email.utils import format_datetime
 from datetime import datetime, timezone
 from pathlib import Path
@@ -348,3 +348,30 @@ def test_a_reply_whose_quote_is_not_marked_is_cut_at_its_attribution_line(tmp_pa
     letter = tmp_path / "letter.eml"
     letter.write_bytes(bytes(message("Boat trip", f"Count me in.\n\n{attributions[0]}\n\n{BODY}")))
     assert "harbour at nine" in extract(letter).text, extract(letter).text
+
+
+def test_each_message_of_a_mime_digest_is_a_part(tmp_path: Path) -> None:
+    """A mailing list's MIME digest (Mailman's: multipart/mixed holding a
+    multipart/digest of message/rfc822 parts) kept its first message only,
+    read with the digest part's headers as its text."""
+    fruits = ["apple", "banana", "cherry", "damson", "elderberry"]
+    digest = EmailMessage()
+    digest["From"], digest["To"], digest["Subject"] = "ppp-request@example.org", "ppp@example.org", "Ppp digest, Vol 1 #2"
+    digest.set_content("Today's Topics: five pie recipes")
+    inner = EmailMessage()
+    inner.make_mixed()
+    inner.set_type("multipart/digest")
+    for number, fruit in enumerate(fruits, start=1):
+        post = EmailMessage()
+        post["From"], post["Subject"] = "barry@example.org", f"[Ppp] testing #{number}"
+        post.set_content(f"The {fruit} pie recipe, from the allotment.")
+        wrapper = MIMEPart()
+        wrapper.set_content(post)
+        inner.attach(wrapper)
+    digest.make_mixed()
+    digest.attach(inner)
+    path = tmp_path / "digest.eml"
+    path.write_bytes(bytes(digest))
+    posts = [i for i in walk(extract(path)) if isinstance(i, Extracted) and i.title.startswith("[Ppp]")]
+    assert [p.title for p in posts] == [f"[Ppp] testing #{n}" for n in range(1, 6)], [(p.part, p.title) for p in posts]
+    assert all(f"The {fruit} pie recipe" in p.text for fruit, p in zip(fruits, posts)), [p.text for p in posts]

@@ -189,16 +189,30 @@ def message_date(message: EmailMessage) -> datetime | None:
 
 
 def _attachments(message: EmailMessage, parent: Source) -> Iterator[Extracted | Failure]:
-    pairs = []
+    pairs: list[tuple[str, bytes]] = []
     for number, attachment in enumerate(message.iter_attachments(), start=1):
-        name = attachment.get_filename() or f"attachment-{number}"
-        data = attachment.get_payload(decode=True)
-        if not isinstance(data, bytes):  # a forwarded message (message/rfc822) is itself a mail
-            inner = attachment.get_payload()
-            data = inner[0].as_bytes() if isinstance(inner, list) and inner and not isinstance(inner[0], str) else b""
-            name = name if "." in name else name + ".eml"
-        pairs.append((name, data))
+        pairs.extend(_attachment_pairs(attachment, attachment.get_filename() or f"attachment-{number}"))
     return attachment_items(pairs, parent)
+
+
+def _attachment_pairs(attachment: MIMEPart, name: str) -> Iterator[tuple[str, bytes]]:
+    """(file name, bytes) of an attachment: a forwarded message (message/rfc822)
+    is itself a mail; a multipart one (a mailing list's MIME digest, its
+    messages in a multipart/digest) is each of its parts, ``name-1``, ``name-2``..."""
+    data = attachment.get_payload(decode=True)
+    if isinstance(data, bytes):
+        yield name, data
+        return
+    inner = attachment.get_payload()
+    if not isinstance(inner, list):
+        yield name, b""
+    elif attachment.get_content_maintype() == "message":
+        data = inner[0].as_bytes() if inner and not isinstance(inner[0], str) else b""
+        yield (name if "." in name else name + ".eml"), data
+    else:
+        for number, part in enumerate(inner, start=1):
+            if isinstance(part, MIMEPart):
+                yield from _attachment_pairs(part, part.get_filename() or f"{name}-{number}")
 
 
 def attachment_items(attachments: list[tuple[str, bytes]], parent: Source) -> Iterator[Extracted | Failure]:
