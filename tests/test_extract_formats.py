@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from lifededup.extract import Extracted, Failure, Limits, MissingTool, Source, extract, extract_source, sniff, walk
+from lifededup.extract import (Extracted, Failure, Limits, MissingTool, Source, extract, extract_many, extract_source,
+                               sniff, walk)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
@@ -125,6 +126,16 @@ def test_calendar_of_several_events_has_one_dated_part_per_event(tmp_path: Path)
     assert items[0].kind == "calendar" and [i.part for i in items[1:]] == ["event 1: Test event",
                                                                            "event 2: Second event"], items
     assert [i.doc_date.month for i in items[1:] if isinstance(i, Extracted) and i.doc_date] == [7, 10], items
+
+
+def test_event_in_a_time_zone_the_file_defines_comes_back_from_the_worker() -> None:
+    """Thunderbird, Outlook and Google write a VTIMEZONE; vobject's zone made of it held a lock, which cannot be
+    pickled back from the extraction worker: the calendar (or the mail inviting to it) was lost."""
+    path = FIXTURES / "calendar/alarm_thunderbird_future.ics"
+    outcomes = list(extract_many([path], Limits(timeout_s=60)))
+    got = outcomes[0].result
+    assert isinstance(got, Extracted) and got.title == "event with alarms", got
+    assert got.doc_date is not None and got.doc_date.isoformat() == "2024-10-23T15:00:00+01:00", got.doc_date
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timezone
 from typing import Any
 
 from lifededup.extract.base import EmptyFile, Extracted, Format, Probe, Source
@@ -14,10 +14,16 @@ FIELDS = ("summary", "location", "description", "organizer", "attendee", "catego
 
 
 def _when(component: Any) -> datetime | None:
+    """When the entry starts (or is due): a local time keeps its offset, but as a plain fixed offset -- vobject's
+    time zones (built from the file's VTIMEZONE) hold a lock, and cannot be pickled back from the worker process."""
     start = component.contents.get("dtstart") or component.contents.get("due")
     value = start[0].value if start else None
     if isinstance(value, datetime):
-        return value
+        try:
+            offset = value.utcoffset()
+        except Exception:  # a time zone the file defines badly: the wall-clock time is still the entry's
+            offset = None
+        return value.replace(tzinfo=timezone(offset) if offset is not None else None)
     if isinstance(value, date):
         return datetime.combine(value, time())
     return None
