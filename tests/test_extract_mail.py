@@ -375,3 +375,29 @@ def test_each_message_of_a_mime_digest_is_a_part(tmp_path: Path) -> None:
     posts = [i for i in walk(extract(path)) if isinstance(i, Extracted) and i.title.startswith("[Ppp]")]
     assert [p.title for p in posts] == [f"[Ppp] testing #{n}" for n in range(1, 6)], [(p.part, p.title) for p in posts]
     assert all(f"The {fruit} pie recipe" in p.text for fruit, p in zip(fruits, posts)), [p.text for p in posts]
+
+
+def test_a_message_whose_body_is_a_message_and_a_multipart_without_its_boundary(tmp_path: Path) -> None:
+    """A mail whose whole body is a message (GroupWise forwards so; CPython's
+    test mail msg_46) was stored with no text and no part: the forwarded
+    message was lost.  It is a part now.  A multipart mail whose boundary is
+    missing, or not the one its body uses, had no text."""
+    groupwise = tmp_path / "groupwise.eml"
+    groupwise.write_bytes(b"From: Sender <sender@example.net>\nTo: someone@example.com\nSubject: Forwarding test\n"
+                          b"Mime-Version: 1.0\nContent-Type: message/rfc822\n\nFrom: Dr. Sender <sender@example.net>\n"
+                          b"To: Recipient <recipient@example.com>\nSubject: Boat trip\nContent-Type: text/plain; "
+                          b"charset=ISO-8859-15\n\n" + BODY.encode())
+    found = [(i.part, i.title, i.text) for i in walk(extract(groupwise)) if isinstance(i, Extracted)]
+    assert len(found) == 2 and found[1][1] == "Boat trip" and "harbour at nine" in found[1][2], found
+    no_boundary = tmp_path / "no-boundary.eml"
+    no_boundary.write_bytes(b"From: a@example.org\nTo: b@example.org\nSubject: Boat trip\nContent-Type: multipart/mixed"
+                            b"\n\n" + BODY.encode())
+    assert "harbour at nine" in extract(no_boundary).text, extract(no_boundary).text
+    wrong = tmp_path / "wrong-boundary.eml"
+    wrong.write_bytes(b"From: a@example.org\nTo: b@example.org\nSubject: Boat trip\nContent-Type: multipart/mixed; "
+                      b"boundary=nothere\n\n--real\nContent-Type: text/plain\n\n" + BODY.encode()
+                      + b"\n--real\nContent-Type: text/plain\nContent-Disposition: attachment; filename=notes.txt\n\n"
+                      b"Bring the flask.\n--real--\n")
+    items = [i for i in walk(extract(wrong)) if isinstance(i, Extracted)]
+    assert "harbour at nine" in items[0].text and "--real" not in items[0].text, items[0].text
+    assert [(i.part, i.text) for i in items[1:]] == [("attachment 1: notes.txt", "Bring the flask.")], items

@@ -190,6 +190,8 @@ def message_date(message: EmailMessage) -> datetime | None:
 
 def _attachments(message: EmailMessage, parent: Source) -> Iterator[Extracted | Failure]:
     pairs: list[tuple[str, bytes]] = []
+    if message.get_content_maintype() == "message":  # the whole body a message (GroupWise's forward): a part
+        pairs.extend(_attachment_pairs(message, message.get_filename() or "forwarded-message.eml"))
     for number, attachment in enumerate(message.iter_attachments(), start=1):
         pairs.extend(_attachment_pairs(attachment, attachment.get_filename() or f"attachment-{number}"))
     return attachment_items(pairs, parent)
@@ -231,10 +233,31 @@ def attachment_items(attachments: list[tuple[str, bytes]], parent: Source) -> It
         yield nested(replace(found, title=found.title or name, metadata={**found.metadata, "filename": name}), part)
 
 
-def message_item(data: bytes, source: Source) -> Extracted:
-    """One message (of ``source``) as an item, its attachments as (lazy) children."""
+def _parse(data: bytes) -> EmailMessage:
+    """The message in ``data``; a multipart one whose boundary is missing or
+    wrong (its parts one string) read with the boundary its body's lines
+    show ("--B" ... "--B--"), else its body as text/plain."""
     message = BytesParser(policy=policy.default).parsebytes(data)
     assert isinstance(message, EmailMessage)
+    if message.get_content_maintype() != "multipart" or not isinstance(message.get_payload(), str):
+        return message
+    body = str(message.get_payload())
+    for found in re.finditer(r"^--([ -~]{1,70}?)[ \t]*$", body, re.MULTILINE):
+        boundary = found.group(1)
+        if f"\n--{boundary}--" in body and not boundary.endswith("--"):
+            message.set_boundary(boundary)
+            again = BytesParser(policy=policy.default).parsebytes(message.as_bytes())
+            assert isinstance(again, EmailMessage)
+            if isinstance(again.get_payload(), list):
+                return again
+            break
+    message.replace_header("Content-Type", "text/plain")  # what the parser could not split: the text
+    return message
+
+
+def message_item(data: bytes, source: Source) -> Extracted:
+    """One message (of ``source``) as an item, its attachments as (lazy) children."""
+    message = _parse(data)
     metadata = {key.lower(): " ".join(str(message.get(key, "")).split())
                 for key in ("From", "To", "Cc", "Message-ID", "In-Reply-To") if message.get(key)}
     subject = " ".join(str(message.get("Subject", "")).split())
