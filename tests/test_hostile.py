@@ -557,3 +557,53 @@ def test_a_file_or_folder_made_a_link_between_the_scan_and_the_read_is_not_read(
         _, rows = store.execute("SELECT path, status FROM items ORDER BY path")
         assert {Path(str(r[0])).relative_to(folder).as_posix(): r[1] for r in rows} == {
             "a/f.txt": "link-outside", "mine.txt": "ok", "zz": "link-outside"}, rows
+
+
+def test_a_man_page_cannot_pull_in_a_file_from_outside(tmp_path: Path, env: dict[str, str]) -> None:
+    """groff follows `.so FILE` and `.nx FILE` (its safer mode stops neither):
+    a hostile page -- or a mail's attachment shaped like one -- stored the
+    text of any file its path named. groff now reads only the system's files
+    and its input (extract/sandbox.py)."""
+    from lifededup.extract.sandbox import available
+
+    if not available():
+        pytest.skip("this kernel has no Landlock to confine the tools with")
+    folder, outside = tmp_path / "d", tmp_path / "outside"
+    folder.mkdir()
+    outside.mkdir()
+    (outside / "secret.txt").write_text(SECRET + "\n")
+    (folder / "evil.1").write_text(f".TH EVIL 1\n.SH NAME\nevil \\- page\n.SH DESCRIPTION\nbefore\n"
+                                   f".so {outside / 'secret.txt'}\nafter\n")
+    (folder / "next.1").write_text(f".TH NEXT 1\n.SH NAME\nnext \\- page\n.SH DESCRIPTION\nwords\n"
+                                   f".nx {outside / 'secret.txt'}\n")
+    done = lifededup("index", str(folder), env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    texts = {Path(p).name: (row[0], row[2]) for p, row in stored(tmp_path / "s.db").items()}
+    assert texts["evil.1"][0] == "ok" and "before" in str(texts["evil.1"][1]), texts
+    assert not any(SECRET in str(t) for _, t in texts.values()), f"read through .so or .nx: {texts}"
+
+
+def test_a_text_file_posing_as_an_image_cannot_make_ocr_read_another(tmp_path: Path, env: dict[str, str]) -> None:
+    """Tesseract reads a text file given as its image as a list of images to
+    read: `holiday.png` holding the path of a scan outside the folder stored
+    that scan's words. Tesseract now reads only the system's files and the
+    file it is given."""
+    import shutil
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    from lifededup.extract.sandbox import available
+
+    if shutil.which("tesseract") is None or not available():
+        pytest.skip("needs tesseract (scripts/install-system-deps.sh) and a kernel with Landlock")
+    folder, outside = tmp_path / "d", tmp_path / "outside"
+    folder.mkdir()
+    outside.mkdir()
+    image = Image.new("L", (1400, 300), 255)
+    ImageDraw.Draw(image).text((40, 100), "PASSPORT NUMBER 98765", fill=0, font=ImageFont.load_default(size=64))
+    image.save(outside / "passport.png")
+    (folder / "holiday.png").write_text(f"{outside / 'passport.png'}\n")
+    done = lifededup("index", "--ocr", str(folder), env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = stored(tmp_path / "s.db")
+    assert not any("PASSPORT" in str(row[2]).upper() for row in rows.values()), f"OCR read the outside scan: {rows}"

@@ -1,0 +1,100 @@
+"""External tools read only the system's files and their input (Linux Landlock).
+
+groff follows a page's ``.so /path`` and ``.nx /path`` requests, and
+Tesseract reads a text file given as an image as a list of images to read:
+a hostile man page, or a text file named ``.png``, had them pull files from
+outside the folders lifededup was given into the index. Each tool
+:func:`lifededup.extract.tool.run_tool` starts is now confined before it
+runs, by Landlock (Linux 5.13 and later, no privilege needed): it may read
+and run what is under the system's folders (``/usr``, ``/lib*``, ``/bin``,
+``/sbin``, a few files of ``/etc`` the loader and the tools need) and the
+files named on its command line, nothing else -- no home folder, no
+``/etc/passwd``, no other watched file. Writing is not restricted (the
+tools write to their standard output, or to lifededup's temporary folders).
+
+Where the kernel has no Landlock (another system, an old kernel, a
+container that forbids it) the tools run unconfined, as before;
+:func:`available` says which.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import sys
+from collections.abc import Callable, Iterable
+
+# Linux's system call numbers, the same on x86-64 and arm64 (generic table)
+_CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446
+_CREATE_RULESET_VERSION = 1
+_RULE_PATH_BENEATH = 1
+_PR_SET_NO_NEW_PRIVS = 38
+_EXECUTE, _READ_FILE, _READ_DIR = 1 << 0, 1 << 2, 1 << 3
+_READS = _EXECUTE | _READ_FILE | _READ_DIR
+
+# what every tool may read: programs, libraries, their data, and what the
+# loader and the C library read at start
+SYSTEM = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin",
+          "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/alternatives",
+          "/etc/fonts", "/etc/groff", "/etc/papersize", "/var/cache/fontconfig",
+          "/dev/null", "/dev/urandom", "/proc/cpuinfo", "/proc/meminfo", "/sys/devices/system/cpu")
+
+
+class _PathBeneath(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+@functools.lru_cache(maxsize=1)
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+@functools.lru_cache(maxsize=1)
+def available() -> bool:
+    """Whether this kernel confines the tools (Landlock is there and enabled)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        return int(_libc().syscall(_CREATE_RULESET, None, 0, _CREATE_RULESET_VERSION)) >= 1
+    except (OSError, AttributeError):
+        return False
+
+
+def confinement(inputs: Iterable[str]) -> Callable[[], None] | None:
+    """What a tool's child process runs before the tool (``preexec_fn``):
+    confine it to the system's folders and ``inputs``; None without Landlock."""
+    if not available():
+        return None
+    extra = [os.environ["TESSDATA_PREFIX"]] if os.environ.get("TESSDATA_PREFIX") else []
+    paths = [p for p in (*SYSTEM, *extra, *inputs) if os.path.exists(p)]
+    return functools.partial(_confine, tuple(paths))
+
+
+def _confine(paths: tuple[str, ...]) -> None:
+    """In the child, before exec: no read but beneath ``paths``, for it and all it starts."""
+    libc = _libc()
+    handled = ctypes.c_uint64(_READS)
+    ruleset = int(libc.syscall(_CREATE_RULESET, ctypes.byref(handled), ctypes.sizeof(handled), 0))
+    if ruleset < 0:
+        raise OSError(ctypes.get_errno(), "landlock_create_ruleset")
+    try:
+        for path in paths:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue  # gone since it was listed: nothing to allow
+            try:
+                access = _READS if os.path.isdir(path) else _EXECUTE | _READ_FILE
+                rule = _PathBeneath(access, fd)
+                if libc.syscall(_ADD_RULE, ruleset, _RULE_PATH_BENEATH, ctypes.byref(rule), 0) != 0:
+                    raise OSError(ctypes.get_errno(), f"landlock_add_rule {path}")
+            finally:
+                os.close(fd)
+        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+        if libc.syscall(_RESTRICT_SELF, ruleset, 0) != 0:
+            raise OSError(ctypes.get_errno(), "landlock_restrict_self")
+    finally:
+        os.close(ruleset)
