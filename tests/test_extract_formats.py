@@ -138,6 +138,26 @@ def test_event_in_a_time_zone_the_file_defines_comes_back_from_the_worker() -> N
     assert got.doc_date is not None and got.doc_date.isoformat() == "2024-10-23T15:00:00+01:00", got.doc_date
 
 
+@pytest.mark.parametrize("name", ["pythagoras.ods", "pythagoras-kspread.ods"])
+def test_opendocument_spreadsheet_is_its_sheets_rows(name: str) -> None:
+    """A .ods was read as a zip of raw XML parts (two unrelated spreadsheets were near copies by their styles.xml)."""
+    outcomes = list(extract_many([FIXTURES / "opendocument" / name], Limits(timeout_s=60)))
+    assert len(outcomes) == 1, [o.part for o in outcomes]  # no parts: no styles.xml, settings or thumbnail
+    got = outcomes[0].result
+    assert isinstance(got, Extracted) and got.kind == "spreadsheet", got
+    # each sheet's name, then a line per row (the .xlsx reader's form); the formulas' values, not the formulas
+    assert got.text.startswith("Sheet1\n3\n4\n5\n7\n") and got.text.split() == ["Sheet1", "3", "4", "5", "7",
+                                                                                  "Sheet2", "Sheet3"], got.text
+
+
+def test_opendocument_presentation_is_its_slides_text() -> None:
+    got = extract(FIXTURES / "opendocument/cols.odp")
+    assert got.kind == "presentation" and got.mime == "application/vnd.oasis.opendocument.presentation", got
+    for cell in ("11 Lorem ipsum dolor sit amet", "Col 3", "52 Cras ullamcorper porttitor mauris"):
+        assert cell in got.text, got.text
+    assert "<" not in got.text and not got.children, got.text[:200]
+
+
 @pytest.fixture(scope="module")
 def ppt(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample corpus's slides saved as PowerPoint 97-2003 by LibreOffice Impress."""

@@ -1,4 +1,11 @@
-"""OpenDocument text (odfpy); footnotes go after the body, as the DOCX extractor puts them."""
+"""OpenDocument (odfpy): text, spreadsheets, presentations and drawings, and their templates, from content.xml.
+
+A text's footnotes go after the body, as the DOCX extractor puts them.  A
+spreadsheet gives each sheet's name, then its rows as lines of non-empty cells
+a space apart (numbers as their value, as the .xlsx reader gives them); a
+presentation or drawing gives each page's paragraphs (text boxes, tables,
+speaker notes) in order.  Thumbnails, styles and settings are never read.
+"""
 
 from __future__ import annotations
 
@@ -10,21 +17,75 @@ from lifededup.extract.base import Extracted, Format, Probe, Source, iso_date, l
 from lifededup.extract.layout import clean_text
 
 
+# The body element of each OpenDocument type (its mimetype without "-template", "-master"...) and its kind of file.
+_BODIES = {"text": ("text", "document"), "spreadsheet": ("spreadsheet", "spreadsheet"),
+           "presentation": ("presentation", "presentation"), "graphics": ("drawing", "document")}
+_MIME = "application/vnd.oasis.opendocument."
+
+
 def extract_odt(source: Source) -> Extracted:
     from odf import teletype  # type: ignore[import-untyped]
-    from odf.namespaces import DCNS, METANS, TEXTNS  # type: ignore[import-untyped]
+    from odf.namespaces import DCNS, METANS  # type: ignore[import-untyped]
     from odf.opendocument import load  # type: ignore[import-untyped]
 
     document = load(io.BytesIO(source.read_bytes()))
-    notes: list[str] = []
-    paragraphs = [_odf_text(node, notes) for node in _walk_odf(document.text)
-                  if node.qname in ((TEXTNS, "p"), (TEXTNS, "h"))]
+    mime = str(document.mimetype or _MIME + "text")
+    body, kind = _BODIES.get(mime.removeprefix(_MIME).split("-")[0], ("text", "document"))
+    # office:body's element of that type (odfpy's document.spreadsheet is an empty stand-in for some writers')
+    content = next((node for node in _walk_odf(document.body) if node.qname[1] == body), None)
+    if body == "spreadsheet":  # lines of cells, which clean_text would join into one paragraph
+        text = "\n\n".join(_sheet_text(table) for table in _walk_odf(content) if table.qname[1] == "table")
+    else:
+        text = clean_text(_paragraphs_text(content))
     meta = {node.qname: teletype.extractText(node) for node in _walk_odf(document.meta)}
-    return Extracted(text=clean_text("\n\n".join([*paragraphs, *notes])),
-                     title=meta.get((DCNS, "title"), "").strip(),
-                     kind="document", mime="application/vnd.oasis.opendocument.text",
+    return Extracted(text=text, title=meta.get((DCNS, "title"), "").strip(), kind=kind, mime=mime,
                      doc_date=last_saved(iso_date(meta.get((METANS, "creation-date"), "")),
                                          iso_date(meta.get((DCNS, "date"), ""))))
+
+
+def _paragraphs_text(body: Any) -> str:
+    """Every paragraph and heading of a text, or of a presentation's or drawing's pages, then the footnotes."""
+    from odf.namespaces import TEXTNS
+
+    notes: list[str] = []
+    paragraphs = [_odf_text(node, notes) for node in _walk_odf(body) if node.qname in ((TEXTNS, "p"), (TEXTNS, "h"))]
+    return "\n\n".join([*paragraphs, *notes])
+
+
+def _sheet_text(table: Any) -> str:
+    """A sheet's name, then its rows as lines of non-empty cells a space apart.  A repeated row or cell
+    (``number-rows-repeated``: a sheet's million empty rows are one) is read once."""
+    from odf.namespaces import OFFICENS, TABLENS
+
+    lines = []
+    for row in _walk_odf(table):
+        if row.qname != (TABLENS, "table-row"):
+            continue
+        cells = []
+        for cell in row.childNodes:
+            if getattr(cell, "qname", None) != (TABLENS, "table-cell"):
+                continue
+            value = cell.attributes.get((OFFICENS, "value"))
+            if cell.attributes.get((OFFICENS, "value-type")) in ("float", "percentage", "currency") and value:
+                text = _number(value)
+            else:
+                notes: list[str] = []
+                text = " ".join(_odf_text(p, notes) for p in cell.childNodes
+                                if getattr(p, "qname", ("", ""))[1] in ("p", "h"))
+            if text.strip():
+                cells.append(text.strip())
+        if cells:
+            lines.append(" ".join(cells))
+    return f"{table.getAttribute('name') or ''}\n" + "\n".join(lines)
+
+
+def _number(value: str) -> str:
+    """A number as the .xlsx reader shows it (59, not 59.0), so one workbook saved as both gives one text."""
+    try:
+        number = float(value)
+    except ValueError:
+        return value
+    return str(int(number)) if number.is_integer() and abs(number) < 1e16 else str(number)
 
 
 def _odf_text(node: Any, notes: list[str]) -> str:
@@ -62,8 +123,10 @@ def _walk_odf(node: Any) -> Iterator[Any]:
             yield from _walk_odf(child)
 
 
-def _is_odt(probe: Probe) -> bool:
-    return probe.zip_mimetype().startswith(b"application/vnd.oasis.opendocument.text")
+def _is_odf(probe: Probe) -> bool:
+    mime = probe.zip_mimetype().decode("ascii", "replace").strip()
+    return mime.startswith(_MIME) and mime.removeprefix(_MIME).split("-")[0] in _BODIES
 
 
-FORMAT = Format(name="odt", extract=extract_odt, suffixes=(".odt",), magic=_is_odt, zipped=True)
+FORMAT = Format(name="odt", extract=extract_odt, magic=_is_odf, zipped=True,
+                suffixes=(".odt", ".ott", ".ods", ".ots", ".odp", ".otp", ".odg", ".otg"))
