@@ -374,3 +374,21 @@ def test_the_status_counts_the_stores_failures_from_the_start(tmp_path: Path, ro
         Watcher(store, [WatchedFolder(str(root.resolve()))], IndexConfig(workers=1), stop, delay=0.3,
                 on_status=report).run()
     assert reported[0] == ("scanning", 1), reported
+
+
+@pytest.mark.parametrize("target", ["..", "nothere/../deep"])
+def test_a_link_made_while_watching_that_is_refused_removes_nothing(tmp_path: Path, root: Path, target: str) -> None:
+    """A link to a folder above it (a loop) or a broken one whose target
+    reads as a folder inside (`nothere/../deep`) is refused; its target was
+    still taken as scanned, found empty, and every item under it removed
+    (the files still there: a rescan brought them back under new ids)."""
+    write_text(root / "notes" / "deep" / "kept.txt", seed=40)
+    with watching(tmp_path, root) as store:
+        before = item_ids(store)
+        os.symlink(target, root / "notes" / "link")
+        write_text(root / "after.txt", seed=41)  # a batch after the link's event
+        eventually(lambda: str((root / "after.txt").resolve()) in stored_files(store), "the next file is indexed")
+        time.sleep(1.0)
+        after = item_ids(store)
+    assert {p: i for p, i in after.items() if p in before} == before, \
+        f"items removed or renumbered: {set(before) - set(after)}"

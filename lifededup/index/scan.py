@@ -101,7 +101,12 @@ class Scanner:
             self._link(_first_link(path) or path)
         else:
             self._visit(real)
-        inside = self.walls.home(real) is not None and real != path
+        # a link refused (a loop, a broken link whose target reads as a folder
+        # inside) leaves its target to the scan of that folder: named as a
+        # root here, its target's items -- a whole watched folder's -- were
+        # taken for gone and removed
+        refused = stored_path(path) in self.skipped
+        inside = self.walls.home(real) is not None and real != path and not refused
         return [stored_path(path)] + ([stored_path(real)] if inside else [])
 
     def _visit(self, real: str) -> None:
