@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from lifededup.extract import Extracted, MissingTool, extract
+from lifededup.extract import EmptyFile, Extracted, MissingTool, extract
 from lifededup.fingerprint.compare import compare
 
 CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
 OTHER = CORPUS / "Documents/Other formats"
+FIXTURES = Path(__file__).parent / "fixtures"
 REPORT_DOCX = CORPUS / "Documents/garden-club-report/garden-club-report-v3.docx"
 
 
@@ -70,6 +71,38 @@ def test_pptx() -> None:
     got = extract(CORPUS / "Documents/kitchen-quotes/kitchen-plan-slides.pptx")
     assert got.kind == "presentation" and got.metadata["slides"] == "3", got
     assert "Solid wood and birch plywood" in got.text and "Kitchen plan" in got.text, got.text
+
+
+def test_pptx_tables_are_read() -> None:
+    """A deck whose text is all in tables was read as no text, with status ok."""
+    got = extract(FIXTURES / "pptx/tbl-cell.pptx")
+    for cell in ("having custom margins", "vert anchor is bottom", "unladen swallows", "merged cell", "a b c"):
+        assert cell in got.text, got.text
+
+
+def test_pptx_grouped_shapes_nested_groups_and_tables_are_read(tmp_path: Path) -> None:
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Process"
+    group = slide.shapes.add_group_shape()
+    group.shapes.add_textbox(Inches(1), Inches(2), Inches(2), Inches(1)).text_frame.text = "Collect invoices"
+    inner = group.shapes.add_group_shape()
+    inner.shapes.add_textbox(Inches(4), Inches(2), Inches(2), Inches(1)).text_frame.text = "Approve payments"
+    table = slide.shapes.add_table(2, 2, Inches(1), Inches(4), Inches(4), Inches(1)).table
+    for (row, col), text in {(0, 0): "Department", (0, 1): "Budget", (1, 0): "Marketing", (1, 1): "120000"}.items():
+        table.cell(row, col).text = text
+    deck.save(tmp_path / "budget.pptx")
+    got = extract(tmp_path / "budget.pptx")
+    assert got.text.split() == ["Process", "Collect", "invoices", "Approve", "payments", "Department", "Budget",
+                                "Marketing", "120000"], got.text
+
+
+def test_pptx_of_no_text_is_empty_as_a_ppt_is() -> None:
+    with pytest.raises(EmptyFile):
+        extract(FIXTURES / "pptx/shp-groupshape.pptx")
 
 
 @pytest.mark.parametrize("name", ["river-readings.xlsx", "Old Excel/river-readings.xls"])

@@ -1,10 +1,12 @@
-"""PowerPoint 2007+ ``.pptx`` (python-pptx): each slide's text, then its notes."""
+"""PowerPoint 2007+ ``.pptx`` (python-pptx): each slide's text (text boxes, tables, grouped shapes), then its notes."""
 
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable, Iterator
+from typing import Any
 
-from lifededup.extract.base import Extracted, Format, Probe, Source, last_saved
+from lifededup.extract.base import EmptyFile, Extracted, Format, Probe, Source, last_saved
 from lifededup.extract.layout import clean_text
 
 
@@ -14,14 +16,31 @@ def extract_pptx(source: Source) -> Extracted:
     deck = Presentation(io.BytesIO(source.read_bytes()))
     slides = []
     for slide in deck.slides:
-        texts = [shape.text_frame.text for shape in slide.shapes if shape.has_text_frame and shape.text_frame.text]
+        texts = [text for text in _shape_texts(slide.shapes) if text.strip()]
         if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
             texts.append(slide.notes_slide.notes_text_frame.text)
         slides.append("\n\n".join(texts))
+    text = clean_text("\n\n".join(slides))
+    if not text.strip():  # as a .ppt of no text is
+        raise EmptyFile(f"{source.name} holds no slide text")
     props = deck.core_properties
-    return Extracted(text=clean_text("\n\n".join(slides)), title=(props.title or "").strip(), kind="presentation",
+    return Extracted(text=text, title=(props.title or "").strip(), kind="presentation",
                      mime="application/vnd.openxmlformats-officedocument.presentationml.presentation",
                      doc_date=last_saved(props.created, props.modified), metadata={"slides": str(len(slides))})
+
+
+def _shape_texts(shapes: Iterable[Any]) -> Iterator[str]:
+    """The text of each shape in order: a group's shapes, in it, in theirs; a table's rows as lines, cells as words."""
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
+    for shape in shapes:
+        if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
+            yield from _shape_texts(shape.shapes)
+        elif getattr(shape, "has_table", False):
+            rows = (" ".join(cell.text_frame.text.replace("\n", " ") for cell in row.cells) for row in shape.table.rows)
+            yield "\n".join(row for row in rows if row.strip())
+        elif shape.has_text_frame:
+            yield shape.text_frame.text
 
 
 def _is_pptx(probe: Probe) -> bool:
