@@ -607,3 +607,23 @@ def test_a_text_file_posing_as_an_image_cannot_make_ocr_read_another(tmp_path: P
     assert done.returncode == 0, done.stdout + done.stderr
     rows = stored(tmp_path / "s.db")
     assert not any("PASSPORT" in str(row[2]).upper() for row in rows.values()), f"OCR read the outside scan: {rows}"
+
+
+def test_a_file_replaced_by_a_fifo_before_it_is_hashed_does_not_hang_the_run(tmp_path: Path) -> None:
+    """The plan hashes a new file's bytes in the main process, by its path:
+    a file replaced by a FIFO after the scan (a tester's swap while a large
+    file was hashed) blocked the open for ever, waiting for a writer. Now
+    the FIFO is seen for what it is and the worker records it."""
+    from lifededup.index.scan import raw_sha1
+
+    fifo = tmp_path / "z.txt"
+    os.mkfifo(fifo)
+    answer: list[str | None] = []
+    hashing = threading.Thread(target=lambda: answer.append(raw_sha1(stored_path(str(fifo)))), daemon=True)
+    hashing.start()
+    hashing.join(10)
+    if hashing.is_alive():
+        with open(fifo, "wb"):  # let the hung open go, so the thread ends with the test
+            pass
+        raise AssertionError("hashing a FIFO blocked")
+    assert answer == [None], answer

@@ -239,7 +239,12 @@ def raw_sha1(path: str) -> str | None:
         if os.path.realpath(disk) != disk:
             return None  # made a link since the scan found it: not read here (the worker records why)
         digest = hashlib.sha1()
-        with open(disk, "rb") as handle:
+        # not blocking, and a regular file still: one replaced by a FIFO since
+        # the scan hung the run here, in the main process, waiting for a writer
+        descriptor = os.open(disk, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        with open(descriptor, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                return None  # the worker records what it is
             while chunk := handle.read(_READ_BYTES):
                 digest.update(chunk)
         return digest.hexdigest()
