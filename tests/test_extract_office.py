@@ -105,6 +105,51 @@ def test_pptx_of_no_text_is_empty_as_a_ppt_is() -> None:
         extract(FIXTURES / "pptx/shp-groupshape.pptx")
 
 
+def test_macro_enabled_word_document_is_read_and_left_as_it_was() -> None:
+    path = FIXTURES / "office/GPL-2.docm"
+    before = path.read_bytes()
+    got = extract(path)
+    assert got.text.startswith("GNU GENERAL PUBLIC LICENSE Version 2, June 1991"), got.text[:200]
+    assert path.read_bytes() == before
+
+
+def test_powerpoint_template_is_read() -> None:
+    got = extract(FIXTURES / "pptx/cols.potx")
+    assert got.kind == "presentation" and "11 Lorem ipsum dolor sit amet" in got.text, got.text[:200]
+
+
+_MAIN_TYPES = {".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml",
+               ".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"}
+
+
+@pytest.mark.parametrize(("original", "suffix", "content_type"), [
+    (FIXTURES / "office/rota.docx", ".dotx",
+     "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml"),
+    (FIXTURES / "office/rota.docx", ".dotm", "application/vnd.ms-word.template.macroEnabledTemplate.main+xml"),
+    (CORPUS / "Documents/kitchen-quotes/kitchen-plan-slides.pptx", ".pptm",
+     "application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml"),
+    (CORPUS / "Documents/kitchen-quotes/kitchen-plan-slides.pptx", ".ppsm",
+     "application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml"),
+    (CORPUS / "Documents/kitchen-quotes/kitchen-plan-slides.pptx", ".potm",
+     "application/vnd.ms-powerpoint.template.macroEnabled.main+xml"),
+])
+def test_office_templates_and_macro_enabled_files_read_as_the_document(tmp_path: Path, original: Path, suffix: str,
+                                                                      content_type: str) -> None:
+    """Word and PowerPoint save a template or a macro-enabled file as the document with its main part's content
+    type changed: python-docx and python-pptx refused it (a file '<_io.BytesIO object at 0x...>' is not a Word file)."""
+    import zipfile
+
+    path = tmp_path / (original.stem + suffix)
+    with zipfile.ZipFile(original) as package, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as copy:
+        for info in package.infolist():
+            data = package.read(info)
+            if info.filename == "[Content_Types].xml":
+                data = data.replace(_MAIN_TYPES[original.suffix].encode(), content_type.encode())
+                assert content_type.encode() in data
+            copy.writestr(info, data)
+    assert extract(path).text == extract(original).text
+
+
 @pytest.mark.parametrize("name", ["river-readings.xlsx", "Old Excel/river-readings.xls"])
 def test_spreadsheets(name: str) -> None:
     got = extract(CORPUS / "Documents/river-survey" / name)

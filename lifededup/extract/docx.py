@@ -123,8 +123,39 @@ def _drop_entities(element: etree._Element) -> None:
         parent.remove(entity)
 
 
+# The main part's content type of Word's macro-enabled documents and templates, which python-docx refuses (".docm
+# is not a Word file"), though the part is a document's; the same for PowerPoint's (python-pptx: pptx.py).
+WORD_MAIN = "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
+_WORD_VARIANTS = ("application/vnd.ms-word.document.macroEnabled.main+xml",
+                  "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml",
+                  "application/vnd.ms-word.template.macroEnabledTemplate.main+xml")
+
+
+def as_main_type(data: bytes, variants: tuple[str, ...], main: str) -> bytes:
+    """The package ``data`` with its main part's content type, if one of ``variants`` (a template's, a
+    macro-enabled file's), rewritten to ``main``, in memory: the library then reads it as the document it is.
+    The file itself is never written to; a package with no such type is returned as it is."""
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        name = next((n for n in package.namelist() if n.lower() == "[content_types].xml"), None)
+        if name is None:
+            return data
+        types = package.read(name)
+        changed = types
+        for variant in variants:
+            changed = changed.replace(variant.encode(), main.encode())
+        if changed == types:
+            return data
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as copy:
+            for info in package.infolist():
+                copy.writestr(info, changed if info.filename == name else package.read(info))
+        return out.getvalue()
+
+
 def extract_docx(source: Source) -> Extracted:
-    document = docx.Document(io.BytesIO(source.read_bytes()))
+    document = docx.Document(io.BytesIO(as_main_type(source.read_bytes(), _WORD_VARIANTS, WORD_MAIN)))
     _drop_entities(document.element)
     text = clean_text("\n\n".join([*_body(document), *_notes(document)]))
     header, footer = _edges(document)
@@ -143,4 +174,5 @@ def _is_docx(probe: Probe) -> bool:
     return "word/document.xml" in probe.zip_names()
 
 
-FORMAT = Format(name="docx", extract=extract_docx, suffixes=(".docx",), magic=_is_docx, zipped=True)
+FORMAT = Format(name="docx", extract=extract_docx, suffixes=(".docx", ".docm", ".dotx", ".dotm"), magic=_is_docx,
+                zipped=True)

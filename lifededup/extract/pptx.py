@@ -10,10 +10,20 @@ from lifededup.extract.base import EmptyFile, Extracted, Format, Probe, Source, 
 from lifededup.extract.layout import clean_text
 
 
+# The main part's content type of PowerPoint's templates and macro-enabled files, which python-pptx refuses.
+_MAIN = "application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"
+_VARIANTS = ("application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml",
+             "application/vnd.openxmlformats-officedocument.presentationml.template.main+xml",
+             "application/vnd.ms-powerpoint.template.macroEnabled.main+xml",
+             "application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml")
+
+
 def extract_pptx(source: Source) -> Extracted:
     from pptx import Presentation
 
-    deck = Presentation(io.BytesIO(source.read_bytes()))
+    from lifededup.extract.docx import as_main_type
+
+    deck = Presentation(io.BytesIO(as_main_type(source.read_bytes(), _VARIANTS, _MAIN)))
     slides = []
     for slide in deck.slides:
         texts = [text for text in _shape_texts(slide.shapes) if text.strip()]
@@ -47,5 +57,5 @@ def _is_pptx(probe: Probe) -> bool:
     return any(n.startswith("ppt/") for n in probe.zip_names())
 
 
-FORMAT = Format(name="pptx", kind="presentation", extract=extract_pptx, suffixes=(".pptx",), magic=_is_pptx,
-                zipped=True)
+FORMAT = Format(name="pptx", kind="presentation", extract=extract_pptx, magic=_is_pptx, zipped=True,
+                suffixes=(".pptx", ".pptm", ".potx", ".potm", ".ppsx", ".ppsm"))
