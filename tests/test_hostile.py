@@ -627,3 +627,29 @@ def test_a_file_replaced_by_a_fifo_before_it_is_hashed_does_not_hang_the_run(tmp
             pass
         raise AssertionError("hashing a FIFO blocked")
     assert answer == [None], answer
+
+
+def test_a_folder_deeper_than_the_systems_path_limit_is_recorded(tmp_path: Path, env: dict[str, str]) -> None:
+    """Past 4,096 bytes of path the system names no file: the deep folder's
+    files got no item and no failure -- dropped without a word."""
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "a.txt").write_text(hostile_corpus.prose(1))
+    here = os.open(folder, os.O_RDONLY)
+    try:
+        for _ in range(20):  # 20 x 251 bytes, made a step at a time from the folder above
+            os.mkdir("d" * 250, dir_fd=here)
+            deeper = os.open("d" * 250, os.O_RDONLY, dir_fd=here)
+            os.close(here)
+            here = deeper
+        deep = os.open("deep.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=here)
+        os.write(deep, hostile_corpus.prose(2).encode())
+        os.close(deep)
+    finally:
+        os.close(here)
+    done = lifededup("index", str(folder), env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = stored(tmp_path / "s.db")
+    deep_rows = [(row[0], row[1]) for path, row in rows.items() if len(path) > 4096]
+    assert deep_rows and all(s == "unreadable" and "too long" in str(e) for s, e in deep_rows), rows.keys()
+    assert rows[str(folder / "a.txt")][0] == "ok"

@@ -164,8 +164,10 @@ class Scanner:
                 continue
             try:
                 self._entry(entry)
-            except OSError:
-                continue  # vanished between listing and stat: nothing there to record
+            except OSError as exc:
+                if exc.errno != errno.ENOENT:  # else vanished between listing and stat: nothing there to record
+                    # a path past the system's limit (ENAMETOOLONG), an I/O error: said, not dropped unseen
+                    self._skip(entry.path, UNREADABLE, f"cannot be read: {exc.strerror or exc}")
 
     def _entry(self, entry: os.DirEntry[str]) -> None:
         relative = self._relative(entry.path)
