@@ -1025,6 +1025,14 @@ def test_a_mail_is_found_by_its_sender_and_shows_who_wrote_it(tmp_path: Path, st
         assert [(Path(h["path"]).name, h["people"]) for h in hits] == [("trip.eml", said)], (query, out.output)
     text = CliRunner().invoke(main, ["search", "harbour", "--db", store_url]).output
     assert f"     {said}\n" in text, text
+    # found by a sender among many recipients, the snippet is a cut piece of the people line: both were printed
+    crowd = message("Committee", "Minutes attached.\n")
+    crowd.replace_header("To", ", ".join(f"Member {n} <member{n}@example.org>" for n in range(30)))
+    (folder / "committee.eml").write_bytes(bytes(crowd))
+    with open_store(store_url) as store:
+        index(store, [folder], IndexConfig(workers=1))
+    by_sender = CliRunner().invoke(main, ["search", "member17", "--db", store_url]).output
+    assert by_sender.count("member17@example.org") == 1, by_sender
     with TestClient(create_app(store_url), base_url="http://127.0.0.1") as client:
         page = client.get("/", params={"q": "harbour"}).text
         item = client.get(f"/items/{hits[0]['id']}").text

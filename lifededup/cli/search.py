@@ -145,9 +145,9 @@ def _print_hit(number: int, hit: Hit, found: SearchResult) -> None:
     elif found.mode != "collapsed" and hit.cluster_size > 1:
         head += click.style(f"  [cluster {hit.cluster_id}, {hit.cluster_size} items]", fg="cyan")
     click.echo(head)
-    if hit.title and hit.title not in hit.snippet.text:
+    if hit.title and not _said_by(hit.snippet.text, hit.title):
         click.echo(f"     {shown(hit.title)}")  # a mail's subject may carry an escape sequence
-    if hit.people and hit.people not in hit.snippet.text:
+    if hit.people and not _said_by(hit.snippet.text, hit.people):
         click.echo(f"     {shown(hit.people)}")
     if hit.snippet.text:
         click.echo(f"     {_highlighted(hit.snippet)}")
@@ -160,6 +160,13 @@ def _print_hit(number: int, hit: Hit, found: SearchResult) -> None:
         click.echo(f"     copies, newest first: {'; '.join(names)}{f'; and {more} more' if more > 0 else ''}")
         if found.mode == "collapsed" and more > 0:
             click.echo(f"     (lifededup search --cluster {hit.cluster_id} lists them all)")
+
+
+def _said_by(snippet: str, line: str) -> bool:
+    """Whether the snippet shows ``line`` already: holds it, or is a piece of
+    it (a snippet from the people, cut with an ellipsis, printed them twice)."""
+    piece = snippet.strip("…. ")
+    return line in snippet or bool(piece) and piece in " ".join(line.split())
 
 
 def _footer(found: SearchResult, offset: int = 0) -> str:
