@@ -21,6 +21,29 @@ def hanging_on_hang(source: Source, limits: Limits) -> Extracted:
     return extract_source(source, limits)
 
 
+def advancing_then_hanging(source: Source, limits: Limits) -> Extracted:
+    """Four steps of 1.2 s, each reported (OCR's pages); a file named "stuck..." then hangs on its last step."""
+    from lifededup.extract.isolate import report_progress
+
+    for _ in range(4):
+        time.sleep(1.2)
+        report_progress()
+    if source.name.startswith("stuck"):
+        time.sleep(3600)
+    return extract_source(source, limits)
+
+
+def test_a_parser_reporting_progress_runs_past_the_limit_and_one_that_then_hangs_is_stopped(tmp_path: Path) -> None:
+    for name in ("steady.txt", "stuck.txt"):
+        (tmp_path / name).write_text(f"the text of {name}")
+    started = time.monotonic()
+    got = {o.path.name: o.result for o in extract_many([tmp_path / "steady.txt", tmp_path / "stuck.txt"],
+                                                       Limits(timeout_s=2), workers=2, extractor=advancing_then_hanging)}
+    assert isinstance(got["steady.txt"], Extracted) and got["steady.txt"].text == "the text of steady.txt", got
+    assert isinstance(got["stuck.txt"], Failure) and got["stuck.txt"].status == "timeout", got
+    assert time.monotonic() - started < 30
+
+
 def test_hostile_files_do_not_stop_the_batch(tmp_path: Path) -> None:
     names = ["a.txt", "hang.txt", "b.txt", "crash.txt", "greedy.txt", "c.txt"]
     for name in names:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lifededup.extract import Failure, Limits, NoTextLayer, extract, extract_many
+from lifededup.extract import Extracted, Failure, Limits, NoTextLayer, Source, extract, extract_many, extract_source
 
 CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
 WORDS = "The allotment society will meet on Tuesday to discuss the new greenhouse and the water supply"
@@ -77,6 +77,50 @@ def test_ocr_runs_in_the_workers_under_their_limits(scans: dict[str, Path]) -> N
     png = next(o for o in outcomes if o.path == scans["png"])
     assert not isinstance(png.result, Failure) and "greenhouse" in png.result.text.lower(), png.result
     assert all(o.final for o in outcomes), outcomes
+
+
+def slow_ocr(source: Source, limits: Limits) -> Extracted:
+    """The registry's extraction with Tesseract slowed by 2 s a page (run in the workers: module level)."""
+    import time
+
+    from lifededup.extract import ocr
+
+    original = ocr.ocr_image
+
+    def slow(path: Path, languages: str) -> str:
+        time.sleep(2)
+        return original(path, languages)
+
+    ocr.ocr_image = slow  # type: ignore[assignment]
+    try:
+        return extract_source(source, limits)
+    finally:
+        ocr.ocr_image = original  # type: ignore[assignment]
+
+
+@needs_tesseract
+def test_a_long_scan_that_advances_page_by_page_is_not_stopped_as_a_hang(tmp_path: Path) -> None:
+    """A 36-page scan OCR'd at a few seconds a page ran past the 60 s limit and was recorded as a parser that hangs:
+    the limit is a page's now, each page read being reported to the parent (here 4 pages of over 2 s, a 5 s limit)."""
+    import matplotlib
+    from matplotlib import pyplot
+    from PIL import Image
+
+    matplotlib.use("Agg")
+    pages = []
+    for number, line in enumerate(("Monday the greenhouse", "Tuesday the water supply", "Wednesday the allotment",
+                                   "Thursday the society")):
+        figure = pyplot.figure(figsize=(8.5, 3), dpi=200)
+        figure.text(0.05, 0.5, line, fontsize=18, family="DejaVu Serif")
+        figure.savefig(tmp_path / f"page{number}.png", dpi=200)
+        pyplot.close(figure)
+        pages.append(Image.open(tmp_path / f"page{number}.png").convert("RGB"))
+    long_scan = tmp_path / "long scan.pdf"
+    pages[0].save(long_scan, save_all=True, append_images=pages[1:], resolution=200)
+    outcomes = list(extract_many([long_scan], Limits(ocr=True, timeout_s=5), workers=1, extractor=slow_ocr))
+    got = outcomes[0].result
+    assert isinstance(got, Extracted) and got.metadata["pages"] == "4", got
+    assert all(day in got.text.lower() for day in ("monday", "tuesday", "wednesday", "thursday")), got.text
 
 
 @needs_tesseract

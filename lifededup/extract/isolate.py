@@ -185,7 +185,23 @@ def _worker(conn: Connection, limits: Limits, extractor: SourceExtractor, max_ch
         sys.exit(0)
 
 
+# In a worker reading a file: tells the parent that its parser advances (see report_progress).
+_progress: Callable[[], None] | None = None
+
+
+def report_progress() -> None:
+    """Tell the parent process that the file being read advances (OCR calls it after each page).
+
+    The parent stops a worker silent for longer than the time limit; a parser
+    slow on the whole but steady step by step (a 36-page scan OCR'd at a few
+    seconds a page) reports each step, so only a step that hangs is stopped.
+    Outside a worker (a file read in-process) it does nothing."""
+    if _progress is not None:
+        _progress()
+
+
 def _serve(conn: Connection, limits: Limits, extractor: SourceExtractor, max_chars: int, real: bool) -> None:
+    global _progress
     while (task := conn.recv()) is not None:
         index, name = task
         path = Path(fs_path(name))
@@ -193,6 +209,10 @@ def _serve(conn: Connection, limits: Limits, extractor: SourceExtractor, max_cha
         def send(part: str, result: Extracted | Failure) -> None:
             conn.send(("item", index, _utf8(part), _clean(_cut(result, max_chars))))
 
+        def progress(index: int = index) -> None:
+            conn.send(("progress", index, "", None))
+
+        _progress = progress
         peak = _memory_kib()[1]
         try:
             failure = _unreadable(path, real)
@@ -204,6 +224,8 @@ def _serve(conn: Connection, limits: Limits, extractor: SourceExtractor, max_cha
             send("", _out_of_memory(exc, limits, peak) or _failure_of(exc, path))
         except MemoryError:
             send("", Failure("too-large", f"ran out of the {limits.memory_mb} MiB memory limit"))
+        finally:
+            _progress = None
         conn.send(("done", index, "", None))
 
 
@@ -306,6 +328,8 @@ def _drain(worker: _Worker, pool: list[_Worker], ctx: Any, limits: Limits, extra
         while worker.conn.poll():
             kind, _, part, result = worker.conn.recv()
             worker.last_seen = time.monotonic()
+            if kind == "progress":  # the parser advances: only the time since is counted (report_progress)
+                continue
             if kind == "done":
                 if worker.held:
                     yield Outcome(path, *worker.held, final=True)

@@ -49,8 +49,13 @@ def ocr_image(path: Path, languages: str) -> str:
 
 
 def ocr_pdf(data: bytes, languages: str) -> list[str]:
-    """Each page of a PDF rendered at :data:`DPI` and read by Tesseract."""
+    """Each page of a PDF rendered at :data:`DPI` and read by Tesseract.
+
+    Each page read is reported to the parent process (isolate.report_progress): the time limit is then a page's,
+    not the whole scan's, and a long scan that advances is not stopped as a parser that hangs."""
     import pypdfium2 as pdfium  # type: ignore[import-untyped]
+
+    from lifededup.extract.isolate import report_progress
 
     document = pdfium.PdfDocument(data)
     pages = []
@@ -67,6 +72,7 @@ def ocr_pdf(data: bytes, languages: str) -> list[str]:
                 page.close()
                 pages.append(ocr_image(image, languages))
                 image.unlink()
+                report_progress()
     finally:
         document.close()
     return pages
