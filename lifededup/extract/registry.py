@@ -42,6 +42,8 @@ FORMAT_MODULES = (
     "lifededup.extract.compressed",
     "lifededup.extract.archive",
     "lifededup.extract.mhtml",
+    "lifededup.extract.webarchive",
+    "lifededup.extract.postscript",
     "lifededup.extract.mbox",
     "lifededup.extract.mail",
     "lifededup.extract.html",
