@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -179,12 +180,18 @@ class View:
         """The item's own file, as a download: never shown in this origin,
         where a hostile HTML file could act as the view."""
         view = pages.item_view(self.stores.get(), request.path_params["item_id"])
-        if view.original is None:
+        opened = None if view.original is None else pages.open_original(view.original)
+        if opened is None:
             raise NotFound(f"the file of item {view.details.id} is not there to hand out "
                            "(moved, gone, or reached through a link)")
-        return FileResponse(view.original, media_type="application/octet-stream",
-                            filename=download_name(view.details.path),
-                            content_disposition_type="attachment")
+        descriptor, size = opened
+        name = download_name(view.details.path)
+        quoted = quote(name)
+        disposition = (f"attachment; filename*=utf-8''{quoted}" if quoted != name
+                       else f'attachment; filename="{name}"')
+        # streamed from the descriptor opened link by link, never opened again by its name
+        return StreamingResponse(_chunks(descriptor), media_type="application/octet-stream",
+                                 headers={"content-disposition": disposition, "content-length": str(size)})
 
     # -- failures and status ----------------------------------------------------
 
@@ -275,3 +282,10 @@ def download_name(stored: str) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         return raw.decode("cp1252", "replace")
+
+
+def _chunks(descriptor: int, size: int = 1 << 16) -> Iterator[bytes]:
+    """A file's bytes from an open descriptor, closed at the end (or when the client goes)."""
+    with open(descriptor, "rb") as handle:
+        while chunk := handle.read(size):
+            yield chunk
