@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import io
 from email.message import EmailMessage, MIMEPart
 from email.utils import format_datetime
@@ -401,3 +402,34 @@ def test_a_message_whose_body_is_a_message_and_a_multipart_without_its_boundary(
     items = [i for i in walk(extract(wrong)) if isinstance(i, Extracted)]
     assert "harbour at nine" in items[0].text and "--real" not in items[0].text, items[0].text
     assert [(i.part, i.text) for i in items[1:]] == [("attachment 1: notes.txt", "Bring the flask.")], items
+
+
+def raw_mail(subject: bytes, charset: bytes, body: bytes) -> bytes:
+    return (b"From: a@example.com\nTo: b@example.com\nSubject: " + subject + b"\nMIME-Version: 1.0\nContent-Type: "
+            b"text/plain; charset=" + charset + b"\nContent-Transfer-Encoding: 8bit\n\n" + body)
+
+
+def test_a_declared_charset_is_read_as_browsers_read_it_and_not_trusted_blindly(tmp_path: Path) -> None:
+    """A part's declared charset was trusted, bad bytes replaced: Windows-1252
+    quotes labelled ISO-8859-1 were lost, GBK labelled GB2312 lost its rarer
+    characters, Latin-1 labelled UTF-8 was replaced byte by byte; and raw
+    8-bit Latin-1 in a header was replaced."""
+    gbk = "会议室在三楼，请找镕基先生。"
+    cases = [
+        (raw_mail(b"Quotes", b"iso-8859-1", "We don’t ship on Sundays – “express” costs €12.".encode("cp1252")),
+         "Quotes", "We don’t ship on Sundays – “express” costs €12."),
+        (raw_mail(b"=?gb2312?B?" + base64.b64encode("会议镕".encode("gbk")) + b"?=", b"gb2312", gbk.encode("gbk")),
+         "会议镕", gbk),
+        (raw_mail("Réunion d'été".encode("latin-1"), b"utf-8",
+                  "Bonjour Hélène, voici le compte-rendu de la réunion de l'été.".encode("latin-1")),
+         "Réunion d'été", "Bonjour Hélène, voici le compte-rendu de la réunion de l'été."),
+        (raw_mail(b"=?iso-8859-1?Q?It=92s_done?=", b"us-ascii", "Grüße aus München".encode()),
+         "It’s done", "Grüße aus München"),
+        (raw_mail(b"=?ks_c_5601-1987?B?" + base64.b64encode("회의 자료".encode("cp949")) + b"?=", b"x-unknown",
+                  "Hallo Zoë".encode()), "회의 자료", "Hallo Zoë"),
+    ]
+    for number, (data, title, text) in enumerate(cases):
+        path = tmp_path / f"{number}.eml"
+        path.write_bytes(data)
+        found = extract(path)
+        assert (found.title, found.text) == (title, text), (found.title, found.text)

@@ -14,6 +14,9 @@ registry as files.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import codecs
 import re
 from collections.abc import Iterator
 from dataclasses import replace
@@ -111,17 +114,93 @@ def strip_quotes(body: str, *, forward: bool = False, reply: bool = True) -> str
     return "\n".join(kept)
 
 
+# A declared charset read as the browsers read it (the WHATWG Encoding
+# standard): mail programs label Windows-1252 text ISO-8859-1, GBK text
+# GB2312, Korean Outlook's cp949 ks_c_5601-1987, Windows' Shift_JIS cp932
+_AS_BROWSERS_READ = {"iso8859-1": "cp1252", "ascii": "cp1252", "gb2312": "gb18030", "gbk": "gb18030",
+                     "euc_kr": "cp949", "shift_jis": "cp932", "iso8859-9": "cp1254", "tis-620": "cp874"}
+# Labels of Western single-byte text: bytes valid as UTF-8 (and not ASCII) under them are UTF-8
+_WESTERN = frozenset({"cp1252", "iso8859-1", "iso8859-15", "ascii"})
+
+
+def decode_declared(raw: bytes, charset: str | None) -> str:
+    """``raw`` in its declared ``charset`` -- strictly, the label read as
+    browsers read it; UTF-8 when that fails (or the bytes are UTF-8 under a
+    Western label); else the legacy code page they are in
+    (:func:`lifededup.extract.text.decode`, which replaces bad bytes only last)."""
+    try:
+        declared = codecs.lookup(charset.strip().strip('"')).name if charset else None
+    except (LookupError, ValueError):
+        declared = None
+    utf8 = None
+    try:
+        utf8 = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    if declared is not None:
+        if utf8 is not None and declared in _WESTERN and not raw.isascii():
+            return utf8
+        for name in dict.fromkeys((_AS_BROWSERS_READ.get(declared, declared), declared)):
+            try:
+                return raw.decode(name)
+            except UnicodeDecodeError:
+                pass
+    return utf8 if utf8 is not None else decode(raw)[0]
+
+
 def part_text(part: MIMEPart) -> str:
-    """A text part's text, in its charset (else guessed)."""
+    """A text part's text, in its charset (:func:`decode_declared`)."""
     payload = part.get_payload(decode=True)
-    raw = payload if isinstance(payload, bytes) else b""
-    charset = part.get_content_charset()
-    if charset:
+    return decode_declared(payload if isinstance(payload, bytes) else b"", part.get_content_charset())
+
+
+# What the email package makes of a header whose bytes it misread: a
+# replaced byte, or a Windows-1252 quote read as an ISO-8859-1 C1 control
+_MISREAD = re.compile("[\ufffd\x80-\x9f]")
+# An RFC 2047 encoded word: =?charset(*language)?B|Q?text?=
+_ENCODED_WORD = re.compile(r"=\?([^?\s*]+)(\*[^?\s]*)?\?([bBqQ])\?([^?\s]*)\?=")
+
+
+def header_text(message: MIMEPart, name: str) -> str:
+    """A header's value as text, its words on one line.  Where the email
+    package misread it -- it trusts a label (an ISO-8859-1 word holding
+    Windows-1252 quotes, a GB2312 one holding GBK) and replaces raw 8-bit
+    bytes ("R\\xe9union") -- its encoded words and bytes are decoded as
+    :func:`decode_declared` decodes a part."""
+    raw = next((value for key, value in message.raw_items() if key.lower() == name.lower()), None)
+    if raw is None:
+        return ""
+    parsed = " ".join(str(message.get(name, "")).split())
+    if not _MISREAD.search(parsed):
+        return parsed  # the email package's reading (an address list's quoting made regular)
+    try:
+        value = decode_declared(raw.encode("ascii", "surrogateescape"), None)
+    except UnicodeEncodeError:  # already text (a message built in Python)
+        value = raw
+    pieces: list[str] = []
+    words: tuple[str, bytes] | None = None  # encoded words in a row, of one charset: one text (a character split)
+    end = 0
+    for found in _ENCODED_WORD.finditer(value):
+        between = value[end:found.start()]
+        charset, kind, text = found.group(1), found.group(3).upper(), found.group(4)
         try:
-            return raw.decode(charset, errors="replace")
-        except LookupError:
-            pass
-    return decode(raw)[0]
+            data = (base64.b64decode(text + "=" * (-len(text) % 4)) if kind == "B"
+                    else binascii.a2b_qp(text.encode("ascii", "replace"), header=True))
+        except (binascii.Error, ValueError):
+            continue  # not a word after all: kept as it is
+        if words is not None and not between.strip() and words[0].lower() == charset.lower():
+            words = (words[0], words[1] + data)
+        else:
+            if words is not None:
+                pieces.append(decode_declared(words[1], words[0]))
+            if words is None or between.strip():  # white space between encoded words is not text
+                pieces.append(between)
+            words = (charset, data)
+        end = found.end()
+    if words is not None:
+        pieces.append(decode_declared(words[1], words[0]))
+    pieces.append(value[end:])
+    return " ".join("".join(pieces).split())
 
 
 # A text/plain part this short beside its HTML alternative is a stub ("This
@@ -258,9 +337,9 @@ def _parse(data: bytes) -> EmailMessage:
 def message_item(data: bytes, source: Source) -> Extracted:
     """One message (of ``source``) as an item, its attachments as (lazy) children."""
     message = _parse(data)
-    metadata = {key.lower(): " ".join(str(message.get(key, "")).split())
+    metadata = {key.lower(): header_text(message, key)
                 for key in ("From", "To", "Cc", "Message-ID", "In-Reply-To") if message.get(key)}
-    subject = " ".join(str(message.get("Subject", "")).split())
+    subject = header_text(message, "Subject")
     forward = is_forward(subject)
     reply = is_reply(subject, bool(message.get("In-Reply-To") or message.get("References")))
     text = clean_text(strip_quotes(_body(message, forward=forward, reply=reply), forward=forward, reply=reply))
