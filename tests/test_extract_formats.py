@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from lifededup.extract import (Extracted, Failure, Limits, MissingTool, Source, extract, extract_many, extract_source,
-                               sniff, walk)
+from lifededup.extract import (Extracted, Failure, Limits, MissingTool, Source, UnsupportedFormat, extract, extract_many,
+                               extract_source, sniff, walk)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
@@ -156,6 +156,38 @@ def test_opendocument_presentation_is_its_slides_text() -> None:
     for cell in ("11 Lorem ipsum dolor sit amet", "Col 3", "52 Cras ullamcorper porttitor mauris"):
         assert cell in got.text, got.text
     assert "<" not in got.text and not got.children, got.text[:200]
+
+
+def test_safari_web_archive_is_the_page_it_holds(tmp_path: Path) -> None:
+    """A .webarchive (a binary property list: the page's HTML in WebMainResource) was indexed as text, b"bplist00"
+    and raw markup; it is the page, the same text as the page saved as .html."""
+    import plistlib
+
+    page = FIXTURES / "html/fhs-3.0-sbin-options.html"
+    archive = tmp_path / "sbin.webarchive"
+    archive.write_bytes(plistlib.dumps({"WebMainResource": {
+        "WebResourceData": page.read_bytes(), "WebResourceFrameName": "", "WebResourceMIMEType": "text/html",
+        "WebResourceTextEncodingName": "UTF-8", "WebResourceURL": "https://refspecs.linuxfoundation.org/FHS_3.0/"},
+        "WebSubresources": [{"WebResourceData": b"\x89PNG\r\n", "WebResourceMIMEType": "image/png",
+                             "WebResourceURL": "https://refspecs.linuxfoundation.org/logo.png"}]},
+        fmt=plistlib.FMT_BINARY))
+    got = extract(archive)
+    want = extract(page)
+    assert got.kind == "web page" and got.text == want.text and got.title == want.title, got.text[:200]
+
+
+@needs_groff
+def test_postscript_is_recognised_and_said_to_be_unread(tmp_path: Path) -> None:
+    """PostScript was indexed as text, two-thirds operators; gzipped (.ps.gz, as Debian ships manuals) too."""
+    page = gzip.decompress(_real(MAN / "man1/ls.1.gz").read_bytes())
+    postscript = subprocess.run(["groff", "-man", "-Tps"], input=page, capture_output=True, check=True).stdout
+    assert postscript.startswith(b"%!PS-Adobe-3.0")
+    (tmp_path / "ls.ps").write_bytes(postscript)
+    (tmp_path / "ls.ps.gz").write_bytes(gzip.compress(postscript))
+    (tmp_path / "ls-printout").write_bytes(postscript)  # no suffix: by content
+    for name in ("ls.ps", "ls.ps.gz", "ls-printout"):
+        with pytest.raises(UnsupportedFormat, match="PostScript is not read"):
+            extract(tmp_path / name)
 
 
 @pytest.fixture(scope="module")
