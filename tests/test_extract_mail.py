@@ -12,6 +12,7 @@ from pathlib import Path
 import docx
 
 from lifededup.extract import Extracted, Failure, extract, extract_many, walk
+from lifededup.extract.base import UnsupportedFormat
 
 BODY = ("Hi Sam,\n\nThe boat trip is booked for Saturday the 14th. We meet at the harbour at nine, bring\n"
         "waterproofs and something warm to drink.\n\nBest,\nAlex\n")
@@ -433,3 +434,33 @@ def test_a_declared_charset_is_read_as_browsers_read_it_and_not_trusted_blindly(
         path.write_bytes(data)
         found = extract(path)
         assert (found.title, found.text) == (title, text), (found.title, found.text)
+
+
+def test_a_nul_byte_does_not_make_a_mail_binary(tmp_path: Path) -> None:
+    """One NUL byte in a mail's first 8 KB (broken mailers send them) made a
+    Maildir message, an .eml, and a whole mailbox named as Thunderbird names
+    them ("Inbox") "unsupported: binary data"."""
+    broken = bytes(message("Boat trip", BODY)).replace(b"at nine", b"at nine\x00")
+    assert b"\x00" in broken
+    (tmp_path / "Maildir" / "cur").mkdir(parents=True)
+    maildir = tmp_path / "Maildir" / "cur" / "1700000000.M1P1.host:2,S"
+    maildir.write_bytes(broken)
+    eml = tmp_path / "trip.eml"
+    eml.write_bytes(broken)
+    for path in (maildir, eml):
+        found = extract(path)
+        assert (found.kind, found.title) == ("email", "Boat trip") and "harbour at nine" in found.text, found
+        assert "\x00" not in found.text
+    inbox = tmp_path / "Inbox"
+    write_mbox(inbox, [message("Boat trip", BODY), message("Two", "Tuesday at eight")])
+    inbox.write_bytes(inbox.read_bytes().replace(b"at nine", b"at nine\x00"))
+    titles = [i.title for i in walk(extract(inbox)) if isinstance(i, Extracted) and i.kind == "email"]
+    assert titles == ["Boat trip", "Two"], titles
+    fake = tmp_path / "photo.eml"  # binary data named .eml is still refused
+    fake.write_bytes(bytes(range(256)) * 8)
+    try:
+        extract(fake)
+    except UnsupportedFormat:
+        pass
+    else:
+        raise AssertionError("binary data named .eml was read as mail")

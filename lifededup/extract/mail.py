@@ -342,7 +342,8 @@ def message_item(data: bytes, source: Source) -> Extracted:
     subject = header_text(message, "Subject")
     forward = is_forward(subject)
     reply = is_reply(subject, bool(message.get("In-Reply-To") or message.get("References")))
-    text = clean_text(strip_quotes(_body(message, forward=forward, reply=reply), forward=forward, reply=reply))
+    body = _body(message, forward=forward, reply=reply).replace("\x00", "")  # a broken mailer's NUL byte
+    text = clean_text(strip_quotes(body, forward=forward, reply=reply))
     return Extracted(text=text, title=subject, kind="email",
                      mime="message/rfc822", doc_date=message_date(message), metadata=metadata,
                      children=_attachments(message, source))

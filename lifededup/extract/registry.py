@@ -110,6 +110,9 @@ def sniff(source: Source) -> str:
                                 "be read without it (save a copy without the password to index it)")
         raise UnsupportedFormat(f"{source.name} is an old Office (OLE2) file of a kind lifededup does not read")
     if looks_binary(probe.head):
+        mail = _mail_despite_binary(source, probe)
+        if mail is not None:
+            return mail
         # "despite" only where the name promised a format read (a .txt): a .wav or .deb promised none
         claimed = source.suffix.lower() in supported_suffixes()
         raise UnsupportedFormat(f"{source.name} holds binary data of no format lifededup reads"
@@ -121,6 +124,27 @@ def sniff(source: Source) -> str:
         if fmt.looks_like is not None and fmt.looks_like(probe):
             return fmt.name
     return "text"  # text by content: README.Debian, NEWS, notes.2019
+
+
+# The formats of mail, which a stray NUL byte or control character (a broken
+# mailer's, an attachment sent raw) does not make binary
+_MAIL_FORMATS = ("mbox", "eml")
+# A header field's line, or an mbox's envelope line
+_MAIL_FIRST_LINE = re.compile(rb"\s*(From |[!-9;-~]+:)")
+
+
+def _mail_despite_binary(source: Source, probe: Probe) -> str | None:
+    """The mail format of a file with a byte that looks binary: its head is
+    mail headers or an mbox (a Maildir's message, Thunderbird's ``Inbox``),
+    or its name says mail (``.eml``, ``.mbox``) and it starts as mail does."""
+    for name in _MAIL_FORMATS:
+        looks_like = formats()[name].looks_like
+        if looks_like is not None and looks_like(probe):
+            return name
+    named = _suffix_format(source.name)
+    if named in _MAIL_FORMATS and _MAIL_FIRST_LINE.match(probe.head):
+        return named
+    return None
 
 
 def check_zip(source: Source, limits: Limits) -> None:
