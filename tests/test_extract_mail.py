@@ -464,3 +464,22 @@ def test_a_nul_byte_does_not_make_a_mail_binary(tmp_path: Path) -> None:
         pass
     else:
         raise AssertionError("binary data named .eml was read as mail")
+
+
+def test_an_mbox_without_blank_lines_before_its_separators(tmp_path: Path) -> None:
+    """Eudora and others write an mbox's "From " envelope line right after
+    the last body line: five messages were one, where Python's mailbox
+    reads five.  A "From " line in a body that is no envelope is still text."""
+    path = tmp_path / "eudora.mbx"
+    with path.open("wb") as out:
+        for number in range(5):
+            body = f"Message {number} body.\nFrom the harbour we sail at {number}.\n"
+            out.write(b"From ???@??? Sat Apr 21 09:00:00 2001\n" + bytes(message(f"Message {number}", body)).rstrip(b"\n")
+                      + b"\n")
+    messages = [m for m in walk(extract(path)) if isinstance(m, Extracted) and m.kind == "email"]
+    assert [m.title for m in messages] == [f"Message {n}" for n in range(5)], [m.title for m in messages]
+    assert "From the harbour we sail at 3." in messages[3].text, messages[3].text
+    crlf = tmp_path / "crlf.mbox"
+    crlf.write_bytes(path.read_bytes().replace(b"\n", b"\r\n").replace(b"???@??? Sat", b"a@b Sat").replace(
+        b" 2001\r\n", b" +0000 2001\r\n"))
+    assert len([m for m in walk(extract(crlf)) if isinstance(m, Extracted) and m.kind == "email"]) == 5

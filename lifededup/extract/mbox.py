@@ -14,6 +14,12 @@ from lifededup.extract.base import CorruptFile, EmptyFile, Extracted, Failure, F
 from lifededup.extract.mail import looks_like_mail, message_item
 
 
+# An envelope line: "From " the sender and the date as asctime writes it
+# ("From alex@example.org Mon Jun  3 09:30:00 2024", a zone before or after
+# the year) -- a separator even with no blank line before it, as Eudora and
+# others write mailboxes and Python's mailbox reads them
+_ENVELOPE = re.compile(rb"From \S+ +[A-Za-z]{3},? +[A-Za-z]{3} +\d{1,2},? +\d{1,2}:\d\d(:\d\d)?"
+                       rb"( +[-+]?[A-Za-z0-9]{1,5})? +\d{4}( +[-+]?[A-Za-z0-9]{1,5})?\s*$")
 # A mailbox is read in pieces of at most this many bytes: a message of one
 # line of hundreds of MB is never one allocation
 _PIECE = 2**20
@@ -29,7 +35,7 @@ def whole_message_cap(limits: Limits) -> int:
 
 def iter_mbox_messages(source: Source) -> Iterator[bytes | int]:
     """The raw bytes of each message, read line by line (mboxo/mboxrd "From "
-    separators) -- or, for a message over ``whole_message_cap``, its size:
+    separators: after a blank line, or an envelope line after any) -- or, for a message over ``whole_message_cap``, its size:
     it is not assembled, which would run the worker out of memory and lose
     the messages after it."""
     def pieces() -> Iterator[tuple[bytes, bool]]:
@@ -48,7 +54,7 @@ def iter_mbox_messages(source: Source) -> Iterator[bytes | int]:
     size = 0
     previous_blank = True
     for piece, starts in pieces():
-        if starts and piece.startswith(b"From ") and previous_blank:
+        if starts and piece.startswith(b"From ") and (previous_blank or _ENVELOPE.match(piece)):
             if size > cap:
                 yield size
             elif current:
