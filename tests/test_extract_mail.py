@@ -483,3 +483,13 @@ def test_an_mbox_without_blank_lines_before_its_separators(tmp_path: Path) -> No
     crlf.write_bytes(path.read_bytes().replace(b"\n", b"\r\n").replace(b"???@??? Sat", b"a@b Sat").replace(
         b" 2001\r\n", b" +0000 2001\r\n"))
     assert len([m for m in walk(extract(crlf)) if isinstance(m, Extracted) and m.kind == "email"]) == 5
+
+
+def test_bcc_is_kept_with_the_other_recipients(tmp_path: Path) -> None:
+    """A sent mail's Bcc: recipients (kept in the sender's copy) were not
+    among its metadata, so not in its people."""
+    sent = message("Boat trip", BODY)
+    sent["Bcc"] = "Dana Reyes <dana@example.org>"
+    path = tmp_path / "sent.eml"
+    path.write_bytes(bytes(sent))
+    assert extract(path).metadata["bcc"] == "Dana Reyes <dana@example.org>", extract(path).metadata

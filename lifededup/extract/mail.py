@@ -338,7 +338,7 @@ def message_item(data: bytes, source: Source) -> Extracted:
     """One message (of ``source``) as an item, its attachments as (lazy) children."""
     message = _parse(data)
     metadata = {key.lower(): header_text(message, key)
-                for key in ("From", "To", "Cc", "Message-ID", "In-Reply-To") if message.get(key)}
+                for key in ("From", "To", "Cc", "Bcc", "Message-ID", "In-Reply-To") if message.get(key)}
     subject = header_text(message, "Subject")
     forward = is_forward(subject)
     reply = is_reply(subject, bool(message.get("In-Reply-To") or message.get("References")))
