@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from lifededup.extract import (Extracted, Failure, Limits, MissingTool, Source, UnsupportedFormat, extract, extract_many,
-                               extract_source, sniff, walk)
+from lifededup.extract import (Extracted, Failure, Limits, MissingTool, Source, TooLarge, UnsupportedFormat, extract,
+                               extract_many, extract_source, sniff, walk)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
@@ -259,7 +259,7 @@ def _archive_members() -> dict[str, bytes]:
             "notes/README": b"A plain note with no extension, read by its content.\n"}
 
 
-@pytest.mark.parametrize("kind", ["zip", "tar", "tar.gz", "tgz"])
+@pytest.mark.parametrize("kind", ["zip", "tar", "tar.gz", "tgz", "tar.bz2", "tar.xz"])
 def test_archive_members_are_parts(tmp_path: Path, kind: str) -> None:
     members = _archive_members()
     path = tmp_path / f"backup.{kind}"
@@ -268,7 +268,8 @@ def test_archive_members_are_parts(tmp_path: Path, kind: str) -> None:
             for name, data in members.items():
                 archive.writestr(name, data)
     else:
-        with tarfile.open(path, "w:gz" if "gz" in kind else "w") as archive:
+        mode = {"tar.gz": "w:gz", "tgz": "w:gz", "tar.bz2": "w:bz2", "tar.xz": "w:xz"}.get(kind, "w")
+        with tarfile.open(path, mode) as archive:
             for name, data in members.items():
                 info = tarfile.TarInfo(name)
                 info.size = len(data)
@@ -291,6 +292,26 @@ def test_gz_of_one_file_is_that_file(tmp_path: Path) -> None:
     path.write_bytes(gzip.compress(b"Seed order: broad beans, leeks and two kinds of kale.\n"))
     got = extract(path)
     assert got.text == "Seed order: broad beans, leeks and two kinds of kale.\n" and got.kind == "text", got
+
+
+@pytest.mark.parametrize(("suffix", "compress"), [(".bz2", "bz2"), (".xz", "lzma")])
+def test_bz2_and_xz_of_one_file_are_that_file_within_the_unpacked_size_limit(tmp_path: Path, suffix: str,
+                                                                            compress: str) -> None:
+    """Single-file .bz2 and .xz were 'binary data of no format lifededup reads', while a .tar.bz2 was read."""
+    import importlib
+
+    module = importlib.import_module(compress)
+    licence = _real(Path("/usr/share/common-licenses/GPL-2"))
+    path = tmp_path / f"GPL-2.txt{suffix}"
+    path.write_bytes(module.compress(licence.read_bytes()))
+    got = extract(path)
+    assert got.kind == "text" and got.text == extract(licence).text, got.text[:200]
+    assert got.metadata["member"] == "GPL-2.txt" and got.metadata["compressed"] in ("bzip2", "xz"), got.metadata
+    bomb = tmp_path / f"zeros{suffix}"
+    bomb.write_bytes(module.compress(b"\0" * 2**22))  # 4 MiB of zeros: a few hundred bytes packed
+    assert bomb.stat().st_size < 2**12
+    with pytest.raises(TooLarge, match="refused as a bomb"):
+        extract(bomb, Limits(max_unpacked_bytes=2**20))
 
 
 def test_archive_limits_members_size_and_depth(tmp_path: Path) -> None:
