@@ -428,6 +428,9 @@ def test_a_declared_charset_is_read_as_browsers_read_it_and_not_trusted_blindly(
          "It’s done", "Grüße aus München"),
         (raw_mail(b"=?ks_c_5601-1987?B?" + base64.b64encode("회의 자료".encode("cp949")) + b"?=", b"x-unknown",
                   "Hallo Zoë".encode()), "회의 자료", "Hallo Zoë"),
+        # labels of codecs that are no text encodings (Python's base64, rot13) or fail as a whole (undefined)
+        (raw_mail(b"=?rot13?Q?caf=C3=A9?=", b"base64", "Hallo Zoë".encode()), "café", "Hallo Zoë"),
+        (raw_mail(b"=?undefined?Q?caf=C3=A9?=", b"idna", "Hallo Zoë".encode()), "café", "Hallo Zoë"),
     ]
     for number, (data, title, text) in enumerate(cases):
         path = tmp_path / f"{number}.eml"

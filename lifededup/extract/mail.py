@@ -143,7 +143,7 @@ def decode_declared(raw: bytes, charset: str | None) -> str:
         for name in dict.fromkeys((_AS_BROWSERS_READ.get(declared, declared), declared)):
             try:
                 return raw.decode(name)
-            except UnicodeDecodeError:
+            except (UnicodeError, LookupError):  # bytes not in it, or a codec of no text (charset=base64)
                 pass
     return utf8 if utf8 is not None else decode(raw)[0]
 
@@ -156,6 +156,7 @@ def part_text(part: MIMEPart) -> str:
 
 # What the email package makes of a header whose bytes it misread: a
 # replaced byte, or a Windows-1252 quote read as an ISO-8859-1 C1 control
+# (or an encoded word it left as it was, of a codec it could not use)
 _MISREAD = re.compile("[\ufffd\x80-\x9f]")
 # An RFC 2047 encoded word: =?charset(*language)?B|Q?text?=
 _ENCODED_WORD = re.compile(r"=\?([^?\s*]+)(\*[^?\s]*)?\?([bBqQ])\?([^?\s]*)\?=")
@@ -171,7 +172,7 @@ def header_text(message: MIMEPart, name: str) -> str:
     if raw is None:
         return ""
     parsed = " ".join(str(message.get(name, "")).split())
-    if not _MISREAD.search(parsed):
+    if not _MISREAD.search(parsed) and not _ENCODED_WORD.search(parsed):
         return parsed  # the email package's reading (an address list's quoting made regular)
     try:
         value = decode_declared(raw.encode("ascii", "surrogateescape"), None)
