@@ -190,6 +190,14 @@ def test_postscript_is_recognised_and_said_to_be_unread(tmp_path: Path) -> None:
             extract(tmp_path / name)
 
 
+@pytest.mark.parametrize(("name", "fmt"), [("refcard.dvi.gz", "DVI (TeX.s output) is not read"), ("notes.7z", "7-Zip archives are not"),
+                                         ("checklist.djvu", "DjVu (scanned pages) is not read")])
+def test_formats_not_read_are_named(name: str, fmt: str) -> None:
+    """A .7z, .dvi or .djvu was 'binary data of no format lifededup reads': now the reason names the format."""
+    with pytest.raises(UnsupportedFormat, match=fmt.replace("(", r"\(").replace(")", r"\)")):
+        extract(FIXTURES / "unread" / name)
+
+
 @pytest.fixture(scope="module")
 def ppt(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample corpus's slides saved as PowerPoint 97-2003 by LibreOffice Impress."""

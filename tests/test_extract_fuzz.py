@@ -37,12 +37,12 @@ SEEDS = {
     "ppt": "Documents/Other formats/garden-club-report-v3.doc",
     "mhtml": "../tests/fixtures/mhtml/lighthouse-walk.mhtml",  # saved by Chromium (tests/fixtures/mhtml/README.md)
     "webarchive": "../tests/fixtures/webarchive/fhs-3.0-sbin-options.webarchive",
-    "postscript": "/usr/share/vim/vim90/print/mac-roman.ps",  # a PostScript resource Debian's vim-runtime ships
+    "unread": "/usr/share/vim/vim90/print/mac-roman.ps",  # a PostScript resource Debian's vim-runtime ships
     "archive": "Documents/garden-club-report/garden-club-report-v3.docx", "image": "Bad files/holiday photo.jpg",
 }
 SUFFIX = {"text": ".txt", "mbox": ".mbox", "eml": ".eml", "html": ".html", "man": ".1", "gzip": ".gz",
           "vcard": ".vcf", "icalendar": ".ics", "archive": ".zip", "image": ".jpg",
-          "mhtml": ".mhtml", "postscript": ".ps"}
+          "mhtml": ".mhtml", "unread": ".ps"}
 
 
 def mutate(data: bytes, rng: random.Random) -> bytes:

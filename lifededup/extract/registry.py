@@ -43,7 +43,7 @@ FORMAT_MODULES = (
     "lifededup.extract.archive",
     "lifededup.extract.mhtml",
     "lifededup.extract.webarchive",
-    "lifededup.extract.postscript",
+    "lifededup.extract.unread",
     "lifededup.extract.mbox",
     "lifededup.extract.mail",
     "lifededup.extract.html",
