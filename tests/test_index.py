@@ -514,3 +514,21 @@ def test_a_table_of_readings_resaved_with_one_corrected_is_a_near_copy_and_other
     assert all(f is not None for p, _, f in rows if str(p).endswith(".xlsx")), "the sheets are sampled"
     months = [cluster[s.name] for s in statements]
     assert len(set(months)) == len(statements), f"statements of other months grouped: {cluster}"
+
+
+def test_a_sent_mails_blind_copies_are_among_its_people(store: Store, tmp_path: Path) -> None:
+    """A sent mail keeps its Bcc: recipients in the sender's copy; items.people
+    named from, to and cc only, so a search for a blind-copied friend missed it."""
+    from email.message import EmailMessage
+
+    folder = tmp_path / "Sent"
+    folder.mkdir()
+    sent = EmailMessage()
+    sent["From"], sent["To"], sent["Bcc"] = "Me <me@example.org>", "Sam <sam@example.org>", "Dana <dana@example.org>"
+    sent["Subject"] = "Plans"
+    sent.set_content(prose(5))
+    (folder / "plans.eml").write_bytes(bytes(sent))
+    run(store, [folder], CONFIG)
+    _, rows = store.execute("SELECT people FROM items WHERE part = ''")
+    assert rows == [("from Me <me@example.org>; to Sam <sam@example.org>; bcc Dana <dana@example.org>",)], rows
+

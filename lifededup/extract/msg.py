@@ -35,7 +35,8 @@ def extract_msg(source: Source) -> Extracted:
             quoted = is_reply(subject) and not forward  # a new message's quote is its own text
             body = parse_html(without_html_quotes(message.htmlBody) if quoted else message.htmlBody).text
         metadata = {k: " ".join(str(v).replace("\x00", "").split())
-                    for k, v in (("from", message.sender), ("to", message.to), ("cc", message.cc)) if v}
+                    for k, v in (("from", message.sender), ("to", message.to), ("cc", message.cc),
+                                 ("bcc", getattr(message, "bcc", None))) if v}
         # a signed message's parts are SignedAttachments, which have a name but no getFilename()
         attachments = [(getattr(a, "longFilename", None) or getattr(a, "name", None) or f"attachment-{i}", a.data)
                        for i, a in enumerate(message.attachments, start=1)
@@ -45,7 +46,9 @@ def extract_msg(source: Source) -> Extracted:
         message.close()
     if not body.strip() and not subject and not attachments:
         raise EmptyFile(f"{source.name} is a message with no text")
-    return Extracted(text=clean_text(strip_quotes(body, forward=forward)), title=subject, kind="email",
+    # as a mail's: only a reply loses its quote (a newsletter's rules and '> ' lines are its text)
+    return Extracted(text=clean_text(strip_quotes(body, forward=forward, reply=is_reply(subject))),
+                     title=subject, kind="email",
                      mime="application/vnd.ms-outlook", doc_date=date, metadata=metadata,
                      children=attachment_items(attachments, source))
 

@@ -64,8 +64,10 @@ def text_of(outcome: Outcome) -> str | None:
 
 
 def people_of(result: Extracted) -> str | None:
-    """A mail's sender and recipients as ``items.people`` keeps them: ``from NAME <ADDRESS>; to ...; cc ...``."""
-    said = [f"{field} {result.metadata[field]}" for field in ("from", "to", "cc") if result.metadata.get(field)]
+    """A mail's sender and recipients as ``items.people`` keeps them: ``from NAME <ADDRESS>; to ...; cc ...;
+    bcc ...`` (a sent mail's blind copies: its author's own record)."""
+    said = [f"{field} {result.metadata[field]}" for field in ("from", "to", "cc", "bcc")
+            if result.metadata.get(field)]
     return "; ".join(said)[:10_000] if said and result.kind == "email" else None
 
 
