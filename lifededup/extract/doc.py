@@ -101,7 +101,7 @@ def piece_table_text(path: Path) -> str:
 def _summary(path: Path) -> tuple[str, datetime | None]:
     """The title and the last save (else the creation) SummaryInformation
     records; nothing where it records none or cannot be read."""
-    import olefile  # type: ignore[import-untyped]
+    import olefile
 
     try:
         with olefile.OleFileIO(str(path)) as ole:
