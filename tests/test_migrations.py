@@ -765,10 +765,14 @@ def test_0020_reads_again_a_sheet_of_numbers_that_was_unsampled_and_the_pages(st
     note = prose(3)
     (folder / "note.txt").write_text(note)
     (folder / "tools.html").write_text("<table><tr><td>fdisk</td><td>Partition</td></tr></table>")
+    (folder / "news.eml").write_text("From: a@example.org\nSubject: News\n\n> quoted words of the issue\n")
+    (folder / "deck.odp").write_bytes(b"PK\x05\x06" + b"\x00" * 18)
     upgrade_to(store_url, "0019")
     write_files_as_before(store_url, folder, [(1, "readings.xlsx", "", "spreadsheet", None, "site a 1.5 site b 2.5"),
                                               (2, "note.txt", "", "text", None, note),
-                                              (3, "tools.html", "", "web page", None, "fdiskPartition")])
+                                              (3, "tools.html", "", "web page", None, "fdiskPartition"),
+                                              (4, "news.eml", "", "email", None, None),
+                                              (5, "deck.odp", "", "archive", None, None)])
     engine = make_engine(resolve(store_url), readonly=False)
     with engine.begin() as conn:  # as fingerprinted before: the sheet's 1,287 words gave no features
         conn.exec_driver_sql("UPDATE items SET mime_type = 'text/html' WHERE id = 3")
@@ -788,14 +792,15 @@ def test_0020_reads_again_a_sheet_of_numbers_that_was_unsampled_and_the_pages(st
     with open_store(store_url) as store:
         mtimes = {Path(str(r[0])).name: r[1] is None for r in store.execute(
             "SELECT path, mtime FROM items WHERE part = ''")[1]}
-        assert mtimes == {"readings.xlsx": True, "note.txt": False, "tools.html": True}, mtimes
+        assert mtimes == {"readings.xlsx": True, "note.txt": False, "tools.html": True, "news.eml": True,
+                          "deck.odp": True}, mtimes
         book = openpyxl.load_workbook(folder / "readings.xlsx")
         cell = next(c for row in book.active.iter_rows(min_row=2) for c in row if isinstance(c.value, float))
         cell.value = round(cell.value + 1.0, 1)
         book.save(tmp_path / "readings (corrected).xlsx")
         shutil.move(tmp_path / "readings (corrected).xlsx", folder / "readings (corrected).xlsx")
         summary = run(store, [folder], IndexConfig(workers=1))
-        assert (summary.updated, summary.new, summary.unchanged) == (2, 1, 1), summary
+        assert (summary.updated, summary.new, summary.unchanged) == (4, 1, 1), summary
         _, rows = store.execute("SELECT i.id, i.path, f.f1, c.cluster_id FROM items i JOIN fingerprints f ON "
                                 "f.item_id = i.id JOIN clusters c ON c.item_id = i.id WHERE i.path LIKE '%.xlsx' "
                                 "ORDER BY i.id")
