@@ -79,6 +79,38 @@ def test_ocr_runs_in_the_workers_under_their_limits(scans: dict[str, Path]) -> N
     assert all(o.final for o in outcomes), outcomes
 
 
+@needs_tesseract
+def test_a_valid_bmp_tesseract_cannot_open_is_no_text_not_corrupt() -> None:
+    """Tesseract says 'Error during processing' on a 32-bit BMP with colour masks (Windows' icons, screenshots)."""
+    from lifededup.extract import NoText
+
+    with pytest.raises(NoText):
+        extract(Path(__file__).parent / "fixtures/image/python.bmp", Limits(ocr=True))
+
+
+@needs_tesseract
+def test_a_32_bit_bmp_with_colour_masks_and_alpha_is_read(scans: dict[str, Path], tmp_path: Path) -> None:
+    """The page as Windows writes a 32-bit BMP: a 108-byte header with colour masks and alpha (BI_BITFIELDS),
+    the text's pixels opaque black, the paper transparent."""
+    import struct
+
+    import numpy as np
+    from PIL import Image
+
+    grey = np.asarray(Image.open(scans["png"]).convert("L"), dtype=np.uint32)
+    height, width = grey.shape
+    # pixels as 0xAARRGGBB: black ink, opaque as it is dark; the blank paper left transparent (and black)
+    pixels = ((255 - grey) << 24)[::-1].astype("<u4").tobytes()  # rows bottom-up
+    header = struct.pack("<IiiHHIIiiII", 108, width, height, 1, 32, 3, len(pixels), 2835, 2835, 0, 0)
+    header += struct.pack("<IIII", 0x00FF0000, 0x0000FF00, 0x000000FF, 0xFF000000) + b"\0" * 52
+    path = tmp_path / "letter.bmp"
+    path.write_bytes(b"BM" + struct.pack("<IHHI", 14 + len(header) + len(pixels), 0, 0, 14 + len(header))
+                     + header + pixels)
+    got = extract(path, Limits(ocr=True))
+    missed = [w for w in _words(WORDS) if w not in _words(got.text)]
+    assert len(missed) <= 1, f"OCR missed {missed} in {got.text!r}"
+
+
 def slow_ocr(source: Source, limits: Limits) -> Extracted:
     """The registry's extraction with Tesseract slowed by 2 s a page (run in the workers: module level)."""
     import time
