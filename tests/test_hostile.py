@@ -653,3 +653,42 @@ def test_a_folder_deeper_than_the_systems_path_limit_is_recorded(tmp_path: Path,
     deep_rows = [(row[0], row[1]) for path, row in rows.items() if len(path) > 4096]
     assert deep_rows and all(s == "unreadable" and "too long" in str(e) for s, e in deep_rows), rows.keys()
     assert rows[str(folder / "a.txt")][0] == "ok"
+
+
+_SWAPPER = """
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+a, b = (p.encode() for p in sys.argv[1:3])
+while libc.renameat2(-100, a, -100, b, 2) == 0:  # AT_FDCWD, RENAME_EXCHANGE
+    pass
+"""
+
+
+def test_a_folder_swapped_for_a_link_in_a_loop_while_read_leaks_nothing(tmp_path: Path) -> None:
+    """The worker checks that a file is still at its real path, then its
+    parser opens it by name: a folder swapped for a link to outside between
+    the two (a tester's swap in a loop) stored outside text under inside
+    names, 8 items in 5 runs. The workers now read nothing outside the
+    folders being indexed (Landlock): such a read is refused."""
+    from lifededup.extract.sandbox import available
+
+    if not available():
+        pytest.skip("this kernel has no Landlock to confine the workers with")
+    inside, outside = tmp_path / "watched", tmp_path / "outside"
+    (inside / "D").mkdir(parents=True)
+    (outside / "D").mkdir(parents=True)
+    for n in range(100):
+        (inside / "D" / f"f{n:03}.txt").write_text(f"inside file {n} apple banana cherry\n")
+        (outside / "D" / f"f{n:03}.txt").write_text(f"{SECRET} file {n} never to be read\n")
+    (inside / "Dl").symlink_to(outside / "D")
+    swapper = subprocess.Popen([sys.executable, "-c", _SWAPPER, str(inside / "D"), str(inside / "Dl")])
+    try:
+        with open_store(tmp_path / "s.db") as store:
+            for _ in range(3):
+                run(store, [inside], IndexConfig(workers=2, reread=True))
+            _, rows = store.execute("SELECT path, status FROM items WHERE text LIKE :secret",
+                                    {"secret": f"%{SECRET}%"})
+    finally:
+        swapper.kill()
+        swapper.wait()
+    assert rows == [], f"read outside the folders: {rows}"

@@ -22,11 +22,13 @@ import multiprocessing.connection
 import os
 import re
 import resource
+import shutil
 import signal
 import stat
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -35,6 +37,7 @@ from typing import Any, NamedTuple
 
 from lifededup.extract.base import Crashed, Extracted, ExtractionError, Failure, Limits, Source, Timeout, TooLarge
 from lifededup.extract.registry import extract_source
+from lifededup.extract.sandbox import confine_worker
 from lifededup.model import fs_path
 
 SourceExtractor = Callable[[Source, Limits], Extracted]
@@ -173,11 +176,14 @@ def _out_of_memory(error: ExtractionError, limits: Limits, peak_before: int) -> 
     return Failure("too-large", f"ran out of the {limits.memory_mb} MiB memory limit ({error})"[:500])
 
 
-def _worker(conn: Connection, limits: Limits, extractor: SourceExtractor, max_chars: int, real: bool) -> None:
+def _worker(conn: Connection, limits: Limits, extractor: SourceExtractor, max_chars: int, real: bool,
+            walls: tuple[str, ...] | None = None, own: str = "") -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
     limit = limits.memory_mb * 2**20
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+    if walls is not None:
+        confine_worker(walls, own)
     try:
         _serve(conn, limits, extractor, max_chars, real)
     except (EOFError, OSError):
@@ -240,15 +246,18 @@ class _Worker:
     sent: int = field(default=0)
     max_chars: int = MAX_TEXT_CHARS
     real: bool = False  # its paths are real paths a scan found (see extract_many)
+    walls: tuple[str, ...] | None = None  # the folders it may read in (see extract_many)
+    own: str = ""  # its temporary folder when confined, removed when it stops
 
 
 def _spawn(ctx: Any, limits: Limits, extractor: SourceExtractor, max_chars: int = MAX_TEXT_CHARS,
-           real: bool = False) -> _Worker:
+           real: bool = False, walls: tuple[str, ...] | None = None) -> _Worker:
     parent, child = ctx.Pipe()
-    process = ctx.Process(target=_worker, args=(child, limits, extractor, max_chars, real), daemon=True)
+    own = tempfile.mkdtemp(prefix="lifededup-worker-") if walls is not None else ""
+    process = ctx.Process(target=_worker, args=(child, limits, extractor, max_chars, real, walls, own), daemon=True)
     process.start()
     child.close()
-    return _Worker(process=process, conn=parent, max_chars=max_chars, real=real)
+    return _Worker(process=process, conn=parent, max_chars=max_chars, real=real, walls=walls, own=own)
 
 
 def _stop(worker: _Worker) -> None:
@@ -256,6 +265,8 @@ def _stop(worker: _Worker) -> None:
         worker.process.kill()
     worker.process.join(5)
     worker.conn.close()
+    if worker.own:
+        shutil.rmtree(worker.own, ignore_errors=True)
 
 
 def _death_reason(worker: _Worker, limits: Limits) -> str:
@@ -267,7 +278,8 @@ def _death_reason(worker: _Worker, limits: Limits) -> str:
 
 def extract_many(paths: Iterable[Path | str], limits: Limits = Limits(), workers: int | None = None,
                  extractor: SourceExtractor = extract_source, *,
-                 max_text_chars: int = MAX_TEXT_CHARS, real: bool = False) -> Generator[Outcome, None, None]:
+                 max_text_chars: int = MAX_TEXT_CHARS, real: bool = False,
+                 walls: Sequence[str] | None = None) -> Generator[Outcome, None, None]:
     """Read many files in ``workers`` processes; yield an :class:`Outcome` per file and per part.
 
     ``paths`` are stored paths (:func:`lifededup.model.stored_path`); an
@@ -278,14 +290,18 @@ def extract_many(paths: Iterable[Path | str], limits: Limits = Limits(), workers
     ``extractor`` is the function the workers run (the registry's by default).
     ``real``: the paths are the real paths a scan found (the indexer's); one
     that is no longer -- made a link since, or a folder on its way -- is
-    not read (``vanished``).  Closing the generator early stops the workers.
+    not read (``vanished``).  ``walls``: the folders the files lie in; each
+    worker may then read nothing else of the user's (:func:`.sandbox.confine_worker`),
+    so a folder swapped for a link between that check and the read leads
+    nowhere.  Closing the generator early stops the workers.
     """
     ctx = multiprocessing.get_context("forkserver")
     count = max(1, workers or min(4, os.cpu_count() or 1))
     pending = enumerate(Path(p) for p in paths)
     pool: list[_Worker] = []
     try:
-        pool = [_spawn(ctx, limits, extractor, max_text_chars, real) for _ in range(count)]
+        confined = None if walls is None else tuple(walls)
+        pool = [_spawn(ctx, limits, extractor, max_text_chars, real, confined) for _ in range(count)]
         for worker in pool:
             _assign(worker, pending)
         while any(w.task for w in pool):
@@ -353,6 +369,6 @@ def _replace(worker: _Worker, pool: list[_Worker], ctx: Any, limits: Limits, ext
         yield Outcome(path, *worker.held, final=False)
     yield Outcome(path, "", Failure.from_error(error), final=True)
     _stop(worker)
-    fresh = _spawn(ctx, limits, extractor, worker.max_chars, worker.real)
+    fresh = _spawn(ctx, limits, extractor, worker.max_chars, worker.real, worker.walls)
     pool[pool.index(worker)] = fresh
     _assign(fresh, pending)

@@ -1,4 +1,9 @@
-"""External tools read only the system's files and their input (Linux Landlock).
+"""The readers read only what they were given (Linux Landlock).
+
+An extraction worker of ``index`` or ``watch`` may read only the folders
+being indexed, the system, Python's files and a temporary folder of its own
+(:func:`confine_worker`); each outside program it starts, only the system
+and its input (:func:`confinement`).
 
 groff follows a page's ``.so /path`` and ``.nx /path`` requests, and
 Tesseract reads a text file given as an image as a list of images to read:
@@ -23,6 +28,7 @@ import ctypes
 import functools
 import os
 import sys
+import tempfile
 from collections.abc import Callable, Iterable
 
 # Linux's system call numbers, the same on x86-64 and arm64 (generic table)
@@ -98,3 +104,33 @@ def _confine(paths: tuple[str, ...]) -> None:
             raise OSError(ctypes.get_errno(), "landlock_restrict_self")
     finally:
         os.close(ruleset)
+
+
+# What a worker reads besides the folders it reads in: the system (/etc whole:
+# its configuration, not a person's files), Python and its packages, and the
+# process's own /proc entry.
+_WORKER_SYSTEM = ("/etc", "/proc/self", "/dev/null", "/dev/zero", "/dev/urandom", "/dev/shm")
+
+
+def confine_worker(walls: Iterable[str], own: str) -> None:
+    """Confine this extraction worker, and every program it starts, to read
+    only the system, Python's files and ``walls`` (the folders being
+    indexed), plus a temporary folder of its own (parts copied out for a
+    tool, OCR's pages), ``own``, which its parent made and removes.  Then a
+    folder swapped for a link to elsewhere between the indexer's check and
+    the read (a tester's race stored text from outside the folders) leads
+    to a refusal, recorded as ``unreadable``, not to another file.  Nothing
+    without Landlock."""
+    if not available():
+        return
+    tempfile.tempdir = own
+    os.environ["TMPDIR"] = own  # the programs it starts write there too
+    import lifededup
+
+    # Python's own folders, not every sys.path entry: `python -m` puts the
+    # current folder there, a home perhaps, which would open it whole
+    libraries = (p for p in sys.path if p and ("/lib/python" in p or p.endswith(("-packages", ".zip"))))
+    python = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.dirname(lifededup.__file__)),
+              *libraries}
+    paths = [p for p in (*SYSTEM, *_WORKER_SYSTEM, *python, own, *walls) if os.path.exists(p)]
+    _confine(tuple(os.path.realpath(p) if p == "/proc/self" else p for p in paths))

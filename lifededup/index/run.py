@@ -177,8 +177,10 @@ def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = Inde
     found: dict[str, Seen] = {}
     skipped: dict[str, Skipped] = {}
     roots: list[str] = []
+    walls: set[str] = set()
     for scope in scopes:
         scanner = Scanner(scope.rules, Walls.of(scope.walls or (scope.path,)))
+        walls.update(scanner.walls.folders)
         roots += scanner.enter(scope.path)
         roots += scanner.followed
         # a dict: overlapping paths (a folder and a file in it) find a file once
@@ -202,7 +204,7 @@ def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = Inde
     todo = plan(found.values(), known, stored_elsewhere(store, [*homes, *roots]), reread=config.reread)
     tally = Tally()
     _follow(store, todo, tally, list(skipped.values()))
-    interrupted = _read(store, todo, config, tally, progress, stop, watched)
+    interrupted = _read(store, todo, config, tally, progress, stop, watched, sorted(walls))
     return _summary(store, tally, started, interrupted, duplicates)
 
 
@@ -276,8 +278,10 @@ def _record_skipped(store: Store, skipped: list[Skipped]) -> int:
 
 
 def _read(store: Store, todo: Plan, config: IndexConfig, tally: Tally, progress: Progress,
-          stop: threading.Event | None, watched: Callable[[], list[str]] | None = None) -> bool:
-    """Extract, fingerprint and store the files to read; True if stopped early."""
+          stop: threading.Event | None, watched: Callable[[], list[str]] | None = None,
+          walls: Sequence[str] = ()) -> bool:
+    """Extract, fingerprint and store the files to read; True if stopped early.
+    The workers read nothing outside ``walls`` (README "Links")."""
     if not todo.to_read:
         return False
     params = config.params or store.params or DEFAULT_PARAMS
@@ -287,7 +291,8 @@ def _read(store: Store, todo: Plan, config: IndexConfig, tally: Tally, progress:
     workers = max(1, min(config.workers, max_workers(), len(to_read)))
     # the scan's real paths: one made a link since is not read (it may lead out of the folders)
     outcomes: Generator[Outcome, None, None] = extract_many(list(to_read), config.limits, workers=workers,
-                                                            max_text_chars=config.max_text_chars, real=True)
+                                                            max_text_chars=config.max_text_chars, real=True,
+                                                            walls=walls)
     progress.start(len(to_read))
     stopped = False
     try:
