@@ -12,7 +12,10 @@ import io
 import os
 import random
 import subprocess
+import sys
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import docx
@@ -158,3 +161,26 @@ def without_read_override() -> list[str] | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return prefix if probe.returncode == 0 else None
+
+
+_SWAPPER = """
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+a, b = (p.encode() for p in sys.argv[1:3])
+while libc.renameat2(-100, a, -100, b, 2) == 0:  # AT_FDCWD, RENAME_EXCHANGE
+    pass
+"""
+
+
+@contextmanager
+def swapping(a: Path, b: Path) -> Iterator[None]:
+    """Two names (a folder and a link to another) exchanged atomically, in a
+    loop, by another process while the block runs: a race a check-then-open
+    loses."""
+    swapper = subprocess.Popen([sys.executable, "-c", _SWAPPER, str(a), str(b)])
+    try:
+        yield
+    finally:
+        swapper.kill()
+        swapper.wait()
+

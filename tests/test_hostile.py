@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hostile_corpus
-from hostile_corpus import SECRET, XXE_AFTER, build, restore, without_read_override
+from hostile_corpus import SECRET, XXE_AFTER, build, restore, swapping, without_read_override
 from lifededup.cli.index import summary_lines
 from lifededup.index import IndexConfig, Quiet, run
 from lifededup.model import fs_path, stored_path
@@ -655,15 +655,6 @@ def test_a_folder_deeper_than_the_systems_path_limit_is_recorded(tmp_path: Path,
     assert rows[str(folder / "a.txt")][0] == "ok"
 
 
-_SWAPPER = """
-import ctypes, sys
-libc = ctypes.CDLL(None, use_errno=True)
-a, b = (p.encode() for p in sys.argv[1:3])
-while libc.renameat2(-100, a, -100, b, 2) == 0:  # AT_FDCWD, RENAME_EXCHANGE
-    pass
-"""
-
-
 def test_a_folder_swapped_for_a_link_in_a_loop_while_read_leaks_nothing(tmp_path: Path) -> None:
     """The worker checks that a file is still at its real path, then its
     parser opens it by name: a folder swapped for a link to outside between
@@ -681,14 +672,8 @@ def test_a_folder_swapped_for_a_link_in_a_loop_while_read_leaks_nothing(tmp_path
         (inside / "D" / f"f{n:03}.txt").write_text(f"inside file {n} apple banana cherry\n")
         (outside / "D" / f"f{n:03}.txt").write_text(f"{SECRET} file {n} never to be read\n")
     (inside / "Dl").symlink_to(outside / "D")
-    swapper = subprocess.Popen([sys.executable, "-c", _SWAPPER, str(inside / "D"), str(inside / "Dl")])
-    try:
-        with open_store(tmp_path / "s.db") as store:
-            for _ in range(3):
-                run(store, [inside], IndexConfig(workers=2, reread=True))
-            _, rows = store.execute("SELECT path, status FROM items WHERE text LIKE :secret",
-                                    {"secret": f"%{SECRET}%"})
-    finally:
-        swapper.kill()
-        swapper.wait()
+    with swapping(inside / "D", inside / "Dl"), open_store(tmp_path / "s.db") as store:
+        for _ in range(3):
+            run(store, [inside], IndexConfig(workers=2, reread=True))
+        _, rows = store.execute("SELECT path, status FROM items WHERE text LIKE :secret", {"secret": f"%{SECRET}%"})
     assert rows == [], f"read outside the folders: {rows}"

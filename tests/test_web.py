@@ -427,22 +427,12 @@ def test_an_original_swapped_for_a_link_is_not_served(hostile: tuple[TestClient,
         page.write_bytes(kept)
 
 
-_SWAPPER = """
-import ctypes, sys
-libc = ctypes.CDLL(None, use_errno=True)
-a, b = (p.encode() for p in sys.argv[1:3])
-while libc.renameat2(-100, a, -100, b, 2) == 0:  # AT_FDCWD, RENAME_EXCHANGE
-    pass
-"""
-
-
 def test_an_original_whose_folder_is_swapped_for_a_link_meanwhile_is_never_served(tmp_path: Path) -> None:
     """The download checked the path, then opened it by name: a folder
     swapped for a link to outside between the two (a tester's swap in a loop)
     served the outside file 32 times in 400. The file is now opened folder
     by folder without following a link, and streamed from that descriptor."""
-    import subprocess
-    import sys
+    from hostile_corpus import swapping
 
     from lifededup.index import IndexConfig, run
 
@@ -457,18 +447,13 @@ def test_an_original_whose_folder_is_swapped_for_a_link_meanwhile_is_never_serve
         _, rows = store.execute("SELECT id FROM items WHERE path LIKE '%/D/f.txt'")
     item = int(str(rows[0][0]))
     (inside / "Dl").symlink_to(outside / "D")
-    swapper = subprocess.Popen([sys.executable, "-c", _SWAPPER, str(inside / "D"), str(inside / "Dl")])
     served = {"inside": 0, "outside": 0, "refused": 0}
-    try:
-        with TestClient(create_app(str(db)), base_url=LOCAL) as client:
-            for _ in range(400):
-                response = client.get(f"/items/{item}/original")
-                key = ("refused" if response.status_code == 404 else
-                       "outside" if b"OUTSIDESECRET" in response.content else "inside")
-                served[key] += 1
-    finally:
-        swapper.kill()
-        swapper.wait()
+    with swapping(inside / "D", inside / "Dl"), TestClient(create_app(str(db)), base_url=LOCAL) as client:
+        for _ in range(400):
+            response = client.get(f"/items/{item}/original")
+            key = ("refused" if response.status_code == 404 else
+                   "outside" if b"OUTSIDESECRET" in response.content else "inside")
+            served[key] += 1
     assert served["outside"] == 0, f"the outside file was served: {served}"
     assert served["inside"] > 0, f"the swap left no moment the file could be served: {served}"
 
