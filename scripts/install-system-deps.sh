@@ -6,6 +6,7 @@
 set -euo pipefail
 packages=(
     antiword                  # Word 97-2003 .doc (lifededup/extract/doc.py)
+    catdoc                    # ... the short ones antiword refuses (its text stream under 4 KiB)
     groff-base                # manual pages: groff renders roff (lifededup/extract/man.py)
     tesseract-ocr             # OCR of scans, `lifededup index --ocr` (lifededup/extract/ocr.py)
     tesseract-ocr-eng         # ... its English model
