@@ -14,14 +14,14 @@ registry as files.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import codecs
 import re
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import datetime
 from email import policy
+from email.errors import HeaderParseError
+from email.header import decode_header
 from email.message import EmailMessage, MIMEPart
 from email.parser import BytesParser
 from email.utils import parsedate_to_datetime
@@ -159,7 +159,7 @@ def part_text(part: MIMEPart) -> str:
 # (or an encoded word it left as it was, of a codec it could not use)
 _MISREAD = re.compile("[\ufffd\x80-\x9f]")
 # An RFC 2047 encoded word: =?charset(*language)?B|Q?text?=
-_ENCODED_WORD = re.compile(r"=\?([^?\s*]+)(\*[^?\s]*)?\?([bBqQ])\?([^?\s]*)\?=")
+_ENCODED_WORD = re.compile(r"=\?[^?\s*]+(\*[^?\s]*)?\?[bBqQ]\?[^?\s]*\?=")
 
 
 def header_text(message: MIMEPart, name: str) -> str:
@@ -178,30 +178,14 @@ def header_text(message: MIMEPart, name: str) -> str:
         value = decode_declared(raw.encode("ascii", "surrogateescape"), None)
     except UnicodeEncodeError:  # already text (a message built in Python)
         value = raw
-    pieces: list[str] = []
-    words: tuple[str, bytes] | None = None  # encoded words in a row, of one charset: one text (a character split)
-    end = 0
-    for found in _ENCODED_WORD.finditer(value):
-        between = value[end:found.start()]
-        charset, kind, text = found.group(1), found.group(3).upper(), found.group(4)
-        try:
-            data = (base64.b64decode(text + "=" * (-len(text) % 4)) if kind == "B"
-                    else binascii.a2b_qp(text.encode("ascii", "replace"), header=True))
-        except (binascii.Error, ValueError):
-            continue  # not a word after all: kept as it is
-        if words is not None and not between.strip() and words[0].lower() == charset.lower():
-            words = (words[0], words[1] + data)
-        else:
-            if words is not None:
-                pieces.append(decode_declared(words[1], words[0]))
-            if words is None or between.strip():  # white space between encoded words is not text
-                pieces.append(between)
-            words = (charset, data)
-        end = found.end()
-    if words is not None:
-        pieces.append(decode_declared(words[1], words[0]))
-    pieces.append(value[end:])
-    return " ".join("".join(pieces).split())
+    try:
+        # the standard library splits the encoded words (those in a row of one
+        # charset joined: a character split across two); each is decoded here
+        chunks = decode_header(value)
+    except HeaderParseError:
+        return " ".join(value.split())  # a damaged encoded word: the header as it is
+    pieces = [chunk if isinstance(chunk, str) else decode_declared(chunk, charset) for chunk, charset in chunks]
+    return " ".join(" ".join(pieces).split())
 
 
 # A text/plain part this short beside its HTML alternative is a stub ("This
