@@ -257,8 +257,20 @@ def _attachments(message: EmailMessage, parent: Source) -> Iterator[Extracted | 
     if message.get_content_maintype() == "message":  # the whole body a message (GroupWise's forward): a part
         pairs.extend(_attachment_pairs(message, message.get_filename() or "forwarded-message.eml"))
     for number, attachment in enumerate(message.iter_attachments(), start=1):
+        if _is_layout(attachment):
+            continue
         pairs.extend(_attachment_pairs(attachment, attachment.get_filename() or f"attachment-{number}"))
     return attachment_items(pairs, parent)
+
+
+def _is_layout(part: MIMEPart) -> bool:
+    """An image the HTML body shows in place (inline, by its Content-ID: a
+    newsletter's logo, a spacer, a signature's icon): the message's layout,
+    as a PDF's running headers are, not a document sent. Each one was a
+    failure ('no text without OCR'): 4,140 of them for a tester's 10,000
+    messages. An image attached as a file is read as before."""
+    return (part.get_content_maintype() == "image" and part.get("Content-ID") is not None
+            and part.get_content_disposition() != "attachment")
 
 
 def _attachment_pairs(attachment: MIMEPart, name: str) -> Iterator[tuple[str, bytes]]:
