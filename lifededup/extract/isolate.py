@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 
 from lifededup.extract.base import Crashed, Extracted, ExtractionError, Failure, Limits, Source, Timeout, TooLarge
 from lifededup.extract.registry import extract_source
+from lifededup.extract import sandbox
 from lifededup.extract.sandbox import confine_worker
 from lifededup.model import fs_path
 
@@ -140,6 +141,9 @@ def _failure_of(error: ExtractionError, path: Path) -> Failure:
     if isinstance(cause, FileNotFoundError) or not os.path.lexists(path):
         return Failure("vanished", f"the file was deleted or moved while it was read ({error})"[:500])
     if isinstance(cause, PermissionError):
+        other = cause.filename is not None and os.fspath(cause.filename) != os.fspath(path)
+        if other and sandbox.available():  # a library or program the confinement did not allow
+            return Failure("unreadable", f"{sandbox.REFUSED}: {cause.filename}; the next run reads it again")
         return Failure("unreadable", f"permission denied: {cause.strerror or cause}")
     return Failure.from_error(error)
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
@@ -68,13 +69,34 @@ def available() -> bool:
         return False
 
 
+# What a worker's refusal says (and the indexer reads it again next run: the
+# cause may be an install outside the folders allowed, since mended)
+REFUSED = "the reader was refused a file outside the folders it may read (Landlock)"
+# the programs the workers start (extract/tool.py's callers)
+TOOLS = ("groff", "antiword", "catdoc", "tesseract")
+
+
+def _installs() -> list[str]:
+    """Where the tools are installed, outside the system's folders (conda,
+    Homebrew, ``/opt``, ``~/.local``: the prefix above their ``bin``), and
+    Tesseract's models where ``TESSDATA_PREFIX`` puts them."""
+    found = [os.environ["TESSDATA_PREFIX"]] if os.environ.get("TESSDATA_PREFIX") else []
+    for tool in TOOLS:
+        where = shutil.which(tool)
+        if where is not None:
+            prefix = os.path.dirname(os.path.dirname(os.path.realpath(where)))
+            if not any(prefix == s or prefix.startswith(s.rstrip("/") + "/") for s in SYSTEM):
+                found.append(prefix)
+    return found
+
+
 def confinement(inputs: Iterable[str]) -> Callable[[], None] | None:
     """What a tool's child process runs before the tool (``preexec_fn``):
-    confine it to the system's folders and ``inputs``; None without Landlock."""
+    confine it to the system's folders, the tools' installs and ``inputs``;
+    None without Landlock."""
     if not available():
         return None
-    extra = [os.environ["TESSDATA_PREFIX"]] if os.environ.get("TESSDATA_PREFIX") else []
-    paths = [p for p in (*SYSTEM, *extra, *inputs) if os.path.exists(p)]
+    paths = [p for p in (*SYSTEM, *_installs(), *inputs) if os.path.exists(p)]
     return functools.partial(_confine, tuple(paths))
 
 
@@ -127,10 +149,11 @@ def confine_worker(walls: Iterable[str], own: str) -> None:
     os.environ["TMPDIR"] = own  # the programs it starts write there too
     import lifededup
 
-    # Python's own folders, not every sys.path entry: `python -m` puts the
-    # current folder there, a home perhaps, which would open it whole
-    libraries = (p for p in sys.path if p and ("/lib/python" in p or p.endswith(("-packages", ".zip"))))
+    # Python's folders (PYTHONPATH's too), but the current folder, which
+    # `python -m` puts first: a home perhaps, which would open it whole
+    here = os.getcwd()
+    libraries = (p for p in sys.path if p and os.path.abspath(p) != here)
     python = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.dirname(lifededup.__file__)),
               *libraries}
-    paths = [p for p in (*SYSTEM, *_WORKER_SYSTEM, *python, own, *walls) if os.path.exists(p)]
+    paths = [p for p in (*SYSTEM, *_WORKER_SYSTEM, *python, *_installs(), own, *walls) if os.path.exists(p)]
     _confine(tuple(os.path.realpath(p) if p == "/proc/self" else p for p in paths))

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from lifededup.extract import Limits
+from lifededup.extract.sandbox import REFUSED
 from lifededup.index.scan import Seen, raw_sha1
 from lifededup.model import fs_path
 from lifededup.store import Store, UnsupportedStore
@@ -143,7 +144,8 @@ def known_under(store: Store, roots: Iterable[str], limits: Limits = Limits()) -
             if machine != store.machine:
                 raise UnsupportedStore(_not_this_machine(store, str(path), str(machine)))
             stale = (status == "vanished" or (limits.ocr and status == "no-text-layer")  # never read: read it
-                     or _short_of(str(status), error, limits) or path in short)
+                     or _short_of(str(status), error, limits) or path in short
+                     or str(error).startswith(REFUSED))  # the reader's install, not the file: mended since?
             found[str(path)] = Known(str(path), size, None if stale else mtime, sha1, device, inode)  # type: ignore[arg-type]
     return found
 
