@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import docx
+import pytest
 
 from lifededup.extract import Extracted, Failure, extract, extract_many, walk
 from lifededup.extract.base import UnsupportedFormat
@@ -524,3 +525,19 @@ def test_an_image_the_html_shows_in_place_is_layout_not_a_part(tmp_path: Path) -
     parts = {name: [i for i in walk(extract(tmp_path / name)) if i is not None][1:] for name in ("news.eml", "photo.eml")}
     assert parts["news.eml"] == [], parts["news.eml"]
     assert len(parts["photo.eml"]) == 1, parts["photo.eml"]  # the photo attached as a file
+
+
+@pytest.mark.parametrize("block", [
+    "Da: Mario Rossi <mario@example.org>\nInviato: lunedì 3 giugno 2024 09:00\nA: Sam\nOggetto: Barca",
+    "Van: Jan de Vries <jan@example.org>\nVerzonden: maandag 3 juni 2024 09:00\nAan: Sam\nOnderwerp: Boot",
+    "差出人: 山田 <yamada@example.org>\n送信日時: 2024年6月3日 9:00\n件名: 船",
+])
+def test_an_outlook_reply_in_another_language_is_cut_at_its_rule(tmp_path: Path, block: str) -> None:
+    """1198d9f took Outlook's rule for a quote only with an English, German or
+    Spanish 'From:' after it: an Italian or Dutch reply kept the whole quote
+    and was a near copy of the mail it answered."""
+    quoted = "The boat leaves the harbour at nine and returns before the tide turns in the evening.\n" * 4
+    reply = message("RE: Boat trip", f"Fine by me, see you at the pier.\n\n{'_' * 32}\n{block}\n\n{quoted}")
+    path = tmp_path / "reply.eml"
+    path.write_bytes(bytes(reply))
+    assert extract(path).text.split() == "Fine by me, see you at the pier.".split(), extract(path).text

@@ -57,8 +57,13 @@ _FORWARD_MARK = re.compile(rf"^\s*(-{{2,}}\s*({_FORWARDED})\s*-{{2,}}|begin forw
 _FORWARD_SUBJECT = re.compile(r"^\s*(fwd?|wg|tr|rv|vl|doorst)\s*:", re.IGNORECASE)
 _SIGNATURE = "-- "
 # A line of quoted headers ("From: ... / Sent: ...") starts an Outlook-style quoted message.
-_QUOTED_HEADER = re.compile(r"^\s*\*?(from|von|de)\s*:\*?\s+\S.*$", re.IGNORECASE)
-_QUOTED_HEADER_NEXT = re.compile(r"^\s*\*?(sent|date|gesendet|envoyé)\s*:", re.IGNORECASE)
+_QUOTED_HEADER = re.compile(r"^\s*\*?(from|von|de|da|van|od|från|fra|от|差出人|expéditeur|remitente|mittente"
+                            r"|afzender|lähettäjä|feladó)\s*:\*?\s+\S.*$", re.IGNORECASE)
+_QUOTED_HEADER_NEXT = re.compile(r"^\s*\*?(sent|date|gesendet|envoyé|inviato|verzonden|enviado|enviada|skickat|sendt"
+                                 r"|odesláno|wysłano|отправлено|送信日時|data|datum|fecha)\s*:", re.IGNORECASE)
+# After Outlook's rule, its quoted header's first line in any language: a
+# short label and a colon ("Da: Mario Rossi", "Van: Jan", "差出人: ...")
+_ANY_HEADER = re.compile(r"^\s*\*?[^\W\d_][\w .-]{0,24}?\s*:\*?\s+\S")
 # An HTML message's quote of the message it answers, by the markup of the
 # mail programs that write it; Outlook's header block begins the quote, which
 # runs to the end of the message
@@ -102,7 +107,7 @@ def strip_quotes(body: str, *, forward: bool = False, reply: bool = True) -> str
             return "\n".join(kept + lines[i + 1:])  # the forwarded message, its own quotes and all
         # the next line with words: an HTML message's header block may have blank lines between
         nxt = next((later for later in lines[i + 1:i + 4] if later.strip()), "")
-        if reply and (_OUTLOOK_QUOTE.match(line) or (_OUTLOOK_RULE.match(line) and _QUOTED_HEADER.match(nxt))
+        if reply and (_OUTLOOK_QUOTE.match(line) or (_OUTLOOK_RULE.match(line) and _ANY_HEADER.match(nxt))
                       or (_QUOTED_HEADER.match(line) and _QUOTED_HEADER_NEXT.match(nxt))):
             break  # a quoted message, to the end (a forward in it is the quoted one's)
         if reply and _ATTRIBUTION.match(line.strip()) and not nxt.lstrip().startswith(">"):
