@@ -741,3 +741,21 @@ def test_a_library_on_pythonpath_is_loaded_under_confinement(tmp_path: Path, env
     again = lifededup("index", str(folder), env={**env, "PYTHONPATH": str(libraries)})
     assert "updated 1," in again.stdout, again.stdout + again.stderr
     assert stored(tmp_path / "s.db")[str(folder / "mill-history.pdf")][0] == "ok"
+
+
+def test_files_that_vanished_while_read_are_not_counted_or_listed_as_failed(tmp_path: Path) -> None:
+    """A tester's summary said 'failed 24 ..., vanished 2436', then 'store:
+    2460 failed item(s)', and `failures` listed the 2,436 files renamed away
+    as failures."""
+    from lifededup.index import failed_in_store, failures
+
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "stays.txt").write_text(hostile_corpus.prose(1))
+    (folder / "goes.txt").write_text(hostile_corpus.prose(2))
+    (folder / "empty.txt").write_bytes(b"")
+    with open_store(tmp_path / "s.db") as store:
+        summary = run(store, [folder], IndexConfig(workers=1), progress=_DeleteOnStart(folder / "goes.txt"))
+        assert (summary.failed, summary.vanished, summary.failed_in_store) == (1, 1, 1), summary
+        assert failed_in_store(store) == 1
+        assert [Path(f.path).name for f in failures(store)] == ["empty.txt"]

@@ -30,7 +30,8 @@ _EXACT = "SELECT count(*) - count(DISTINCT sha1) FROM clusters"
 # the two add up to the items a collapsed search hides
 _NEAR = ("SELECT (SELECT count(*) FROM (SELECT DISTINCT cluster_id, sha1 FROM clusters) AS texts) "
          "- (SELECT count(DISTINCT cluster_id) FROM clusters)")
-_FAILURES = "SELECT count(*) FROM items WHERE status != 'ok'"
+# vanished items are files gone while read, not failures (the next run forgets them or reads them where they went)
+_FAILURES = "SELECT count(*) FROM items WHERE (status < 'ok' OR status > 'ok') AND status != 'vanished'"
 # by path: this machine's (revision 0009)
 _STATUS_OF = "SELECT status, error FROM items WHERE path = :path AND part = '' AND machine = :machine"
 _TOUCH = ("UPDATE items SET size = :size, mtime = :mtime, raw_sha1 = :sha1 "

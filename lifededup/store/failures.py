@@ -11,8 +11,9 @@ from lifededup.store.reader import Readable
 # Two range seeks on ix_items_status (failures are few); `!=` would scan every
 # item, and `+path` keeps SQLite from walking the (path, part) index instead
 # (PostgreSQL has no such prefix, and plans from its statistics).
-_FAILED = ("SELECT path, part, status, error, machine FROM items WHERE status < 'ok' OR status > 'ok' "
-           "ORDER BY {path}, part, machine LIMIT :limit")
+# (not the files that vanished while read: gone, not failed; the next run forgets them)
+_FAILED = ("SELECT path, part, status, error, machine FROM items WHERE (status < 'ok' OR status > 'ok') "
+           "AND status != 'vanished' ORDER BY {path}, part, machine LIMIT :limit")
 
 
 @dataclass(frozen=True)
