@@ -463,7 +463,11 @@ def upgrade(engine: Engine, location: Location) -> None:
         _refuse_unknown(revision, script, location, conn)
         if revision is None:
             _refuse_foreign(conn, location)
-        if revision != script.get_current_head():
+        head = script.get_current_head()
+        if revision != head:
+            if revision is not None:  # a store made by an older lifededup: said, as it may take a while
+                log.warning("upgrading %s from schema revision %s to %s (a large store takes a while; files a "
+                            "revision marks are read again by the next index or rescan)", location, revision, head)
             config.attributes["connection"] = conn
             command.upgrade(config, "head")
 
