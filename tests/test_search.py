@@ -725,7 +725,9 @@ def test_the_psycopg_reader_finds_what_the_store_finds(pg_corpus: CorpusStore, q
 BOTH_WAYS = ["river survey", "kitchen", "sourdough", "the", "recipe*", "starter*", '"spare key"', "bread OR starter",
              "lighthouse OR mill", "quotes", "minutes walk", "portugal", "bread -starter", "starter -bread -kitchen",
              "-kitchen bread", "lighthouse or mill", 'bread -"spare key"', "bread -recipe*", "bread -flour or mill",
-             "mill or bread -flour"]
+             "mill or bread -flour",
+             # a word joined by punctuation, inside a host name (www.hartwell-penrose.example), units, numbers
+             "hartwell-penrose.example", "penrose.example", "mg/l", "15.1", "114/7", "lease -hartwell-penrose.example"]
 
 
 def groups(result: SearchResult) -> set[frozenset[tuple[str, str]]]:
@@ -1038,3 +1040,37 @@ def test_a_mail_is_found_by_its_sender_and_shows_who_wrote_it(tmp_path: Path, st
         item = client.get(f"/items/{hits[0]['id']}").text
     assert 'class="people">from Alex Moreau &lt;alex@example.org&gt;; to Sam Okafor' in page, page
     assert "<dt>people</dt><dd>from Alex Moreau &lt;alex@example.org&gt;; to Sam Okafor" in item, item
+
+
+# SQLite reads every punctuation mark as a space: debian.org is the phrase debian org, found in lists.debian.org
+JOINED_WORDS = [("debian.org", {"lists", "doc", "address", "read"}), ("doko@debian.org", {"address"}),
+                ("www.debian.org/doc", {"doc"}), ('"read lists.debian.org"', {"read"}),
+                ("debian -debian.org", {"plain"}), ("debian.or*", {"lists", "doc", "address", "read"}),
+                ("www.debian.org/do*", {"doc"}), ("https://www.debian.org/doc/", {"doc"}), ("1.2.3", {"version"}),
+                ("e-mail", {"version"}), ("packages.debian.org or 1.2.3", {"address", "version"}),
+                ('"release 1.2.3 tool"', set()), ('"release 1.2.3 of"', {"version"}), ("debian 14:30", {"plain"})]
+
+
+def test_a_word_joined_by_punctuation_is_found_inside_hosts_addresses_and_links(tmp_path: Path,
+                                                                              store_url: str) -> None:
+    """On PostgreSQL ``debian.org`` was one host word, which matched neither
+    ``lists.debian.org`` nor the words the document reads apart (revision
+    0019): it is the word as typed or the phrase of its parts, as in SQLite."""
+    from lifededup.index import IndexConfig, run as index
+
+    folder = tmp_path / "texts"
+    folder.mkdir()
+    texts = {"lists": "Questions go to lists.debian.org first.",
+             "doc": "The manual is at https://www.debian.org/doc/ for everyone.",
+             "address": "Write to adduser@packages.debian.org or doko@debian.org about it.",
+             "read": "Please read lists.debian.org before asking.",
+             "plain": "debian is an operating system; the meeting is at 14:30.",
+             "version": "The release 1.2.3 of the e-mail tool."}
+    for name, text in texts.items():
+        (folder / f"{name}.txt").write_text(text + "\n")
+    with open_store(store_url) as store:
+        index(store, [folder], IndexConfig(workers=1))
+    with open_store(store_url, readonly=True) as store:
+        for query, want in JOINED_WORDS:
+            got = {Path(h.path).stem for h in search(store, query, Filters(), limit=100).hits}
+            assert got == want, f"{query!r} found {sorted(got)}, not {sorted(want)}"

@@ -71,8 +71,9 @@ _BARE = re.compile(r"\^?\w+\*?")
 _SYNTAX_CHARS = re.compile(r'[()"]')
 _COLUMN = re.compile(r"[(^]*(title|text|people)\s*:", re.IGNORECASE)
 _OPERATORS = frozenset({"AND", "OR", "NOT"})
-# A word left out, as web search engines and PostgreSQL's websearch read it: -bank, -"river bank", -surv*.
-_EXCLUDED = re.compile(r'-(\w+\*?|"(?:[^"]|"")*")')
+# A word left out, as web search engines and PostgreSQL's websearch read it: -bank, -"river bank", -surv*,
+# and -debian.org (the phrase debian org, quoted by quoted_words, as debian.org is).
+_EXCLUDED = re.compile(r'-(\w+\*?|"(?:[^"]|"")*"|\w[^\s"()]*)')
 
 
 def as_fts5(query: str) -> str:
@@ -117,7 +118,8 @@ def as_fts5(query: str) -> str:
 def quoted_words(query: str) -> str:
     """The query with each bare word holding punctuation FTS5 cannot read
     (``5.3.5``, ``dpkg-buildpackage``, ``c++``, ``14:30``, ``http://x.org``)
-    quoted, the rest as typed: ``pytest 5.3.5`` -> ``pytest "5.3.5"``.
+    quoted, the rest as typed: ``pytest 5.3.5`` -> ``pytest "5.3.5"``; one
+    ending in ``*`` a phrase prefix: ``debian.or*`` -> ``"debian.or"*``.
     Chunks that are FTS5's own syntax -- strings, groups, ``title:``,
     ``word*``, ``NEAR(``, operators -- are left alone."""
     out = []
@@ -125,6 +127,8 @@ def quoted_words(query: str) -> str:
         if (chunk.startswith('"') or chunk in _OPERATORS or _BARE.fullmatch(chunk) or _COLUMN.match(chunk)
                 or _SYNTAX_CHARS.search(chunk) or chunk.startswith("NEAR")):
             out.append(chunk)
+        elif chunk.endswith("*") and chunk[:-1][-1:].isalnum():  # debian.or*: the phrase, its last word a prefix
+            out.append('"' + chunk[:-1].replace("\0", "") + '"*')
         else:
             out.append('"' + chunk.replace("\0", "") + '"')
     return " ".join(out)
