@@ -418,3 +418,18 @@ def test_a_command_that_only_reads_leaves_an_empty_file_as_it_is(tmp_path: Path)
     (folder / "a.txt").write_text(prose(1))
     run("index", "--db", str(empty), str(folder))
     assert empty.stat().st_size > 0 and run("dups", "--db", str(empty))
+
+
+def test_dups_names_a_mailboxs_message_by_its_subject(tmp_path: Path) -> None:
+    """A tester's dups listed 'Inbox [message 3]' beside 'Inbox [message 9]'
+    with nothing to tell which mail either was."""
+    db = str(tmp_path / "s.db")
+    text = prose(4)
+    with open_store(db) as store, store.transaction():
+        box = store.upsert_item(ItemRecord("/mail/Inbox", kind="mailbox"), None)
+        store.upsert_item(ItemRecord("/mail/Inbox", part="message 3", parent_id=box, kind="email",
+                                     title="Boat trip", text=text), fp(text))
+        store.upsert_item(ItemRecord("/mail/Sent.eml", kind="email", title="Boat trip", text=text), fp(text))
+    listed = run("dups", db=db)
+    assert '/mail/Inbox [message 3]  "Boat trip"' in listed, listed
+    assert "/mail/Sent.eml\n" in listed, f"a file is named by its path alone: {listed}"

@@ -11,7 +11,8 @@ import click
 
 from lifededup.cli import main
 from lifededup.cli.options import ROWS, db_option, item_name, opened_reader
-from lifededup.store.listing import clusters
+from lifededup.model import shown
+from lifededup.store.listing import ItemSummary, clusters
 from lifededup.store.similarity import Similarity
 
 
@@ -44,10 +45,20 @@ def dups_command(as_json: bool, limit: int | None, min_size: int, db: str | None
     for cluster in found:
         rep = cluster.representative
         click.echo(f"cluster {cluster.cluster_id} ({len(cluster.members)} items)")
-        click.echo(f"  * {rep.id:>7}  {item_name(rep.path, rep.part, rep.machine)}")
+        click.echo(f"  * {rep.id:>7}  {item_name(rep.path, rep.part, rep.machine)}{_subject(rep)}")
         measured = cluster.similarity or [None] * len(cluster.members)
         for member, similarity in zip(cluster.members[1:], measured[1:]):
-            click.echo(f"    {member.id:>7}  {item_name(member.path, member.part, member.machine)}{_closeness(similarity)}")
+            click.echo(f"    {member.id:>7}  {item_name(member.path, member.part, member.machine)}{_subject(member)}"
+                       f"{_closeness(similarity)}")
+
+
+def _subject(item: ItemSummary) -> str:
+    """A mailbox's message named by its number alone (``Inbox [message 3]``)
+    is told apart by its subject; a file or a named part needs none."""
+    named = item.part.rsplit(" / ", 1)[-1]
+    if not item.part or ": " in named or not item.title:
+        return ""
+    return f"  \"{shown(' '.join(item.title.split())[:80])}\""
 
 
 def _closeness(similarity: Similarity | None) -> str:
