@@ -44,7 +44,7 @@ def _members(source: Source) -> Iterator[tuple[str, int, Callable[[int], bytes]]
         for name, size, archive, info in _zip_members(source):
             yield name, size, functools.partial(_read_zip_member, archive, info)
         return
-    fileobj = source.path.open("rb") if source.path is not None else io.BytesIO(source.data or b"")
+    fileobj = source.open()
     with fileobj, tarfile.open(fileobj=fileobj, mode="r:*") as tar:
         for member in tar:
             if member.isfile():
@@ -108,7 +108,7 @@ def extract_archive(source: Source) -> Extracted:
     is_zip = source.head(4).startswith((b"PK\x03\x04", b"PK\x05\x06"))
     if not is_zip:
         try:
-            with (source.path.open("rb") if source.path is not None else io.BytesIO(source.data or b"")) as handle:
+            with source.open() as handle:
                 tarfile.open(fileobj=handle, mode="r:*").close()
         except tarfile.TarError as exc:
             raise CorruptFile(f"damaged tar archive: {exc}") from exc

@@ -41,7 +41,7 @@ def iter_mbox_messages(source: Source) -> Iterator[bytes | int]:
     def pieces() -> Iterator[tuple[bytes, bool]]:
         """(bytes, whether they start a line): lines, a long one in pieces."""
         if source.path is not None:
-            with source.path.open("rb") as handle:
+            with source.open() as handle:
                 starts = True
                 while piece := handle.readline(_PIECE):
                     yield piece, starts

@@ -243,7 +243,11 @@ def raw_sha1(path: str) -> str | None:
         digest = hashlib.sha1()
         # not blocking, and a regular file still: one replaced by a FIFO since
         # the scan hung the run here, in the main process, waiting for a writer
-        descriptor = os.open(disk, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+        try:  # without touching its access time (a mail reader's new-mail mark), where the owner may
+            descriptor = os.open(disk, flags | getattr(os, "O_NOATIME", 0))
+        except PermissionError:
+            descriptor = os.open(disk, flags)
         with open(descriptor, "rb") as handle:
             if not stat.S_ISREG(os.fstat(descriptor).st_mode):
                 return None  # the worker records what it is
