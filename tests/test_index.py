@@ -552,3 +552,23 @@ def test_a_sent_mails_blind_copies_are_among_its_people(store: Store, tmp_path: 
     _, rows = store.execute("SELECT people FROM items WHERE part = ''")
     assert rows == [("from Me <me@example.org>; to Sam <sam@example.org>; bcc Dana <dana@example.org>",)], rows
 
+
+
+def test_a_file_failed_for_a_missing_program_is_read_again_once_it_is_installed(store: Store, tmp_path: Path) -> None:
+    """A .doc indexed before antiword was installed stayed 'missing-tool' until
+    it changed, or --reread: installing the program, as the failure says to,
+    changed nothing."""
+    import shutil as which
+
+    if which.which("antiword") is None:
+        pytest.skip("antiword not installed (scripts/install-system-deps.sh)")
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    shutil.copy(CORPUS / "Documents" / "Other formats" / "garden-club-report-v3.doc", folder)
+    run(store, [folder], CONFIG)
+    store.execute("UPDATE items SET status = 'missing-tool', text = NULL, error = :e",
+                  {"e": "reading Word 97-2003 .doc needs 'antiword': install it with 'sudo apt-get install antiword'"})
+    again = run(store, [folder], CONFIG)
+    assert again.updated == 1, again
+    _, rows = store.execute("SELECT status FROM items")
+    assert rows == [("ok",)], rows

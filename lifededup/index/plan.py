@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -145,9 +146,21 @@ def known_under(store: Store, roots: Iterable[str], limits: Limits = Limits()) -
                 raise UnsupportedStore(_not_this_machine(store, str(path), str(machine)))
             stale = (status == "vanished" or (limits.ocr and status == "no-text-layer")  # never read: read it
                      or _short_of(str(status), error, limits) or path in short
-                     or str(error).startswith(REFUSED))  # the reader's install, not the file: mended since?
+                     or str(error).startswith(REFUSED)  # the reader's install, not the file: mended since?
+                     or (status == "missing-tool" and _installed_since(error)))
             found[str(path)] = Known(str(path), size, None if stale else mtime, sha1, device, inode)  # type: ignore[arg-type]
     return found
+
+
+# MissingTool's reason: "reading manual pages needs 'groff': install it with ..."
+_NEEDS = re.compile(r"needs '([^']+)'")
+
+
+def _installed_since(error: object) -> bool:
+    """Whether the program a ``missing-tool`` failure needed is on PATH now:
+    a file is read again once it is installed, not only when it changes."""
+    needed = _NEEDS.search(str(error))
+    return needed is not None and shutil.which(needed.group(1)) is not None
 
 
 # The limit a failure was recorded under, as its reason says it
