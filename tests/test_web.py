@@ -268,6 +268,8 @@ def test_item_in_a_mailbox_links_its_container(corpus: CorpusStore, client: Test
     assert "<dt>inside</dt>" in html, "a message does not link the mailbox it is in"
     parent = int(re.search(r'<dt>inside</dt><dd><a href="/items/(\d+)"', html).group(1))  # type: ignore[union-attr]
     assert f'href="/items/{mail["id"]}"' in get(client, f"/items/{parent}").text, "the mailbox does not list it"
+    # its download is the whole mailbox: said so (a tester took 'download it' for the one message)
+    assert f"download the file that holds it ({mail['part']} is inside)" in html, html
 
 
 # -- failures and status ---------------------------------------------------------
