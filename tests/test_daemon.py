@@ -43,6 +43,8 @@ def test_daemon_start_status_stop(tmp_path: Path) -> None:
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         for option, value in ((b"--delay", b"0.3"), (b"--rescan", b"900.0"), (b"-j", b"1"), (b"--max-text-mb", b"4.0")):
             assert argv[argv.index(option) + 1] == value, argv
+        # it runs from /: `python -m` imported a zipfile.py of the folder `daemon start` was typed in
+        assert os.readlink(f"/proc/{pid}/cwd") == "/", os.readlink(f"/proc/{pid}/cwd")
         twin = lifededup(env, "daemon", "start")
         assert twin.returncode != 0 and "already runs" in twin.stderr, twin.stderr
 

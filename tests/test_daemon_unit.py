@@ -45,6 +45,8 @@ def test_the_unit_names_the_chosen_store_its_folders_and_environment(tmp_path: P
     assert words[-3:] == ["watch", "--db", str((tmp_path / "chosen.db").resolve())], \
         f"the unit must watch the store LIFEDEDUP_DB chose: {exec_start}"
     assert words[:3] == [sys.executable, "-m", "lifededup"], f"and run this lifededup: {exec_start}"
+    # not from the home folder, where `python -m` would import an email.py or zipfile.py kept there
+    assert unit_lines(result.stdout, "WorkingDirectory") == ["/"], result.stdout
     environment = dict(shlex.split(e)[0].split("=", 1) for e in unit_lines(result.stdout, "Environment"))
     assert environment.get("XDG_STATE_HOME") == env["XDG_STATE_HOME"], environment
     assert environment.get("PATH") == env["PATH"], "the format tools are found on the same PATH"

@@ -346,7 +346,7 @@ def daemon_start(delay: float, rescan: float, workers: int, max_text_mb: float, 
         location = store.location
     paths = daemons.DaemonPaths.default()
     # a server's URL goes by the environment, where its password does not show in `ps`
-    store_option = ["--db", str(location.path)] if location.path is not None else []
+    store_option = ["--db", os.path.abspath(location.path)] if location.path is not None else []  # it runs from /
     argv = [sys.executable, "-m", "lifededup", "watch", *store_option, "--delay", str(delay), "--rescan", str(rescan),
             "-j", str(workers), "--max-text-mb", str(max_text_mb), *(["--ocr"] if ocr else [])]
     try:

@@ -173,7 +173,10 @@ def start(argv: list[str], paths: DaemonPaths, wait_s: float = 30.0, env: dict[s
         raise DaemonError(f"the daemon already runs (pid {other})")
     paths.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     with paths.log.open("ab") as log:
-        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+        # from /: `python -m` puts its working folder first on the module path, so an
+        # `email.py` or `zipfile.py` where `daemon start` was typed broke the daemon
+        # (and a folder kept as its working one keeps its disk busy)
+        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd="/",
                                    start_new_session=True, close_fds=True, env={**os.environ, **(env or {})})
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
