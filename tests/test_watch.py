@@ -182,6 +182,26 @@ def test_a_folder_missing_at_start_is_watched_once_it_appears(tmp_path: Path, ro
                    "and followed from then on")
 
 
+def test_a_folder_moved_away_and_made_again_between_rescans_is_followed_within_seconds(
+        tmp_path: Path, root: Path) -> None:
+    """A watched folder renamed away and made again (a tester's `mv usb
+    usb.old; mkdir usb`) kept its watch on the folder that was gone: nothing
+    in the new one was indexed until the hourly rescan, nor a deletion in it."""
+    disk = tmp_path / "usb"
+    write_text(disk / "receipt.txt", seed=93)
+    with watching(tmp_path, root, also=(disk,)) as store:  # the hourly rescan: not before the test ends
+        eventually(lambda: str((disk / "receipt.txt").resolve()) in stored_files(store), "the folder is indexed")
+        disk.rename(tmp_path / "usb.old")
+        disk.mkdir()
+        write_text(disk / "new.txt", seed=94)
+        eventually(lambda: str((disk / "new.txt").resolve()) in stored_files(store),
+                   "a file in the folder made again is indexed")
+        eventually(lambda: str((disk / "receipt.txt").resolve()) not in stored_files(store),
+                   "the file no longer there is forgotten")
+        write_text(disk / "later.txt", seed=95)
+        eventually(lambda: str((disk / "later.txt").resolve()) in stored_files(store), "and followed from then on")
+
+
 def test_an_unmounted_disks_empty_mount_point_keeps_its_items_and_a_replaced_folder_is_followed(
         tmp_path: Path, root: Path) -> None:
     """An fstab disk unmounted leaves its mount point, an empty folder: a

@@ -110,7 +110,8 @@ class Watcher:
                 self._wait_for_changes(min(next_rescan, next_follow, next_look))
                 if self.clock() >= next_look and not self.stop.is_set():
                     # a folder that was not there (a disk plugged in, a folder made): scanned and followed now,
-                    # not at the next hourly rescan
+                    # not at the next hourly rescan -- and so is one that went away since, or was replaced
+                    self._look_at_roots()
                     back = [f for f in self.folders if f.path in self._missing and self._there(f)]
                     if back:
                         log.info("%s: there now, scanned", ", ".join(f.path for f in back))
@@ -260,6 +261,26 @@ class Watcher:
             self._observer.unschedule(watch)
         except (KeyError, OSError):
             pass  # its emitter already stopped when the folder went
+
+    def _look_at_roots(self) -> None:
+        """Each watched folder as it is now: one gone since the last look (a
+        disk unplugged, a folder renamed away) is missing, its items kept and
+        its watch dropped, so that its return is scanned and followed; one
+        replaced at its path (removed and made again, a folder restored) is
+        missing too, scanned at once. Only a rescan found these before: a
+        folder moved away and made again between two rescans kept a watch on
+        the folder that was gone, and nothing in the new one was indexed for
+        up to an hour."""
+        for folder in self.folders:
+            if folder.path in self._missing or folder.path not in self._watches:
+                continue
+            identity = _identity(self._disk[folder.path]) if Path(self._disk[folder.path]).is_dir() else None
+            if identity == self._roots.get(folder.path):
+                continue
+            self._unschedule(folder.path, self._watches[folder.path])
+            self._missing.add(folder.path)
+            if identity is None:
+                log.warning("%s is not there any more; its items are kept until it returns", folder.path)
 
     def _there(self, folder: WatchedFolder) -> bool:
         """Whether the folder is there to scan: a folder, and not an empty
