@@ -778,3 +778,21 @@ def test_reading_leaves_access_times_as_they_were(tmp_path: Path) -> None:
         summary = run(store, [folder], IndexConfig(workers=1))
     assert summary.new == 2, summary
     assert [os.stat(p).st_atime for p in (box, note)] == [1_000_000_000, 1_000_000_000]
+
+
+def test_a_killed_indexers_worker_folders_are_swept_by_the_next_run(tmp_path: Path) -> None:
+    """After `kill -9` the workers' temporary folders stayed in TMPDIR for
+    good: no later run removed them."""
+    import tempfile
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    left = Path(tempfile.gettempdir()) / f"lifededup-worker-{int(dead.stdout)}-abc123"
+    left.mkdir()
+    (left / "page-0.pgm").write_bytes(b"P5 1 1 255\n\x00")
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "a.txt").write_text(hostile_corpus.prose(1))
+    with open_store(tmp_path / "s.db") as store:
+        run(store, [folder], IndexConfig(workers=1))
+    assert not left.exists(), "a dead indexer's worker folder is left behind"
+    assert not list(Path(tempfile.gettempdir()).glob(f"lifededup-worker-{os.getpid()}-*")), "this run's own are gone"

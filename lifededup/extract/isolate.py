@@ -257,11 +257,30 @@ class _Worker:
 def _spawn(ctx: Any, limits: Limits, extractor: SourceExtractor, max_chars: int = MAX_TEXT_CHARS,
            real: bool = False, walls: tuple[str, ...] | None = None) -> _Worker:
     parent, child = ctx.Pipe()
-    own = tempfile.mkdtemp(prefix="lifededup-worker-") if walls is not None else ""
+    own = tempfile.mkdtemp(prefix=f"{_OWN_PREFIX}{os.getpid()}-") if walls is not None else ""
     process = ctx.Process(target=_worker, args=(child, limits, extractor, max_chars, real, walls, own), daemon=True)
     process.start()
     child.close()
     return _Worker(process=process, conn=parent, max_chars=max_chars, real=real, walls=walls, own=own)
+
+
+# a confined worker's temporary folder: lifededup-worker-PID-XXXX, PID its indexer's
+_OWN_PREFIX = "lifededup-worker-"
+
+
+def _sweep_left_behind() -> None:
+    """Remove the workers' temporary folders an indexer killed (kill -9, a
+    power cut) left behind: those of a process that is gone."""
+    for left in Path(tempfile.gettempdir()).glob(f"{_OWN_PREFIX}*-*"):
+        pid = left.name[len(_OWN_PREFIX):].split("-", 1)[0]
+        if not pid.isdecimal() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(left, ignore_errors=True)
+        except OSError:
+            pass  # another user's process: not ours to judge
 
 
 def _stop(worker: _Worker) -> None:
@@ -305,6 +324,8 @@ def extract_many(paths: Iterable[Path | str], limits: Limits = Limits(), workers
     pool: list[_Worker] = []
     try:
         confined = None if walls is None else tuple(walls)
+        if confined is not None:
+            _sweep_left_behind()
         pool = [_spawn(ctx, limits, extractor, max_text_chars, real, confined) for _ in range(count)]
         for worker in pool:
             _assign(worker, pending)
