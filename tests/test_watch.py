@@ -350,6 +350,13 @@ def test_folders_added_removed_and_their_patterns_changed_are_followed_while_it_
             eventually(lambda: str((root / "watched.txt").resolve()) in stored_files(store), "the rest is followed")
             time.sleep(1.0)
             assert str((other / "unwatched.txt").resolve()) not in stored_files(store), "a removed folder is not read"
+            # a folder inside another, with patterns of its own, then removed: its files are the outer one's
+            # again at once (they waited for the hourly rescan)
+            inner, note = root / "notes", str((root / "notes" / "note0.txt").resolve())
+            add_folder(store, str(inner.resolve()), include=("*.eml",))
+            eventually(lambda: note not in stored_files(store), "the inner folder's patterns are taken up")
+            remove_folder(store, str(inner.resolve()))
+            eventually(lambda: note in stored_files(store), "removed, the outer folder's patterns apply again")
     finally:
         stop.set()
         thread.join(TIMEOUT_S)

@@ -218,6 +218,13 @@ class Watcher:
         taken_up = [f for f in now if before.get(f.path) != after[f.path]]
         for folder in taken_up:
             log.info("%s: %s", folder.path, "now watched" if folder.path not in before else "its patterns changed")
+        # a folder removed from inside another: its files are the outer one's now, under the outer
+        # one's patterns (files the inner one's excluded were left unindexed until the hourly rescan)
+        removed = before.keys() - after.keys()
+        around = [f for f in now if f not in taken_up and any(_within(path, f.path) for path in removed)]
+        for folder in around:
+            log.info("%s: scanned again, a folder inside it no longer watched on its own", folder.path)
+        taken_up += around
         self.folders = now
         self._disk = {f.path: fs_path(f.path) for f in now}
         self._status.watching = [f.path for f in now]
@@ -375,3 +382,9 @@ def _identity(path: str) -> tuple[int, int] | None:
     except OSError:
         return None
     return found.st_dev, found.st_ino
+
+
+def _within(path: str, folder: str) -> bool:
+    """Whether ``path`` lies inside ``folder`` (stored paths)."""
+    return path.startswith(folder.rstrip("/") + "/")
+
