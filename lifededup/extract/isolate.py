@@ -38,7 +38,6 @@ from typing import Any, NamedTuple
 from lifededup.extract.base import Crashed, Extracted, ExtractionError, Failure, Limits, Source, Timeout, TooLarge
 from lifededup.extract.registry import extract_source
 from lifededup.extract import sandbox
-from lifededup.extract.sandbox import confine_worker
 from lifededup.model import fs_path
 
 SourceExtractor = Callable[[Source, Limits], Extracted]
@@ -187,7 +186,7 @@ def _worker(conn: Connection, limits: Limits, extractor: SourceExtractor, max_ch
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
     if walls is not None:
-        confine_worker(walls, own)
+        sandbox.confine_worker(walls, own)
     try:
         _serve(conn, limits, extractor, max_chars, real)
     except (EOFError, OSError):

@@ -1,9 +1,10 @@
 """The readers read only what they were given (Linux Landlock).
 
 An extraction worker of ``index`` or ``watch`` may read only the folders
-being indexed, the system, Python's files and a temporary folder of its own
-(:func:`confine_worker`); each outside program it starts, only the system
-and its input (:func:`confinement`).
+being indexed, the system, Python's files, the tools' installs and a
+temporary folder of its own (:func:`confine_worker`); each outside program
+it starts, only the system, the tools' installs and its input
+(:func:`confinement`).
 
 groff follows a page's ``.so /path`` and ``.nx /path`` requests, and
 Tesseract reads a text file given as an image as a list of images to read:
@@ -12,8 +13,9 @@ outside the folders lifededup was given into the index. Each tool
 :func:`lifededup.extract.tool.run_tool` starts is now confined before it
 runs, by Landlock (Linux 5.13 and later, no privilege needed): it may read
 and run what is under the system's folders (``/usr``, ``/lib*``, ``/bin``,
-``/sbin``, a few files of ``/etc`` the loader and the tools need) and the
-files named on its command line, nothing else -- no home folder, no
+``/sbin``, a few files of ``/etc`` the loader and the tools need), where
+the tools are installed if elsewhere (:func:`_installs`), and the files
+named on its command line, nothing else -- no home folder, no
 ``/etc/passwd``, no other watched file. Writing is not restricted (the
 tools write to their standard output, or to lifededup's temporary folders).
 
