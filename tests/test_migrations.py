@@ -93,6 +93,12 @@ def write_files_as_before(store_url: str, folder: Path, rows: list[tuple[int, st
     engine.dispose()
 
 
+def marked_to_read(store: Store) -> dict[str, bool]:
+    """Each file's name -> whether a revision marked it to be read again (``mtime`` NULL)."""
+    return {Path(str(r[0])).name: r[1] is None
+            for r in store.execute("SELECT path, mtime FROM items WHERE part = ''")[1]}
+
+
 def search_ids(store: Store, word: str) -> list[int]:
     """The items whose title or text holds ``word``, by the store's own full-text index."""
     if store.location.url is not None:
@@ -588,8 +594,7 @@ def test_0015_reads_mail_again(store_url: str, tmp_path: Path) -> None:
     write_files_as_before(store_url, folder, rows)
     upgrade_to(store_url, "0015")
     with open_store(store_url) as store:
-        mtimes = {Path(str(r[0])).name: r[1] is None for r in store.execute(
-            "SELECT path, mtime FROM items WHERE part = ''")[1]}
+        mtimes = marked_to_read(store)
         assert mtimes == {"reply.eml": True, "forward.eml": True, "box.mbox": True, "note.txt": False}, mtimes
         summary = run(store, [folder], IndexConfig(workers=1))
         assert (summary.unchanged, summary.updated) == (1, 3), summary
@@ -622,8 +627,7 @@ def test_0016_keeps_a_mails_people_searchable_and_folds_more_accents(store_url: 
     write_files_as_before(store_url, folder, rows)
     upgrade_to(store_url, "0016")
     with open_store(store_url) as store:
-        mtimes = {Path(str(r[0])).name: r[1] is None for r in store.execute(
-            "SELECT path, mtime FROM items WHERE part = ''")[1]}
+        mtimes = marked_to_read(store)
         assert mtimes == {"box.mbox": True, "note.txt": False}, mtimes
         assert search_ids(store, "sam") == [], "no sender is kept before the mail is read again"
         summary = run(store, [folder], IndexConfig(workers=1))
@@ -670,8 +674,7 @@ def test_0017_reads_failed_files_again_and_gives_them_their_kind(store_url: str,
     engine.dispose()
     upgrade_to(store_url, "0017")
     with open_store(store_url) as store:
-        mtimes = {Path(str(r[0])).name: r[1] is None for r in store.execute(
-            "SELECT path, mtime FROM items WHERE part = ''")[1]}
+        mtimes = marked_to_read(store)
         assert mtimes == {"letter.eml": True, "budget.xlsx": True, "note.txt": False}, mtimes
         summary = run(store, [folder], IndexConfig(workers=1))
         assert (summary.unchanged, summary.failed) == (1, 2), summary
@@ -790,8 +793,7 @@ def test_0020_reads_again_a_sheet_of_numbers_that_was_unsampled_and_the_pages(st
     engine.dispose()
     upgrade_to(store_url, "0020")
     with open_store(store_url) as store:
-        mtimes = {Path(str(r[0])).name: r[1] is None for r in store.execute(
-            "SELECT path, mtime FROM items WHERE part = ''")[1]}
+        mtimes = marked_to_read(store)
         assert mtimes == {"readings.xlsx": True, "note.txt": False, "tools.html": True, "news.eml": True,
                           "deck.odp": True}, mtimes
         book = openpyxl.load_workbook(folder / "readings.xlsx")
