@@ -41,7 +41,7 @@ from pathlib import Path
 from lifededup.config import FingerprintParams
 from lifededup.model import Fingerprint
 from lifededup.store import ItemRecord, Store, check_store, collapse_sql, open_store
-from lifededup.store.clustering import _feature_union
+from lifededup.store.candidates import feature_union
 
 PARAMS = FingerprintParams()
 VOCAB = [f"w{i}" for i in range(20_000)]
@@ -182,7 +182,7 @@ def bulk_fill(path: Path, gen: Generator, until: int) -> float:
 
 def lookup_seconds(store: Store, probes: list[tuple[int, ...]], *, scan: bool) -> float:
     """Median seconds of one candidate lookup, by the indexes or by a scan."""
-    sql = (f"SELECT item_id, count(*) AS shared FROM ({_feature_union(True)}) "
+    sql = (f"SELECT item_id, count(*) AS shared FROM ({feature_union(True)}) "
            "GROUP BY item_id HAVING count(*) >= :threshold ORDER BY shared DESC, item_id LIMIT 1")
     if scan:
         sql = sql.replace("FROM fingerprints", "FROM fingerprints NOT INDEXED")

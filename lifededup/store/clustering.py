@@ -31,7 +31,6 @@ from array import array
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import chain, islice
 from typing import TYPE_CHECKING
 
@@ -39,6 +38,7 @@ from sqlalchemy import Connection
 
 from lifededup.model import shared_features
 from lifededup.store import engine
+from lifededup.store.candidates import BOILERPLATE_HOLDERS, feature_union, sharing_minima
 from lifededup.store.dialect import Driver, driver, is_postgres
 from lifededup.store.settings import FEATURE_COLUMNS
 from lifededup.store.similarity import (
@@ -101,24 +101,17 @@ class _WordCache:
 _WORDS = _WordCache(4_000_000)
 
 
-def _feature_union(only_representatives: bool) -> str:
-    rep = " AND is_representative = TRUE" if only_representatives else ""
-    return " UNION ALL ".join(
-        f"SELECT item_id FROM fingerprints WHERE {f} = :{f}{rep}" for f in FEATURE_COLUMNS
-    )
-
-
 # One index seek per feature column, then count matches per item: shared
 # features are positional (feature i against feature i), so a match in column
 # fi is exactly one shared feature.
 # Plain SQL run with exec_driver_sql: no statement is compiled per call, and
 # these run for every insert.
 _REPRESENTATIVES_SHARING = (
-    f"SELECT item_id, count(*) AS shared FROM ({_feature_union(True)}) AS sharing "
+    f"SELECT item_id, count(*) AS shared FROM ({feature_union(True)}) AS sharing "
     "GROUP BY item_id HAVING count(*) >= :threshold"
 )
 _NEIGHBOURS = (
-    f"SELECT item_id FROM ({_feature_union(False)}) AS sharing "
+    f"SELECT item_id FROM ({feature_union(False)}) AS sharing "
     "GROUP BY item_id HAVING count(*) >= :threshold"
 )
 _SAME_SHA1 = "SELECT cluster_id FROM clusters WHERE sha1 = :sha1 LIMIT 1"
@@ -379,15 +372,8 @@ class StoreRepresentatives(_Admission):
 
     def _sharing_minima(self, member: Member, least: int, most: int) -> dict[int, int]:
         assert member.sketch is not None
-        values = sorted(set(sketch_values(member.sketch).tolist()))
-        if is_postgres(self.conn):
-            rows = self.db.execute(_PG_MINIMA_LOOKUP, {"values": values, "probe": BOILERPLATE_HOLDERS + 1,
-                                                       "bound": BOILERPLATE_HOLDERS, "least": least, "most": most})
-            return {int(r[0]): int(r[1]) for r in rows}
-        params: dict[str, int] = {f"v{i}": int(v) for i, v in enumerate(values)}
-        params.update(least=int(least), most=int(most))
-        rows = self.db.execute(_minima_lookup(len(values), BOILERPLATE_HOLDERS), params)
-        return {int(r[0]): int(r[1]) for r in rows}
+        values = sketch_values(member.sketch).tolist()
+        return sharing_minima(self.db, is_postgres(self.conn), values, least, most, BOILERPLATE_HOLDERS)
 
     def copy_of(self, item: int) -> tuple[int, Similarity] | None:
         row = self.db.execute(_COPY, {"sha1": self.member(item).sha1}).fetchone()
@@ -418,45 +404,6 @@ def _stored_words(db: Driver, item_id: int, sha1: str) -> array[int]:
         found = _words_of(str((None if row is None else row[0]) or ""))
         _WORDS.put(sha1, found)
     return found
-
-
-# A sketch value more representatives hold than this is boilerplate (a
-# licence, a signature, a template's headings): it says nothing about which
-# of them a text is a near copy of, and reading all its holders for every
-# insert made an insert at a million items 15 times the cost of one at ten
-# thousand (benchmarks/bench_backends.py).  The candidate lookup leaves such
-# values out, as a search engine leaves out stop words; texts sharing them
-# are still found through their other values and their features.
-BOILERPLATE_HOLDERS = 256
-
-
-@lru_cache(maxsize=8)
-def _minima_lookup(count: int, bound: int) -> str:
-    """The representatives sharing at least ``:least`` of ``count`` sketch
-    values ``:v0``...: each value's holders are read up to one past the
-    boilerplate ``bound`` (an index range each), and a value with more is
-    left out, so a lookup reads at most ``count`` x (bound + 1) keys however
-    large the store."""
-    probes = " UNION ALL ".join(
-        f"SELECT * FROM (SELECT value, item_id FROM sketch_keys WHERE value = :v{i} LIMIT {bound + 1})"
-        f" AS p{i}" for i in range(count))
-    return (f"WITH probe AS MATERIALIZED ({probes}),"
-            f" distinctive AS (SELECT value FROM probe GROUP BY value HAVING count(*) <= {bound})"
-            " SELECT item_id, count(*) FROM probe WHERE value IN (SELECT value FROM distinctive)"
-            " GROUP BY item_id HAVING count(*) >= :least ORDER BY count(*) DESC LIMIT :most")
-
-
-# The same lookup on PostgreSQL, the values as one array (a probe of each by
-# LATERAL): psycopg neither caches nor prepares a statement of more than 50
-# parameters, so the server parsed and planned the 84 probes of
-# _minima_lookup anew for every insert -- 4.5 ms, against 0.3 ms to run them,
-# most of an insert's time on a small store.
-_PG_MINIMA_LOOKUP = (
-    "WITH probe AS MATERIALIZED (SELECT v.value, k.item_id FROM unnest(CAST(:values AS bigint[])) AS v(value)"
-    " CROSS JOIN LATERAL (SELECT item_id FROM sketch_keys WHERE value = v.value LIMIT :probe) AS k),"
-    " distinctive AS (SELECT value FROM probe GROUP BY value HAVING count(*) <= :bound)"
-    " SELECT item_id, count(*) FROM probe WHERE value IN (SELECT value FROM distinctive)"
-    " GROUP BY item_id HAVING count(*) >= :least ORDER BY count(*) DESC LIMIT :most")
 
 
 @dataclass(frozen=True)
