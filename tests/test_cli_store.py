@@ -252,6 +252,34 @@ def test_show_explains_membership(db: str) -> None:
     assert "no text" in run("show", "/docs/locked.pdf", db=db)
 
 
+def test_show_lists_a_drafts_near_copies_in_other_clusters(any_db: str) -> None:
+    """Drafts split by the order they came in (issue 8): B is 20% from the
+    first version A and joins it; C is 20% from B but 40% from A, past the
+    rule, so it stands alone.  `show C` names B's cluster, through B (its
+    nearest member there, not the farther representative); `show A` names
+    C; the web view's JSON is the same object (tests/test_web.py)."""
+    base, other, third = prose(21).split(), prose(22).split(), prose(23).split()
+    a = " ".join(base)
+    b = " ".join(base[:240] + other[:60])
+    c = " ".join(base[:120] + third[:60] + base[180:240] + other[:60])
+    with open_store(any_db) as store:
+        ids = {name: store.upsert_item(ItemRecord(f"/drafts/{name}.txt", text=text), fp(text))
+               for name, text in (("a", a), ("b", b), ("c", c))}
+    shown = json.loads(run("show", "/drafts/c.txt", "--json", db=any_db))
+    assert shown["cluster_id"] == ids["c"] and len(shown["members"]) == 1, "C joined a cluster: no split to show"
+    [near] = shown["elsewhere"]
+    assert (near["item"]["path"], near["cluster_id"]) == ("/drafts/b.txt", ids["a"]), near
+    measured = compare(c, b)
+    assert (near["word_edit_distance"], near["resemblance"]) == (measured.word_edit_distance, measured.resemblance)
+    assert 0.15 < near["word_edit_distance"] < 0.25, near
+    text = run("show", "/drafts/a.txt", db=any_db)
+    listed = text.split("like it in other clusters", 1)[1]
+    assert "/drafts/c.txt" in listed and "/drafts/b.txt" not in listed, text
+    # an item with none says so, and the budget notes' far relatives are not listed
+    assert "like it in other clusters: none" in run("show", "/docs/notes.txt", db=any_db)
+    assert json.loads(run("show", "/docs/budget.txt", "--json", db=any_db))["elsewhere"] == []
+
+
 def test_show_takes_a_part_by_the_name_other_commands_print(any_db: str, tmp_path: Path) -> None:
     """`dups` and `failures` print a message of a mailbox as PATH [PART]; show
     refused that name ('no item'), and a failed attachment had no id printed

@@ -260,6 +260,23 @@ def test_item_page_shows_text_metadata_cluster_and_original(corpus: CorpusStore,
     assert original.headers["content-disposition"].startswith("attachment"), "the original must be a download"
 
 
+def test_item_page_lists_texts_like_it_in_other_clusters(corpus: CorpusStore, client: TestClient) -> None:
+    """sample_corpus's journal keeps entries of one template, 34-48% apart:
+    each in a cluster of its own, listed on each other's pages with their
+    distance, as `show --json` lists them."""
+    with open_store(corpus.db, readonly=True) as store:
+        _, [(entry,)] = store.execute("SELECT id FROM items WHERE path LIKE '%/Journal/2023/2023-04-10.txt'")
+    shown = get(client, f"/items/{entry}.json").json()
+    assert shown == cli_json("show", str(entry), "--json", "--db", str(corpus.db))
+    assert shown["elsewhere"], "the journal entry has no text like it in another cluster"
+    html = get(client, f"/items/{entry}").text
+    section = html.split("<h2>Like it, in other clusters</h2>", 1)[1].split("</section>", 1)[0]
+    for near in shown["elsewhere"]:
+        assert near["cluster_id"] != shown["cluster_id"] and 0.3 < near["word_edit_distance"] <= 0.5, near
+        assert f'href="/items/{near["item"]["id"]}"' in section and f'href="/clusters/{near["cluster_id"]}"' in section
+        assert f"{near['word_edit_distance']:.3f}" in section, section
+
+
 def test_item_in_a_mailbox_links_its_container(corpus: CorpusStore, client: TestClient) -> None:
     found = get(client, "/search.json?kind=email&path=*.mbox&limit=1").json()["hits"]
     assert found and found[0]["part"], f"expected a message inside a mailbox, got {found}"

@@ -33,20 +33,38 @@ def show_command(item: str, as_json: bool, db: str | None) -> None:
     representative (2 make a near copy), and the exact resemblance of their
     shingle sets and their word edit distance (seeds/000 section 3.1).
 
+    Then the texts like it in other clusters: within half their words of
+    it, but joined to another representative or to none (a draft that went
+    on too far from the first version, or came in before it), each cluster
+    by its nearest member; `lifededup show ID` opens that cluster.
+
     \b
     Example:
       lifededup show ~/Documents/report-v2.docx
       lifededup show 42 --json
       lifededup show '~/Mail/archive-2024.mbox [message 5]'
     """
-    from lifededup.store.queries import explain  # on the driver alone: no SQLAlchemy at a store at head
+    # on the driver alone: no SQLAlchemy at a store at head
+    from lifededup.store.queries import NEAR_ELSEWHERE, explain
 
     with opened_reader(db) as store:
-        found = explain(store, item)
+        found = explain(store, item, elsewhere=True)
     if as_json:
         click.echo(json.dumps(found.to_dict(), indent=2))
         return
     _print_explanation(found)
+    if found.cluster_id is None:
+        return
+    if not found.elsewhere:
+        click.echo(f"like it in other clusters: none (within {NEAR_ELSEWHERE:.0%} word edit distance)")
+        return
+    click.echo(f"like it in other clusters (within {NEAR_ELSEWHERE:.0%} word edit distance; "
+               "`lifededup show ID` shows one's cluster):")
+    click.echo(f"  {'id':>7}  {'cluster':>7} {'shared':>6} {'resemblance':>11} {'edit dist':>9}  path")
+    for near in found.elsewhere:
+        click.echo(f"  {near.item.id:>7}  {near.cluster_id:>7} {near.shared_features:>4}/6 "
+                   f"{_fraction(near.resemblance):>11} {_fraction(near.word_edit_distance):>9}  "
+                   f"{item_name(near.item.path, near.item.part, near.item.machine)}")
 
 
 def _fraction(value: float | None) -> str:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import asdict, dataclass
+import struct
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from lifededup.config import FingerprintParams
@@ -74,6 +75,21 @@ class Reason:
 
 
 @dataclass(frozen=True)
+class Nearby:
+    """A text like an item's that sits in another cluster: the nearest
+    member of that cluster, and how far it is from the item."""
+
+    item: ItemSummary
+    cluster_id: int
+    shared_features: int
+    resemblance: float
+    word_edit_distance: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "item": self.item.to_dict()}
+
+
+@dataclass(frozen=True)
 class Explanation:
     item: ItemSummary
     cluster_id: int | None
@@ -81,6 +97,8 @@ class Explanation:
     threshold: int
     reasons: list[Reason]  # the representative first
     rule: str = "verified:30"  # the store's admission rule (Rule.spec)
+    # the texts like it in other clusters (near_elsewhere), when asked for
+    elsewhere: list[Nearby] = field(default_factory=list)
 
     def admission(self) -> str:
         """What makes a member a near copy in this cluster, in words (``show``, the web view)."""
@@ -104,6 +122,7 @@ class Explanation:
             "rule": self.rule,
             "threshold": self.threshold,
             "members": [r.to_dict() for r in self.reasons],
+            "elsewhere": [n.to_dict() for n in self.elsewhere],
         }
 
 
@@ -237,10 +256,18 @@ def _reason(member: ItemSummary, rep_id: int, prints: dict[int, tuple[str, tuple
     return Reason(member, member.id == rep_id, exact, shared_features(features, rep_features), resemblance, distance)
 
 
-def explain(store: Readable, item: int | str) -> Explanation:
+def explain(store: Readable, item: int | str, *, elsewhere: bool = False) -> Explanation:
     """An item, its cluster, and for every member the features it shares with
     the representative and its exact resemblance to it, in one read: its
-    members' fingerprints in one statement, their texts a hundred at a time."""
+    members' fingerprints in one statement, their texts a hundred at a time.
+    ``elsewhere``: with the texts like it in other clusters (:func:`near_elsewhere`)."""
+    found = _explain(store, item)
+    if elsewhere and found.cluster_id is not None:
+        return replace(found, elsewhere=near_elsewhere(store, found.item.id))
+    return found
+
+
+def _explain(store: Readable, item: int | str) -> Explanation:
     with store.reading() as db:
         found = _find(db, store, item)
         stored, method, rule = read_settings(db)
@@ -266,3 +293,109 @@ def explain(store: Readable, item: int | str) -> Explanation:
                 rep_text = texts[cluster_id]
             reasons += [_reason(m, cluster_id, prints, rep_text, texts[m.id], params) for m in batch]
     return Explanation(found, cluster_id, method, params.threshold, reasons, rule.spec)
+
+
+# How far a text in another cluster may be and still be listed beside an
+# item: half its words, past the rule's 30% (which would have joined it to a
+# representative), where drafts that went their own way are found.
+NEAR_ELSEWHERE = 0.5
+# Clusters looked into for one item, and texts measured in them (each a word
+# edit distance), those most alike by their sketches first.
+_ELSEWHERE_CLUSTERS = 8
+_ELSEWHERE_MEASURED = 24
+# members of those clusters whose sketches are read, at most
+_ELSEWHERE_READ = 2_000
+
+
+def near_elsewhere(store: Readable, item: int | str, *, within: float = NEAR_ELSEWHERE,
+                   limit: int = 10) -> list[Nearby]:
+    """The clusters other than an item's own that hold a text within
+    ``within`` word edit distance of it, nearest first, each by its
+    nearest member: a draft that went on too far from the first version to
+    join its cluster, a re-save kept apart by the order the texts came in
+    (conservative clusters admit a member by its representative alone).
+
+    The clusters are found as clustering finds candidates -- items sharing
+    one of its six features, representatives sharing a few of its sketch
+    values -- then their members are ranked by their sketches' estimate and
+    the likeliest measured as ``show`` measures a cluster's members."""
+    from lifededup.store.candidates import feature_union, sharing_minima
+
+    with store.reading() as db:
+        found = _find(db, store, item)
+        row = db.execute(f"SELECT c.cluster_id, f.sha1, {', '.join('f.' + c for c in FEATURE_COLUMNS)}, f.sketch"
+                         " FROM clusters c JOIN fingerprints f ON f.item_id = c.item_id WHERE c.item_id = :i",
+                         {"i": found.id}).fetchone()
+        if row is None or row[2] is None:
+            return []  # no text, or too short to sample: exact copies only, all in its own cluster
+        own, sha1, sketch = int(row[0]), str(row[1]), None if row[8] is None else bytes(row[8])
+        stored, _, rule = read_settings(db)
+        params = stored or FingerprintParams()
+        # item -> [features shared, sketch values shared]
+        shared: dict[int, list[int]] = {}
+        for r in db.execute(f"SELECT item_id, count(*) FROM ({feature_union(False)}) AS sharing GROUP BY item_id"
+                            f" ORDER BY count(*) DESC, item_id LIMIT {_ELSEWHERE_READ}",
+                            dict(zip(FEATURE_COLUMNS, (int(v) for v in row[2:8])))).fetchall():
+            shared[int(r[0])] = [int(r[1]), 0]
+        if sketch is not None:
+            values = struct.unpack(f">{len(sketch) // 8}q", sketch)
+            for rep, count in sharing_minima(db, store.location.url is not None, values, rule.min_shared_minima,
+                                             4 * _ELSEWHERE_CLUSTERS).items():
+                shared.setdefault(rep, [0, 0])[1] = count
+        shared.pop(found.id, None)
+        if not shared:
+            return []
+        # the other clusters they are in, most shared first
+        cluster_of = {int(r[0]): int(r[1]) for r in db.execute(
+            "SELECT item_id, cluster_id FROM clusters WHERE item_id IN " + _listed(list(shared))).fetchall()}
+        ranked = sorted((c for c in cluster_of if cluster_of[c] != own), key=lambda c: (-shared[c][0], -shared[c][1], c))
+        clusters = list(dict.fromkeys(cluster_of[c] for c in ranked))[:_ELSEWHERE_CLUSTERS]
+        if not clusters:
+            return []
+        # their members, one of each text, the likeliest by the sketches' estimate (sharing features first)
+        members: dict[tuple[int, str], tuple[int, bytes | None]] = {}
+        for r in db.execute("SELECT c.item_id, c.cluster_id, c.sha1, f.sketch FROM clusters c"
+                            " JOIN fingerprints f ON f.item_id = c.item_id WHERE c.cluster_id IN " + _listed(clusters)
+                            + f" ORDER BY c.item_id LIMIT {_ELSEWHERE_READ}").fetchall():
+            members.setdefault((int(r[1]), str(r[2])), (int(r[0]), None if r[3] is None else bytes(r[3])))
+        likeliest = _likeliest(sketch, members, shared, params.features)[:_ELSEWHERE_MEASURED]
+        placed = {item_id: cluster for (cluster, _), (item_id, _) in members.items()}
+        texts = _texts(db, [found.id, *likeliest])
+        summaries = {int(r[0]): _summary(r) for r in db.execute(
+            _SUMMARY + " WHERE i.id IN " + _listed(likeliest)).fetchall()}
+    from lifededup.fingerprint.compare import compare  # numpy and rapidfuzz: only when there is something to measure
+
+    nearest: dict[int, Nearby] = {}
+    text = texts.get(found.id)
+    for candidate in likeliest:
+        other = texts.get(candidate)
+        if text is None or other is None or candidate not in summaries:
+            continue
+        result = compare(text, other, params)
+        if result.word_edit_distance > within:
+            continue
+        near = Nearby(summaries[candidate], placed[candidate], result.shared_features, result.resemblance,
+                      result.word_edit_distance)
+        best = nearest.get(near.cluster_id)
+        if best is None or (near.word_edit_distance, near.item.id) < (best.word_edit_distance, best.item.id):
+            nearest[near.cluster_id] = near
+    return sorted(nearest.values(), key=lambda n: (n.word_edit_distance, n.item.id))[:limit]
+
+
+def _likeliest(sketch: bytes | None, members: dict[tuple[int, str], tuple[int, bytes | None]],
+               shared: dict[int, list[int]], features: int) -> list[int]:
+    """The members' ids, those sharing most features first, then by the
+    resemblance their sketches estimate to ``sketch`` (a text sampled
+    without a sketch, as a table of numbers is, by its features alone)."""
+    ids = [item_id for item_id, _ in members.values()]
+    estimate = dict.fromkeys(ids, 0.0)
+    sketched = [(item_id, other) for item_id, other in members.values() if other is not None]
+    if sketch is not None and sketched:
+        from lifededup.store.similarity import estimate_resemblances
+
+        width = {len(other) for _, other in sketched}
+        if width == {len(sketch)}:  # a store's sketches are all of one size
+            for (item_id, _), value in zip(sketched, estimate_resemblances(sketch, [o for _, o in sketched],
+                                                                             features)):
+                estimate[item_id] = value
+    return sorted(ids, key=lambda i: (-shared.get(i, [0])[0], -estimate[i], i))

@@ -166,7 +166,7 @@ class ClusterView:
 
 def _explain(store: Store, item_id: int) -> Explanation:
     try:
-        return explain(store, item_id)
+        return explain(store, item_id, elsewhere=True)
     except ItemNotFound as exc:
         raise NotFound(str(exc)) from exc
 
