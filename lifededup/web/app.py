@@ -179,7 +179,7 @@ class View:
     def original(self, request: Request) -> Response:
         """The item's own file, as a download: never shown in this origin,
         where a hostile HTML file could act as the view."""
-        view = pages.item_view(self.stores.get(), request.path_params["item_id"])
+        view = pages.item_view(self.stores.get(), request.path_params["item_id"], elsewhere=False)
         opened = None if view.original is None else pages.open_original(view.original)
         if opened is None:
             raise NotFound(f"the file of item {view.details.id} is not there to hand out "

@@ -164,9 +164,9 @@ class ClusterView:
         return self.explanation.reasons[0]
 
 
-def _explain(store: Store, item_id: int) -> Explanation:
+def _explain(store: Store, item_id: int, elsewhere: bool) -> Explanation:
     try:
-        return explain(store, item_id, elsewhere=True)
+        return explain(store, item_id, elsewhere=elsewhere)
     except ItemNotFound as exc:
         raise NotFound(str(exc)) from exc
 
@@ -180,7 +180,7 @@ def _default_compared(reasons: list[Reason]) -> Reason | None:
 def cluster_view(store: Store, cluster_id: int, compare: int | None = None) -> ClusterView:
     """``cluster_id`` is the representative's item id (as ``search`` and
     ``dups`` give it); ``compare`` a member to set beside it."""
-    explanation = cluster_explanation(store, cluster_id)
+    explanation = cluster_explanation(store, cluster_id, elsewhere=False)  # the page does not list them
     details = item_details(store, [r.item.id for r in explanation.reasons])
     if compare is None:
         compared = _default_compared(explanation.reasons)
@@ -194,9 +194,9 @@ def cluster_view(store: Store, cluster_id: int, compare: int | None = None) -> C
     return ClusterView(explanation, details, compared, diff)
 
 
-def cluster_explanation(store: Store, cluster_id: int) -> Explanation:
+def cluster_explanation(store: Store, cluster_id: int, *, elsewhere: bool = True) -> Explanation:
     """``lifededup show CLUSTER_ID``: the cluster as its representative explains it."""
-    explanation = _explain(store, cluster_id)
+    explanation = _explain(store, cluster_id, elsewhere)
     if explanation.cluster_id != cluster_id:
         where = (f"it is in cluster {explanation.cluster_id}" if explanation.cluster_id is not None
                  else "it has no text, so no cluster")
@@ -225,8 +225,9 @@ class ItemView:
         return "file://" + quote(os.fsencode(fs_path(self.details.path)))
 
 
-def item_view(store: Store, item_id: int) -> ItemView:
-    explanation = _explain(store, item_id)
+def item_view(store: Store, item_id: int, *, elsewhere: bool = True) -> ItemView:
+    """An item's page (``elsewhere``: with the texts like it in other clusters, which a download does not need)."""
+    explanation = _explain(store, item_id, elsewhere)
     ids = [r.item.id for r in explanation.reasons]
     found = item_details(store, [item_id, *ids])
     details = found[item_id]
