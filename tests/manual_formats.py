@@ -82,9 +82,11 @@ def _escape(line: str) -> str:
     return line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
 
-def write_pdf(path: Path, title: str, parts: list[tuple[str, str]], lines_per_page: int = 38) -> None:
+def write_pdf(path: Path, title: str, parts: list[tuple[str, str]], lines_per_page: int = 38,
+              info_title: str | None = None) -> None:
     """A plain PDF 1.4 in Helvetica: the text wrapped at 80 columns, each
-    page with the manual's title above and "Page N" below."""
+    page with the manual's title above and "Page N" below; ``info_title``:
+    the document information's /Title."""
     lines = [title, "", "Contents"]
     lines += [f"{heading} {'.' * (70 - len(heading))} {n + 1}" for n, (heading, _) in enumerate(parts)]
     lines.append("")
@@ -109,6 +111,10 @@ def write_pdf(path: Path, title: str, parts: list[tuple[str, str]], lines_per_pa
                        f" /Resources << /Font << /F1 {font_id} 0 R >> >> >>".encode())
         objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
     objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    info = ""
+    if info_title is not None:
+        objects.append(f"<< /Title ({_escape(info_title)}) >>".encode("latin-1"))
+        info = f" /Info {len(objects)} 0 R"
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for n, body in enumerate(objects, start=1):
@@ -117,7 +123,7 @@ def write_pdf(path: Path, title: str, parts: list[tuple[str, str]], lines_per_pa
     xref = len(out)
     out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
     out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R{info} >>\nstartxref\n{xref}\n%%EOF\n".encode()
     path.write_bytes(bytes(out))
 
 

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from manual_formats import write_pdf
+
 from lifededup.extract import CorruptFile, EncryptedFile, NoTextLayer, extract
 from lifededup.extract.layout import clean_pages, dehyphenate, strip_running_lines
 from lifededup.extract.pdf import parse_pdf_date, read_pages
@@ -23,6 +25,21 @@ def test_pdf_text_title_date_and_no_running_lines() -> None:
     assert "Page 1" not in got.text and "Page 2" not in got.text, "page numbers must go"
     heading = "Elm Court Residents' Association: Minutes of the Spring Meeting"
     assert got.text.count(heading) == 1, f"the running header must go, the heading stay: {got.text.count(heading)}"
+
+
+@pytest.mark.parametrize(("printed", "title"), [
+    ("Microsoft Word - Budget 2024.docx", "Budget 2024"),
+    ("Microsoft PowerPoint - Q3 review.pptx", "Q3 review"),
+    ("Microsoft Word - notes", "notes"),
+    ("Budget 2024 - final", "Budget 2024 - final"),  # a title of its own, kept as it is
+    ("Word - the ten rules.doc", "the ten rules"),
+])
+def test_a_title_a_print_driver_gave_is_the_documents_own(tmp_path: Path, printed: str, title: str) -> None:
+    """Word printed to PDF titles it "Microsoft Word - Budget 2024.docx":
+    search listed the PDF so beside its .docx titled "Budget 2024"."""
+    path = tmp_path / "printed.pdf"
+    write_pdf(path, "Budget", [("Summary", "The budget for the year, line by line. " * 20)], info_title=printed)
+    assert extract(path).title == title
 
 
 def test_both_engines_read_the_same_words() -> None:

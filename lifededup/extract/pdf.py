@@ -108,6 +108,23 @@ def read_pages(data: bytes) -> tuple[list[str], dict[str, str], str]:
     raise CorruptFile("damaged or truncated PDF (" + "; ".join(errors) + ")")
 
 
+# Windows' print-to-PDF titles a document after the program and the file it
+# printed: "Microsoft Word - Budget 2024.docx" is the document "Budget 2024"
+# (its .docx, saved beside it, is titled so), as search should list it.
+_PRINTED_FROM = re.compile(r"(?:Microsoft (?:Office )?(?:Word|PowerPoint|Excel|Publisher)|Word|PowerPoint) - (.+)",
+                           re.DOTALL)
+_OFFICE_NAME = re.compile(r"\.(?:docx?|docm|dotx?|dotm|rtf|pptx?|pptm|ppsx?|xlsx?|xlsm|pub)$", re.IGNORECASE)
+
+
+def pdf_title(title: str) -> str:
+    """A PDF's own title, without what a print driver put around it."""
+    title = title.strip()
+    printed = _PRINTED_FROM.fullmatch(title)
+    if printed is None:
+        return title
+    return _OFFICE_NAME.sub("", printed.group(1).strip()).strip()
+
+
 def extract_pdf(source: Source) -> Extracted:
     data = source.read_bytes()
     pages, meta, engine = read_pages(data)
@@ -119,7 +136,7 @@ def extract_pdf(source: Source) -> Extracted:
     text = clean_pages(pages)
     if not any(char.isalnum() for char in text):
         raise NoText(f"the {len(pages)} page(s) give no words (only page numbers or marks)")
-    return Extracted(text=text, title=meta.get("Title", "").strip(), kind="document",
+    return Extracted(text=text, title=pdf_title(meta.get("Title", "")), kind="document",
                      mime="application/pdf", doc_date=date, metadata=metadata)
 
 
