@@ -264,6 +264,35 @@ def test_a_batch_whose_only_file_fails_is_logged(tmp_path: Path, root: Path,
     assert said[0].endswith("new 0, updated 0, moved 0, removed 0, failed 1"), said
 
 
+def test_the_log_names_the_files_a_batch_could_not_read(tmp_path: Path, root: Path,
+                                                        caplog: pytest.LogCaptureFixture) -> None:
+    """The daemon's log said "failed 12" and left its reader to run
+    `lifededup failures` and guess which: it names them now, ten at most,
+    with the reason, and counts the rest; a file that failed before and
+    was not read again is not named again."""
+    caplog.set_level(logging.INFO, logger="lifededup.watch")
+    with watching(tmp_path, root) as store:
+        (root / "old.pdf").write_bytes(b"%PDF-1.4\ntruncated")
+        eventually(lambda: store.execute("SELECT 1 FROM items WHERE path LIKE '%old.pdf'")[1] != [], "old.pdf")
+        eventually(lambda: any("could not read" in r.getMessage() for r in caplog.records), "old.pdf is named")
+        caplog.clear()
+        incoming = tmp_path / "incoming"  # made outside, moved in whole: one folder, one batch
+        incoming.mkdir()
+        for n in range(12):
+            (incoming / f"damaged {n:02d}.pdf").write_bytes(b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrunc")
+        incoming.rename(root / "batch")
+        eventually(lambda: store.execute("SELECT count(*) FROM items WHERE path LIKE '%/batch/%'")[1] == [(12,)],
+                   "the twelve are recorded")
+        eventually(lambda: any("more:" in r.getMessage() for r in caplog.records), "the rest are counted")
+    named = [r.getMessage() for r in caplog.records if r.getMessage().startswith("could not read ")]
+    assert named and all("/batch/damaged " in n and ".pdf: " in n and "PDF" in n for n in named), named
+    assert not any("old.pdf" in n for n in named), "a failure of an earlier batch was named again"
+    counted = sum(int(m.split("failed ")[1].split(",")[0]) for m in (r.getMessage() for r in caplog.records)
+                  if ", failed " in m)
+    more = [r.getMessage() for r in caplog.records if "more:" in r.getMessage()]
+    assert counted == 12 and len(named) + sum(int(m.split()[2]) for m in more) == 12, (named, more)
+
+
 def test_debouncer_waits_for_quiet_and_a_stable_size() -> None:
     now = [0.0]
     sizes: dict[str, tuple[int, float] | None] = {"a": (1, 1.0), "b": (5, 1.0), "old": None, "new": (3, 1.0)}

@@ -4,16 +4,20 @@ failures``, the web view's failures page; ``lifededup.index`` gives them too).""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from typing import Any
 
 from lifededup.store.reader import Readable
+from lifededup.store.records import stored_time
 
 # Two range seeks on ix_items_status (failures are few); `!=` would scan every
 # item, and `+path` keeps SQLite from walking the (path, part) index instead
 # (PostgreSQL has no such prefix, and plans from its statistics).
 # (not the files that vanished while read: gone, not failed; the next run forgets them)
 _FAILED = ("SELECT path, part, status, error, machine FROM items WHERE (status < 'ok' OR status > 'ok') "
-           "AND status != 'vanished' ORDER BY {path}, part, machine LIMIT :limit")
+           "AND status != 'vanished'{since} ORDER BY {path}, part, machine LIMIT :limit")
+# this machine's, recorded since a time (what a watcher's run just met)
+_SINCE = " AND indexed_at >= :since AND machine = :machine"
 
 
 @dataclass(frozen=True)
@@ -30,13 +34,17 @@ class FailedItem:
         return asdict(self)
 
 
-def failures(store: Readable, limit: int | None = None) -> list[FailedItem]:
+def failures(store: Readable, limit: int | None = None, *, since: datetime | None = None) -> list[FailedItem]:
     """The failed items by path (through ``reading()``: on the driver alone
-    where the store was opened so, as ``lifededup failures`` opens it)."""
+    where the store was opened so, as ``lifededup failures`` opens it);
+    ``since``: only this machine's, recorded at that time (UTC) or later."""
     sqlite = store.location.backend == "sqlite"
     # no limit: SQLite's LIMIT -1, PostgreSQL's LIMIT NULL
     everything = -1 if sqlite else None
+    params: dict[str, object] = {"limit": everything if limit is None else limit}
+    if since is not None:
+        params.update(since=stored_time(since), machine=store.machine)
     with store.reading() as db:
-        rows = db.execute(_FAILED.format(path="+path" if sqlite else "path"),
-                          {"limit": everything if limit is None else limit}).fetchall()
+        rows = db.execute(_FAILED.format(path="+path" if sqlite else "path", since="" if since is None else _SINCE),
+                          params).fetchall()
     return [FailedItem(str(p), str(part), str(s), str(e or ""), str(m)) for p, part, s, e, m in rows]

@@ -16,6 +16,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from watchdog.observers import Observer
@@ -28,7 +29,7 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 warnings.filterwarnings("ignore", message=r"Callback with id .* already exists for watch", category=RuntimeWarning)
 
 from lifededup.index import IndexConfig, Quiet, failed_in_store, run_in_folders
-from lifededup.model import fs_path
+from lifededup.model import fs_path, shown
 from lifededup.store import (
     MachineTaken,
     Store,
@@ -42,6 +43,8 @@ from lifededup.store import (
     items_under,
     mark_scanned,
 )
+from lifededup.store.failures import failures
+from lifededup.store.records import utc_now
 from lifededup.watch.debounce import Debouncer
 from lifededup.watch.events import Change, Changes
 from lifededup.watch.status import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, FOLLOW_S, WatchStatus
@@ -330,6 +333,7 @@ class Watcher:
             # folder removed while its files are read is not written to (a `remove --forget` not undone)
             follow = self.follow
             watched = None if follow is None else (lambda: [f.path for f in follow()])
+            started = utc_now()
             summary = run_in_folders(self.store, paths, folders, self.config, stop=self.stop, duplicates=False,
                                      named=False, watched=watched, progress=_Counting(self))
             if summary.interrupted and not self.stop.is_set():
@@ -360,7 +364,23 @@ class Watcher:
             log.info("%s: new %d, updated %d, moved %d, removed %d, failed %d%s", ", ".join(f.path for f in folders),
                      summary.new, summary.updated, summary.moved, summary.removed, summary.failed,
                      summary.vanished_words())
+        if summary.failed:
+            self._name_failures(started, summary.failed)
         return True
+
+    def _name_failures(self, since: datetime, failed: int) -> None:
+        """The files a run could not read, and why: the log said "failed 3"
+        and left the reader to run `lifededup failures` and guess which."""
+        named = failures(self.store, _FAILURES_NAMED, since=since)
+        for item in named:
+            log.warning("could not read %s: %s", shown(item.path + (f" [{item.part}]" if item.part else "")),
+                        shown(item.reason))
+        if failed > len(named):
+            log.warning("... and %d more: `lifededup failures` lists them all", failed - len(named))
+
+
+# failed files a run names in the log (the rest are counted)
+_FAILURES_NAMED = 10
 
 
 class _Counting(Quiet):
