@@ -98,12 +98,20 @@ def _unescape(match: re.Match[str]) -> str:
 
 
 _CONTROLS = {code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F)}
+# The characters that reorder what follows them, embeddings, overrides and
+# isolates (the Trojan Source list, CVE-2021-42574): "photo\u202egnp.txt" would
+# print as "phototxt.png".  Shown as \uNNNN, which `show` takes back too; the
+# plain marks of right-to-left text (U+200F) stay as they are.
+BIDI_CONTROLS = frozenset({*range(0x202A, 0x202F), *range(0x2066, 0x206A)})
+_CONTROLS.update({code: f"\\u{code:04x}" for code in BIDI_CONTROLS})
 
 
 def shown(name: str) -> str:
     """A stored name (or a title, a reason) with its control characters as
-    ``\\xNN``, the store's escape for a byte (README, ``items.path``): a
-    file name holding a newline prints on one line, one holding an escape
-    sequence does not drive the terminal or forge a log line, and the name
-    printed, pasted back (``lifededup show``), finds the item."""
+    ``\\xNN``, the store's escape for a byte (README, ``items.path``), and
+    its marks of writing direction as ``\\uNNNN``: a file name holding a
+    newline prints on one line, one holding an escape sequence does not
+    drive the terminal or forge a log line, one holding a right-to-left
+    override does not print as another name, and the name printed, pasted
+    back (``lifededup show``), finds the item."""
     return name.translate(_CONTROLS)

@@ -299,6 +299,29 @@ def test_odd_names_print_on_one_line_and_paste_back(tmp_path: Path, env: dict[st
     assert len(failures) == 3 and all(line.count("\t") == 2 for line in failures), failures
 
 
+def test_a_name_that_reverses_its_end_prints_as_it_is(tmp_path: Path, env: dict[str, str]) -> None:
+    """A right-to-left override in a name ("photo<U+202E>gnp.txt") printed
+    as "phototxt.png" on a terminal: search, failures and the index's
+    progress print it escaped, `\\u202e`, and that, pasted into `show`,
+    finds the item."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "photo\u202egnp.txt").write_text("a note about the egret by the weir")
+    (folder / "empty \u2067name\u2069.txt").write_text("")
+    indexed = lifededup("index", str(folder), env=env, timeout=120)
+    assert indexed.returncode == 0, indexed.stderr
+    found = lifededup("search", "egret", env=env).stdout
+    assert "photo\\u202egnp.txt" in found and "\u202e" not in found, found
+    failed = lifededup("failures", env=env).stdout
+    assert "empty \\u2067name\\u2069.txt" in failed and "\u2067" not in failed, failed
+    shown = lifededup("show", str(folder) + "/photo\\u202egnp.txt", env=env)
+    assert shown.returncode == 0 and "photo\\u202egnp.txt" in shown.stdout.splitlines()[0], shown.stderr
+    # a plain right-to-left mark, as Hebrew or Arabic text holds it, is not escaped
+    (folder / "\u05d3\u05d5\u05d7\u200f.txt").write_text("a report on the heron")
+    assert lifededup("index", str(folder), env=env, timeout=120).returncode == 0
+    assert "\u05d3\u05d5\u05d7\u200f.txt" in lifededup("search", "heron", env=env).stdout
+
+
 # -- another program's database given as the store ------------------------------
 
 @pytest.mark.parametrize("alembic", [False, True], ids=["plain", "alembic"])

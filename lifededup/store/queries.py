@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from lifededup.config import FingerprintParams
-from lifededup.model import shared_features, stored_path
+from lifededup.model import BIDI_CONTROLS, shared_features, stored_path
 from lifededup.store.dialect import Driver
 from lifededup.store.errors import ItemNotFound, StoreError
 from lifededup.store.listing import _COLUMNS, _SUMMARY, ItemSummary, _summary
@@ -186,17 +186,22 @@ _ON_MACHINE = re.compile(r"([^:/]+):(/.*)", re.DOTALL)
 
 
 # A stored escape: a backslash, or a byte; below 0x80 a control character as
-# the CLI prints it (cli.options.shown), at or above a byte that is not UTF-8.
-_PRINTED = re.compile(r"\\(\\|x[0-9a-f]{2})")
+# the CLI prints it (cli.options.shown), at or above a byte that is not UTF-8;
+# or a character that reorders text, as the CLI prints it (model.BIDI_CONTROLS).
+_PRINTED = re.compile(r"\\(\\|x[0-9a-f]{2}|u[0-9a-f]{4})")
 
 
 def _from_printed(path: str) -> str:
     """The stored path a printed name stands for: a control character
-    printed as ``\\x0a`` is the character, a byte that is not UTF-8 and a
-    backslash stay as the store escapes them."""
+    printed as ``\\x0a`` (or ``\\u202e``) is the character, a byte that is
+    not UTF-8 and a backslash stay as the store escapes them."""
     def control(m: re.Match[str]) -> str:
         code = m.group(1)
-        return chr(int(code[1:], 16)) if code != "\\" and int(code[1:], 16) < 0x80 else m.group(0)
+        if code == "\\":
+            return m.group(0)
+        value = int(code[1:], 16)
+        shown_as_control = value < 0x80 if code[0] == "x" else value in BIDI_CONTROLS
+        return chr(value) if shown_as_control else m.group(0)
 
     return _PRINTED.sub(control, path)
 
