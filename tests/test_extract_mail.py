@@ -406,6 +406,31 @@ def test_a_message_whose_body_is_a_message_and_a_multipart_without_its_boundary(
     assert [(i.part, i.text) for i in items[1:]] == [("attachment 1: notes.txt", "Bring the flask.")], items
 
 
+def test_a_mail_that_is_one_attached_file_keeps_the_file_as_its_part(tmp_path: Path) -> None:
+    """A scanner's "Scan to e-mail" sends the PDF as the mail's only part
+    (no multipart around it); a script, a report as one attached text. Both
+    were stored with no text and no part: the file's words were lost."""
+    pdf = (Path(__file__).resolve().parent.parent
+           / "sample_corpus/Documents/residents-minutes/PDF/residents-minutes-v1.pdf").read_bytes()
+    scan = tmp_path / "scan.eml"
+    scan.write_bytes(b"From: scanner@example.org\nTo: sam@example.org\nSubject: Scanned document\nMIME-Version: 1.0\n"
+                     b"Content-Type: application/pdf; name=scan0042.pdf\nContent-Transfer-Encoding: base64\n\n"
+                     + base64.encodebytes(pdf))
+    items = [i for i in walk(extract(scan)) if isinstance(i, Extracted)]
+    assert [i.part for i in items] == ["", "attachment 1: scan0042.pdf"], items
+    assert items[0].title == "Scanned document" and "Minutes of the Spring Meeting" in items[1].text, items[1].text
+    report = tmp_path / "report.eml"
+    report.write_bytes(b"From: cron@example.org\nTo: sam@example.org\nSubject: Nightly report\nMIME-Version: 1.0\n"
+                       b"Content-Type: text/plain\nContent-Disposition: attachment; filename=report.txt\n\n" + BODY.encode())
+    items = [i for i in walk(extract(report)) if isinstance(i, Extracted)]
+    assert [(i.part, "harbour at nine" in i.text) for i in items] == [("", False),
+                                                                      ("attachment 1: report.txt", True)], items
+    # a plain one-part mail is its own body, no part
+    plain = tmp_path / "plain.eml"
+    plain.write_bytes(bytes(message("Boat trip", BODY)))
+    assert [i.part for i in walk(extract(plain))] == [""]
+
+
 def raw_mail(subject: bytes, charset: bytes, body: bytes) -> bytes:
     return (b"From: a@example.com\nTo: b@example.com\nSubject: " + subject + b"\nMIME-Version: 1.0\nContent-Type: "
             b"text/plain; charset=" + charset + b"\nContent-Transfer-Encoding: 8bit\n\n" + body)

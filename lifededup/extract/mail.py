@@ -261,11 +261,23 @@ def _attachments(message: EmailMessage, parent: Source) -> Iterator[Extracted | 
     pairs: list[tuple[str, bytes]] = []
     if message.get_content_maintype() == "message":  # the whole body a message (GroupWise's forward): a part
         pairs.extend(_attachment_pairs(message, message.get_filename() or "forwarded-message.eml"))
+    elif _whole_body_attached(message):
+        pairs.extend(_attachment_pairs(message, message.get_filename() or "attachment-1"))
     for number, attachment in enumerate(message.iter_attachments(), start=1):
         if _is_layout(attachment):
             continue
         pairs.extend(_attachment_pairs(attachment, attachment.get_filename() or f"attachment-{number}"))
     return attachment_items(pairs, parent)
+
+
+def _whole_body_attached(message: EmailMessage) -> bool:
+    """A mail of one part that is a file, not a body: a scanner's "Scan to
+    e-mail" sends the PDF alone, a script a report marked as an attachment.
+    Its body (none: ``get_body`` passes over an attachment) and its
+    attachments (none: ``iter_attachments`` reads a multipart's) left the
+    file's text unread, and nothing said so.  It is the mail's part now."""
+    return (not message.is_multipart() and message.get_content_maintype() != "message"
+            and message.get_body(preferencelist=("plain", "html")) is None)
 
 
 def _is_layout(part: MIMEPart) -> bool:
