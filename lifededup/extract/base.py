@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 KINDS = ("document", "email", "web page", "text", "spreadsheet", "presentation", "mailbox", "contact", "event",
          "address book", "calendar", "archive")
@@ -228,6 +228,13 @@ class Source:
     read them without a copy.  ``limits`` are the run's (the registry sets
     them); ``depth`` counts the containers (archives, mails) around a part;
     ``budget`` is shared by a file and every part inside it.
+
+    ``offset`` and ``end`` bound the bytes read (a mailbox that grew, read
+    from where it grew up to the size whose SHA-1 the store keeps: see
+    :class:`lifededup.extract.mbox.GrownMailboxes`); ``parts_before`` counts
+    the parts before ``offset``, which the parts found are numbered after.
+    Every way of reading keeps to the bounds but :meth:`as_path`, which names
+    the whole file.
     """
 
     name: str
@@ -236,6 +243,9 @@ class Source:
     limits: Limits = Limits()
     depth: int = 0
     budget: Budget = field(default_factory=Budget, compare=False, repr=False)
+    offset: int = 0
+    end: int | None = None
+    parts_before: int = 0
 
     @classmethod
     def from_path(cls, path: Path) -> Source:
@@ -252,19 +262,21 @@ class Source:
 
     def size(self) -> int:
         if self.data is not None:
-            return len(self.data)
-        assert self.path is not None
-        return self.path.stat().st_size
+            whole = len(self.data)
+        else:
+            assert self.path is not None
+            whole = self.path.stat().st_size
+        return max(0, min(whole, self.end if self.end is not None else whole) - self.offset)
 
     def read_bytes(self) -> bytes:
         if self.data is not None:
-            return self.data
+            return self.data[self.offset:self.end]
         with self.open() as handle:
             return handle.read()
 
     def head(self, n: int = 8192) -> bytes:
         if self.data is not None:
-            return self.data[:n]
+            return self.data[self.offset:self.offset + n if self.end is None else min(self.end, self.offset + n)]
         with self.open() as handle:
             return handle.read(n)
 
@@ -274,9 +286,14 @@ class Source:
         tells new mail in an mbox by an access time older than the last
         write: reading it made mutt say there was none)."""
         if self.data is not None:
-            return io.BytesIO(self.data)
+            return io.BytesIO(self.data[self.offset:self.end])
         assert self.path is not None
-        return open_quietly(self.path)
+        handle = open_quietly(self.path)
+        if self.offset == 0 and self.end is None:
+            return handle
+        handle.seek(self.offset)
+        left = None if self.end is None else max(0, self.end - self.offset)
+        return io.BufferedReader(_Window(handle, left))
 
     @contextlib.contextmanager
     def as_path(self) -> Iterator[Path]:
@@ -291,6 +308,28 @@ class Source:
             yield Path(name)
         finally:
             os.unlink(name)
+
+
+class _Window(io.RawIOBase):
+    """A file's bytes from where ``handle`` stands, ``left`` of them at most (None: to its end)."""
+
+    def __init__(self, handle: BinaryIO, left: int | None) -> None:
+        self.handle, self.left = handle, left
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        wanted = len(view) if self.left is None else min(len(view), self.left)
+        got = self.handle.readinto(view[:wanted])  # type: ignore[attr-defined]
+        if self.left is not None:
+            self.left -= got
+        return int(got)
+
+    def close(self) -> None:
+        self.handle.close()
+        super().close()
 
 
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")

@@ -20,19 +20,29 @@ folder this run does not scan), as long as the folder it was in is still
 there -- an unplugged disk's files are not gone.  A file item stored with a
 NULL mtime was left half written (a mailbox interrupted mid-way) and is read
 again.
+
+A mailbox stored whole that grew by messages appended -- its stored bytes
+(SHA-1 of the file's first stored ``size`` bytes equal to the stored
+``raw_sha1``) followed by a message's ``From `` line -- is read from where it
+grew (:class:`Grown`): its stored messages are kept, the new ones numbered
+after them.  Anything else (shrunk, changed within, a message unfinished when
+it was stored, a file that failed) is read whole.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
+import stat
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from lifededup.extract import Limits
+from lifededup.extract.mbox import Separators
 from lifededup.extract.sandbox import REFUSED
 from lifededup.index.scan import Seen, raw_sha1
 from lifededup.model import fs_path
@@ -43,9 +53,9 @@ from lifededup.store import Store, UnsupportedStore
 # "root/" ('0' is the character after '/').  Only this machine's files
 # (revision 0009), except on SQLite: see known_under.
 _KNOWN_UNDER = (
-    "SELECT path, size, mtime, raw_sha1, device, inode, status, machine, error FROM items "
+    "SELECT path, size, mtime, raw_sha1, device, inode, status, machine, error, kind FROM items "
     "WHERE path = :root AND part = '' {mine} UNION ALL "
-    "SELECT path, size, mtime, raw_sha1, device, inode, status, machine, error FROM items "
+    "SELECT path, size, mtime, raw_sha1, device, inode, status, machine, error, kind FROM items "
     "WHERE path >= :low AND path < :high AND part = '' {mine}"
 )
 # Parts that failed for want of time or memory (a mailbox's message): their file is read again under more.
@@ -78,6 +88,8 @@ class Known:
     raw_sha1: str | None
     device: int | None = None
     inode: int | None = None
+    kind: str | None = None
+    status: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -86,11 +98,23 @@ class Known:
 
 
 @dataclass(frozen=True)
+class Grown:
+    """A mailbox to read from where it grew: its bytes from ``offset`` (the
+    size stored) to ``end`` (the size hashed), its new messages numbered
+    after the ``messages`` its stored bytes hold."""
+
+    offset: int
+    end: int
+    messages: int
+
+
+@dataclass(frozen=True)
 class ToRead:
     seen: Seen
     raw_sha1: str | None
     is_new: bool
     identity: Identity | None = None
+    grown: Grown | None = None
 
 
 @dataclass
@@ -141,14 +165,15 @@ def known_under(store: Store, roots: Iterable[str], limits: Limits = Limits()) -
         _, rows = store.execute(short_parts, params)
         short = {str(path) for path, status, error in rows if _short_of(str(status), error, limits)}
         _, rows = store.execute(query, params)
-        for path, size, mtime, sha1, device, inode, status, machine, error in rows:
+        for path, size, mtime, sha1, device, inode, status, machine, error, kind in rows:
             if machine != store.machine:
                 raise UnsupportedStore(_not_this_machine(store, str(path), str(machine)))
             stale = (status == "vanished" or (limits.ocr and status == "no-text-layer")  # never read: read it
                      or _short_of(str(status), error, limits) or path in short
                      or str(error).startswith(REFUSED)  # the reader's install, not the file: mended since?
                      or (status == "missing-tool" and _installed_since(error)))
-            found[str(path)] = Known(str(path), size, None if stale else mtime, sha1, device, inode)  # type: ignore[arg-type]
+            found[str(path)] = Known(str(path), size, None if stale else mtime,  # type: ignore[arg-type]
+                                     sha1, device, inode, str(kind), str(status))  # type: ignore[arg-type]
     return found
 
 
@@ -210,6 +235,30 @@ def stored_elsewhere(store: Store, homes: Sequence[str]) -> Callable[[str | None
     return lookup
 
 
+# A file's parts, this machine's: a seek in the (path, part) index
+_PARTS = "SELECT part FROM items WHERE path = :path AND part <> '' AND machine = :machine"
+# A mailbox's message, the top level of its parts ("message 12", "message 12 / attachment 1: a.pdf")
+_MESSAGE = re.compile(r"message ([1-9][0-9]*)(?: / |$)")
+
+
+def message_number(part: str) -> int | None:
+    """The number of the mailbox's message a part is or lies in (None: no message's part)."""
+    found = _MESSAGE.match(part)
+    return None if found is None else int(found.group(1))
+
+
+def stored_messages(store: Store) -> Callable[[str], set[int] | None]:
+    """A lookup of the numbers of the messages stored of a file (a mailbox),
+    None when a part of it is no message's."""
+
+    def lookup(path: str) -> set[int] | None:
+        _, rows = store.execute(_PARTS, {"path": path, "machine": store.machine})
+        numbers = [message_number(str(row[0])) for row in rows]
+        return None if None in numbers else {n for n in numbers if n is not None}
+
+    return lookup
+
+
 def _gone(path: str, homes: Sequence[str]) -> bool:
     """Whether a stored file is gone from a folder that is still there (stored paths)."""
     if os.path.lexists(fs_path(path)):
@@ -220,13 +269,15 @@ def _gone(path: str, homes: Sequence[str]) -> bool:
 
 def plan(seen: Iterable[Seen], known: dict[str, Known],
          elsewhere: Callable[[str | None, Identity | None], list[Known]] | None = None, *,
-         reread: bool = False) -> Plan:
+         reread: bool = False, messages: Callable[[str], set[int] | None] | None = None) -> Plan:
     """Decide what to do with every file found and every file that vanished.
 
     ``known``: the stored files under the run's paths; ``elsewhere``: a
     lookup of stored files gone from other places (:func:`stored_elsewhere`);
     ``reread``: a file moved with its bytes unchanged is read again too
-    (``index --reread``, which marks the others half written).
+    (``index --reread``, which marks the others half written);
+    ``messages``: a lookup of a mailbox's stored messages
+    (:func:`stored_messages`), without which every mailbox that grew is read whole.
     """
     result = Plan()
     changed: list[Seen] = []
@@ -242,7 +293,7 @@ def plan(seen: Iterable[Seen], known: dict[str, Known],
             changed.append(file)
     vanished = _Vanished([k for path, k in known.items() if path not in present], elsewhere)
     for file in changed:
-        _decide(file, known.get(file.path), vanished, result, reread)
+        _decide(file, known.get(file.path), vanished, result, reread, messages)
     result.removals = sorted(vanished.left())
     return result
 
@@ -296,15 +347,19 @@ def _match(candidates: list[Known], sha1: str | None, identity: Identity | None,
     return None
 
 
-def _decide(file: Seen, stored: Known | None, vanished: _Vanished, result: Plan, reread: bool = False) -> None:
-    sha1 = raw_sha1(file.path)
+def _decide(file: Seen, stored: Known | None, vanished: _Vanished, result: Plan, reread: bool = False,
+            messages: Callable[[str], set[int] | None] | None = None) -> None:
+    grown, sha1 = None, None
+    if stored is not None and messages is not None and _may_have_grown(stored, file):
+        grown, sha1 = _grown(file, stored, messages)  # the raw SHA-1 in the same pass
+    sha1 = sha1 or raw_sha1(file.path)
     identity = identity_of(file.path)
     if stored is not None:
         if sha1 is not None and stored.mtime is not None and sha1 == stored.raw_sha1:
             result.unchanged += 1
             result.touched.append((file, sha1, identity))
         else:
-            result.to_read.append(ToRead(file, sha1, is_new=False, identity=identity))
+            result.to_read.append(ToRead(file, sha1, is_new=False, identity=identity, grown=grown))
         return
     found = vanished.claim(sha1, identity, PurePath(file.path).name)
     if found is None:
@@ -316,3 +371,70 @@ def _decide(file: Seen, stored: Known | None, vanished: _Vanished, result: Plan,
         result.touched.append((file, sha1, identity))  # its stat as found at its new place
     else:
         result.to_read.append(ToRead(file, sha1, is_new=False, identity=identity))  # moved, then changed
+
+
+def _may_have_grown(stored: Known, file: Seen) -> bool:
+    """Whether a stored file may be a mailbox that grew: one read whole and
+    well (kind, status, a complete row) and larger now."""
+    return (stored.complete and stored.kind == "mailbox" and stored.status == "ok" and stored.size is not None
+            and 0 < stored.size < file.size)
+
+
+def _grown(file: Seen, stored: Known, messages: Callable[[str], set[int] | None]) -> tuple[Grown | None, str | None]:
+    """How to read a mailbox from where it grew (None: read it whole), and
+    its raw SHA-1, hashed in the same pass as its stored bytes.  The stored
+    messages must be those its stored bytes hold, numbered 1 to N; any
+    numbered after them were stored by a read of its new bytes that was
+    interrupted, which this read does again."""
+    assert stored.size is not None
+    read = _read_grown(file.path, stored.size)
+    if read is None:
+        return None, None
+    sha1, length, prefix, held, starts = read
+    if prefix != stored.raw_sha1 or not starts or length != file.size or held == 0:
+        return None, sha1
+    numbers = messages(file.path)
+    if numbers is None or not set(range(1, held + 1)) <= numbers:
+        return None, sha1
+    return Grown(offset=stored.size, end=length, messages=held), sha1
+
+
+# bytes hashed at a time, as scan.raw_sha1 does
+_CHUNK = 2**20
+
+
+def _read_grown(path: str, offset: int) -> tuple[str, int, str, int, bool] | None:
+    """One pass over a file: SHA-1 of its bytes, their length, SHA-1 of
+    the first ``offset`` of them, the messages those hold and whether a
+    message starts at ``offset``; None if unreadable.  Opened as
+    :func:`lifededup.index.scan.raw_sha1` opens a file (not a link made since
+    the scan, not blocking on a FIFO, without touching its access time)."""
+    try:
+        disk = fs_path(path)
+        if os.path.realpath(disk) != disk:
+            return None
+        flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+        try:
+            descriptor = os.open(disk, flags | getattr(os, "O_NOATIME", 0))
+        except PermissionError:
+            descriptor = os.open(disk, flags)
+        with open(descriptor, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                return None
+            whole, before, separators = hashlib.sha1(), hashlib.sha1(), Separators()
+            length, after = 0, b""
+            while chunk := handle.read(_CHUNK):
+                whole.update(chunk)
+                if length < offset:
+                    stored = chunk[:offset - length]
+                    before.update(stored)
+                    separators.feed(stored)
+                if length + len(chunk) > offset and len(after) < _CHUNK:
+                    after += chunk[max(0, offset - length):]
+                length += len(chunk)
+        if length < offset:
+            return None
+        line = after[:after.find(b"\n") + 1] if b"\n" in after else after
+        return whole.hexdigest(), length, before.hexdigest(), separators.messages, separators.next_starts(line)
+    except OSError:
+        return None

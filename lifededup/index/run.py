@@ -12,11 +12,12 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path, PurePath
 
 from lifededup.extract import Outcome, extract_many
-from lifededup.extract.registry import kind_by_name
+from lifededup.extract.mbox import GrownMailboxes
+from lifededup.extract.registry import extract_source, kind_by_name
 from lifededup.fingerprint import DEFAULT_PARAMS
 from lifededup.index.config import IndexConfig, max_workers
 from lifededup.index.order import in_scan_order
-from lifededup.index.plan import Known, Plan, known_under, plan, stored_elsewhere
+from lifededup.index.plan import Known, Plan, known_under, plan, stored_elsewhere, stored_messages
 from lifededup.index.progress import Progress, Quiet
 from lifededup.index.scan import UNREADABLE, Scanner, Seen, Skipped, Walls, absolute
 from lifededup.index.write import IDENTIFY, BatchWriter, Tally
@@ -202,7 +203,8 @@ def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = Inde
     _keep_skipped(known, skipped.values())
     if config.reread:
         _mark_unread(store, known, found)
-    todo = plan(found.values(), known, stored_elsewhere(store, [*homes, *roots]), reread=config.reread)
+    todo = plan(found.values(), known, stored_elsewhere(store, [*homes, *roots]), reread=config.reread,
+                messages=stored_messages(store))
     tally = Tally()
     _follow(store, todo, tally, list(skipped.values()))
     interrupted = _read(store, todo, config, tally, progress, stop, watched, sorted(walls))
@@ -290,10 +292,13 @@ def _read(store: Store, todo: Plan, config: IndexConfig, tally: Tally, progress:
     writer = BatchWriter(store, params, to_read, tally, progress, config.batch_items, config.batch_seconds,
                          watched=watched)
     workers = max(1, min(config.workers, max_workers(), len(to_read)))
+    # mailboxes that grew are read from where they grew (plan.Grown)
+    grown = {fs_path(t.seen.path): (t.grown.offset, t.grown.end, t.grown.messages)
+             for t in todo.to_read if t.grown is not None}
     # the scan's real paths: one made a link since is not read (it may lead out of the folders)
-    outcomes: Generator[Outcome, None, None] = extract_many(list(to_read), config.limits, workers=workers,
-                                                            max_text_chars=config.max_text_chars, real=True,
-                                                            walls=walls)
+    outcomes: Generator[Outcome, None, None] = extract_many(
+        list(to_read), config.limits, workers=workers, extractor=GrownMailboxes(grown) if grown else extract_source,
+        max_text_chars=config.max_text_chars, real=True, walls=walls)
     progress.start(len(to_read))
     stopped = False
     try:

@@ -1,6 +1,13 @@
 """Fingerprint and store stages: outcomes of extraction, a batch at a time,
 fingerprinted in one ``fingerprint_many`` call and written in one transaction
-(a kill -9 loses at most the batch in flight; the next run reads it again)."""
+(a kill -9 loses at most the batch in flight; the next run reads it again).
+
+A mailbox read from where it grew (``ToRead.grown``) keeps its item and its
+stored messages as they are: its new messages are added, and its file row
+takes its new size, mtime and raw SHA-1 only in the transaction of its last
+message -- until then the row still says the bytes whose messages are
+stored, so a run interrupted before is done again by the next, from the
+same place, over the messages it had stored (the same parts: none twice)."""
 
 from __future__ import annotations
 
@@ -16,7 +23,7 @@ from lifededup.extract import Extracted, Failure, Outcome
 from lifededup.extract.registry import kind_by_name
 from lifededup.fingerprint import fingerprint_many
 from lifededup.index.dates import date_in_name
-from lifededup.index.plan import ToRead
+from lifededup.index.plan import ToRead, message_number
 from lifededup.index.progress import Progress
 from lifededup.model import Fingerprint
 from lifededup.store import ItemRecord, Store
@@ -24,6 +31,9 @@ from lifededup.store import ItemRecord, Store
 # by path: this machine's (revision 0009), every statement given the store's machine
 _ROOT_STAT = "UPDATE items SET size = :size, mtime = :mtime WHERE path = :path AND part = '' AND machine = :machine"
 _PARTS_OF = "SELECT id, part FROM items WHERE path = :path AND machine = :machine"
+_FILE_ID = "SELECT id FROM items WHERE path = :path AND part = '' AND machine = :machine"
+_GROWN_STAT = ("UPDATE items SET size = :size, mtime = :mtime, raw_sha1 = :sha1 "
+               "WHERE path = :path AND part = '' AND machine = :machine")
 IDENTIFY = ("UPDATE items SET device = :device, inode = :inode "
             "WHERE path = :path AND part = '' AND machine = :machine")
 
@@ -165,7 +175,9 @@ class BatchWriter:
                     self.dropped.set()  # its folder is no longer watched: not written
                     continue
                 if self._write(outcome, fingerprint):
-                    done.append((str(outcome.path), self.to_read[str(outcome.path)].seen.size))
+                    info = self.to_read[str(outcome.path)]
+                    grown = info.grown
+                    done.append((str(outcome.path), info.seen.size if grown is None else grown.end - grown.offset))
         # counted once committed: an interrupted batch is not reported as done
         for path, size in done:
             self.tally.bytes += size
@@ -185,6 +197,8 @@ class BatchWriter:
             else:
                 self.tally.failed += 1
                 self.tally.failed_files += part == ""
+        elif part == "" and info.grown is not None and (kept := self._file_id(path)) is not None:
+            parts[part] = kept  # a mailbox read from where it grew: its item stays as stored until complete
         else:
             parts[part] = self.store.upsert_item(record, fingerprint)
             self.tally.items += 1
@@ -219,17 +233,27 @@ class BatchWriter:
             **stat,  # type: ignore[arg-type]
         )
 
+    def _file_id(self, path: str) -> int | None:
+        _, rows = self.store.execute(_FILE_ID, {"path": path, "machine": self.store.machine})
+        return int(rows[0][0]) if rows else None  # type: ignore[call-overload]
+
     def _complete(self, path: str, info: ToRead, parts: dict[str, int], *, last: str, failed: bool) -> None:
         del self._open[path]
         if info.identity is not None:
             self.store.execute(IDENTIFY, {"path": path, "device": info.identity[0], "inode": info.identity[1],
                                           "machine": self.store.machine})
-        if last != "" and "" in parts:  # the file's own item was written before its parts: now complete
+        grown = None if failed else info.grown
+        if grown is not None:  # in the transaction of its last message: the row now says the new bytes
+            self.store.execute(_GROWN_STAT, {"size": info.seen.size, "mtime": info.seen.mtime, "sha1": info.raw_sha1,
+                                             "path": path, "machine": self.store.machine})
+        elif last != "" and "" in parts:  # the file's own item was written before its parts: now complete
             self.store.execute(_ROOT_STAT, {"size": info.seen.size, "mtime": info.seen.mtime, "path": path,
                                             "machine": self.store.machine})
         if not info.is_new:
             _, rows = self.store.execute(_PARTS_OF, {"path": path, "machine": self.store.machine})
-            stale = [int(r[0]) for r in rows if r[1] not in parts]  # type: ignore[call-overload]
+            # read from where it grew, the messages before are kept: only those of an interrupted read may go
+            stale = [int(r[0]) for r in rows if r[1] not in parts  # type: ignore[call-overload]
+                     and (grown is None or (message_number(str(r[1])) or 0) > grown.messages)]
             if stale:
                 self.store.remove_ids(stale)
         if not failed:
