@@ -700,7 +700,10 @@ def test_a_folder_swapped_for_a_link_in_a_loop_while_read_leaks_nothing(tmp_path
         for _ in range(3):
             run(store, [inside], IndexConfig(workers=2, reread=True))
         _, rows = store.execute("SELECT path, status FROM items WHERE text LIKE :secret", {"secret": f"%{SECRET}%"})
+        # a refused read says what happened, not "permission denied" (the files are everyone's to read)
+        _, denied = store.execute("SELECT path, error FROM items WHERE error LIKE 'permission denied%'")
     assert rows == [], f"read outside the folders: {rows}"
+    assert denied == [], f"a swap called a permission: {denied[:3]}"
 
 
 def _confined() -> None:

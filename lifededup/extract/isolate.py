@@ -128,17 +128,42 @@ def _unreadable(path: Path, real: bool = False) -> Failure | None:
     except FileNotFoundError:
         return Failure("vanished", "the file was deleted or moved before it could be read")
     except PermissionError as exc:
+        if real and _swapped_while_read(path):
+            return _SWAPPED
         return Failure("unreadable", f"permission denied: {exc.strerror or exc}")
     except OSError as exc:
         return Failure("unreadable", f"cannot open the file: {exc.strerror or exc}")
     return None
 
 
-def _failure_of(error: ExtractionError, path: Path) -> Failure:
-    """The extractor's failure, unless the file vanished or became unreadable while it was read."""
+_SWAPPED = Failure("vanished", "replaced by a symbolic link (it, or a folder on its way) as it was read: not read; "
+                   "the next run follows the link rule")
+
+
+def _swapped_while_read(path: Path) -> bool:
+    """Whether a read of ``path`` refused as "permission denied" was a
+    folder on its way swapped for a link to outside the folders, which the
+    confinement refused: the path leads elsewhere now, or opens now that it
+    is back (a file its owner may not read would still be refused)."""
+    if not sandbox.available():
+        return False
+    if os.path.realpath(path) != os.fspath(path):
+        return True
+    try:
+        with open(path, "rb"):
+            return True
+    except OSError:
+        return False
+
+
+def _failure_of(error: ExtractionError, path: Path, real: bool = False) -> Failure:
+    """The extractor's failure, unless the file vanished or became unreadable while it was read
+    (``real``: as :func:`_unreadable`'s)."""
     cause = error.__cause__
     if isinstance(cause, FileNotFoundError) or not os.path.lexists(path):
         return Failure("vanished", f"the file was deleted or moved while it was read ({error})"[:500])
+    if isinstance(cause, PermissionError) and real and _swapped_while_read(path):
+        return _SWAPPED
     if isinstance(cause, PermissionError):
         other = cause.filename is not None and os.fspath(cause.filename) != os.fspath(path)
         if other and sandbox.available():  # a library or program the confinement did not allow
@@ -230,7 +255,7 @@ def _serve(conn: Connection, limits: Limits, extractor: SourceExtractor, max_cha
             else:
                 _flatten(extractor(Source.from_path(path), limits), send)
         except ExtractionError as exc:
-            send("", _out_of_memory(exc, limits, peak) or _failure_of(exc, path))
+            send("", _out_of_memory(exc, limits, peak) or _failure_of(exc, path, real))
         except MemoryError:
             send("", Failure("too-large", f"ran out of the {limits.memory_mb} MiB memory limit"))
         finally:
