@@ -166,6 +166,21 @@ def test_junk_hidden_and_patterns(store: Store, folder: Path) -> None:
     assert names == [f"note{i}.txt" for i in range(6)], f"rules not applied: {names}"
 
 
+@pytest.mark.skipif(not os.path.exists("/proc/self/mountinfo"), reason="Linux's /proc: what is skipped")
+def test_the_systems_own_file_systems_are_never_listed(store: Store) -> None:
+    """`lifededup index /` read every process's /proc files (70 failures for
+    /proc/self/net alone; some block a reader) and /sys's: the kernel's
+    state, not documents.  Such a file system is recorded once, not listed."""
+    from lifededup.index.scan import system_filesystems
+
+    assert "proc" in system_filesystems().values(), system_filesystems()
+    summary = run(store, [Path("/proc/self/net")], CONFIG)
+    _, rows = store.execute("SELECT path, status, error FROM items")
+    assert summary.failed == 1 and len(rows) == 1, rows
+    [(path, status, error)] = rows
+    assert path.startswith("/proc/") and status == "not-a-file" and "system's own file system (proc)" in error, rows
+
+
 def test_maildir_plus_plus_folders_are_read_though_hidden(store: Store, tmp_path: Path) -> None:
     """Dovecot and Courier keep a Maildir's folders as `.Sent` and
     `.Archive.2019` (Maildir++): hidden names, so a user's sent mail was never

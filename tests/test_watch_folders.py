@@ -88,6 +88,10 @@ def test_cli_folders_add_list_remove(tmp_path: Path) -> None:
     assert removed.exit_code == 0, removed.output
     not_watched = runner.invoke(main, ["folders", "remove", "--db", db, str(docs)])
     assert not_watched.exit_code != 0 and "not watched" in not_watched.output, not_watched.output
+    # the whole system: added as asked, with what it means and what to add instead; a folder of one's own: silent
+    system = runner.invoke(main, ["folders", "add", "--db", db, "/"])
+    assert system.exit_code == 0 and "/ is the system's, not only yours" in system.output, system.output
+    assert "~/Documents" in system.output and "is the system's" not in added.output, system.output
 
 
 def test_a_folder_removed_while_its_files_are_read_gets_none_written_after(store_url: str, tmp_path: Path) -> None:

@@ -79,8 +79,17 @@ def folders_add(paths: tuple[Path, ...], include: tuple[str, ...], exclude: tupl
             if not path.exists() and not as_json:
                 click.echo(f"{path} is not there now (a disk not plugged in?): it is scanned once it appears",
                            err=True)
+            elif os.path.realpath(path) in _SYSTEM_FOLDERS:
+                click.echo(f"{path} is the system's, not only yours: its programs, libraries and settings will be "
+                           "read and searched, and the watcher watches every folder in it (Linux allows 8,192 "
+                           "to 1 million); `lifededup folders remove` it and add the folders your documents are "
+                           "in (~/Documents, ~/Mail)", err=True)
         if not as_json:
             click.echo(_running_daemon(store) or "index them now with `lifededup watch` (or `lifededup daemon start`)")
+
+
+# Folders whose watching would read the system with the documents
+_SYSTEM_FOLDERS = frozenset({"/", "/usr", "/etc", "/var", "/opt", "/boot", "/lib", "/bin", "/sbin", "/srv", "/run"})
 
 
 def _running_daemon(store: Store) -> str:

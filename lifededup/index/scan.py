@@ -89,6 +89,8 @@ class Scanner:
     followed: list[str] = field(default_factory=list)
     _visited: set[tuple[int, int]] = field(default_factory=set)
     _listings: list[Iterator[os.DirEntry[str]]] = field(default_factory=list)
+    # the system's own file systems mounted as the scan starts
+    _system: dict[int, str] = field(default_factory=lambda: system_filesystems())
 
     def enter(self, path: str) -> list[str]:
         """Scan a path given to the run (absolute, fs form, links not
@@ -148,6 +150,10 @@ class Scanner:
         if (st.st_dev, st.st_ino) in self._visited:
             return
         self._visited.add((st.st_dev, st.st_ino))
+        system = self._system.get(st.st_dev)
+        if system is not None:
+            self._skip(folder, NOT_A_FILE, f"the system's own file system ({system}), not documents: never listed")
+            return
         try:
             with os.scandir(folder) as listing:
                 entries = sorted(listing, key=lambda e: e.name)
@@ -203,6 +209,33 @@ class Scanner:
                 self._walk(real, st)
         elif self._admits(real):
             self._file(real, st, shown=link)
+
+
+# File systems the kernel makes of its own state, not of anyone's files:
+# indexing / read every process's /proc files (and blocked on some), each a
+# failure, and watching it ran out of inotify watches in /sys.
+_SYSTEM_FILESYSTEMS = frozenset({
+    "proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "securityfs", "debugfs", "tracefs", "pstore",
+    "bpf", "mqueue", "hugetlbfs", "configfs", "fusectl", "binfmt_misc", "efivarfs", "autofs", "rpc_pipefs",
+    "nsfs", "selinuxfs"})
+
+
+def system_filesystems() -> dict[int, str]:
+    """The device numbers (``st_dev``) of the system's own file systems
+    mounted now, with their types (Linux's ``/proc/self/mountinfo``; none
+    elsewhere)."""
+    found: dict[int, str] = {}
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as mounts:
+            for line in mounts:
+                fields, _, rest = line.partition(" - ")
+                major, _, minor = (fields.split()[2:3] or ["0:0"])[0].partition(":")
+                kind = rest.split(" ", 1)[0]
+                if kind in _SYSTEM_FILESYSTEMS and major.isdigit() and minor.isdigit():
+                    found[os.makedev(int(major), int(minor))] = kind
+    except OSError:
+        pass
+    return found
 
 
 def _first_link(path: str) -> str | None:
