@@ -390,6 +390,8 @@ def test_hostile_text_is_shown_as_text(hostile: tuple[TestClient, Path]) -> None
         pages[f"cluster {hit['cluster_id']}"] = get(client, f"/clusters/{hit['cluster_id']}").text
     for where, html in pages.items():
         assert "<script" not in html and "<iframe" not in html and "<img" not in html, f"{where}: markup got through"
+        assert "\u202e" not in html, f"{where}: a name that reorders the text after it is shown as it is"
+    assert "photo\\u202egnp.txt" in pages["search"], "the reversing name is not shown escaped"
     assert "&lt;script&gt;alert(&#39;owned&#39;)&lt;/script&gt;" in pages["search"], "the script is not shown as text"
     assert any("&lt;b&gt;notes&lt;i&gt;" in html for html in pages.values()), "the file name is not escaped"
     pair = next(h for h in hits if "notes" in h["path"] and h["cluster_size"] == 2)

@@ -23,6 +23,7 @@ PROSE = ("The allotment committee met in the village hall on a wet Tuesday and a
          "would be shared among the new members while the old orchard is cleared of brambles and nettles before "
          "spring planting begins in earnest and the water butts are repaired by volunteers from the school ")
 HOSTILE_NAME = "<b>notes<i> \"quoted\" & 'single'.txt"
+REVERSING_NAME = "photo\u202egnp.txt"
 
 
 def hostile_store(folder: Path, db: str | None = None) -> Path | str:
@@ -39,6 +40,8 @@ def hostile_store(folder: Path, db: str | None = None) -> Path | str:
     (folder / HOSTILE_NAME).write_text(f"{PROSE} {SCRIPT} {prose(7, 1000)}", encoding="utf-8")
     (folder / "notes v2.txt").write_text(f"{PROSE} {SCRIPT} </td><ins>sneaky</ins> {prose(7, 1000)}",
                                          encoding="utf-8")
+    # a name that would print reversed: "photo<U+202E>gnp.txt" reads "phototxt.png"
+    (folder / REVERSING_NAME).write_text("a photo of the alert geese on the weir", encoding="utf-8")
     store_at = db or folder.parent / f"{folder.name}.db"
     with open_store(store_at) as store:
         run(store, [folder], IndexConfig(workers=1))

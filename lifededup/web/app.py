@@ -21,7 +21,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from lifededup.extract.base import KINDS
-from lifededup.model import fs_path
+from lifededup.model import BIDI_CONTROLS, fs_path
 from lifededup.search import QuerySyntaxError, syntax_of
 from lifededup.store import ItemDetails, Store, StoreError, clusters, driver_said, is_unavailable, open_store
 from lifededup.watch import daemon as daemons
@@ -94,9 +94,19 @@ def _when(timestamp: float | None) -> str:
     return "never" if not timestamp else datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
 
 
+# Characters that reorder what follows them, shown as \u202e (model.BIDI_CONTROLS):
+# "photo<U+202E>gnp.txt" read as "phototxt.png" on every page that named it
+_REORDERING = {code: f"\\u{code:04x}" for code in BIDI_CONTROLS}
+
+
+def _unreordered(value: object) -> object:
+    """Every value a page shows, with the characters that reorder text made visible."""
+    return value.translate(_REORDERING) if isinstance(value, str) else value
+
+
 def _environment() -> Environment:
     env = Environment(loader=PackageLoader("lifededup.web", "templates"), autoescape=True,
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=_unreordered)
     env.filters.update(home=_home, size=_size, format=_format, fraction=_fraction, when=_when)
     env.globals.update(kinds=KINDS)
     return env
