@@ -29,6 +29,7 @@ from lifededup.search import results
 from lifededup.search.snippet import SNIPPET_SQL
 from lifededup.search.syntax import has_phrase, has_prefix, quoted, words_ored
 from lifededup.store import ItemRecord, Reader, Store, collapse_sql, open_reader, open_store
+from lifededup.store.dialect import pyformat
 from lifededup.store.reader import ServerReader
 
 
@@ -624,19 +625,22 @@ def test_words_joined_by_or_are_told_from_words_that_must_all_match(query: str, 
     ("river", True), ("water OR river", True), ("recipe*", True), ("river survey", False), ('"water quality"', False),
 ])
 def test_snippets_read_by_one_pass_or_by_seeks_are_the_same(sqlite_corpus: CorpusStore, query: str,
-                                                            one_pass: bool) -> None:
+                                                            one_pass: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     # a few matches of ORed words (and a prefix's, always) are read in one pass, +rowid; words that must all
-    # match are sought, rowid; either way the snippets mark the same words
-    assert (results._rowid(query, 5, 20) == "+rowid") is one_pass, results._rowid(query, 5, 20)
-    assert (results._rowid(query, results.EXACT_ROWS + 1, 20) == "+rowid") is has_prefix(query)
+    # match are sought, rowid; either way a page's items come with the snippets marking the same words
+    assert (results._rowid(query, 5, 20) == "+items_fts.rowid") is one_pass, results._rowid(query, 5, 20)
+    assert (results._rowid(query, results.EXACT_ROWS + 1, 20) == "+items_fts.rowid") is has_prefix(query)
+    ways: dict[bool, dict[int, object]] = {}
     with open_reader(sqlite_corpus.db) as reader, reader.reading() as conn:
-        ids = results._ids([int(r[0]) for r in conn.execute(
-            "SELECT rowid FROM items_fts WHERE items_fts MATCH ? ORDER BY rank LIMIT 20", (query,))])
+        ids = [int(r[0]) for r in conn.execute(
+            "SELECT rowid FROM items_fts WHERE items_fts MATCH ? ORDER BY rank LIMIT 20", (query,))]
         assert ids, f"the corpus has matches of {query!r}"
-        ways = {way: {int(r[0]): r[1] for r in conn.execute(
-            f"SELECT rowid, {SNIPPET_SQL} FROM items_fts WHERE items_fts MATCH ? AND {way} IN ({ids})", (query,))}
-            for way in ("rowid", "+rowid")}
-    assert ways["rowid"] == ways["+rowid"] and len(ways["rowid"]) == ids.count(",") + 1, ways
+        for way in (False, True):
+            monkeypatch.setattr(results, "_one_pass", lambda *_: way)
+            sql, params = results._shown_sql(ids, query, False, len(ids))
+            assert ("+items_fts.rowid IN" in sql) is way, sql
+            ways[way] = {int(r[0]): (r[1], r[results._SNIPPET_AT]) for r in conn.execute(sql, params)}
+    assert ways[False] == ways[True] and sorted(ways[False]) == sorted(ids), ways
 
 
 def test_copies_checked_by_seeks_or_by_one_pass_are_the_same(sqlite_corpus: CorpusStore,
@@ -1074,3 +1078,40 @@ def test_a_word_joined_by_punctuation_is_found_inside_hosts_addresses_and_links(
         for query, want in JOINED_WORDS:
             got = {Path(h.path).stem for h in search(store, query, Filters(), limit=100).hits}
             assert got == want, f"{query!r} found {sorted(got)}, not {sorted(want)}"
+
+
+def test_a_pages_items_come_with_their_snippets_in_one_statement(sqlite_corpus: CorpusStore) -> None:
+    """A collapsed page whose first read holds every match runs its ranked
+    read and then one statement for its items and their snippets (and one
+    for the copies its rows hide, where they hide any): no statement reads a
+    page's items without their snippets, or their snippets alone."""
+    said: list[str] = []
+    with open_reader(sqlite_corpus.db) as reader:
+        with reader.reading() as conn:
+            conn.set_trace_callback(said.append)
+        for query in ("river", "kitchen", "sourdough", '"spare key"'):
+            said.clear()
+            found = search(reader, query, limit=7)
+            assert found.hits, f"the corpus has matches of {query!r}"
+            # the search's own statements, not FTS5's reads of its tables ('main'.'items_fts_config')
+            selects = [s for s in said if s.startswith(("SELECT", "WITH")) and "'main'." not in s]
+            items = [s for s in selects if "i.path" in s and "c.resemblance" in s and "c2.cluster_id" in s]
+            snippets = [s for s in selects if "snippet(items_fts" in s]
+            assert len(items) == 1 and snippets == items, f"{query!r}: {selects}"
+            assert len(selects) == 2 + any(h.hidden for h in found.hits), f"{query!r}: {selects}"
+
+
+def test_postgresql_makes_each_headline_once(pg_corpus: CorpusStore) -> None:
+    """A page's headlines are made once each, the text's and the title's:
+    pulled up into the query around it, the text's was made a second time
+    for where it starts in the text (half a rare word's page at a million
+    items)."""
+    import psycopg
+
+    with psycopg.connect(str(pg_corpus.db).replace("+psycopg", "")) as conn:
+        ids = [int(r[0]) for r in conn.execute(
+            "SELECT rowid FROM items_fts WHERE document @@ websearch_to_tsquery('simple', 'river') LIMIT 7")]
+        assert ids, "the corpus has matches of 'river'"
+        sql, params = results._shown_sql(ids, "river", True, len(ids))
+        plan = "\n".join(str(r[0]) for r in conn.execute("EXPLAIN VERBOSE " + pyformat(sql), params))
+    assert plan.count("ts_headline(") == 2, plan

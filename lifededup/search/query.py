@@ -314,5 +314,6 @@ def results_sql(
         day = f"date_part('epoch', CAST({PG_ITEM_DATE} AS timestamp)) / 86400.0 + 2440587.5"
     else:
         day = f"julianday({ITEM_DATE})"
-    rank = f", -coalesce({day}, 0) AS rank" if ranked else ""
+    # a float either way (no date: 0.0), as bm25 and ts_rank are: a batch's rows are kept as the driver gives them
+    rank = f", coalesce(-({day}), 0.0) AS rank" if ranked else ""
     return f"SELECT i.id AS id{rank} FROM items i WHERE {' AND '.join(conditions) or '1 = 1'}", params

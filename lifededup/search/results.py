@@ -221,23 +221,19 @@ def _item_columns(postgres: bool) -> str:
             "c.resemblance, c.word_distance, i.machine, i.people, i.doc_date IS NULL")
 
 
-def _page_sql(results: str, postgres: bool, *, counted: bool = False) -> str:
-    """One page of items, best first, each with its rank and what the row
-    shows of it (``_item_columns``; not collapsed); ``counted``: each row
-    also with how many items match (the matches are found once, not again
-    for the count, see ``_page`` -- from the matches kept as they are
-    ranked, where ``count(*) OVER ()`` kept every row whole and took 3x as
-    long)."""
-    # the page first, then its items: no item is read that is not shown
+def _page_sql(results: str, *, counted: bool = False) -> str:
+    """One page of items (not collapsed), best first: id and rank each;
+    ``counted``: each row also with how many items match (the matches are
+    found once, not again for the count, see ``_page`` -- from the matches
+    kept as they are ranked, where ``count(*) OVER ()`` kept every row
+    whole and took 3x as long).  Their items come after (``_shown``)."""
     if counted:
         ranked, count = f"WITH r AS MATERIALIZED ({results}), page", ", (SELECT count(*) FROM r) AS matches"
         results = "SELECT id, rank FROM r"
     else:
         ranked, count = "WITH page", ""
     return (f"{ranked} AS MATERIALIZED (SELECT id, rank FROM ({results}) AS r ORDER BY rank, id "
-            "LIMIT :limit OFFSET :offset) "
-            f"SELECT p.rank, {_item_columns(postgres)}{count} "
-            "FROM page p JOIN items i ON i.id = p.id LEFT JOIN clusters c ON c.item_id = p.id ORDER BY p.rank, p.id")
+            f"LIMIT :limit OFFSET :offset) SELECT id, rank{count} FROM page ORDER BY rank, id")
 
 
 # Ranked results read at first while looking for a page's clusters (at least
@@ -360,9 +356,13 @@ def _ranked(conn: Connection, results: str, params: dict[str, object], wanted: i
                 conn.execute(_PAGE_SETTINGS)
             got = conn.execute(_counted_sql(results, postgres), {**params, "limit": size}).fetchall()
             totals[:] = [int(got[0][3]), int(got[0][4]), int(got[0][3]) <= EXACT_ROWS] if got else [0, 0, True]
+            got = [r[:3] for r in got]
         else:
             got = conn.execute(_batch_sql(ordered), {**params, "limit": size, "offset": start}).fetchall()
-        rows = [(int(r[0]), float(r[1]), None if r[2] is None else int(r[2])) for r in got]
+        # (id, rank, cluster) as the driver gives them: ints and a float
+        # (results_sql's rank is one on both backends); converting each
+        # row was a tenth of a rare word's page
+        rows: list[tuple[int, float, int | None]] = got
         read.rows += rows
         read.complete = len(rows) < size
         seen = (yield rows) if rows else 0
@@ -432,57 +432,83 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
     once = postgres or (query is not None and has_phrase(query))
     totals: list[Any] = []  # matches, rows, rows exact: when the page's first query counts them
     read = None
-    shown: list[tuple[Sequence[Any], float, int | None]]  # a row's item columns, rank, and cluster when collapsed
+    page: Sequence[tuple[int, float, int | None]]  # item, rank, and its row's cluster when collapsed
     if mode == "collapsed":
         page, read = _collapsed_page(conn, results, params, limit, offset, totals if once else None, postgres)
         if read.complete:  # every match read, with its cluster: exact, past EXACT_ROWS too
             totals = [len(read.rows), len(read.clusters()), True]
-        shown = _shown(conn, page, postgres)
     else:
         if postgres:
             conn.execute(_PAGE_SETTINGS)
-        rows = conn.execute(_page_sql(results, postgres, counted=once),
+        rows = conn.execute(_page_sql(results, counted=once),
                             {**params, "limit": limit, "offset": offset}).fetchall()
-        shown = [(r[1:], float(r[0]), None) for r in rows]
+        page = [(int(r[0]), float(r[1]), None) for r in rows]
         if once and rows:
-            totals = [int(rows[0][-1])] * 2 + [True]  # the count, after the rank and item columns
+            totals = [int(rows[0][2])] * 2 + [True]  # the count, after the id and rank
     matches, rows_shown, exact = totals or _totals(conn, query, filters, cluster, mode, postgres)
-    if mode == "collapsed" and shown and not exact:
+    # each hit made once, with its snippet (dataclasses.replace() of a hit
+    # costs 5 us: at a million items a third of a rare word's page)
+    hits = _shown(conn, page, query, postgres, matches)
+    if mode == "collapsed" and hits and not exact:
         # the sample is the first matches in the order they are stored, not
         # ranked: a cluster of thousands stored first may fill it, below the
         # rows this page and those before it show (20,000 copies of a
         # newsletter indexed first: "20 of at least 1 results")
-        rows_shown = max(rows_shown, offset + len(shown))
-    if not shown:
+        rows_shown = max(rows_shown, offset + len(hits))
+    if not hits:
         _check_kinds(conn, filters)
         if cluster is not None:
             _check_cluster(conn, cluster)
-    # each hit made once, with its snippet (dataclasses.replace() of a hit
-    # costs 5 us: at a million items a third of a rare word's page)
-    snippets = _snippets(conn, [int(r[0]) for r, _, _ in shown], query, postgres, matches) if shown else {}
-    hits = [_hit(row, rank, snippets.get(int(row[0]), _NO_SNIPPET), cluster) for row, rank, cluster in shown]
     if mode == "collapsed":
         hits = _with_copies(conn, hits, query, filters, postgres, read if read and read.complete else None,
                             matches)
     return SearchResult(query, mode, hits, rows_shown, matches, exact)
 
 
-_NO_SNIPPET = Snippet("")
-
-
-def _shown(conn: Connection, page: list[tuple[int, float, int]],
-           postgres: bool) -> list[tuple[Sequence[Any], float, int | None]]:
-    """The rows of a collapsed page, (item, rank, cluster) each, with their
-    items' ``_item_columns``."""
+def _shown(conn: Connection, page: Sequence[tuple[int, float, int | None]], query: str | None, postgres: bool,
+           matches: int) -> list[Hit]:
+    """The hits of a page, (item, rank, its row's cluster or None) each:
+    their items and snippets in one statement (``_shown_sql``; a statement
+    of each cost a rare word's page at a million items a sixth of its time),
+    of a search of ``matches`` items."""
     if not page:
         return []
-    items = {int(r[0]): r for r in conn.execute(
-        f"SELECT {_item_columns(postgres)} FROM items i LEFT JOIN clusters c ON c.item_id = i.id "
-        f"WHERE i.id IN ({_ids([item_id for item_id, _, _ in page])})")}
-    return [(items[item_id], rank, cluster) for item_id, rank, cluster in page]
+    sql, params = _shown_sql([item_id for item_id, _, _ in page], query, postgres, matches)
+    items = {r[0]: r for r in conn.execute(sql, params)}
+    snippet = (Snippet.preview if query is None else
+               (lambda r: Snippet.from_headline(r[0], r[1], int(r[2] or 0), int(r[3] or 0))) if postgres else
+               (lambda r: Snippet.from_marked(r[0] or "")))
+    return [_hit(row, rank, snippet(row[_SNIPPET_AT] if query is None else row[_SNIPPET_AT:]), cluster)
+            for row, rank, cluster in ((items[item_id], rank, cluster) for item_id, rank, cluster in page)]
 
 
-def _hit(row: Sequence[Any], rank: float, snippet: Snippet = _NO_SNIPPET, cluster: int | None = None) -> Hit:
+# Where a row of _shown_sql has its snippet's columns, after _item_columns.
+_SNIPPET_AT = 13
+
+
+def _shown_sql(ids: Sequence[int], query: str | None, postgres: bool, matches: int) -> tuple[str, dict[str, object]]:
+    """The ``_item_columns`` of the items ``ids`` and their snippets' columns:
+    the start of the text without a query; PostgreSQL's headlines
+    (``headline_sql``); FTS5's ``snippet()``, from a MATCH of ``matches``
+    items that picks the rows by one pass over the matches or by seeks
+    (``_rowid``; the CROSS JOIN keeps SQLite from driving the join from
+    ``items``, a seek into the full-text index each)."""
+    listed = _ids(ids)
+    items = "items i LEFT JOIN clusters c ON c.item_id = i.id"
+    if query is None:
+        return (f"SELECT {_item_columns(postgres)}, substr(i.text, 1, 400) FROM {items} WHERE i.id IN ({listed})",
+                {})
+    if postgres:
+        tsquery, marked = pg_query(query)
+        return (f"SELECT {_item_columns(postgres)}, h.headline, h.title_headline, h.found_at, h.read "
+                f"FROM {items} JOIN ({headline_sql(tsquery, listed)}) AS h ON h.id = i.id "
+                f"WHERE i.id IN ({listed})", {"query": marked})
+    return (f"SELECT {_item_columns(postgres)}, {SNIPPET_SQL} FROM items_fts CROSS JOIN {items} "
+            f"WHERE i.id = items_fts.rowid AND items_fts MATCH :query "
+            f"AND {_rowid(query, matches, len(ids))} IN ({listed})", {"query": query})
+
+
+def _hit(row: Sequence[Any], rank: float, snippet: Snippet, cluster: int | None = None) -> Hit:
     """A hit of the ``_item_columns`` of a row, its rank and snippet; in the
     cluster ``cluster`` of a collapsed page (the item itself, without one),
     else in its own."""
@@ -496,22 +522,6 @@ def _hit(row: Sequence[Any], rank: float, snippet: Snippet = _NO_SNIPPET, cluste
 
 def _ids(ids: Sequence[int]) -> str:
     return ", ".join(str(int(i)) for i in ids)
-
-
-def _snippets(conn: Connection, shown: Sequence[int], query: str | None, postgres: bool,
-              matches: int) -> dict[int, Snippet]:
-    ids = _ids(shown)
-    if query is None:
-        rows = conn.execute(f"SELECT id, substr(text, 1, 400) FROM items WHERE id IN ({ids})")
-        return {int(r[0]): Snippet.preview(r[1]) for r in rows}
-    if postgres:
-        tsquery, marked = pg_query(query)
-        rows = conn.execute(headline_sql(tsquery, ids), {"query": marked})
-        return {int(r[0]): Snippet.from_headline(r[1], r[2], int(r[3] or 0), int(r[4] or 0)) for r in rows}
-    rows = conn.execute(f"SELECT rowid, {SNIPPET_SQL} FROM items_fts "
-                        f"WHERE items_fts MATCH :query AND {_rowid(query, matches, len(shown))} IN ({ids})",
-                        {"query": query})
-    return {int(r[0]): Snippet.from_marked(r[1] or "") for r in rows}
 
 
 # A seek into the full-text index costs about as much as a pass over this
@@ -536,9 +546,10 @@ def _one_pass(query: str, matches: int, rows: int) -> bool:
 
 def _rowid(query: str, matches: int, rows: int) -> str:
     """How to pick ``rows`` rows of a MATCH of ``matches`` items
-    (``_one_pass``): ``rowid IN (...)`` seeks each row; ``+rowid IN`` (the
-    plus keeps the rowid from FTS5) reads every match once and keeps those."""
-    return "+rowid" if _one_pass(query, matches, rows) else "rowid"
+    (``_one_pass``): ``items_fts.rowid IN (...)`` seeks each row;
+    ``+items_fts.rowid IN`` (the plus keeps the rowid from FTS5) reads every
+    match once and keeps those."""
+    return "+items_fts.rowid" if _one_pass(query, matches, rows) else "items_fts.rowid"
 
 
 def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: Filters,

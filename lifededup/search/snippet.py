@@ -36,16 +36,20 @@ _HEADLINE_OPTIONS = (f"'StartSel=' || chr(2) || ', StopSel=' || chr(3) || "
 
 def headline_sql(tsquery: str, ids: str) -> str:
     """PostgreSQL's counterpart of ``SNIPPET_SQL`` for the items ``ids``:
-    rows of id, the text's headline, the title's, where the headline starts
-    in the text (1: at its start) and the length of the text read."""
+    rows of ``id``, the text's ``headline``, the title's
+    (``title_headline``), where the headline starts in the text
+    (``found_at``, 1: at its start) and the length of the text read
+    (``read``).  Each subquery is fenced (``OFFSET 0``): pulled up into the
+    query around it, the headline was made twice, once for itself and once
+    for ``found_at`` (20 rows: 0.89 against 0.41 ms)."""
     return (
-        "SELECT id, h, th, strpos(body, translate(h, chr(2) || chr(3), '')), length(rtrim(body)) FROM ("
-        "SELECT id, body, "
+        "SELECT id, h AS headline, th AS title_headline, strpos(body, translate(h, chr(2) || chr(3), '')) AS found_at, "
+        "length(rtrim(body)) AS read FROM (SELECT id, body, "
         f"ts_headline('simple', left(body, {HEADLINE_CHARS}), {tsquery}, {_HEADLINE_OPTIONS}) AS h, "
         f"ts_headline('simple', title, {tsquery}, {_HEADLINE_OPTIONS}) AS th FROM ("
         f"SELECT i.id, translate(left(i.text, {HEADLINE_CHARS + 1}), {_HIDE}) AS body, "
         f"translate(coalesce(i.title, ''), {_HIDE}) AS title "
-        f"FROM items i WHERE i.id IN ({ids})) AS texts) AS headlines"
+        f"FROM items i WHERE i.id IN ({ids}) OFFSET 0) AS texts OFFSET 0) AS headlines"
     )
 
 
