@@ -103,7 +103,8 @@ _CONTROLS = {code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F)}
 # print as "phototxt.png".  Shown as \uNNNN, which `show` takes back too; the
 # plain marks of right-to-left text (U+200F) stay as they are.
 BIDI_CONTROLS = frozenset({*range(0x202A, 0x202F), *range(0x2066, 0x206A)})
-_CONTROLS.update({code: f"\\u{code:04x}" for code in BIDI_CONTROLS})
+REORDERING = {code: f"\\u{code:04x}" for code in BIDI_CONTROLS}  # (the web view's pages too)
+_CONTROLS.update(REORDERING)
 
 
 def shown(name: str) -> str:

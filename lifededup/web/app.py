@@ -21,7 +21,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from lifededup.extract.base import KINDS
-from lifededup.model import BIDI_CONTROLS, fs_path
+from lifededup.model import REORDERING, fs_path
 from lifededup.search import QuerySyntaxError, syntax_of
 from lifededup.store import ItemDetails, Store, StoreError, clusters, driver_said, is_unavailable, open_store
 from lifededup.watch import daemon as daemons
@@ -94,14 +94,11 @@ def _when(timestamp: float | None) -> str:
     return "never" if not timestamp else datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
 
 
-# Characters that reorder what follows them, shown as \u202e (model.BIDI_CONTROLS):
-# "photo<U+202E>gnp.txt" read as "phototxt.png" on every page that named it
-_REORDERING = {code: f"\\u{code:04x}" for code in BIDI_CONTROLS}
-
-
 def _unreordered(value: object) -> object:
-    """Every value a page shows, with the characters that reorder text made visible."""
-    return value.translate(_REORDERING) if isinstance(value, str) else value
+    """Every value a page shows, with the characters that reorder text made
+    visible as the CLI prints them (``model.REORDERING``): "photo<U+202E>gnp.txt"
+    read as "phototxt.png" on every page that named it."""
+    return value.translate(REORDERING) if isinstance(value, str) else value
 
 
 def _environment() -> Environment:
