@@ -63,6 +63,9 @@ def test_daemon_start_status_stop(tmp_path: Path) -> None:
                      "last indexed: 20",
                      "failed items in store: 0", str(state / "lifededup" / "watch.log")):
             assert want in status.stdout, f"{want!r} missing from:\n{status.stdout}"
+        # the last file it read: what `status` names while a long scan runs
+        report = json.loads(lifededup(env, "daemon", "status", "--json").stdout)["report"]
+        assert report["last_read"] in files_on_disk(root), report
         # a folder added while the daemon runs is followed without a restart
         # (it read its folders once, when it started, and had to be restarted)
         other = tmp_path / "other"

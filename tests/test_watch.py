@@ -396,18 +396,22 @@ def test_the_status_counts_files_as_they_are_written_not_when_a_scan_ends(tmp_pa
     """`daemon status` said "files read since it started: 4,257" through a
     whole scan of 8,900 files: the count moved only when a run ended."""
     stop = threading.Event()
-    seen: list[tuple[str, int]] = []
+    seen: list[tuple[str, int, str | None]] = []
 
     def report(status: WatchStatus) -> None:
-        seen.append((status.state, status.indexed))
+        seen.append((status.state, status.indexed, status.last_read))
         if status.state == "watching":
             stop.set()
 
     with open_store(tmp_path / "counted.db") as store:
         Watcher(store, [WatchedFolder(str(root.resolve()))], IndexConfig(workers=1, batch_items=1), stop,
                 on_status=report).run()
-    counts = [n for state, n in seen if state == "indexing"]
+    counts = [n for state, n, _ in seen if state == "indexing"]
     assert counts[-1] == 4 and set(range(1, 5)) <= set(counts), seen
+    # and says which file it last read, each of the folder's files in turn (a long scan: where it is)
+    files = {str(p.resolve()) for p in root.rglob("*") if p.is_file()}
+    read = {last for state, _, last in seen if state == "indexing" and last is not None}
+    assert read == files, (read, files)
 
 
 def test_the_status_counts_the_stores_failures_from_the_start(tmp_path: Path, root: Path) -> None:

@@ -22,7 +22,7 @@ from lifededup.cli.index import max_text_option, ocr_option, stop_on_signals
 from lifededup.cli.options import DELAY, SECONDS, db_option, opened_listing, opened_store
 from lifededup.extract import Limits
 from lifededup.index import IndexConfig, absolute, default_workers, max_workers
-from lifededup.model import fs_path, stored_path
+from lifededup.model import fs_path, shown, stored_path
 from lifededup.store import ENV_VAR, MACHINE_ENV
 from lifededup.watch import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, FOLLOW_S, WatchStatus
 from lifededup.watch import daemon as daemons
@@ -405,7 +405,7 @@ def _lasting(seconds: float) -> str:
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON object: running, pid, log (null for a watcher in a terminal or under systemd), "
               "and the watcher's last report (store, watching, state, "
-              "pending, indexed, failed, last_indexed_at, last_rescan_at, state_since as Unix times).")
+              "pending, indexed, failed, last_read, last_indexed_at, last_rescan_at, state_since as Unix times).")
 def daemon_status(as_json: bool) -> None:
     """Whether the daemon runs, what it watches, how many files wait, when it
     last indexed and how many items failed.  Exits 3 when it does not run.
@@ -433,6 +433,8 @@ def daemon_status(as_json: bool) -> None:
             since = report.get("state_since")
             lasting = f" (for {_lasting(time.time() - since)})" if status.running and since else ""
             click.echo(f"state: {report.get('state')}{lasting}, waiting: {report.get('pending', 0)} path(s)")
+            if status.running and report.get("state") == "indexing" and report.get("last_read"):
+                click.echo(f"last file read: {shown(str(report['last_read']))}")
             click.echo(f"last indexed: {_when(report.get('last_indexed_at'))}, "
                        f"files read since it started: {report.get('indexed', 0)}, failed items in store: {report.get('failed', 0)}")
             click.echo(f"last full scan: {_when(report.get('last_rescan_at'))}")

@@ -32,3 +32,5 @@ class WatchStatus:
     state: str = "starting"
     # when the state began (wall clock): `daemon status` says how long it has been indexing
     state_since: float | None = None
+    # the last file read (its stored path): what a long scan is at
+    last_read: str | None = None

@@ -393,6 +393,7 @@ class _Counting(Quiet):
 
     def file_done(self, path: str, size: int) -> None:
         self.watcher._status.indexed += 1
+        self.watcher._status.last_read = path
         self.watcher._report("indexing")
 
 
