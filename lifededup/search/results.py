@@ -15,6 +15,7 @@ from lifededup.search.syntax import (
     QuerySyntaxError, as_fts5, has_phrase, has_prefix, is_query_error, quoted_words, syntax_error, words_ored,
 )
 from lifededup.store.dialect import Driver as Connection
+from lifededup.store.dialect import PgDriver
 from lifededup.store.reader import Readable
 
 Mode = Literal["collapsed", "all", "cluster", "dedup"]
@@ -315,6 +316,22 @@ _PAGE_SETTINGS = ("SELECT set_config('parallel_tuple_cost', '0.001', true), "
                   "set_config('parallel_setup_cost', '100', true), set_config('jit', 'off', true)")
 
 
+def _settled(conn: Connection, sql: str, params: dict[str, object], postgres: bool) -> list[Any]:
+    """The rows of ``sql``, on PostgreSQL run under ``_PAGE_SETTINGS``: both
+    sent at once (psycopg's pipeline), one round trip where a statement
+    each waited for the server's answer to the settings (on a rare word's
+    page, one of four)."""
+    if not postgres:
+        return list(conn.execute(sql, params).fetchall())
+    if isinstance(conn, PgDriver):
+        with conn.conn.pipeline():
+            conn.execute(_PAGE_SETTINGS)
+            cursor = conn.execute(sql, params)
+        return list(cursor.fetchall())
+    conn.execute(_PAGE_SETTINGS)
+    return list(conn.execute(sql, params).fetchall())
+
+
 @dataclass
 class _Read:
     """What a collapsed page read of the ranked results: the rows read (id,
@@ -352,9 +369,7 @@ def _ranked(conn: Connection, results: str, params: dict[str, object], wanted: i
     start, size = 0, max(_READ_ROWS, 2 * wanted)
     while True:
         if start == 0 and totals is not None:
-            if postgres:
-                conn.execute(_PAGE_SETTINGS)
-            got = conn.execute(_counted_sql(results, postgres), {**params, "limit": size}).fetchall()
+            got = _settled(conn, _counted_sql(results, postgres), {**params, "limit": size}, postgres)
             totals[:] = [int(got[0][3]), int(got[0][4]), int(got[0][3]) <= EXACT_ROWS] if got else [0, 0, True]
             got = [r[:3] for r in got]
         else:
@@ -438,10 +453,8 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
         if read.complete:  # every match read, with its cluster: exact, past EXACT_ROWS too
             totals = [len(read.rows), len(read.clusters()), True]
     else:
-        if postgres:
-            conn.execute(_PAGE_SETTINGS)
-        rows = conn.execute(_page_sql(results, counted=once),
-                            {**params, "limit": limit, "offset": offset}).fetchall()
+        rows = _settled(conn, _page_sql(results, counted=once), {**params, "limit": limit, "offset": offset},
+                        postgres)
         page = [(int(r[0]), float(r[1]), None) for r in rows]
         if once and rows:
             totals = [int(rows[0][2])] * 2 + [True]  # the count, after the id and rank
