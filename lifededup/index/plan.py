@@ -421,20 +421,24 @@ def _read_grown(path: str, offset: int) -> tuple[str, int, str, int, bool] | Non
         with open(descriptor, "rb") as handle:
             if not stat.S_ISREG(os.fstat(descriptor).st_mode):
                 return None
-            whole, before, separators = hashlib.sha1(), hashlib.sha1(), Separators()
-            length, after = 0, b""
+            whole, separators = hashlib.sha1(), Separators()
+            length, prefix, after = 0, None, b""
             while chunk := handle.read(_CHUNK):
-                whole.update(chunk)
                 if length < offset:
                     stored = chunk[:offset - length]
-                    before.update(stored)
+                    whole.update(stored)
                     separators.feed(stored)
+                    if length + len(chunk) >= offset:
+                        prefix = whole.copy().hexdigest()  # the stored bytes' SHA-1: the same pass goes on
+                    whole.update(chunk[len(stored):])
+                else:
+                    whole.update(chunk)
                 if length + len(chunk) > offset and len(after) < _CHUNK:
                     after += chunk[max(0, offset - length):]
                 length += len(chunk)
-        if length < offset:
+        if prefix is None:
             return None
         line = after[:after.find(b"\n") + 1] if b"\n" in after else after
-        return whole.hexdigest(), length, before.hexdigest(), separators.messages, separators.next_starts(line)
+        return whole.hexdigest(), length, prefix, separators.messages, separators.next_starts(line)
     except OSError:
         return None
