@@ -286,10 +286,15 @@ def _counted_sql(results: str, postgres: bool) -> str:
     totals: how many items match, and the clusters of the first
     EXACT_ROWS + 1 of them (the matches are found once -- on PostgreSQL
     index, recheck and rank of every one -- not again for the totals; see
-    ``_page``)."""
+    ``_page``).  The clusters are counted only where the batch is not every
+    match (NULL where it is: the page counts them from the batch itself,
+    ``_Read``); counted anyway, they were half of the statement's time for
+    a rare word on PostgreSQL at a million items (0.7 of 1.4 ms)."""
+    sample = _sample_sql("SELECT id FROM r", postgres)
     return (f"WITH r AS MATERIALIZED ({results}), b AS MATERIALIZED (SELECT id, rank FROM r ORDER BY rank, id "
-            f"LIMIT :limit) SELECT b.id, b.rank, {_CLUSTER_OF}, (SELECT count(*) FROM r), t.clusters "
-            f"FROM b CROSS JOIN ({_sample_sql('SELECT id FROM r', postgres)}) AS t ORDER BY b.rank, b.id")
+            f"LIMIT :limit) SELECT b.id, b.rank, {_CLUSTER_OF}, n.matches, "
+            f"CASE WHEN n.matches >= :limit THEN (SELECT t.clusters FROM ({sample}) AS t) END "
+            "FROM b CROSS JOIN (SELECT count(*) AS matches FROM r) AS n ORDER BY b.rank, b.id")
 
 
 # For the rest of a page's transaction on PostgreSQL (set_config's third
@@ -370,7 +375,8 @@ def _ranked(conn: Connection, results: str, params: dict[str, object], wanted: i
     while True:
         if start == 0 and totals is not None:
             got = _settled(conn, _counted_sql(results, postgres), {**params, "limit": size}, postgres)
-            totals[:] = [int(got[0][3]), int(got[0][4]), int(got[0][3]) <= EXACT_ROWS] if got else [0, 0, True]
+            if not got or got[0][4] is not None:  # else every match is in the batch: _page counts from it
+                totals[:] = [int(got[0][3]), int(got[0][4]), int(got[0][3]) <= EXACT_ROWS] if got else [0, 0, True]
             got = [r[:3] for r in got]
         else:
             got = conn.execute(_batch_sql(ordered), {**params, "limit": size, "offset": start}).fetchall()
