@@ -277,6 +277,35 @@ def test_item_page_lists_texts_like_it_in_other_clusters(corpus: CorpusStore, cl
         assert f"{near['word_edit_distance']:.3f}" in section, section
 
 
+def test_another_machines_item_names_its_machine_and_is_never_served_from_here(
+        pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shared store holds the laptop's and the desktop's file at one path.
+    Served on the desktop, the laptop item's "download it" handed out the
+    desktop's own file at that path (a private letter), its file:// link
+    opened it, and no page named a machine: the two rows looked the same."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    letter = folder / "letter.txt"
+    ids = {}
+    for machine, text in (("laptop", "laptop copy: the boat trip is on Saturday at the harbour " * 5),
+                          ("desktop", "desktop copy: a private medical letter about the knee " * 5)):
+        letter.write_text(text)
+        with open_store(pg_url, machine=machine) as store:
+            run(store, [folder], IndexConfig(workers=1))
+            [(ids[machine],)] = store.execute("SELECT id FROM items WHERE machine = :m", {"m": machine})[1]
+    monkeypatch.setenv("LIFEDEDUP_MACHINE", "desktop")
+    with TestClient(create_app(pg_url), base_url=LOCAL) as client:
+        page = get(client, f"/items/{ids['laptop']}").text
+        assert f"laptop:{letter}" in page and "This file is on laptop, not on this computer" in page, page
+        assert "/original" not in page and "file://" not in page, "the laptop's item links a file of this computer"
+        refused = get(client, f"/items/{ids['laptop']}/original", 404).text
+        assert "is on laptop" in refused and "private medical" not in refused, refused
+        assert get(client, f"/items/{ids['desktop']}/original").content == letter.read_bytes()
+        own = get(client, f"/items/{ids['desktop']}").text
+        assert f"<code>{letter}</code>" in own and "desktop:" not in own, own
+        assert f"laptop:{letter}" in get(client, "/?q=boat").text, "search does not say the hit is the laptop's"
+
+
 def test_item_in_a_mailbox_links_its_container(corpus: CorpusStore, client: TestClient) -> None:
     found = get(client, "/search.json?kind=email&path=*.mbox&limit=1").json()["hits"]
     assert found and found[0]["part"], f"expected a message inside a mailbox, got {found}"

@@ -23,7 +23,7 @@ from starlette.staticfiles import StaticFiles
 from lifededup.extract.base import KINDS
 from lifededup.model import REORDERING, fs_path
 from lifededup.search import QuerySyntaxError, syntax_of
-from lifededup.store import ItemDetails, Store, StoreError, clusters, driver_said, is_unavailable, open_store
+from lifededup.store import ItemDetails, Store, StoreError, clusters, driver_said, is_unavailable, machine_name, open_store
 from lifededup.watch import daemon as daemons
 from lifededup.web import pages
 from lifededup.web.access import Access, Guard
@@ -67,6 +67,17 @@ def _home(path: str) -> str:
     return "~" + path[len(home):] if home != "/" and path.startswith(home + os.sep) else path
 
 
+def _place(item: Any, full: bool = False) -> str:
+    """Where an item's file is, as the CLI prints it: ``MACHINE:PATH`` for
+    another machine's file of a shared store (two machines' files at one
+    path looked the same on every page), else its path, ``~`` for the home
+    folder unless ``full``."""
+    machine = str(getattr(item, "machine", "") or "")
+    if machine and machine != machine_name():
+        return f"{machine}:{item.path}"
+    return str(item.path) if full else _home(str(item.path))
+
+
 def _size(value: int | None) -> str:
     if value is None:
         return ""
@@ -104,7 +115,7 @@ def _unreordered(value: object) -> object:
 def _environment() -> Environment:
     env = Environment(loader=PackageLoader("lifededup.web", "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=_unreordered)
-    env.filters.update(home=_home, size=_size, format=_format, fraction=_fraction, when=_when)
+    env.filters.update(home=_home, place=_place, size=_size, format=_format, fraction=_fraction, when=_when)
     env.globals.update(kinds=KINDS)
     return env
 
@@ -188,6 +199,9 @@ class View:
         where a hostile HTML file could act as the view."""
         view = pages.item_view(self.stores.get(), request.path_params["item_id"], elsewhere=False)
         opened = None if view.original is None else pages.open_original(view.original)
+        if opened is None and view.on_another_machine:
+            raise NotFound(f"the file of item {view.details.id} is on {view.on_another_machine}, not on this "
+                           "computer: this one's file at that path is another file")
         if opened is None:
             raise NotFound(f"the file of item {view.details.id} is not there to hand out "
                            "(moved, gone, or reached through a link)")

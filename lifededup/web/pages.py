@@ -214,13 +214,20 @@ class ItemView:
     parts: list[ItemDetails] = field(default_factory=list)
     parts_total: int = 0
     original: Path | None = None
+    # the machine serving the page: an item of another one has no file here
+    machine: str = ""
+
+    @property
+    def on_another_machine(self) -> str:
+        """The machine whose file the item is, when it is not this one ("" when it is)."""
+        return self.details.machine if self.details.machine and self.details.machine != self.machine else ""
 
     @property
     def file_uri(self) -> str:
         """A file:// link to the item's file, for the desktop to open (a name
         that is not UTF-8 is stored escaped: the link names its real bytes)."""
         path = Path(self.details.path)
-        if not path.is_absolute():
+        if not path.is_absolute() or self.on_another_machine:
             return ""
         return "file://" + quote(os.fsencode(fs_path(self.details.path)))
 
@@ -236,14 +243,19 @@ def item_view(store: Store, item_id: int, *, elsewhere: bool = True) -> ItemView
         parent = item_details(store, [details.parent_id]).get(details.parent_id)
     parts, total = item_parts(store, item_id)
     return ItemView(details, item_text(store, item_id), explanation, {i: found[i] for i in ids if i in found},
-                    parent, parts, total, original_file(details))
+                    parent, parts, total, original_file(details, store.machine), store.machine)
 
 
-def original_file(details: ItemDetails) -> Path | None:
+def original_file(details: ItemDetails, machine: str) -> Path | None:
     """The file an item was read from, if it may be handed out: an indexed
     item's own file, by its stored absolute path, still a regular file
     there, reached through no link (a link swapped in since indexing could
-    point anywhere).  No other file is ever served."""
+    point anywhere), and a file of this machine (``machine``, the store's):
+    another machine's item at the same path is another file -- a tester's
+    laptop item, downloaded from the desktop, was the desktop's private
+    letter.  No other file is ever served."""
+    if details.machine and details.machine != machine:
+        return None
     path = Path(fs_path(details.path))
     try:
         real = os.path.realpath(path)
