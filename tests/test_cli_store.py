@@ -280,6 +280,16 @@ def test_show_lists_a_drafts_near_copies_in_other_clusters(any_db: str) -> None:
     assert json.loads(run("show", "/docs/budget.txt", "--json", db=any_db))["elsewhere"] == []
 
 
+def test_search_takes_its_words_quoted_or_not(db: str) -> None:
+    """`lifededup search river survey`, as the top-level help writes it
+    (`search WORDS`), failed: "Got unexpected extra argument (survey)"."""
+    first, second = prose(1).split()[:2]
+    unquoted = run("search", first, "budget", "--all", db=db)
+    assert unquoted == run("search", f"{first} budget", "--all", db=db)
+    assert "budget.txt" in unquoted and "notes" not in unquoted, unquoted
+    assert run("search", "--all", first, second, db=db) == run("search", f"{first} {second}", "--all", db=db)
+
+
 def test_show_takes_a_part_by_the_name_other_commands_print(any_db: str, tmp_path: Path) -> None:
     """`dups` and `failures` print a message of a mailbox as PATH [PART]; show
     refused that name ('no item'), and a failed attachment had no id printed

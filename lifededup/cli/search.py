@@ -26,7 +26,7 @@ def _day(ctx: click.Context, param: click.Parameter, value: str | None) -> date 
 
 
 @main.command("search", epilog="\b\n" + SYNTAX + "\n\n\b\n" + PG_SYNTAX)
-@click.argument("query", required=False)
+@click.argument("words", nargs=-1, metavar="[QUERY]...")
 @click.option("--kind", "kinds", multiple=True, metavar="KIND",
               help="Only items of this kind: document, email, web page, text, spreadsheet, presentation, "
               "mailbox, contact, event, address book, calendar, archive (repeat for several).")
@@ -47,7 +47,7 @@ def _day(ctx: click.Context, param: click.Parameter, value: str | None) -> date 
               "with this detector, e.g. simhash:3 (see `lifededup eval`).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object: the rows, with snippets and copies.")
 @db_option
-def search_command(query: str | None, kinds: tuple[str, ...], since: date | None, until: date | None,
+def search_command(words: tuple[str, ...], kinds: tuple[str, ...], since: date | None, until: date | None,
                    path_glob: str | None, limit: int, page: int, show_all: bool, cluster: int | None,
                    dedup: str | None, as_json: bool, db: str | None) -> None:
     """Search the text and titles of everything indexed, best match first,
@@ -68,7 +68,7 @@ def search_command(query: str | None, kinds: tuple[str, ...], since: date | None
 
     \b
     Examples:
-      lifededup search "river survey"
+      lifededup search river survey             (every word; "..." in quotes for a phrase)
       lifededup search 'kitchen -joiner' --kind document --since 2024-01-01
       lifededup search -- '-joiner kitchen'     (-- before a query that starts with -)
       lifededup search sourdough --all --path 'Web/*'
@@ -86,6 +86,8 @@ def search_command(query: str | None, kinds: tuple[str, ...], since: date | None
         filters = Filters(kinds=kinds, since=since, until=until, path=path_glob)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
+    # the words as typed, quoted or not: `search river survey` is `search "river survey"`
+    query = " ".join(words) if words else None
     if not (query or "").strip() and cluster is None and not filters.active:
         raise click.UsageError("give a query, a filter (--kind, --since, --until, --path) or --cluster")
     with opened_reader(db) as store:
