@@ -3,9 +3,12 @@ installs is declared, and the SQL it shows for a PostgreSQL store runs on one.""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from importlib.metadata import metadata
+from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 
@@ -57,3 +60,37 @@ def test_the_sql_it_shows_runs_on_postgresql(pg_url: str) -> None:
         assert result.exit_code == 0, f"{sql}: {result.output}"
         if expect is not None:
             assert expect in result.output, f"{sql} found no {expect!r}: {result.output}"
+
+
+def test_the_read_only_role_it_sets_up_can_search_and_export_and_not_write(pg_url: str, postgres: Any,
+                                                                           tmp_path: Path) -> None:
+    """The section's grants for someone who only searches, run as it writes
+    them: that role searches and exports (the README's copy on a USB stick:
+    it ended "permission denied for sequence items_id_seq"), and a write is
+    refused; the pg_hba.conf line it shows lets the role in."""
+    text = " ".join(section().split())
+    grants = re.findall(r"(?:GRANT|ALTER DEFAULT PRIVILEGES)[^;`]*TO reader;", text)
+    assert len(grants) == 2, grants
+    [hba] = re.findall(r"^host\s.*$", section(), flags=re.M)
+    assert "reader" in hba.split()[2].split(","), f"the pg_hba.conf line shuts the reader out: {hba}"
+    index = CliRunner().invoke(main, ["index", "--db", pg_url, "-j", "1", str(REPO / "sample_corpus" / "Letters")])
+    assert index.exit_code == 0, index.output
+    postgres.admin("DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'reader')"
+                   " THEN CREATE ROLE reader LOGIN; END IF; END$$")
+    import psycopg
+
+    with psycopg.connect(pg_url.split("?")[0] if "?" not in pg_url else pg_url, autocommit=True) as conn:
+        for grant in grants:
+            conn.execute(grant)
+    reader = pg_url.replace("postgresql://postgres@", "postgresql://reader@")
+    assert reader != pg_url, pg_url
+    found = CliRunner().invoke(main, ["search", "--db", reader, "--json", "letter"])
+    assert found.exit_code == 0 and json.loads(found.output)["hits"], found.output
+    copy = tmp_path / "usb.db"
+    exported = CliRunner().invoke(main, ["export", "--db", reader, str(copy)])
+    assert exported.exit_code == 0, exported.output
+    counted = [CliRunner().invoke(main, ["sql", "--db", db, "SELECT count(*) AS n FROM items"]).output
+               for db in (pg_url, str(copy))]
+    assert counted[0] == counted[1], counted
+    refused = CliRunner().invoke(main, ["folders", "add", "--db", reader, str(tmp_path)])
+    assert refused.exit_code != 0 and "refused" in refused.output, refused.output

@@ -401,7 +401,11 @@ def _last_id(conn: Connection, table: str, key: str) -> int:
     largest = int(conn.exec_driver_sql(f"SELECT coalesce(max({key}), 0) FROM {table}").scalar() or 0)
     if is_postgres(conn):
         sequence = conn.exec_driver_sql("SELECT pg_get_serial_sequence(:t, :k)", {"t": table, "k": key}).scalar()
-        if sequence is not None:
+        # a role that may only read the tables (README, "Someone who only searches") may not read the
+        # sequence: "permission denied for sequence items_id_seq" ended its export; the largest id stands in
+        readable = sequence is not None and conn.exec_driver_sql(
+            "SELECT has_sequence_privilege(:s, 'SELECT')", {"s": sequence}).scalar()
+        if readable:
             row = conn.exec_driver_sql(f"SELECT last_value, is_called FROM {sequence}").one()
             largest = max(largest, int(row[0]) if row[1] else 0)
         return largest
