@@ -42,7 +42,7 @@ from lifededup.store import (
     list_machines,
     open_store,
 )
-from lifededup.store.machines import machine_identity
+from lifededup.store.machines import machine_identity, rename_machine
 from lifededup import watch as watch_package
 from lifededup.watch import Watcher
 
@@ -466,12 +466,31 @@ def test_a_writer_whose_machine_was_forgotten_stops_rather_than_claim_it_again(s
         running.upsert_item(ItemRecord("/home/me/a.txt", text=prose(1)), fp(prose(1)))
         with open_store(store_url, machine="laptop") as other:
             assert forget_machine(other, "desktop") == 1
-        with pytest.raises(MachineTaken, match="'desktop' was forgotten"):
+        with pytest.raises(MachineTaken, match="'desktop' was renamed or forgotten"):
             running.upsert_item(ItemRecord("/home/me/b.txt", text=prose(2)), fp(prose(2)))
     with open_store(store_url, machine="desktop") as afresh:
         afresh.upsert_item(ItemRecord("/home/me/b.txt", text=prose(2)), fp(prose(2)))
         assert [(m.name, m.items) for m in list_machines(afresh)] == [("desktop", 1)]
         sound(afresh)
+
+
+def test_a_writer_whose_machine_was_renamed_says_to_write_as_the_new_name(store_url: str) -> None:
+    """machines rename under a running watcher: it stopped saying the name
+    was forgotten and to run folders add and index again -- which, done,
+    stored every file twice, under the old name and the new.  It says the
+    name may have been renamed, what the store's machines are now, and to
+    export LIFEDEDUP_MACHINE=NEW."""
+    from lifededup.store.machines import MachineGone
+
+    with open_store(store_url, machine="laptop") as running:
+        running.upsert_item(ItemRecord("/home/me/a.txt", text=prose(1)), fp(prose(1)))
+        with open_store(store_url, machine="nas") as other:
+            assert rename_machine(other, "laptop", "old-laptop") == 1
+        with pytest.raises(MachineGone) as stopped:
+            running.upsert_item(ItemRecord("/home/me/b.txt", text=prose(2)), fp(prose(2)))
+    said = str(stopped.value)
+    assert "'laptop' was renamed or forgotten" in said and "old-laptop (1 items)" in said, said
+    assert "export LIFEDEDUP_MACHINE=NEW" in said and "a second time" in said, said
 
 
 def test_rename_gives_a_machines_items_another_name_and_merges_none(store_url: str,

@@ -252,6 +252,7 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
       lifededup folders add ~/Documents && lifededup watch
     """
     from lifededup.store import MachineTaken, StoreTooNew, WatchedFolder, list_folders
+    from lifededup.store.machines import MachineGone
     from lifededup.watch import Watcher
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
@@ -285,8 +286,10 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
                    f"(pid {os.getpid()})", err=True)
         try:
             watcher.run()
-        except MachineTaken as exc:  # claimed by a computer that replaces this one, while it watched
-            status_file.ended(watcher.status(), "another computer writes under this machine's name (see the log)")
+        except MachineTaken as exc:  # claimed by a computer that replaces this one, or renamed, while it watched
+            status_file.ended(watcher.status(), "this machine's name was renamed or forgotten (see the log)"
+                              if isinstance(exc, MachineGone) else
+                              "another computer writes under this machine's name (see the log)")
             raise NameTaken(str(exc)) from exc
         except StoreTooNew as exc:  # upgraded by a newer lifededup while it watched
             status_file.ended(watcher.status(), "a newer lifededup upgraded the store (see the log)")

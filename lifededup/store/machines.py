@@ -44,6 +44,11 @@ class MachineTaken(StoreError):
     """Another computer writes under this machine's name into a shared store."""
 
 
+class MachineGone(MachineTaken):
+    """This machine's name was renamed or forgotten while a process (a
+    watcher) wrote under it: it must stop, not claim the name again."""
+
+
 @dataclass(frozen=True)
 class Machine:
     """A machine name the store knows: claimed by a computer, or named by
@@ -110,10 +115,14 @@ def claim(store: Store, *, replace: bool = False, held: bool = False) -> bool:
         if found is not None and found[0] == store.identity:
             return False
         if found is None and held:
-            raise MachineTaken(f"the machine {store.machine!r} was forgotten (lifededup machines forget) while this "
-                               "process wrote as it: it stops rather than write that machine's files back. To keep "
-                               "indexing this computer, run lifededup folders add and index (or start the watcher) "
-                               "again")
+            _, rows = store.execute("SELECT machine, count(*) FROM items GROUP BY machine ORDER BY machine")
+            now = ", ".join(f"{name} ({count} items)" for name, count in rows) or "none"
+            raise MachineGone(
+                f"the machine {store.machine!r} was renamed or forgotten (lifededup machines rename, or forget) while "
+                "this process wrote as it: it stops rather than write its files back under a name that is gone. "
+                f"The store's machines now: {now}. Renamed: export {MACHINE_ENV}=NEW (the new name) and start it "
+                "again; folders add and index under the old name would store every file a second time. Forgotten: "
+                "lifededup folders add and index (or start the watcher) again index this computer anew")
         if found is None:
             # two computers claiming at once: the first insert wins, the other is refused below
             store.execute("INSERT INTO machines (name, identity, claimed_at) VALUES (:name, :identity, :now) "
