@@ -192,6 +192,29 @@ def test_a_server_that_cannot_be_reached_is_the_same_clear_error(postgres: Serve
     assert "Traceback" not in done.output, done.output
 
 
+def test_a_server_asking_for_a_password_none_gave_says_where_it_goes(postgres: Server, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """"fe_sendauth: no password supplied" named no remedy (helper V); the
+    wrong password, host and database each did.  It names ~/.pgpass."""
+    hba = postgres.root / "data" / "pg_hba.conf"
+    before = hba.read_text()
+    postgres.admin("DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'asker')"
+                   " THEN CREATE ROLE asker LOGIN PASSWORD 'secret'; END IF; END$$")
+    try:
+        hba.write_text("local all asker scram-sha-256\n" + before)  # this role alone must give a password
+        postgres.admin("SELECT pg_reload_conf()")
+        monkeypatch.setenv("PGPASSFILE", str(tmp_path / "no-pgpass"))
+        monkeypatch.delenv("PGPASSWORD", raising=False)
+        url = postgres.url("postgres").replace("postgresql://postgres@", "postgresql://asker@")
+        for command in (["search", "river"], ["check"]):
+            done = CliRunner().invoke(main, [*command, "--db", url])
+            assert done.exit_code == 1 and "no password supplied" in done.output, done.output
+            assert "~/.pgpass" in done.output and "HOST:PORT:DATABASE:USER:PASSWORD" in done.output, done.output
+    finally:
+        hba.write_text(before)
+        postgres.admin("SELECT pg_reload_conf()")
+
+
 @pytest.mark.parametrize("url", [
     "postgresql://me@/db?host=/run/pg&password=hunter2&port=5432",  # read without SQLAlchemy
     "postgresql://me@h/db?sslpassword=hunter2&host=a&host=b",  # left to SQLAlchemy (a key given twice)

@@ -391,7 +391,7 @@ def daemon_stop(as_json: bool) -> None:
 def _when(timestamp: float | None) -> str:
     if not timestamp:
         return "never"
-    return datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
+    return datetime.fromtimestamp(timestamp).astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")  # its zone said
 
 
 def _lasting(seconds: float) -> str:

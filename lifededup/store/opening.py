@@ -614,8 +614,13 @@ def needs_upgrade(engine: Engine, location: Location) -> bool:
 
 
 def cannot_use(location: Location, finding: object) -> UnsupportedStore:
-    """The store cannot be reached or opened: which store, and what the driver said."""
-    return UnsupportedStore(f"cannot use the store {location}: {str(finding).strip()}")
+    """The store cannot be reached or opened: which store, and what the driver said
+    (and, where the server asked for a password none gave, where it goes)."""
+    said = str(finding).strip()
+    if "no password supplied" in said:
+        said += (" (the server asks for a password: put it in ~/.pgpass, one line HOST:PORT:DATABASE:USER:PASSWORD, "
+                 "chmod 600 ~/.pgpass; README, \"Sharing a store\")")
+    return UnsupportedStore(f"cannot use the store {location}: {said}")
 
 
 @contextmanager
