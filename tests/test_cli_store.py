@@ -188,6 +188,13 @@ def test_sql_without_write_is_refused_by_the_store_itself(any_db: str, statement
     assert run("sql", "--json", "SELECT count(*) AS n FROM items", db=any_db) == before
 
 
+def test_a_statement_a_transaction_cannot_hold_says_to_run_it_in_psql(pg_url: str) -> None:
+    """`sql --write "VACUUM ANALYZE items"` on a server gave its bare "cannot
+    run inside a transaction block" (helper V)."""
+    said = run("sql", "--write", "VACUUM ANALYZE items", db=fill(pg_url), code=1)
+    assert "cannot run inside a transaction block" in said and "run this one in psql" in said, said
+
+
 def test_sql_without_write_keeps_nothing_a_read_only_transaction_lets_a_statement_make(pg_url: str) -> None:
     """PostgreSQL lets a READ ONLY transaction create large objects
     (``lo_from_bytea``), and the read was committed: `sql` without --write

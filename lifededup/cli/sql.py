@@ -96,4 +96,7 @@ def _sql_error(exc: BaseException, write: bool, backend: str) -> str:
                 "nothing was changed. Add --write if you mean to change it.")
     if "multiple commands" in reason or "one statement at a time" in reason:
         return f"lifededup sql runs one statement at a time ({refuser} says: {reason}); nothing was run."
+    if "cannot run inside a transaction block" in reason:  # VACUUM, CREATE INDEX CONCURRENTLY on a server
+        return (f"SQL error: {reason} (lifededup sql runs each statement in a transaction, --write too: run this "
+                "one in psql, connected to the same database)")
     return f"SQL error: {reason}"
