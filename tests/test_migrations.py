@@ -812,6 +812,67 @@ def test_0020_reads_again_a_sheet_of_numbers_that_was_unsampled_and_the_pages(st
         sound(store)
 
 
+def _words(stem: str, count: int) -> str:
+    """``count`` distinct words: a tsvector of about 14 bytes a word."""
+    return " ".join(f"{stem}{n:04d}" for n in range(count))
+
+
+def test_0021_keeps_a_documents_words_in_its_row_up_to_a_page(store_url: str) -> None:
+    """PostgreSQL stored a document over 2 KB apart, in items_fts' TOAST
+    table, where every search that read it looked it up: 0021 writes it
+    back into its row, the same words; a new one stays in its row, a
+    document longer than a page still goes apart, and down again they are
+    all apart. SQLite: the same search."""
+    upgrade_to(store_url, "0020")
+    texts = {1: "The harbour at nine. " + _words("tide", 300),  # about 4 KB of search words
+             2: "The harbour at ten.",
+             3: "A harbour log. " + _words("knot", 1000)}  # about 14 KB: longer than a page
+    engine = make_engine(resolve(store_url), readonly=False)
+    with engine.begin() as conn:
+        for item_id, text in texts.items():
+            conn.exec_driver_sql(
+                "INSERT INTO items (id, machine, path, part, kind, status, indexed_at, text, title) VALUES"
+                " (:id, 'm', :path, '', 'document', 'ok', '2026-01-01 00:00:00', :text, 'notes')",
+                {"id": item_id, "path": f"/{item_id}.txt", "text": text})
+        ids_written(conn)
+    engine.dispose()
+    postgres = "://" in store_url
+
+    def documents() -> tuple[list[str], int]:
+        """The documents, and how many are stored apart (values in the TOAST table)."""
+        engine = make_engine(resolve(store_url), readonly=True)
+        with engine.begin() as conn:
+            rows = conn.exec_driver_sql("SELECT CAST(document AS text) FROM items_fts ORDER BY rowid").fetchall()
+            toast = conn.exec_driver_sql(
+                "SELECT CAST(reltoastrelid AS regclass) FROM pg_class WHERE relname = 'items_fts'").scalar()
+            apart = conn.exec_driver_sql(f"SELECT count(DISTINCT chunk_id) FROM {toast}").scalar()
+        engine.dispose()
+        return [str(r[0]) for r in rows], int(str(apart))
+
+    if postgres:
+        before, apart = documents()
+        assert apart == 2, f"at 0020 the two long documents are stored apart: {apart}"
+    upgrade_to(store_url, "0021")
+    if postgres:
+        after, apart = documents()
+        assert after == before, "the same words and positions"
+        assert apart == 1, f"only the document longer than a page is stored apart: {apart}"
+    with open_store(store_url, machine="m") as store:
+        assert sorted(h.id for h in search(store, "harbour", collapse=False).hits) == [1, 2, 3]
+        assert [h.id for h in search(store, '"tide0299"', collapse=False).hits] == [1]
+        assert [h.id for h in search(store, "knot0999", collapse=False).hits] == [3]
+        text = "The harbour at noon. " + _words("wave", 300)
+        new = store.upsert_item(ItemRecord("/4.txt", text=text), fp(text))
+        assert [h.id for h in search(store, "wave0123", collapse=False).hits] == [new]
+    if postgres:
+        assert documents()[1] == 1, "a new document of a few KB stays in its row"
+    downgrade_to(store_url, "0020")
+    if postgres:
+        assert documents()[1] == 3, "down again, every document over 2 KB is stored apart"
+    with open_store(store_url, machine="m") as store:  # up again, every document as its function makes it
+        assert [p for p in check_store(store) if p.check == "fts-index"] == []
+
+
 def test_an_older_store_says_it_is_upgraded_and_a_new_one_does_not(store_url: str,
                                                                   caplog: pytest.LogCaptureFixture) -> None:
     """A tester's first command on an upgraded PostgreSQL store sat 17.7 s
