@@ -35,7 +35,6 @@ import hashlib
 import os
 import re
 import shutil
-import stat
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -44,7 +43,7 @@ from pathlib import PurePath
 from lifededup.extract import Limits
 from lifededup.extract.mbox import Separators
 from lifededup.extract.sandbox import REFUSED
-from lifededup.index.scan import Seen, raw_sha1
+from lifededup.index.scan import Seen, opened_found, raw_sha1
 from lifededup.model import fs_path
 from lifededup.store import Store, UnsupportedStore
 
@@ -407,19 +406,10 @@ def _read_grown(path: str, offset: int) -> tuple[str, int, str, int, bool] | Non
     """One pass over a file: SHA-1 of its bytes, their length, SHA-1 of
     the first ``offset`` of them, the messages those hold and whether a
     message starts at ``offset``; None if unreadable.  Opened as
-    :func:`lifededup.index.scan.raw_sha1` opens a file (not a link made since
-    the scan, not blocking on a FIFO, without touching its access time)."""
+    :func:`lifededup.index.scan.raw_sha1` opens a file (:func:`~lifededup.index.scan.opened_found`)."""
     try:
-        disk = fs_path(path)
-        if os.path.realpath(disk) != disk:
-            return None
-        flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
-        try:
-            descriptor = os.open(disk, flags | getattr(os, "O_NOATIME", 0))
-        except PermissionError:
-            descriptor = os.open(disk, flags)
-        with open(descriptor, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        with opened_found(path) as handle:
+            if handle is None:
                 return None
             whole, separators = hashlib.sha1(), Separators()
             length, prefix, after = 0, None, b""

@@ -17,8 +17,10 @@ import hashlib
 import os
 import stat
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
+from typing import BinaryIO
 
 from lifededup.index.rules import FolderRules
 from lifededup.model import fs_path, stored_path
@@ -266,27 +268,38 @@ def scan(root: Path, rules: FolderRules, base: Path | None = None) -> Iterator[S
     yield from scanner.found.values()
 
 
+@contextmanager
+def opened_found(path: str) -> Iterator[BinaryIO | None]:
+    """A file a scan found (a stored path), opened to be read in this
+    process: None when it is a link made since the scan (not read here: the
+    worker records why) or no longer a regular file -- opened without
+    blocking (one replaced by a FIFO since the scan hung the run, waiting for
+    a writer) and without touching its access time (a mail reader's new-mail
+    mark) where the owner may.  An ``OSError`` is the caller's: unreadable."""
+    disk = fs_path(path)
+    if os.path.realpath(disk) != disk:
+        yield None
+        return
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        descriptor = os.open(disk, flags | getattr(os, "O_NOATIME", 0))
+    except PermissionError:
+        descriptor = os.open(disk, flags)
+    with open(descriptor, "rb") as handle:
+        yield handle if stat.S_ISREG(os.fstat(descriptor).st_mode) else None
+
+
 def raw_sha1(path: str) -> str | None:
     """SHA-1 of the file's bytes (how a moved file is recognised), None if
     unreadable.  ``path`` is a stored path."""
     try:
-        disk = fs_path(path)
-        if os.path.realpath(disk) != disk:
-            return None  # made a link since the scan found it: not read here (the worker records why)
-        digest = hashlib.sha1()
-        # not blocking, and a regular file still: one replaced by a FIFO since
-        # the scan hung the run here, in the main process, waiting for a writer
-        flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
-        try:  # without touching its access time (a mail reader's new-mail mark), where the owner may
-            descriptor = os.open(disk, flags | getattr(os, "O_NOATIME", 0))
-        except PermissionError:
-            descriptor = os.open(disk, flags)
-        with open(descriptor, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-                return None  # the worker records what it is
+        with opened_found(path) as handle:
+            if handle is None:
+                return None
+            digest = hashlib.sha1()
             while chunk := handle.read(_READ_BYTES):
                 digest.update(chunk)
-        return digest.hexdigest()
+            return digest.hexdigest()
     except OSError:
         return None
 
