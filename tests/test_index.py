@@ -152,6 +152,37 @@ def test_a_file_or_part_that_failed_keeps_the_kind_its_name_says(store: Store, t
     }, got
 
 
+def test_a_file_too_large_to_read_is_not_read_to_hash_it_and_is_followed_when_moved(store: Store,
+                                                                                    tmp_path: Path) -> None:
+    """A file over the readers' limit is recorded too-large unread, yet the
+    indexer read every byte of it first, for its SHA-1: a virtual machine's
+    20 GB disk, again at each change the watcher saw.  It is not hashed now
+    (its raw_sha1 NULL), moved to another folder it is followed by its inode; a mailbox of any
+    size is still hashed (it is read as a stream, and its hash tells mail appended)."""
+    folder = tmp_path / "life"
+    folder.mkdir()
+    (folder / "disk.img").write_bytes(b"\x00\x01" * 60_000)
+    (folder / "book.txt").write_text(prose(4, 30_000))
+    (folder / "notes.txt").write_text(prose(3))
+    with (folder / "inbox.mbox").open("wb") as box:
+        for n in range(40):
+            box.write(b"From a@example.org Mon Jan  1 00:00:00 2024\nSubject: note %d\n\n" % n
+                      + prose(n, 600).encode() + b"\n\n")
+    small = replace(CONFIG, limits=Limits(max_bytes=100_000))
+    run(store, [folder], small)
+    _, rows = store.execute("SELECT path, status, raw_sha1 FROM items WHERE part = ''")
+    got = {Path(str(r[0])).name: (r[1], r[2] is not None) for r in rows}
+    assert got == {"disk.img": ("unsupported", False), "book.txt": ("too-large", False), "notes.txt": ("ok", True),
+                   "inbox.mbox": ("ok", True)}, got
+    assert (folder / "inbox.mbox").stat().st_size > 100_000
+    (folder / "old").mkdir()
+    (folder / "disk.img").rename(folder / "old" / "disk.img")
+    summary = run(store, [folder], small)
+    assert (summary.moved, summary.new) == (1, 0), summary
+    _, rows = store.execute("SELECT path FROM items WHERE path LIKE '%.img'")
+    assert [str(r[0]) for r in rows] == [str(folder / "old" / "disk.img")], rows
+
+
 def test_junk_hidden_and_patterns(store: Store, folder: Path) -> None:
     for junk in (".DS_Store", "~$report.docx", ".report.txt.swp", "film.part", "setup.crdownload", ".hidden.txt"):
         (folder / junk).write_text(prose(7))

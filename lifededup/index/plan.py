@@ -92,8 +92,10 @@ class Known:
 
     @property
     def complete(self) -> bool:
-        """Fully written (a half-written item is not worth keeping as a move source)."""
-        return self.mtime is not None and self.raw_sha1 is not None
+        """Fully written (a half-written item, its mtime not yet stored, is not
+        worth keeping as a move source); a file too large to read has no
+        SHA-1 (:func:`_worth_hashing`), and is followed by its identity."""
+        return self.mtime is not None
 
 
 @dataclass(frozen=True)
@@ -268,7 +270,8 @@ def _gone(path: str, homes: Sequence[str]) -> bool:
 
 def plan(seen: Iterable[Seen], known: dict[str, Known],
          elsewhere: Callable[[str | None, Identity | None], list[Known]] | None = None, *,
-         reread: bool = False, messages: Callable[[str], set[int] | None] | None = None) -> Plan:
+         reread: bool = False, messages: Callable[[str], set[int] | None] | None = None,
+         hash_up_to: int | None = None) -> Plan:
     """Decide what to do with every file found and every file that vanished.
 
     ``known``: the stored files under the run's paths; ``elsewhere``: a
@@ -276,7 +279,8 @@ def plan(seen: Iterable[Seen], known: dict[str, Known],
     ``reread``: a file moved with its bytes unchanged is read again too
     (``index --reread``, which marks the others half written);
     ``messages``: a lookup of a mailbox's stored messages
-    (:func:`stored_messages`), without which every mailbox that grew is read whole.
+    (:func:`stored_messages`), without which every mailbox that grew is read whole;
+    ``hash_up_to``: the largest file hashed (the readers' ``max_bytes``), see :func:`_worth_hashing`.
     """
     result = Plan()
     changed: list[Seen] = []
@@ -292,7 +296,7 @@ def plan(seen: Iterable[Seen], known: dict[str, Known],
             changed.append(file)
     vanished = _Vanished([k for path, k in known.items() if path not in present], elsewhere)
     for file in changed:
-        _decide(file, known.get(file.path), vanished, result, reread, messages)
+        _decide(file, known.get(file.path), vanished, result, reread, messages, hash_up_to)
     result.removals = sorted(vanished.left())
     return result
 
@@ -347,11 +351,12 @@ def _match(candidates: list[Known], sha1: str | None, identity: Identity | None,
 
 
 def _decide(file: Seen, stored: Known | None, vanished: _Vanished, result: Plan, reread: bool = False,
-            messages: Callable[[str], set[int] | None] | None = None) -> None:
+            messages: Callable[[str], set[int] | None] | None = None, hash_up_to: int | None = None) -> None:
     grown, sha1 = None, None
     if stored is not None and messages is not None and _may_have_grown(stored, file):
         grown, sha1 = _grown(file, stored, messages)  # the raw SHA-1 in the same pass
-    sha1 = sha1 or raw_sha1(file.path)
+    if sha1 is None and _worth_hashing(file, hash_up_to):
+        sha1 = raw_sha1(file.path)
     identity = identity_of(file.path)
     if stored is not None:
         if sha1 is not None and stored.mtime is not None and sha1 == stored.raw_sha1:
@@ -370,6 +375,23 @@ def _decide(file: Seen, stored: Known | None, vanished: _Vanished, result: Plan,
         result.touched.append((file, sha1, identity))  # its stat as found at its new place
     else:
         result.to_read.append(ToRead(file, sha1, is_new=False, identity=identity))  # moved, then changed
+
+
+def _worth_hashing(file: Seen, hash_up_to: int | None) -> bool:
+    """Whether to hash a file's bytes here, in the indexer's own process:
+    any file a reader will read (up to ``hash_up_to``, its ``max_bytes``),
+    and a mailbox of any size (read as a stream; its hash tells mail
+    appended).  A larger file is recorded too-large unread; hashing it read
+    every byte first -- a 20 GB disk image of a running virtual machine, again
+    at every change the watcher saw.  Without a hash such a file is followed
+    by its identity (device and inode) when it moves."""
+    if hash_up_to is None or file.size <= hash_up_to:
+        return True
+    try:
+        with opened_found(file.path) as handle:
+            return handle is not None and handle.read(5) == b"From "
+    except OSError:
+        return False
 
 
 def _may_have_grown(stored: Known, file: Seen) -> bool:

@@ -204,7 +204,7 @@ def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = Inde
     if config.reread:
         _mark_unread(store, known, found)
     todo = plan(found.values(), known, stored_elsewhere(store, [*homes, *roots]), reread=config.reread,
-                messages=stored_messages(store))
+                messages=stored_messages(store), hash_up_to=config.limits.max_bytes)
     tally = Tally()
     _follow(store, todo, tally, list(skipped.values()))
     interrupted = _read(store, todo, config, tally, progress, stop, watched, sorted(walls))
