@@ -141,19 +141,19 @@ _SWAPPED = Failure("vanished", "replaced by a symbolic link (it, or a folder on 
 
 
 def _swapped_while_read(path: Path) -> bool:
-    """Whether a read of ``path`` refused as "permission denied" was a
-    folder on its way swapped for a link to outside the folders, which the
-    confinement refused: the path leads elsewhere now, or opens now that it
-    is back (a file its owner may not read would still be refused)."""
+    """Whether a read of ``path`` refused as "permission denied" was refused
+    by the confinement, not by the file's permissions: a folder on its way
+    swapped for a link to outside the folders.  ``access`` asks the file's
+    permissions alone (Landlock does not answer it), so a file its owner may
+    read, refused all the same, was reached through such a link.  Asked
+    again a few times: mid-swap the path is briefly not there at all, which
+    ``access`` answers as a denial."""
     if not sandbox.available():
         return False
-    if os.path.realpath(path) != os.fspath(path):
-        return True
-    try:
-        with open(path, "rb"):
+    for _ in range(3):
+        if os.path.realpath(path) != os.fspath(path) or os.access(path, os.R_OK):
             return True
-    except OSError:
-        return False
+    return False
 
 
 def _failure_of(error: ExtractionError, path: Path, real: bool = False) -> Failure:
