@@ -250,7 +250,9 @@ def _server_engine(location: Location, *, readonly: bool) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Any) -> None:
-        if readonly or conn.get_execution_options().get(READS_ONLY):
+        if readonly:
+            return  # the session's every transaction is READ ONLY (server_connect_args): no round trip to say so
+        if conn.get_execution_options().get(READS_ONLY):
             conn.exec_driver_sql(reads)
         else:
             take_write_turn(lambda sql: conn.exec_driver_sql(sql).first())

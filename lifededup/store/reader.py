@@ -133,10 +133,13 @@ class ServerReader(_OnDriver):
     @contextmanager
     def reading(self) -> Iterator[PgDriver]:
         """The connection inside one READ ONLY transaction, as a
-        ``Store``'s read-only engine begins each."""
+        ``Store``'s read-only engine begins each: the session's every
+        transaction is (``default_transaction_read_only``, set as it
+        connects), so no statement says so -- it was a round trip a search
+        (helper W).  A ``SET`` of that default inside a read is undone
+        with it: a read is rolled back."""
         import psycopg
 
-        self._conn.execute("SET TRANSACTION READ ONLY")
         try:
             yield PgDriver(self._conn)
         except BaseException:
