@@ -1080,6 +1080,25 @@ def test_a_word_joined_by_punctuation_is_found_inside_hosts_addresses_and_links(
             assert got == want, f"{query!r} found {sorted(got)}, not {sorted(want)}"
 
 
+@pytest.mark.parametrize(("query", "want"), [
+    ("river NOT bank", {"meadow"}), ("river -bank", {"meadow"}), ("river AND bank", {"bank"}),
+    ("river bank", {"bank"}), ('river NOT "bank holiday"', {"meadow", "bank"}), ("meadow OR statement", {"meadow", "statement"}),
+])
+def test_and_and_not_mean_the_same_on_both_backends(tmp_path: Path, store_url: str, query: str,
+                                                    want: set[str]) -> None:
+    """`river NOT bank` left the texts holding bank out on SQLite and found
+    only them on PostgreSQL, whose websearch reads NOT and AND as words: a
+    store moved to a server changed what its searches meant (helper V)."""
+    texts = {"bank": "the river bank was flooded in spring", "meadow": "the river meadow was dry all summer",
+             "statement": "the bank statement came in the post"}
+    with open_store(store_url) as store:
+        for name, text in texts.items():
+            store.upsert_item(ItemRecord(f"/notes/{name}.txt", text=text), fp(text))
+    with open_store(store_url, readonly=True) as store:
+        got = {Path(h.path).stem for h in search(store, query, Filters(), limit=100).hits}
+    assert got == want, f"{query!r} found {sorted(got)}"
+
+
 def test_a_pages_items_come_with_their_snippets_in_one_statement(sqlite_corpus: CorpusStore) -> None:
     """A collapsed page whose first read holds every match runs its ranked
     read and then one statement for its items and their snippets (and one

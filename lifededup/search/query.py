@@ -258,13 +258,36 @@ def _prefix_marked(query: str) -> str:
     return _PREFIX_TERM.sub(lambda m: m.group(1) + PREFIX_MARK if m.group(1) else m.group(0), query)
 
 
+def _websearch_operators(query: str) -> str:
+    """FTS5's ``AND`` and ``NOT`` in websearch's terms: ``river AND bank``
+    is ``river bank``, ``river NOT bank`` is ``river -bank`` (websearch
+    reads both as words: on a store moved to a server, `river NOT bank`
+    found the texts holding bank, where SQLite left them out).  A quoted
+    phrase is left as it is; ``OR`` websearch reads itself."""
+    pieces = list(_PIECE.finditer(query))
+    if not any(p.group(0) in ("AND", "NOT") for p in pieces[1:]):
+        return query
+    said: list[str] = []
+    end, leave_out = 0, False
+    for number, piece in enumerate(pieces):
+        word = piece.group(0)
+        if word in ("AND", "NOT") and number > 0:  # an operator needs a word on its left, as in FTS5
+            leave_out = leave_out or word == "NOT"
+            said.append(query[end:piece.start()])
+            end = piece.end()
+            continue
+        said.append(query[end:piece.start()] + ("-" if leave_out and word[0] != "-" else "") + word)
+        end, leave_out = piece.end(), False
+    return "".join(said) + query[end:]
+
+
 def pg_query(query: str) -> tuple[str, str]:
     """The tsquery expression for ``query`` on PostgreSQL, and the text to
     bind as ``:query``.  A joined word (``_joined``) is sent as a mark word,
     which the tsquery's text then reads as any of its texts:
     ``( 'debian.org' | 'debian' <-> 'org' )``; they are bound in the same
     text, after the query, each after a chr(31)."""
-    query, marks = _joined(query)
+    query, marks = _joined(_websearch_operators(query))
     marked = _prefix_marked(query)
     if not marks:
         return (TSQUERY if marked == query else PG_PREFIX_TSQUERY), marked

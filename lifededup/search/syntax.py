@@ -25,10 +25,10 @@ as if quoted: "e-mail"."""
 # The same for a PostgreSQL store (websearch_to_tsquery, search/query.py).
 PG_SYNTAX = """\
 Query syntax on a PostgreSQL store (websearch; case matters not, accents do):
-  river survey          both words, anywhere (AND is implied)
+  river survey          both words, anywhere (AND is implied; river AND survey the same)
   "river survey"        the words next to each other, in this order
   survey OR census      either word
-  river -bank           river, but not bank
+  river -bank           river, but not bank (river NOT bank the same)
   surv*                 any word starting with surv
 No parentheses, NEAR or column filters (title:); anything else is read as words."""
 
