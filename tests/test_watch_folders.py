@@ -94,6 +94,44 @@ def test_cli_folders_add_list_remove(tmp_path: Path) -> None:
     assert "~/Documents" in system.output and "is the system's" not in added.output, system.output
 
 
+def test_a_watched_folder_renamed_then_removed_can_forget_its_items(tmp_path: Path) -> None:
+    """`mv Docs Documents; folders add Documents; folders remove Docs`, as a
+    user renames a folder: Docs's items stayed, every file twice in the
+    store, and `folders remove --forget Docs` then said it was not watched
+    (helper V).  The removal says so, and --forget forgets a gone folder's
+    items though it is no longer watched; a folder still there is refused."""
+    from index_samples import write_text
+
+    db = str(tmp_path / "s.db")
+    docs = tmp_path / "Docs"
+    write_text(docs / "a.txt", seed=1)
+    write_text(docs / "b.txt", seed=2)
+    runner = CliRunner()
+
+    def cli(*args: str) -> str:
+        done = runner.invoke(main, [*args, "--db", db])
+        assert done.exit_code == 0, done.output
+        return done.output
+
+    cli("folders", "add", str(docs))
+    cli("index", str(docs))
+    docs.rename(tmp_path / "Documents")
+    cli("folders", "add", str(tmp_path / "Documents"))
+    cli("index", str(tmp_path / "Documents"))
+    said = cli("folders", "remove", str(docs))
+    assert "is not there any more" in said and f"folders remove --forget {docs}" in said, said
+    assert cli("sql", "SELECT count(*) AS n FROM items").split() == ["n", "-", "4"]
+    forgot = cli("folders", "remove", "--forget", str(docs))
+    assert f"{docs} was not watched; it is not there any more: forgot its 2 item(s)" in forgot, forgot
+    listed = cli("sql", "SELECT path FROM items ORDER BY path")
+    assert "Documents/a.txt" in listed and "/Docs/" not in listed, listed
+    kept = tmp_path / "Kept"
+    write_text(kept / "c.txt", seed=3)
+    cli("index", str(kept))
+    refused = runner.invoke(main, ["folders", "remove", "--forget", str(kept), "--db", db])
+    assert refused.exit_code != 0 and "is not watched" in refused.output, refused.output
+
+
 def test_a_folder_removed_while_its_files_are_read_gets_none_written_after(store_url: str, tmp_path: Path) -> None:
     """The watcher of the store's folders scanned a folder removed meanwhile
     to its end: `folders remove --forget` said it forgot 699 items, and the

@@ -7,6 +7,7 @@ import functools
 import json
 import logging
 import os
+import shlex
 import sys
 import threading
 import time
@@ -131,15 +132,25 @@ def folders_remove(paths: tuple[Path, ...], forget: bool | None, as_json: bool, 
       lifededup folders remove /media/old-disk --keep
     """
     from lifededup.store import items_under, remove_folder
+    from lifededup.store.folders import forget_under
 
     with opened_store(db) as store:
         for path in (stored_path(str(absolute(p))) for p in paths):
             choice = forget
+            # not there: renamed or moved, most often; kept, its files would show twice once the new place is watched
+            gone = not os.path.lexists(fs_path(path))
             if choice is None and sys.stdin.isatty() and not as_json:
                 count = items_under(store, path)
+                where = " (it is not there any more: renamed or moved?)" if gone else ""
                 choice = count > 0 and click.confirm(
-                    f"forget the {count} item(s) of {path} too? (kept, they stay searchable)", default=False)
+                    f"forget the {count} item(s) of {path}{where} too? (kept, they stay searchable)", default=gone)
             removed = remove_folder(store, path, forget=bool(choice))
+            if removed is None and choice and gone and items_under(store, path):
+                # no longer watched, nor there: removed earlier with its items kept, say, then found renamed
+                removed = forget_under(store, path)
+                click.echo(json.dumps({"path": path, "forgotten": removed}) if as_json else
+                           f"{path} was not watched; it is not there any more: forgot its {removed} item(s)")
+                continue
             if removed is None:
                 raise click.ClickException(f"{path} is not watched; see `lifededup folders list`")
             if as_json:
@@ -149,6 +160,10 @@ def folders_remove(paths: tuple[Path, ...], forget: bool | None, as_json: bool, 
             else:
                 click.echo(f"no longer watching {path}; its {items_under(store, path)} item(s) stay in the "
                            "store (--forget removes them)")
+                if gone:
+                    click.echo(f"{path} is not there any more: if it was renamed or moved, its files are indexed "
+                               "again where they are now, and these items would show each of them twice; "
+                               f"`lifededup folders remove --forget {shlex.quote(path)}` forgets them", err=True)
         said = "" if as_json else _running_daemon(store)
     if said:
         click.echo(said, err=True)

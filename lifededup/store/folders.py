@@ -76,6 +76,16 @@ def remove_folder(store: Store, path: str, *, forget: bool = False) -> int | Non
         return store.remove_ids(_ids_under(store, path)) if forget else 0
 
 
+def forget_under(store: Store, path: str) -> int:
+    """Forget this machine's items under ``path``, a folder no longer
+    watched (those not in a watched folder); how many went.  A watched
+    folder renamed, then removed with its items kept, left each of its
+    files in the store twice once the new place was indexed."""
+    with store.transaction():
+        store.claim_machine()
+        return store.remove_ids(_ids_under(store, path))
+
+
 def items_under(store: Store, path: str) -> int:
     """How many of this machine's items lie under ``path`` and no other of its watched folders."""
     return len(_ids_under(store, path))
