@@ -703,6 +703,19 @@ def test_0018_finds_a_mail_by_a_part_of_an_address_on_both_backends(store_url: s
             assert [h.id for h in search(store, query, collapse=False).hits] == [1], query
 
 
+def write_texts(conn: object, texts: dict[int, str]) -> None:
+    """Documents titled 'notes', as an older revision's indexer wrote them, each ``/ID.txt``."""
+    from sqlalchemy import Connection
+
+    assert isinstance(conn, Connection)
+    for item_id, text in texts.items():
+        conn.exec_driver_sql(
+            "INSERT INTO items (id, machine, path, part, kind, status, indexed_at, text, title) VALUES"
+            " (:id, 'm', :path, '', 'document', 'ok', '2026-01-01 00:00:00', :text, 'notes')",
+            {"id": item_id, "path": f"/{item_id}.txt", "text": text})
+    ids_written(conn)
+
+
 def test_0019_finds_the_words_inside_an_address_a_link_or_a_path_on_both_backends(store_url: str) -> None:
     """PostgreSQL kept doko@debian.org, a link, a path and report.pdf as one
     word each: a search for debian, share or report missed the text that
@@ -715,12 +728,7 @@ def test_0019_finds_the_words_inside_an_address_a_link_or_a_path_on_both_backend
              3: "Plain words only here, with a full stop. And a comma, too"}
     engine = make_engine(resolve(store_url), readonly=False)
     with engine.begin() as conn:
-        for item_id, text in texts.items():
-            conn.exec_driver_sql(
-                "INSERT INTO items (id, machine, path, part, kind, status, indexed_at, text, title) VALUES"
-                " (:id, 'm', :path, '', 'document', 'ok', '2026-01-01 00:00:00', :text, 'notes')",
-                {"id": item_id, "path": f"/{item_id}.txt", "text": text})
-        ids_written(conn)
+        write_texts(conn, texts)
         plain_before = conn.exec_driver_sql("SELECT CAST(document AS text) FROM items_fts WHERE rowid = 3").scalar() \
             if conn.dialect.name == "postgresql" else None
     engine.dispose()
@@ -829,12 +837,7 @@ def test_0021_keeps_a_documents_words_in_its_row_up_to_a_page(store_url: str) ->
              3: "A harbour log. " + _words("knot", 1000)}  # about 14 KB: longer than a page
     engine = make_engine(resolve(store_url), readonly=False)
     with engine.begin() as conn:
-        for item_id, text in texts.items():
-            conn.exec_driver_sql(
-                "INSERT INTO items (id, machine, path, part, kind, status, indexed_at, text, title) VALUES"
-                " (:id, 'm', :path, '', 'document', 'ok', '2026-01-01 00:00:00', :text, 'notes')",
-                {"id": item_id, "path": f"/{item_id}.txt", "text": text})
-        ids_written(conn)
+        write_texts(conn, texts)
     engine.dispose()
     postgres = "://" in store_url
 
