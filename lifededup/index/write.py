@@ -29,11 +29,11 @@ from lifededup.model import Fingerprint
 from lifededup.store import ItemRecord, Store
 
 # by path: this machine's (revision 0009), every statement given the store's machine
-_ROOT_STAT = "UPDATE items SET size = :size, mtime = :mtime WHERE path = :path AND part = '' AND machine = :machine"
+# a file's row once its parts are stored: its stat, and the SHA-1 of the bytes they were read from
+_ROOT_STAT = ("UPDATE items SET size = :size, mtime = :mtime, raw_sha1 = :sha1 "
+              "WHERE path = :path AND part = '' AND machine = :machine")
 _PARTS_OF = "SELECT id, part FROM items WHERE path = :path AND machine = :machine"
 _FILE_ID = "SELECT id FROM items WHERE path = :path AND part = '' AND machine = :machine"
-_GROWN_STAT = ("UPDATE items SET size = :size, mtime = :mtime, raw_sha1 = :sha1 "
-               "WHERE path = :path AND part = '' AND machine = :machine")
 IDENTIFY = ("UPDATE items SET device = :device, inode = :inode "
             "WHERE path = :path AND part = '' AND machine = :machine")
 
@@ -243,12 +243,11 @@ class BatchWriter:
             self.store.execute(IDENTIFY, {"path": path, "device": info.identity[0], "inode": info.identity[1],
                                           "machine": self.store.machine})
         grown = None if failed else info.grown
-        if grown is not None:  # in the transaction of its last message: the row now says the new bytes
-            self.store.execute(_GROWN_STAT, {"size": info.seen.size, "mtime": info.seen.mtime, "sha1": info.raw_sha1,
-                                             "path": path, "machine": self.store.machine})
-        elif last != "" and "" in parts:  # the file's own item was written before its parts: now complete
-            self.store.execute(_ROOT_STAT, {"size": info.seen.size, "mtime": info.seen.mtime, "path": path,
-                                            "machine": self.store.machine})
+        # the file's own item was written before its parts (a mailbox read from where it grew: kept as it was,
+        # its row saying the old bytes): now complete, in the transaction of its last part
+        if grown is not None or (last != "" and "" in parts):
+            self.store.execute(_ROOT_STAT, {"size": info.seen.size, "mtime": info.seen.mtime, "sha1": info.raw_sha1,
+                                            "path": path, "machine": self.store.machine})
         if not info.is_new:
             _, rows = self.store.execute(_PARTS_OF, {"path": path, "machine": self.store.machine})
             # read from where it grew, the messages before are kept: only those of an interrupted read may go
