@@ -7,7 +7,15 @@ stored messages as they are: its new messages are added, and its file row
 takes its new size, mtime and raw SHA-1 only in the transaction of its last
 message -- until then the row still says the bytes whose messages are
 stored, so a run interrupted before is done again by the next, from the
-same place, over the messages it had stored (the same parts: none twice)."""
+same place, over the messages it had stored (the same parts: none twice).
+
+A file read whole again keeps each stored part's item where the part is
+still there, renumbered or not: a part whose text, title and people a part
+of the file already holds under another name takes that item (its id, its
+cluster) with its new name, as a renamed file keeps its items.  Deleting
+one message of a mailbox renumbers those after it; each keeps its item, so
+an id (`show ID`, a link to the web view's item page) goes on naming the
+same mail, and none of them is clustered again."""
 
 from __future__ import annotations
 
@@ -34,6 +42,10 @@ _ROOT_STAT = ("UPDATE items SET size = :size, mtime = :mtime, raw_sha1 = :sha1 "
               "WHERE path = :path AND part = '' AND machine = :machine")
 _PARTS_OF = "SELECT id, part FROM items WHERE path = :path AND machine = :machine"
 _FILE_ID = "SELECT id FROM items WHERE path = :path AND part = '' AND machine = :machine"
+# a file's stored parts with text, each with what names it beside its place: its text's SHA-1, title and people
+_STORED_PARTS = ("SELECT i.id, i.part, c.sha1, i.title, i.people FROM items i JOIN clusters c ON c.item_id = i.id "
+                 "WHERE i.path = :path AND i.machine = :machine AND i.part <> ''")
+_RENAME = "UPDATE items SET part = :part WHERE id = :id"
 IDENTIFY = ("UPDATE items SET device = :device, inode = :inode "
             "WHERE path = :path AND part = '' AND machine = :machine")
 
@@ -81,6 +93,34 @@ def people_of(result: Extracted) -> str | None:
     return "; ".join(said)[:10_000] if said and result.kind == "email" else None
 
 
+Key = tuple[str, "str | None", "str | None"]  # a part's text SHA-1, title and people
+
+
+@dataclass
+class _Stored:
+    """The parts of a file as stored when it began to be read again whole,
+    kept up to date with the renames made as its parts are written: the
+    item each name holds, and each item's key and name.  ``claimed``: the
+    items whose name this read has written (a rename's target no more)."""
+
+    by_name: dict[str, int]
+    names: dict[int, str]
+    keys: dict[int, Key]
+    claimed: set[int] = field(default_factory=set)
+    _by_key: dict[Key, list[int]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for item, key in sorted(self.keys.items()):
+            self._by_key.setdefault(key, []).append(item)
+
+    def holding(self, key: Key) -> int | None:
+        """An item not yet claimed whose part had this key (the oldest), if any."""
+        items = self._by_key.get(key, [])
+        while items and items[0] in self.claimed:
+            items.pop(0)
+        return items[0] if items else None
+
+
 @dataclass
 class BatchWriter:
     """Collects outcomes and writes them a batch at a time."""
@@ -103,6 +143,8 @@ class BatchWriter:
     # ids of the parts written so far of files still being read (a mailbox
     # spans batches; its attachments need their message's id)
     _open: dict[str, dict[str, int]] = field(default_factory=dict)
+    # the stored parts of the files being read whole again (_renumbered)
+    _stored: dict[str, _Stored] = field(default_factory=dict)
     # batches waiting for the writer thread: two at most, so memory stays
     # bounded when the store is slower than extraction
     _batches: queue.Queue[list[Outcome] | None] = field(default_factory=lambda: queue.Queue(maxsize=2))
@@ -200,6 +242,8 @@ class BatchWriter:
         elif part == "" and info.grown is not None and (kept := self._file_id(path)) is not None:
             parts[part] = kept  # a mailbox read from where it grew: its item stays as stored until complete
         else:
+            if fingerprint is not None and part != "" and not info.is_new and info.grown is None:
+                self._renumbered(path, part, (fingerprint.sha1, record.title, record.people))
             parts[part] = self.store.upsert_item(record, fingerprint)
             self.tally.items += 1
         if not outcome.final:
@@ -233,12 +277,44 @@ class BatchWriter:
             **stat,  # type: ignore[arg-type]
         )
 
+    def _renumbered(self, path: str, part: str, key: Key) -> None:
+        """Before ``part`` of a file read whole again is written: where the
+        item stored under that name holds other text and an item of the
+        file not yet written in this read holds this text (same title and
+        people), that item takes the name -- the two items swap names, so
+        that every name stays unique and the item that held it may still be
+        found under its own text later in the read.  The upsert that follows
+        then finds the item with its text unchanged: no clustering again."""
+        stored = self._stored.get(path)
+        if stored is None:
+            _, rows = self.store.execute(_STORED_PARTS, {"path": path, "machine": self.store.machine})
+            stored = self._stored[path] = _Stored(
+                {str(r[1]): int(r[0]) for r in rows},  # type: ignore[call-overload]
+                {int(r[0]): str(r[1]) for r in rows},  # type: ignore[call-overload]
+                {int(r[0]): (str(r[2]), r[3], r[4]) for r in rows})  # type: ignore[call-overload, misc]
+        holder = stored.by_name.get(part)
+        moved = None if holder is not None and stored.keys.get(holder) == key else stored.holding(key)
+        if moved is not None:
+            old = stored.names[moved]
+            if holder is not None:  # through a name no part has: (machine, path, part) is unique
+                self.store.execute(_RENAME, {"part": f"\x01renumbering {moved}", "id": moved})
+                self.store.execute(_RENAME, {"part": old, "id": holder})
+                stored.by_name[old], stored.names[holder] = holder, old
+            else:
+                del stored.by_name[old]
+            self.store.execute(_RENAME, {"part": part, "id": moved})
+            stored.by_name[part], stored.names[moved] = moved, part
+            holder = moved
+        if holder is not None:
+            stored.claimed.add(holder)  # written now: holds this part's text from here on
+
     def _file_id(self, path: str) -> int | None:
         _, rows = self.store.execute(_FILE_ID, {"path": path, "machine": self.store.machine})
         return int(rows[0][0]) if rows else None  # type: ignore[call-overload]
 
     def _complete(self, path: str, info: ToRead, parts: dict[str, int], *, last: str, failed: bool) -> None:
         del self._open[path]
+        self._stored.pop(path, None)
         if info.identity is not None:
             self.store.execute(IDENTIFY, {"path": path, "device": info.identity[0], "inode": info.identity[1],
                                           "machine": self.store.machine})
