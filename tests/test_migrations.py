@@ -142,7 +142,9 @@ def test_empty_store_upgrades_to_head_and_matches_the_models(store_url: str) -> 
                 and not (d[0] == "remove_index" and d[1].table.name == "items_fts")]
         diff = [d for d in diff if not sqlite_keeps_unique_path(d)]
         assert diff == [], f"models and revisions disagree: {diff} (fts tables {tables})"
-        assert catalog(store, "views") == ["cluster_sizes", "collapsed_items", "representatives"]
+        # SQLite's items_fts reads its text from items_searched (revision 0022)
+        searched = [] if store.location.url else ["items_searched"]
+        assert catalog(store, "views") == sorted(["cluster_sizes", "collapsed_items", "representatives"] + searched)
         # SQLite's FTS5 needs a trigger for deletes; PostgreSQL's items_fts rows go by ON DELETE CASCADE
         want = ["items_ai", "items_au"] if store.location.url else ["items_ad", "items_ai", "items_au"]
         assert catalog(store, "triggers") == want
@@ -891,3 +893,49 @@ def test_an_older_store_says_it_is_upgraded_and_a_new_one_does_not(store_url: st
     caplog.clear()
     open_store(store_url).close()  # at head: nothing to say
     assert not [r for r in caplog.records if "upgrading" in r.getMessage()]
+
+
+def test_0022_finds_a_word_inside_cjk_text_and_rewrites_only_the_items_holding_one(store_url: str) -> None:
+    """A sentence of Chinese, Japanese or Korean was one word of the index:
+    0022 indexes the items holding a CJK character again, each character
+    apart (their ``*_apart`` columns), and leaves every other item's row as
+    it was; down again, the whole run is one word once more."""
+    upgrade_to(store_url, "0021")
+    texts = {1: "私は東京に住んでいます。", 2: "列出目录内容", 3: "Plain words only, nothing apart.",
+             4: "저는 서울에 살아요", 5: "Latin words alone, and their title too."}
+    engine = make_engine(resolve(store_url), readonly=False)
+    with engine.begin() as conn:
+        write_texts(conn, texts)
+        conn.exec_driver_sql("UPDATE items SET title = '日記' WHERE id = 3")  # a CJK title alone
+        plain = conn.exec_driver_sql("SELECT CAST(document AS text) FROM items_fts WHERE rowid = 5").scalar() \
+            if conn.dialect.name == "postgresql" else None
+    engine.dispose()
+    with open_store(store_url, machine="m", migrate=False, readonly=True) as store:
+        assert search(store, "東京", collapse=False).hits == [], "at 0021 the run is one word"
+    upgrade_to(store_url, "0022")
+    wanted = {"東京": [1], "目录": [2], "서울": [4], "日記": [3], "plain": [3], '"東京に住"': [1]}
+    with open_store(store_url, machine="m") as store:
+        for query, ids in wanted.items():
+            assert [h.id for h in search(store, query, collapse=False).hits] == ids, query
+        _, rows = store.execute("SELECT id FROM items WHERE text_apart IS NOT NULL OR title_apart IS NOT NULL "
+                                "ORDER BY id")
+        assert [int(str(r[0])) for r in rows] == [1, 2, 3, 4], "only the items holding a CJK character"
+        _, rows = store.execute("SELECT text_apart FROM items WHERE id = 3")
+        assert rows[0][0] is None, "a Latin text is not kept twice"
+        if plain is not None:
+            _, rows = store.execute("SELECT CAST(document AS text) FROM items_fts WHERE rowid = 5")
+            assert rows[0][0] == plain, "a text without CJK characters is indexed as it was"
+        assert [p for p in check_store(store) if p.check == "fts-index"] == []
+    downgrade_to(store_url, "0021")
+    engine = make_engine(resolve(store_url), readonly=False)
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            found = conn.exec_driver_sql("SELECT count(*) FROM items_fts WHERE document @@ '東'::tsquery").scalar()
+        else:
+            found = conn.exec_driver_sql("SELECT count(*) FROM items_fts WHERE items_fts MATCH '東'").scalar()
+            conn.exec_driver_sql("INSERT INTO items_fts(items_fts, rank) VALUES('integrity-check', 1)")
+        assert found == 0, "downgraded, a CJK run is one word again"
+    engine.dispose()
+    with open_store(store_url, machine="m") as store:  # up again
+        assert [h.id for h in search(store, "東京", collapse=False).hits] == [1]
+        assert [p for p in check_store(store) if p.check == "fts-index"] == []

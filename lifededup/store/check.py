@@ -12,6 +12,7 @@ from sqlalchemy.exc import DBAPIError
 from lifededup.store.clustering import misplaced_keys, unmeasured_members
 from lifededup.store.settings import FEATURE_COLUMNS
 from lifededup.store.opening import damage_of, damaged_message
+from lifededup.store.searchable import pg_document
 from lifededup.store.store import Store
 
 
@@ -123,7 +124,7 @@ def _stale_documents(store: Store) -> list[Problem]:
     trigger made it)."""
     _, rows = store.execute(
         "SELECT i.id FROM items i JOIN items_fts f ON f.rowid = i.id "
-        "WHERE f.document IS DISTINCT FROM items_fts_document(i.title, i.text, i.people) ORDER BY i.id")
+        f"WHERE f.document IS DISTINCT FROM {pg_document('i.')} ORDER BY i.id")
     ids = [int(str(r[0])) for r in rows]
     return [Problem("fts-index", "items_fts rows that are not their item's title, text and people", ids)] if ids else []
 

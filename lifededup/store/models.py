@@ -84,6 +84,11 @@ class Item(Base):
     text_cut: Mapped[int | None] = mapped_column(Integer, nullable=True)
     # a mail's sender and recipients, "from NAME <ADDRESS>; to ...; cc ..." (revision 0016)
     people: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # title, text and people with their Chinese, Japanese and Korean characters
+    # apart, as the search index reads them; NULL where they have none (revision 0022, searchable.py)
+    title_apart: Mapped[str | None] = mapped_column(Text, nullable=True)
+    text_apart: Mapped[str | None] = mapped_column(Text, nullable=True)
+    people_apart: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class FingerprintRow(Base):

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Any
 
+from lifededup.store.searchable import apart
+
 # Names the machine whose files a store's items are (README, "Machines").
 MACHINE_ENV = "LIFEDEDUP_MACHINE"
 
@@ -44,6 +46,7 @@ class ItemRecord:
 
     def row(self, *, status: str, error: str | None, indexed_at: datetime) -> dict[str, Any]:
         doc_date = self.doc_date.isoformat() if isinstance(self.doc_date, (date, datetime)) else self.doc_date
+        text = self.text if status == "ok" else None
         return {
             "path": self.path,
             "part": self.part,
@@ -58,9 +61,13 @@ class ItemRecord:
             "status": status,
             "error": error,
             "indexed_at": stored_time(indexed_at),
-            "text": self.text if status == "ok" else None,
+            "text": text,
             "text_cut": self.text_cut if status == "ok" else None,
             "people": self.people,
+            # what the search index reads (revision 0022): NULL unless they hold CJK characters
+            "title_apart": apart(self.title),
+            "text_apart": apart(text),
+            "people_apart": apart(self.people),
         }
 
 

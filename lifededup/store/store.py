@@ -28,7 +28,8 @@ from lifededup.store.similarity import METHODS, Method, Rule
 
 
 _ITEM_COLUMNS = ("path", "part", "parent_id", "kind", "mime_type", "size", "mtime", "doc_date",
-                 "title", "raw_sha1", "status", "error", "indexed_at", "text", "text_cut", "people")
+                 "title", "raw_sha1", "status", "error", "indexed_at", "text", "text_cut", "people",
+                 "title_apart", "text_apart", "people_apart")
 # A path names a file on one machine (revision 0009): every lookup by path is this machine's.
 _ITEM_ID = "SELECT id FROM items WHERE path = :path AND part = :part AND machine = :machine"
 _IDS_OF_PATH = "SELECT id FROM items WHERE path = :path AND machine = :machine"

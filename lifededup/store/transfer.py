@@ -39,6 +39,7 @@ from sqlalchemy import Connection, Table, inspect
 from lifededup.store.dialect import driver_errors, is_postgres
 from lifededup.store.errors import StoreError, driver_said
 from lifededup.store.models import Base
+from lifededup.store.searchable import pg_document
 from lifededup.store.store import Store
 
 # Rows a server-side cursor fetches at once: texts average a few kB, so a
@@ -372,8 +373,8 @@ def _rebuild_indexes(reading: Connection, writing: Connection, statements: Seque
         _pipe(reading, into, "SELECT rowid, document FROM items_fts ORDER BY rowid", "items_fts", "rowid, document",
               progress)
     else:
-        writing.exec_driver_sql("INSERT INTO items_fts (rowid, document) "
-                                "SELECT id, items_fts_document(title, text, people) FROM items" if is_postgres(writing)
+        writing.exec_driver_sql(f"INSERT INTO items_fts (rowid, document) SELECT id, {pg_document()} FROM items"
+                                if is_postgres(writing)
                                 else "INSERT INTO items_fts (items_fts) VALUES ('rebuild')")
         progress.advance(items)
     if is_postgres(writing):
