@@ -112,6 +112,46 @@ def test_a_copy_of_a_file_on_an_unplugged_disk_is_a_new_item(tmp_path: Path, fol
         assert str(a / "notes" / "note0.txt") in item_ids(store), "the unplugged folder's items are kept"
 
 
+def test_a_watched_folder_renamed_keeps_its_items_at_its_new_name(tmp_path: Path,
+                                                                  folders: tuple[Path, Path]) -> None:
+    """``mv Docs Documents; folders add Documents``: each file is the file
+    stored under Docs (its device, inode and name), so its item moves with
+    it -- read again beside them, every file showed twice until Docs was
+    forgotten, under new ids, its clusters made again."""
+    a, b = folders
+    with registered(tmp_path, a, b) as store:
+        before = {path: item for path, item in item_ids(store).items() if path.startswith(str(a))}
+        clusters = {item: cluster_of(store, item) for item in before.values()}
+        renamed = a.with_name("A renamed")
+        a.rename(renamed)
+        add_folder(store, str(renamed))
+        got = index(store, renamed)
+        assert got == (0, 0, 3, 0), f"want (new, updated, moved, removed) = (0, 0, 3, 0), got {got}"
+        after = item_ids(store)
+        for path, item in before.items():
+            assert after.get(str(renamed) + path[len(str(a)):]) == item, f"{path} keeps its item at its new name"
+            assert cluster_of(store, item) == clusters[item]
+        assert not any(p.startswith(str(a) + "/") for p in after), after
+        assert check_store(store) == []
+    removed = CliRunner().invoke(main, ["folders", "remove", str(a), "--db", str(tmp_path / "s.db")])
+    assert removed.exit_code == 0, removed.output
+    assert "it is not there any more, and holds no item" in removed.output, removed.output
+    assert "twice" not in removed.output, "nothing is left to show twice"
+
+
+def test_the_watchers_catch_up_follows_a_watched_folder_renamed(tmp_path: Path,
+                                                                folders: tuple[Path, Path]) -> None:
+    a, b = folders
+    with open_store(tmp_path / "watch.db") as store:
+        run_in_folders(store, [a, b], [WatchedFolder(str(a)), WatchedFolder(str(b))], IndexConfig(workers=1))
+        before = item_ids(store)[str(a / "notes" / "note0.txt")]
+    renamed = a.with_name("A2")
+    a.rename(renamed)
+    with watching(tmp_path, renamed, also=(b,)) as store:
+        assert item_ids(store).get(str(renamed / "notes" / "note0.txt")) == before, "the catch-up scan follows it"
+        assert len(item_ids(store)) == 4, item_ids(store)
+
+
 def test_index_of_unregistered_folders_follows_moves_between_them(tmp_path: Path,
                                                                   folders: tuple[Path, Path]) -> None:
     a, b = folders

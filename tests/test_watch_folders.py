@@ -3,6 +3,8 @@ and ``lifededup folders``."""
 
 from __future__ import annotations
 
+import shutil
+
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -95,8 +97,8 @@ def test_cli_folders_add_list_remove(tmp_path: Path) -> None:
 
 
 def test_a_watched_folder_renamed_then_removed_can_forget_its_items(tmp_path: Path) -> None:
-    """`mv Docs Documents; folders add Documents; folders remove Docs`, as a
-    user renames a folder: Docs's items stayed, every file twice in the
+    """`mv Docs /other-disk/Documents; folders add ...; folders remove Docs`, as a
+    user moves a folder to another disk: Docs's items stayed, every file twice in the
     store, and `folders remove --forget Docs` then said it was not watched
     (helper V).  The removal says so, and --forget forgets a gone folder's
     items though it is no longer watched; a folder still there is refused."""
@@ -115,7 +117,10 @@ def test_a_watched_folder_renamed_then_removed_can_forget_its_items(tmp_path: Pa
 
     cli("folders", "add", str(docs))
     cli("index", str(docs))
-    docs.rename(tmp_path / "Documents")
+    # moved to another disk, as mv does across file systems: copied, then deleted -- new inodes, so not
+    # followed as a rename is (test_moves.py: its items move with it)
+    shutil.copytree(docs, tmp_path / "Documents")
+    shutil.rmtree(docs)
     cli("folders", "add", str(tmp_path / "Documents"))
     cli("index", str(tmp_path / "Documents"))
     said = cli("folders", "remove", str(docs))

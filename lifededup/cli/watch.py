@@ -157,6 +157,9 @@ def folders_remove(paths: tuple[Path, ...], forget: bool | None, as_json: bool, 
                 click.echo(json.dumps({"path": path, "forgotten": removed}))
             elif choice:
                 click.echo(f"no longer watching {path}; forgot its {removed} item(s)")
+            elif gone and not items_under(store, path):
+                # renamed and indexed at its new place: its files were followed there, with their items
+                click.echo(f"no longer watching {path}; it is not there any more, and holds no item")
             else:
                 click.echo(f"no longer watching {path}; its {items_under(store, path)} item(s) stay in the "
                            "store (--forget removes them)")

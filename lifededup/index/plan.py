@@ -17,7 +17,10 @@ disk has
 The stored file is looked for first among the files that vanished from the
 paths of this run, then anywhere in the store (a file moved from a watched
 folder this run does not scan), as long as the folder it was in is still
-there -- an unplugged disk's files are not gone.  A file item stored with a
+there -- an unplugged disk's files are not gone -- or the file found is that
+very file, its device, inode and name: the folder it was in was renamed
+(``mv Docs Documents``, then ``folders add Documents``: its files keep their
+items, rather than being read again beside them).  A file item stored with a
 NULL mtime was left half written (a mailbox interrupted mid-way) and is read
 again.
 
@@ -222,7 +225,10 @@ def _not_this_machine(store: Store, path: str, other: str) -> str:
 def stored_elsewhere(store: Store, homes: Sequence[str]) -> Callable[[str | None, Identity | None], list[Known]]:
     """A lookup of the stored files with these bytes or this identity that
     are gone from disk from a folder still there (``homes``: the watched
-    folders; a file in none of them needs its own folder still there)."""
+    folders; a file in none of them needs its own folder still there), and
+    of the stored file that is this one, gone from its path: a folder
+    renamed, the watched folder itself included, moves its files with it
+    (an unplugged disk's files are on no device now there)."""
 
     def lookup(sha1: str | None, identity: Identity | None) -> list[Known]:
         if sha1 is None and identity is None:
@@ -231,7 +237,9 @@ def stored_elsewhere(store: Store, homes: Sequence[str]) -> Callable[[str | None
         _, rows = store.execute(_SAME_FILE, {"sha1": sha1, "device": device, "inode": inode,
                                              "machine": store.machine})
         found = [Known(*row) for row in rows]  # type: ignore[arg-type]
-        return [k for k in sorted(found, key=lambda k: k.path) if _gone(k.path, homes)]
+        return [k for k in sorted(found, key=lambda k: k.path)
+                if _gone(k.path, homes) or (identity is not None and (k.device, k.inode) == identity
+                                            and not os.path.lexists(fs_path(k.path)))]
 
     return lookup
 
