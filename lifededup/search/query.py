@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from lifededup.model import stored_path
+from lifededup.search.syntax import cjk_apart
 
 # The date a person would file a document under: its own (a mail's Date
 # header, a PDF's creation date) when the extractor found one, else the file's
@@ -169,8 +170,9 @@ TSQUERY = "websearch_to_tsquery('simple', :query)"
 # (``'surv':*``) in the tsquery's text, which the cast reads back.
 PREFIX_MARK = "qqprefixqq"
 PG_PREFIX_TSQUERY = f"CAST(replace(CAST({TSQUERY} AS text), '{PREFIX_MARK}''', ''':*') AS tsquery)"
-# a word ending in * outside double quotes (inside them a * is a character)
-_PREFIX_TERM = re.compile(r'"[^"]*"?|(\w+)\*')
+# a word ending in * outside double quotes (inside them a * is a character),
+# or a phrase its last word a prefix ("東 京 tow"*, as FTS5 reads it)
+_PREFIX_TERM = re.compile(r'"([^"]*\w)"\*|"[^"]*"?|(\w+)\*')
 
 
 # The rank on PostgreSQL, lower is better: ts_rank's term frequency (a
@@ -255,7 +257,12 @@ def _joined(query: str) -> tuple[str, list[list[str]]]:
 
 
 def _prefix_marked(query: str) -> str:
-    return _PREFIX_TERM.sub(lambda m: m.group(1) + PREFIX_MARK if m.group(1) else m.group(0), query)
+    def mark(found: re.Match[str]) -> str:
+        if found.group(1):
+            return f'"{found.group(1)}{PREFIX_MARK}"'
+        return found.group(2) + PREFIX_MARK if found.group(2) else found.group(0)
+
+    return _PREFIX_TERM.sub(mark, query)
 
 
 def _websearch_operators(query: str) -> str:
@@ -286,8 +293,9 @@ def pg_query(query: str) -> tuple[str, str]:
     bind as ``:query``.  A joined word (``_joined``) is sent as a mark word,
     which the tsquery's text then reads as any of its texts:
     ``( 'debian.org' | 'debian' <-> 'org' )``; they are bound in the same
-    text, after the query, each after a chr(31)."""
-    query, marks = _joined(_websearch_operators(query))
+    text, after the query, each after a chr(31).  A Chinese, Japanese or
+    Korean word is the phrase of its characters (``cjk_apart``)."""
+    query, marks = _joined(_websearch_operators(cjk_apart(query)))
     marked = _prefix_marked(query)
     if not marks:
         return (TSQUERY if marked == query else PG_PREFIX_TSQUERY), marked

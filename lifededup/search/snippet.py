@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lifededup.store.searchable import together
+
 # FTS5's snippet() (and ts_headline) wrap each matched token in these; control characters
 # cannot occur in stored text's words, so they cannot be confused with it.
 OPEN, CLOSE = "\x02", "\x03"
@@ -41,14 +43,16 @@ def headline_sql(tsquery: str, ids: str) -> str:
     (``found_at``, 1: at its start) and the length of the text read
     (``read``).  Each subquery is fenced (``OFFSET 0``): pulled up into the
     query around it, the headline was made twice, once for itself and once
-    for ``found_at`` (20 rows: 0.89 against 0.41 ms)."""
+    for ``found_at`` (20 rows: 0.89 against 0.41 ms).  Made of the text as
+    the index reads it (a CJK text's ``text_apart``, revision 0022), whose
+    separators ``Snippet.from_marked`` drops."""
     return (
         "SELECT id, h AS headline, th AS title_headline, strpos(body, translate(h, chr(2) || chr(3), '')) AS found_at, "
         "length(rtrim(body)) AS read FROM (SELECT id, body, "
         f"ts_headline('simple', left(body, {HEADLINE_CHARS}), {tsquery}, {_HEADLINE_OPTIONS}) AS h, "
         f"ts_headline('simple', title, {tsquery}, {_HEADLINE_OPTIONS}) AS th FROM ("
-        f"SELECT i.id, translate(left(i.text, {HEADLINE_CHARS + 1}), {_HIDE}) AS body, "
-        f"translate(coalesce(i.title, ''), {_HIDE}) AS title "
+        f"SELECT i.id, translate(left(coalesce(i.text_apart, i.text), {HEADLINE_CHARS + 1}), {_HIDE}) AS body, "
+        f"translate(coalesce(i.title_apart, i.title, ''), {_HIDE}) AS title "
         f"FROM items i WHERE i.id IN ({ids}) OFFSET 0) AS texts OFFSET 0) AS headlines"
     )
 
@@ -63,8 +67,11 @@ class Snippet:
 
     @classmethod
     def from_marked(cls, marked: str) -> Snippet:
-        """Read FTS5's marked snippet (``OPEN`` word ``CLOSE``) on one line."""
-        flat = " ".join(marked.split()) if marked else ""
+        """Read FTS5's marked snippet (``OPEN`` word ``CLOSE``) on one line,
+        made of the text as the index reads it: without the separators
+        between CJK characters (``store/searchable.py``), and a word marked
+        character by character (ts_headline's ``東`` ``京``) marked whole."""
+        flat = " ".join(together(marked).split()) if marked else ""
         out: list[str] = []
         spans: list[tuple[int, int]] = []
         length, start = 0, 0
@@ -72,6 +79,8 @@ class Snippet:
             if piece == OPEN:
                 start = length
             elif piece == CLOSE:
+                if spans and spans[-1][1] == start:  # touching the one before: one word
+                    start = spans.pop()[0]
                 spans.append((start, length))
             elif piece:
                 out.append(piece)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from lifededup.store.searchable import CJK_CHARS
+
 # Shown by ``lifededup search --help``, the README, and every syntax error.
 SYNTAX = """\
 Query syntax (SQLite FTS5; case and the accents of Latin letters do not matter):
@@ -20,7 +22,8 @@ Query syntax (SQLite FTS5; case and the accents of Latin letters do not matter):
   people:alice          a mail from or to alice (her name or address)
   NEAR(river survey, 5) both words within 5 words of each other
 A word with punctuation in it (e-mail, 2.0, c++, 14:30, a web address) is read
-as if quoted: "e-mail"."""
+as if quoted: "e-mail". Chinese, Japanese and Korean words are found inside a
+sentence: 東京 is read as the phrase of its characters, "東 京"."""
 
 # The same for a PostgreSQL store (websearch_to_tsquery, search/query.py).
 PG_SYNTAX = """\
@@ -30,7 +33,9 @@ Query syntax on a PostgreSQL store (websearch; case matters not, accents do):
   survey OR census      either word
   river -bank           river, but not bank (river NOT bank the same)
   surv*                 any word starting with surv
-No parentheses, NEAR or column filters (title:); anything else is read as words."""
+No parentheses, NEAR or column filters (title:); anything else is read as words.
+Chinese, Japanese and Korean words are found inside a sentence: 東京 is read as
+the phrase of its characters, "東 京"."""
 
 
 def syntax_of(postgres: bool) -> str:
@@ -66,7 +71,7 @@ def quoted(query: str) -> str:
 
 # What FTS5 reads in a query besides barewords: strings, groups, a column
 # filter (title:), a prefix (word*), an initial token (^word), the operators.
-_CHUNK = re.compile(r'-?"(?:[^"]|"")*"|\S+')
+_CHUNK = re.compile(r'-?"(?:[^"]|"")*"\*?|\S+')  # "a b"*: the phrase, its last word a prefix
 _BARE = re.compile(r"\^?\w+\*?")
 _SYNTAX_CHARS = re.compile(r'[()"]')
 _COLUMN = re.compile(r"[(^]*(title|text|people)\s*:", re.IGNORECASE)
@@ -74,6 +79,40 @@ _OPERATORS = frozenset({"AND", "OR", "NOT"})
 # A word left out, as web search engines and PostgreSQL's websearch read it: -bank, -"river bank", -surv*,
 # and -debian.org (the phrase debian org, quoted by quoted_words, as debian.org is).
 _EXCLUDED = re.compile(r'-(\w+\*?|"(?:[^"]|"")*"|\w[^\s"()]*)')
+
+
+# A run of word characters holding a CJK character, and a * after it (a
+# prefix), outside double quotes; or a quoted string, whose CJK characters
+# are set apart where they stand.
+_CJK_WORD = re.compile(f'"(?:[^"]|"")*"?|(\\w*[{CJK_CHARS}]\\w*)(\\*?)')
+_CJK_APART = re.compile(f"([{CJK_CHARS}])")
+
+
+def cjk_apart(query: str) -> str:
+    """The query with each Chinese, Japanese or Korean word the phrase of
+    its characters, as the store indexes them (``store/searchable.py``):
+    ``東京`` -> ``"東 京"``, ``title:東京`` -> ``title:"東 京"``, ``-東京``
+    -> ``-"東 京"``, ``"私は東京"`` -> ``"私 は 東 京"``, ``Tokyo東京`` ->
+    ``"Tokyo 東 京"``.  A prefix after a CJK character is the phrase itself
+    (each character is a whole word of the index: ``東京*`` finds ``東京``
+    wherever it stands), after a Latin one the phrase's last word a prefix
+    (``東京tow*`` -> ``"東 京 tow"*``).  Read by FTS5 and websearch alike."""
+    if _CJK_APART.search(query) is None:
+        return query
+
+    def spaced(words: str) -> str:
+        return " ".join(_CJK_APART.sub(r" \1 ", words).split())
+
+    def read(found: re.Match[str]) -> str:
+        word, star = found.group(1), found.group(2)
+        if word is None:  # a quoted string
+            piece = found.group(0)
+            closed = piece.endswith('"') and len(piece) > 1
+            return piece if _CJK_APART.search(piece) is None else f'"{spaced(piece[1:-1] if closed else piece[1:])}"'
+        prefix = "*" if star and not _CJK_APART.fullmatch(word[-1]) else ""
+        return f'"{spaced(word)}"{prefix}'
+
+    return _CJK_WORD.sub(read, query)
 
 
 def as_fts5(query: str) -> str:
@@ -84,7 +123,9 @@ def as_fts5(query: str) -> str:
     left, so each branch between two ``OR`` puts its left-out words last; a
     branch of left-out words alone, which FTS5 cannot say, is refused, as
     is ``-word`` inside parentheses.  Read as typed in a query with groups
-    or ``NEAR``."""
+    or ``NEAR``.  A Chinese, Japanese or Korean word is the phrase of its
+    characters (:func:`cjk_apart`)."""
+    query = cjk_apart(query)
     chunks = _CHUNK.findall(query)
     grouped = any(c.startswith(("(", "NEAR")) or c.endswith(")") for c in chunks)
     if grouped:
