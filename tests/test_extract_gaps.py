@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
+import tarfile
 from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
 
-from lifededup.extract import extract
+from lifededup.extract import Extracted, Failure, extract, walk
 from lifededup.extract.html import LIBXML2_MAX_DEPTH, parse_html, parse_html_with_soup
 
 # --- HTML nested deeper than libxml2 builds a tree -------------------------------------------------
@@ -54,3 +56,78 @@ def test_a_page_twenty_thousand_deep_is_read(tmp_path: Path) -> None:
     path.write_text(nested_page(20_000, ("div",)), encoding="utf-8")
     got = extract(path)
     assert "ferry timetable changed in March.\n\nTickets are sold on board." in got.text, got.text[-200:]
+
+
+# --- a tar's links --------------------------------------------------------------------------------
+
+LOG = b"The lighthouse keeper logged the storm on the ninth of January.\n"
+HARD, SYMBOLIC = tarfile.LNKTYPE, tarfile.SYMTYPE
+
+
+def write_tar(path: Path, members: list[tuple[str, bytes, bytes | str]]) -> None:
+    """A tar of ``members`` in order: (name, tarfile.REGTYPE and its bytes, or a link type and where it leads)."""
+    with tarfile.open(path, "w:gz" if path.suffix == ".gz" else "w") as tar:
+        for name, kind, content in members:
+            member = tarfile.TarInfo(name)
+            member.type = kind
+            if isinstance(content, bytes):
+                member.size = len(content)
+                tar.addfile(member, io.BytesIO(content))
+            else:
+                member.linkname = content
+                tar.addfile(member)
+
+
+def parts_of(path: Path) -> dict[str, Extracted | Failure]:
+    return {part.part: part for part in walk(extract(path)) if part.part}
+
+
+@pytest.mark.parametrize("name", ["links.tar", "links.tar.gz"])
+def test_a_tars_links_inside_it_are_read_as_their_members(tmp_path: Path, name: str) -> None:
+    """A hard link member holds no bytes of its own and a symbolic link only a name: both were dropped
+    without a word, and with them the text of every copy the user kept that way."""
+    path = tmp_path / name
+    write_tar(path, [
+        ("docs/log.txt", tarfile.REGTYPE, LOG),
+        ("docs/log copy.txt", HARD, "docs/log.txt"),
+        ("docs/latest.txt", SYMBOLIC, "log.txt"),
+        ("backup/log.txt", SYMBOLIC, "../docs/log copy.txt"),  # a link to a link
+        ("docs/later.txt", SYMBOLIC, "../notes/later.txt"),  # to a member stored after it
+        ("docs/all", SYMBOLIC, "../notes"),  # a folder: its files are read as members of their own
+        ("notes", tarfile.DIRTYPE, b""),
+        ("notes/later.txt", tarfile.REGTYPE, b"Buy paraffin for the lamp before the winter.\n"),
+    ])
+    parts = parts_of(path)
+    for part in ("docs/log copy.txt", "docs/latest.txt", "backup/log.txt"):
+        got = parts.get(part)
+        assert isinstance(got, Extracted) and got.text == parts["docs/log.txt"].text, f"{part}: {got!r}"
+    later = parts.get("docs/later.txt")
+    assert isinstance(later, Extracted) and "paraffin" in later.text, f"docs/later.txt: {later!r}"
+    assert "docs/all" not in parts, f"a link to a folder read as a file: {parts['docs/all']!r}"
+
+
+def test_a_tars_links_out_of_it_are_never_followed(tmp_path: Path) -> None:
+    """A link out of the archive is recorded (as the scan records one out of the folders) and never
+    read, whatever lies at the path it names; a link to nothing, or round a circle, says so."""
+    (tmp_path / "secret.txt").write_text("The safe's code is 4711.\n", encoding="utf-8")
+    path = tmp_path / "inbox" / "links.tar"
+    path.parent.mkdir()
+    write_tar(path, [
+        ("docs/log.txt", tarfile.REGTYPE, LOG),
+        ("docs/up.txt", SYMBOLIC, "../../secret.txt"),
+        ("docs/absolute.txt", SYMBOLIC, str(tmp_path / "secret.txt")),
+        ("docs/passwd", SYMBOLIC, "/etc/passwd"),
+        ("docs/gone.txt", SYMBOLIC, "missing.txt"),
+        ("docs/early.txt", HARD, "docs/late.txt"),  # a hard link names a member stored before it
+        ("docs/late.txt", tarfile.REGTYPE, LOG),
+        ("docs/a.txt", SYMBOLIC, "b.txt"),
+        ("docs/b.txt", SYMBOLIC, "a.txt"),
+    ])
+    parts = parts_of(path)
+    want = {"docs/up.txt": "link-outside", "docs/absolute.txt": "link-outside", "docs/passwd": "link-outside",
+            "docs/gone.txt": "broken-link", "docs/early.txt": "broken-link", "docs/a.txt": "link-loop",
+            "docs/b.txt": "link-loop"}
+    got = {part: item.status for part, item in parts.items() if isinstance(item, Failure)}
+    assert got == want, f"statuses: {got}"
+    assert not any("4711" in item.text or "root:" in item.text for item in parts.values()
+                   if isinstance(item, Extracted)), "a link out of the archive was read"

@@ -34,8 +34,9 @@ it keeps is written in :mod:`lifededup.extract.base`.
 Statuses recorded for files that cannot be read: ``unsupported``, ``corrupt``,
 ``encrypted``, ``no-text-layer``, ``no-text``, ``empty``, ``too-large`` (also
 zip bombs), ``timeout``, ``crashed``, ``missing-tool``; and, from the worker,
-``vanished``, ``unreadable``, ``not-a-file``.  An item's text is cut at
-``max_text_chars`` (the cut in ``metadata["text_cut"]``).
+``vanished``, ``unreadable``, ``not-a-file``; a link in an archive, as one
+the scan finds, ``link-outside``, ``link-loop``, ``broken-link``.  An item's
+text is cut at ``max_text_chars`` (the cut in ``metadata["text_cut"]``).
 """
 
 from __future__ import annotations
@@ -44,17 +45,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lifededup.extract.base import (
-    Crashed, CorruptFile, EmptyFile, EncryptedFile, Extracted, ExtractionError, Failure, Format, Limits, MissingTool,
-    NoText, NoTextLayer, Probe, Source, Timeout, TooLarge, UnsupportedFormat,
+    BrokenLink, Crashed, CorruptFile, EmptyFile, EncryptedFile, Extracted, ExtractionError, Failure, Format, Limits,
+    LinkLoop, LinkOutside, MissingTool, NoText, NoTextLayer, Probe, Source, Timeout, TooLarge, UnsupportedFormat,
 )
 from lifededup.extract.isolate import MAX_TEXT_CHARS, Outcome, extract_many
 from lifededup.extract.registry import extract, extract_as, extract_source, formats, sniff, supported_suffixes
 
 __all__ = [
-    "MAX_TEXT_CHARS", "Crashed", "CorruptFile", "EmptyFile", "EncryptedFile", "Extracted", "ExtractionError", "Failure", "Format",
-    "Limits", "MissingTool", "NoText", "NoTextLayer", "Outcome", "Probe", "Source", "Timeout", "TooLarge",
-    "UnsupportedFormat", "extract", "extract_as", "extract_many", "extract_source", "extract_text", "formats",
-    "sniff", "supported_suffixes", "walk",
+    "MAX_TEXT_CHARS", "BrokenLink", "Crashed", "CorruptFile", "EmptyFile", "EncryptedFile", "Extracted",
+    "ExtractionError", "Failure", "Format", "Limits", "LinkLoop", "LinkOutside", "MissingTool", "NoText",
+    "NoTextLayer", "Outcome", "Probe", "Source", "Timeout", "TooLarge", "UnsupportedFormat", "extract", "extract_as",
+    "extract_many", "extract_source", "extract_text", "formats", "sniff", "supported_suffixes", "walk",
 ]
 
 

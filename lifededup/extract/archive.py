@@ -7,20 +7,23 @@ at most ``Limits.max_members`` members, ``Limits.max_unpacked_bytes`` unpacked
 in all, ``Limits.max_depth`` containers deep; past a limit the rest is
 recorded as one ``too-large`` part, and what was read is kept.  The
 members and bytes are counted for the whole file, across every archive in
-it (``Source.budget``): nesting does not multiply them.
+it (``Source.budget``): nesting does not multiply them.  A tar's hard links
+and its symbolic links to members are read as the members they stand for,
+a link out of the archive never (see :class:`_TarLinks`).
 """
 
 from __future__ import annotations
 
 import functools
 import io
+import posixpath
 import tarfile
 import zipfile
 from collections.abc import Callable, Iterator
 
 from lifededup.extract.base import (
-    CorruptFile, EncryptedFile, Extracted, ExtractionError, Failure, Format, Probe, Source, TooLarge, nested,
-    open_zip,
+    BrokenLink, CorruptFile, EncryptedFile, Extracted, ExtractionError, Failure, Format, LinkLoop, LinkOutside, Probe,
+    Source, TooLarge, nested, open_zip,
 )
 
 
@@ -46,12 +49,88 @@ def _members(source: Source) -> Iterator[tuple[str, int, Callable[[int], bytes]]
         return
     fileobj = source.open()
     with fileobj, tarfile.open(fileobj=fileobj, mode="r:*") as tar:
+        links = _TarLinks(tar)
         for member in tar:
-            if member.isfile():
-                def read(limit: int, m: tarfile.TarInfo = member) -> bytes:
-                    stream = tar.extractfile(m)
-                    return stream.read(limit + 1) if stream is not None else b""
-                yield member.name, member.size, read
+            found = _tar_member(tar, links, member)
+            links.saw(member)
+            if found is not None:
+                yield found
+
+
+def _tar_member(tar: tarfile.TarFile, links: _TarLinks, member: tarfile.TarInfo,
+                ) -> tuple[str, int, Callable[[int], bytes]] | None:
+    """What :func:`_members` yields for a tar member; None for one passed over (a folder, a device)."""
+    if member.islnk() or member.issym():
+        try:
+            target = links.target(member)
+        except ExtractionError as exc:
+            return member.name, 0, functools.partial(_refuse, exc)
+        # a link to a folder (whose files are members of their own) or a device is passed over as they are
+        return (member.name, target.size, functools.partial(_read_tar_member, tar, target)) if target.isfile() else None
+    if member.isfile():
+        return member.name, member.size, functools.partial(_read_tar_member, tar, member)
+    return None
+
+
+def _read_tar_member(tar: tarfile.TarFile, member: tarfile.TarInfo, limit: int) -> bytes:
+    stream = tar.extractfile(member)
+    return stream.read(limit + 1) if stream is not None else b""
+
+
+def _refuse(error: ExtractionError, limit: int) -> bytes:
+    raise error
+
+
+# Links followed from one link at most: Linux's MAXSYMLINKS (path_resolution(7)); past it, a loop.
+_MAX_LINK_HOPS = 40
+
+
+class _TarLinks:
+    """The members a tar's links stand for, found by name inside the archive and never outside it.
+
+    A hard link member holds no data: it names a member stored before it,
+    whose bytes are its own (a copy the user has, read as that member).  A
+    symbolic link names a path from its own folder; one that leads inside the
+    archive is read as what it leads to, wherever that is stored; one that
+    leads out of it (an absolute path, ``..`` past the top) is never followed,
+    as the scan never follows one out of the watched folders.  Links in the
+    path's folders are not resolved: a member is found by its whole name.
+    """
+
+    def __init__(self, tar: tarfile.TarFile) -> None:
+        self.tar = tar
+        self.before: dict[str, tarfile.TarInfo] = {}  # the members so far, the last of a name kept
+        self.every: dict[str, tarfile.TarInfo] | None = None  # all of them, read on the first link forward
+
+    def saw(self, member: tarfile.TarInfo) -> None:
+        self.before[posixpath.normpath(member.name)] = member
+
+    def target(self, link: tarfile.TarInfo) -> tarfile.TarInfo:
+        """The member ``link`` leads to through any chain of links (a member that is not a link)."""
+        member = link
+        for _ in range(_MAX_LINK_HOPS):
+            if not (member.islnk() or member.issym()):
+                return member
+            member = self._one_step(member)
+        raise LinkLoop(f"a link round a circle of links in the archive (from {link.name!r})")
+
+    def _one_step(self, link: tarfile.TarInfo) -> tarfile.TarInfo:
+        if link.islnk():  # named from the archive's top, and stored before the link
+            found = self.before.get(posixpath.normpath(link.linkname))
+            if found is None:
+                raise BrokenLink(f"a hard link to {link.linkname!r}, which the archive does not hold before it")
+            return found
+        name = posixpath.normpath(posixpath.join(posixpath.dirname(link.name), link.linkname))
+        if link.linkname.startswith("/") or name == ".." or name.startswith("../"):
+            raise LinkOutside(f"a symbolic link out of the archive (to {link.linkname!r}): never read")
+        found = self.before.get(name)
+        if found is None:
+            if self.every is None:
+                self.every = {posixpath.normpath(m.name): m for m in self.tar.getmembers()}
+            found = self.every.get(name)
+        if found is None:
+            raise BrokenLink(f"a symbolic link to {link.linkname!r}, which the archive does not hold")
+        return found
 
 
 def _parts(source: Source) -> Iterator[Extracted | Failure]:

@@ -162,6 +162,25 @@ class NotAFile(ExtractionError):
     status = "not-a-file"
 
 
+class LinkOutside(ExtractionError):
+    """A symbolic link that leads out of what may be read -- the watched folders, or the archive that
+    holds it (``/etc/passwd``, ``../../x``): never followed."""
+
+    status = "link-outside"
+
+
+class LinkLoop(ExtractionError):
+    """A symbolic link that leads back to itself, or round a circle of links."""
+
+    status = "link-loop"
+
+
+class BrokenLink(ExtractionError):
+    """A link to nothing: no such file, or no such member in its archive."""
+
+    status = "broken-link"
+
+
 class TooLarge(ExtractionError):
     """Over the size limit, or a zip that would unpack to more than the limit (a zip bomb)."""
 

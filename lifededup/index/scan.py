@@ -22,15 +22,16 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import BinaryIO
 
+from lifededup.extract import BrokenLink, LinkLoop, LinkOutside
 from lifededup.index.rules import FolderRules
 from lifededup.model import fs_path, stored_path
 
 _READ_BYTES = 1 << 20
 
 # Statuses of the paths a scan passes over (the extractor's statuses are in lifededup.extract).
-LINK_OUTSIDE = "link-outside"
-LINK_LOOP = "link-loop"
-BROKEN_LINK = "broken-link"
+LINK_OUTSIDE = LinkOutside.status
+LINK_LOOP = LinkLoop.status
+BROKEN_LINK = BrokenLink.status
 UNREADABLE = "unreadable"
 NOT_A_FILE = "not-a-file"
 
