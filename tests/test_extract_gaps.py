@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import tarfile
 from email.message import EmailMessage
 from pathlib import Path
@@ -11,6 +12,8 @@ import pytest
 
 from lifededup.extract import Extracted, Failure, extract, walk
 from lifededup.extract.html import LIBXML2_MAX_DEPTH, parse_html, parse_html_with_soup
+from lifededup.index import IndexConfig, run
+from lifededup.store import open_store
 
 # --- HTML nested deeper than libxml2 builds a tree -------------------------------------------------
 
@@ -131,3 +134,37 @@ def test_a_tars_links_out_of_it_are_never_followed(tmp_path: Path) -> None:
     assert got == want, f"statuses: {got}"
     assert not any("4711" in item.text or "root:" in item.text for item in parts.values()
                    if isinstance(item, Extracted)), "a link out of the archive was read"
+
+
+# --- a Maildir's tmp ------------------------------------------------------------------------------
+
+
+def test_a_maildirs_tmp_is_never_read(tmp_path: Path) -> None:
+    """A mail program writes a message into the Maildir's tmp and renames it into new once whole: what
+    tmp holds is half a message (or one a failed delivery left), which was indexed as a mail, or
+    recorded as a failure each run.  It is passed over, whether the folder is scanned or a watcher
+    names the file; a tmp folder that is not a Maildir's is read."""
+    import mailbox
+
+    root = tmp_path / "Mail"
+    root.mkdir()
+    box = mailbox.Maildir(root / "INBOX", create=True)
+    box.add(mailbox.MaildirMessage(b"From: a@example.org\nSubject: Delivered\n\nThe boat leaves at nine.\n"))
+    box.add_folder("Sent")  # Maildir++: INBOX/.Sent, with its own cur, new and tmp
+    half = b"From: a@example.org\nSubject: Half\nContent-Type: application/pdf\n\n%PDF-1.7\n"
+    (root / "INBOX" / "tmp" / "1700000001.M2P3.host").write_bytes(half)
+    (root / "INBOX" / ".Sent" / "tmp" / "1700000002.M3P4.host").write_bytes(half)
+    (root / "project" / "tmp").mkdir(parents=True)
+    (root / "project" / "tmp" / "notes.txt").write_text("Notes kept in a project's tmp folder.\n")
+    store = open_store(tmp_path / "store.db")
+    try:
+        run(store, [root], IndexConfig(workers=1))
+        late = root / "INBOX" / "tmp" / "1700000003.M4P5.host"
+        late.write_bytes(half)
+        run(store, [late], IndexConfig(workers=1))  # as the watcher does for the file it saw appear
+        _, rows = store.execute("SELECT path, status FROM items WHERE part = '' ORDER BY path")
+    finally:
+        store.close()
+    got = sorted(os.path.relpath(path, root) for path, _ in rows)
+    want = sorted([next((root / "INBOX" / "new").iterdir()).relative_to(root).as_posix(), "project/tmp/notes.txt"])
+    assert got == want, f"items and failures: {rows}"

@@ -115,6 +115,8 @@ class Scanner:
         return [stored_path(path)] + ([stored_path(real)] if inside else [])
 
     def _visit(self, real: str) -> None:
+        if _in_maildir_tmp(real):
+            return
         try:
             st = os.stat(real)
         except OSError:
@@ -184,6 +186,8 @@ class Scanner:
             if self.rules.admits_file(relative) or self.rules.admits_folder(relative):
                 self._link(entry.path)
         elif entry.is_dir(follow_symlinks=False):
+            if entry.name == "tmp" and _holds_maildir_folders(os.path.dirname(entry.path)):
+                return  # see _in_maildir_tmp
             if self.rules.admits_folder(relative, maildir=_holds_maildir(entry.path)):
                 self._walk(entry.path, entry.stat(follow_symlinks=False))
         elif self.rules.admits_file(relative):
@@ -201,6 +205,8 @@ class Scanner:
             return
         if self.walls.home(real) is None:
             self._skip(link, LINK_OUTSIDE, f"a symbolic link out of the watched folders (to {real!r}): never read")
+            return
+        if _in_maildir_tmp(real):
             return
         st = os.stat(real)
         if stat.S_ISDIR(st.st_mode):
@@ -306,7 +312,27 @@ def raw_sha1(path: str) -> str | None:
 
 
 def _holds_maildir(folder: str) -> bool:
-    """Whether a folder is a Maildir (its cur and new folders in it): a hidden
-    one is a Maildir++ mail folder (`.Sent`), which is read."""
-    return os.path.basename(folder).startswith(".") and all(
-        os.path.isdir(os.path.join(folder, f)) for f in ("cur", "new"))
+    """Whether a hidden folder is a Maildir: a Maildir++ mail folder (`.Sent`), which is read."""
+    return os.path.basename(folder).startswith(".") and _holds_maildir_folders(folder)
+
+
+def _holds_maildir_folders(folder: str) -> bool:
+    """Whether a folder is a Maildir: its cur and new folders in it (and tmp, where mail is delivered)."""
+    return all(os.path.isdir(os.path.join(folder, f)) for f in ("cur", "new"))
+
+
+def _in_maildir_tmp(real: str) -> bool:
+    """Whether a path is a Maildir's ``tmp`` or inside it.  A mail program
+    writes a message there and, once whole, renames it into ``new``
+    (maildir(5)); what is in ``tmp`` is a message being written, or one left
+    by a delivery that failed: never a message to read, so never read, nor
+    recorded as a failure.  Its ``cur`` and ``new`` beside it say it is a
+    Maildir's (a project's ``tmp`` folder is read)."""
+    folder = real
+    while True:
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        if os.path.basename(folder) == "tmp" and _holds_maildir_folders(parent):
+            return True
+        folder = parent
