@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import io
 import os
+import random
+import subprocess
+import sys
 import tarfile
 from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
 
-from lifededup.extract import Extracted, Failure, extract, walk
+from lifededup.extract import Extracted, Failure, UnsupportedFormat, extract, walk
 from lifededup.extract.html import LIBXML2_MAX_DEPTH, parse_html, parse_html_with_soup
 from lifededup.index import IndexConfig, run
 from lifededup.store import open_store
@@ -168,3 +171,46 @@ def test_a_maildirs_tmp_is_never_read(tmp_path: Path) -> None:
     got = sorted(os.path.relpath(path, root) for path, _ in rows)
     want = sorted([next((root / "INBOX" / "new").iterdir()).relative_to(root).as_posix(), "project/tmp/notes.txt"])
     assert got == want, f"items and failures: {rows}"
+
+
+# --- a .vcf that is not a vCard -------------------------------------------------------------------
+
+
+def garbage(seed: int) -> bytes:
+    """Bytes no vCard holds but text enough to pass as text (the registry refuses binary data itself):
+    printable noise in lines, and Windows-1252 letters of no language."""
+    rng = random.Random(seed)
+    noise = bytes(rng.choice(range(0x21, 0x7F)) if rng.random() < 0.95 else 0x0A for _ in range(3000))
+    letters = bytes(rng.choice(range(0xC0, 0x100)) if rng.random() < 0.95 else 0x0A for _ in range(3000))
+    return noise + b"\n" + letters
+
+
+def test_a_vcf_or_ics_that_is_not_one_is_a_failure_with_its_reason_and_prints_nothing(tmp_path: Path) -> None:
+    """vobject gives its logger a handler of its own that printed each line it skipped on the
+    indexer's terminal (hundreds of "vobject.base ERROR Skipped line" under the progress bar), and
+    the file was "empty", "holds no vCard".  It is "unsupported", its reason the first line that
+    could not be read; a card never closed stays "corrupt".  Run as a person runs it, so the
+    workers' stderr is the one seen (pytest's own logging would hide vobject's printing)."""
+    folder = tmp_path / "contacts"
+    folder.mkdir()
+    (folder / "garbage.vcf").write_bytes(garbage(1))
+    (folder / "garbage.ics").write_bytes(garbage(2))
+    (folder / "open.vcf").write_bytes(b"BEGIN:VCARD\nVERSION:3.0\nFN:Ann Example\nNOTE:cut off here\n")
+    (folder / "ann.vcf").write_bytes(b"BEGIN:VCARD\nVERSION:3.0\nFN:Ann Example\n\x1b[2Jbad line\nEND:VCARD\n")
+    db = tmp_path / "store.db"
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_STATE_HOME": str(tmp_path / "state"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    indexed = subprocess.run([sys.executable, "-m", "lifededup", "index", "--db", str(db), str(folder)],
+                             capture_output=True, text=True, timeout=300, env=env)
+    assert indexed.returncode == 0, indexed.stderr
+    assert "vobject" not in indexed.stderr and "Skipped" not in indexed.stderr, indexed.stderr
+    store = open_store(db)
+    try:
+        _, rows = store.execute("SELECT path, status FROM items WHERE part = ''")
+    finally:
+        store.close()
+    got = {Path(path).name: status for path, status in rows}
+    want = {"garbage.vcf": "unsupported", "garbage.ics": "unsupported", "open.vcf": "corrupt", "ann.vcf": "ok"}
+    assert got == want, f"statuses: {got}"
+    with pytest.raises(UnsupportedFormat, match=r"no BEGIN:VCARD line; \d+ line\(s\) cannot be read, the first: At line 1"):
+        extract(folder / "garbage.vcf")

@@ -7,7 +7,7 @@ from typing import Any
 
 from lifededup.extract.base import EmptyFile, Extracted, Format, Probe, Source
 from lifededup.extract.text import decode
-from lifededup.extract.vcard import field_lines, one_or_parts, value_text
+from lifededup.extract.vcard import field_lines, none_read, one_or_parts, read_components, value_text
 
 COMPONENTS = ("VEVENT", "VTODO", "VJOURNAL")
 FIELDS = ("summary", "location", "description", "organizer", "attendee", "categories", "comment", "url")
@@ -40,13 +40,13 @@ def _entry(component: Any, number: int = 0) -> Extracted:
 
 
 def extract_icalendar(source: Source) -> Extracted:
-    import vobject  # type: ignore[import-untyped]
-
     text, _ = decode(source.read_bytes())
-    entries = [c for cal in vobject.readComponents(text, ignoreUnreadable=True)
-               for c in cal.getChildren() if c.name.upper() in COMPONENTS]
+    calendars, unreadable = read_components(text)
+    entries = [c for cal in calendars for c in cal.getChildren() if c.name.upper() in COMPONENTS]
     if not entries:
-        raise EmptyFile(f"{source.name} holds no events, to-dos or journal entries")
+        if calendars and not unreadable:  # a calendar read whole, of time zones only, say
+            raise EmptyFile(f"{source.name} holds no events, to-dos or journal entries")
+        raise none_read(source, text, "events, to-dos or journal entries", "BEGIN:VCALENDAR", unreadable)
     return one_or_parts(entries, _entry, Extracted(text="", title=source.name, kind="calendar", mime="text/calendar",
                                                    metadata={"entries": str(len(entries))}))
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from lifededup.extract.base import EmptyFile, Extracted, Failure, Format, Probe, Source
+from lifededup.extract.base import (
+    CorruptFile, EmptyFile, Extracted, ExtractionError, Failure, Format, Probe, Source, UnsupportedFormat,
+)
 from lifededup.extract.text import decode
 
 # What a person reads on a card, in this order.
@@ -40,6 +44,52 @@ def one_or_parts(entries: list[Any], read: Callable[[Any, int], Extracted], cont
     return replace(container, children=parts)
 
 
+# vobject's loggers: base's has a handler of its own that prints to stderr (when the program has set
+# up no logging), icalendar's reaches Python's last-resort handler, which prints too.
+_VOBJECT_LOGGERS = ("vobject.base", "vobject.icalendar")
+_LOGGERS_TAKEN = threading.Lock()
+
+
+class _Kept(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()  # "Skipped line 3, message: At line 3: Failed to parse line: ..."
+        self.messages.append(message.partition(", message: ")[2] or message)
+
+
+def read_components(text: str) -> tuple[list[Any], list[str]]:
+    """vobject's top-level components in ``text``, and its messages about the lines it could not read
+    and skipped: kept to say why a file holds no card or event, not printed on the indexer's terminal."""
+    import vobject  # type: ignore[import-untyped]
+
+    kept = _Kept()
+    loggers = [logging.getLogger(name) for name in _VOBJECT_LOGGERS]
+    with _LOGGERS_TAKEN:  # two threads' handlers swapped in turn could leave one's in place for good
+        saved = [(logger.handlers, logger.propagate) for logger in loggers]
+        for logger in loggers:
+            logger.handlers, logger.propagate = [kept], False
+        try:
+            return list(vobject.readComponents(text, ignoreUnreadable=True)), kept.messages
+        finally:
+            for logger, (handlers, propagate) in zip(loggers, saved):
+                logger.handlers, logger.propagate = handlers, propagate
+
+
+def none_read(source: Source, text: str, what: str, begin: str, unreadable: list[str]) -> ExtractionError:
+    """Why a file holds no ``what``: nothing in it, not that format at all (no ``begin`` line:
+    garbage named .vcf), or lines of it that cannot be read."""
+    if not text.strip():
+        return EmptyFile(f"{source.name} is empty: it holds no {what}")
+    first = f"; {len(unreadable)} line(s) cannot be read, the first: {unreadable[0][:200]}" if unreadable else ""
+    if begin not in text.upper():
+        return UnsupportedFormat(f"{source.name} is not in the format its {source.suffix} name says: no {begin} "
+                                 f"line{first}")
+    return CorruptFile(f"{source.name} holds no readable {what}{first}")
+
+
 def _card(component: Any, number: int = 0) -> Extracted:
     """One card; ``number`` > 0 names it as a part of an address book ("contact 3: Ada Lovelace")."""
     lines = field_lines(component, FIELDS)
@@ -52,12 +102,11 @@ def _card(component: Any, number: int = 0) -> Extracted:
 
 
 def extract_vcard(source: Source) -> Extracted:
-    import vobject  # type: ignore[import-untyped]
-
     text, _ = decode(source.read_bytes())
-    cards = [c for c in vobject.readComponents(text, ignoreUnreadable=True) if c.name.upper() == "VCARD"]
+    components, unreadable = read_components(text)
+    cards = [c for c in components if c.name.upper() == "VCARD"]
     if not cards:
-        raise EmptyFile(f"{source.name} holds no vCard")
+        raise none_read(source, text, "vCard", "BEGIN:VCARD", unreadable)
     return one_or_parts(cards, _card, Extracted(text="", title=source.name, kind="address book", mime="text/vcard",
                                                 metadata={"contacts": str(len(cards))}))
 
