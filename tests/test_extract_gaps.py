@@ -5,9 +5,11 @@ from __future__ import annotations
 import io
 import os
 import random
+import stat
 import subprocess
 import sys
 import tarfile
+import zipfile
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -214,3 +216,21 @@ def test_a_vcf_or_ics_that_is_not_one_is_a_failure_with_its_reason_and_prints_no
     assert got == want, f"statuses: {got}"
     with pytest.raises(UnsupportedFormat, match=r"no BEGIN:VCARD line; \d+ line\(s\) cannot be read, the first: At line 1"):
         extract(folder / "garbage.vcf")
+
+
+def test_a_zips_symbolic_links_are_read_as_their_members_never_out_of_it(tmp_path: Path) -> None:
+    """A Unix zip (``zip -y``) stores a symbolic link as a member whose bytes are the path it leads
+    to: each was an item whose text was that path ("/etc/passwd")."""
+    path = tmp_path / "links.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("docs/log.txt", LOG)
+        for name, leads_to in (("docs/latest.txt", "log.txt"), ("docs/passwd", "/etc/passwd"),
+                               ("docs/gone.txt", "missing.txt")):
+            link = zipfile.ZipInfo(name)
+            link.create_system, link.external_attr = 3, (stat.S_IFLNK | 0o777) << 16
+            archive.writestr(link, leads_to)
+    parts = parts_of(path)
+    latest = parts.get("docs/latest.txt")
+    assert isinstance(latest, Extracted) and latest.text == parts["docs/log.txt"].text, f"{latest!r}"
+    got = {part: item.status for part, item in parts.items() if isinstance(item, Failure)}
+    assert got == {"docs/passwd": "link-outside", "docs/gone.txt": "broken-link"}, f"statuses: {got}"

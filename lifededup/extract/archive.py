@@ -8,8 +8,8 @@ in all, ``Limits.max_depth`` containers deep; past a limit the rest is
 recorded as one ``too-large`` part, and what was read is kept.  The
 members and bytes are counted for the whole file, across every archive in
 it (``Source.budget``): nesting does not multiply them.  A tar's hard links
-and its symbolic links to members are read as the members they stand for,
-a link out of the archive never (see :class:`_TarLinks`).
+and the symbolic links of a tar or zip to its members are read as the members
+they stand for, a link out of the archive never (see :class:`_TarLinks`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import io
 import posixpath
+import stat
 import tarfile
 import zipfile
 from collections.abc import Callable, Iterator
@@ -27,11 +28,51 @@ from lifededup.extract.base import (
 )
 
 
-def _zip_members(source: Source) -> Iterator[tuple[str, int, zipfile.ZipFile, zipfile.ZipInfo]]:
+Member = tuple[str, int, Callable[[int], bytes]]
+
+
+def _zip_members(source: Source) -> Iterator[Member]:
     with open_zip(source) as archive:
-        for info in archive.infolist():
-            if not info.is_dir():
-                yield info.filename, info.file_size, archive, info
+        infos = archive.infolist()
+        by_name = {posixpath.normpath(info.filename): info for info in infos}
+        for info in infos:
+            target = info
+            if _is_zip_link(info):
+                try:
+                    target = _zip_target(archive, by_name, info)
+                except ExtractionError as exc:
+                    yield info.filename, 0, functools.partial(_refuse, exc)
+                    continue
+            if not target.is_dir():  # a link to a folder is passed over as the folder is: its files are members
+                yield info.filename, target.file_size, functools.partial(_read_zip_member, archive, target)
+
+
+def _is_zip_link(info: zipfile.ZipInfo) -> bool:
+    """A symbolic link stored by a Unix zip (``zip -y``): its bytes are the path it leads to."""
+    return info.create_system == 3 and stat.S_ISLNK(info.external_attr >> 16)
+
+
+def _zip_target(archive: zipfile.ZipFile, by_name: dict[str, zipfile.ZipInfo], link: zipfile.ZipInfo,
+                ) -> zipfile.ZipInfo:
+    """The member a zip's symbolic link leads to through any chain of links (see :class:`_TarLinks`)."""
+    member = link
+    for _ in range(_MAX_LINK_HOPS):
+        if not _is_zip_link(member):
+            return member
+        leads_to = _read_zip_member(archive, member, _MAX_LINK_BYTES).decode("utf-8", "replace")
+        found = by_name.get(_inside_path(member.filename, leads_to))
+        if found is None:
+            raise BrokenLink(f"a symbolic link to {leads_to!r}, which the archive does not hold")
+        member = found
+    raise LinkLoop(f"a link round a circle of links in the archive (from {link.filename!r})")
+
+
+def _inside_path(name: str, leads_to: str) -> str:
+    """The member name a symbolic link stored as ``name`` leads to; :class:`LinkOutside` when out of the archive."""
+    path = posixpath.normpath(posixpath.join(posixpath.dirname(name), leads_to))
+    if leads_to.startswith("/") or path == ".." or path.startswith("../"):
+        raise LinkOutside(f"a symbolic link out of the archive (to {leads_to!r}): never read")
+    return path
 
 
 def _read_zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> bytes:
@@ -41,11 +82,10 @@ def _read_zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int
         return stream.read(limit + 1)  # the declared size may lie (a bomb): read no more than the limit
 
 
-def _members(source: Source) -> Iterator[tuple[str, int, Callable[[int], bytes]]]:
+def _members(source: Source) -> Iterator[Member]:
     """(name, declared size, a reader of at most so many bytes) for each regular file, in archive order."""
     if source.head(4).startswith((b"PK\x03\x04", b"PK\x05\x06")):
-        for name, size, archive, info in _zip_members(source):
-            yield name, size, functools.partial(_read_zip_member, archive, info)
+        yield from _zip_members(source)
         return
     fileobj = source.open()
     with fileobj, tarfile.open(fileobj=fileobj, mode="r:*") as tar:
@@ -57,8 +97,7 @@ def _members(source: Source) -> Iterator[tuple[str, int, Callable[[int], bytes]]
                 yield found
 
 
-def _tar_member(tar: tarfile.TarFile, links: _TarLinks, member: tarfile.TarInfo,
-                ) -> tuple[str, int, Callable[[int], bytes]] | None:
+def _tar_member(tar: tarfile.TarFile, links: _TarLinks, member: tarfile.TarInfo) -> Member | None:
     """What :func:`_members` yields for a tar member; None for one passed over (a folder, a device)."""
     if member.islnk() or member.issym():
         try:
@@ -83,6 +122,8 @@ def _refuse(error: ExtractionError, limit: int) -> bytes:
 
 # Links followed from one link at most: Linux's MAXSYMLINKS (path_resolution(7)); past it, a loop.
 _MAX_LINK_HOPS = 40
+# The longest path a zip's symbolic link is read for: Linux's PATH_MAX.
+_MAX_LINK_BYTES = 4096
 
 
 class _TarLinks:
@@ -120,9 +161,7 @@ class _TarLinks:
             if found is None:
                 raise BrokenLink(f"a hard link to {link.linkname!r}, which the archive does not hold before it")
             return found
-        name = posixpath.normpath(posixpath.join(posixpath.dirname(link.name), link.linkname))
-        if link.linkname.startswith("/") or name == ".." or name.startswith("../"):
-            raise LinkOutside(f"a symbolic link out of the archive (to {link.linkname!r}): never read")
+        name = _inside_path(link.name, link.linkname)
         found = self.before.get(name)
         if found is None:
             if self.every is None:
