@@ -306,20 +306,33 @@ def test_feature_lookup_uses_the_indexes(store: Store) -> None:
         assert f"ix_fingerprints_{f}" in plan, f"no index seek on {f}:\n{plan}"
 
 
+# the query Datasette (utils.detect_fts) and sqlite-utils (Table.detect_fts)
+# use to decide that `items` has full-text search
+DETECT_FTS = """
+    SELECT name FROM sqlite_master
+    WHERE rootpage = 0 AND (
+        sql LIKE '%VIRTUAL TABLE%USING FTS%content="items"%'
+        OR sql LIKE '%VIRTUAL TABLE%USING FTS%content=[items]%'
+        OR (tbl_name = 'items' AND sql LIKE '%VIRTUAL TABLE%USING FTS%')
+    )"""
+
+
 def test_datasette_and_sqlite_utils_find_the_search_table(tmp_path: Path) -> None:
-    # Datasette and sqlite-utils read SQLite files: the SQLite store alone
+    # Datasette and sqlite-utils read SQLite files: the SQLite store alone.  Revision 0022's view
+    # (items_searched) hid it from both, 0024 shows it again; a store upgraded through them too
+    from test_migrations import upgrade_to
+
+    upgrade_to(tmp_path / "upgraded.db", "0023")
+    upgraded = open_store(tmp_path / "upgraded.db")
+    assert upgraded.execute(DETECT_FTS)[1] == [("items_fts",)]
+    add(upgraded, "/b", prose(2), title="Quarterly budget")
+    assert upgraded.execute("SELECT rowid FROM items_fts WHERE items_fts MATCH 'quarterly'")[1] == \
+        [(upgraded.item_id("/b"),)]
+    upgraded.close()
     store = open_store(tmp_path / "store.db")
     add(store, "/a", prose(1), title="Quarterly budget")
-    # the query Datasette (utils.detect_fts) and sqlite-utils (Table.detect_fts)
-    # use to decide that `items` has full-text search
-    detect = """
-        SELECT name FROM sqlite_master
-        WHERE rootpage = 0 AND (
-            sql LIKE '%VIRTUAL TABLE%USING FTS%content="items"%'
-            OR sql LIKE '%VIRTUAL TABLE%USING FTS%content=[items]%'
-            OR (tbl_name = 'items' AND sql LIKE '%VIRTUAL TABLE%USING FTS%')
-        )"""
-    assert store.execute(detect)[1] == [("items_fts",)]
+    assert store.execute(DETECT_FTS)[1] == [("items_fts",)]
+    store.execute("INSERT INTO items_fts (items_fts, rank) VALUES ('integrity-check', 1)")  # raises if unsound
     _, triggers = store.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'items'")
     assert {t[0] for t in triggers} >= {"items_ai", "items_ad", "items_au"}, triggers
     _, rows = store.execute("SELECT rowid FROM items_fts WHERE items_fts MATCH 'quarterly'")

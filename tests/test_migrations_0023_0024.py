@@ -60,3 +60,42 @@ def test_0023_reads_again_a_printed_pdf_and_a_mail_that_is_one_attached_file(sto
         assert search_ids(store, "maintenance") == [item for item in titles if item > 4], "the scan's words are found"
         _, [(revision,)] = store.execute("SELECT version_num FROM alembic_version")
         assert revision == head()
+
+
+def test_0024_shows_datasette_the_search_of_items_on_a_populated_store(store_url: str, tmp_path: Path) -> None:
+    """A store at 0023 holding items (one of them CJK): after 0024 Datasette's
+    and sqlite-utils' test finds ``items_fts`` (on SQLite; PostgreSQL is not
+    touched), and the index answers as before, sound."""
+    from test_store import DETECT_FTS
+
+    upgrade_to(store_url, "0023")
+    engine = make_engine(resolve(store_url), readonly=False)
+    with engine.begin() as conn:
+        for item, title, text, apart in ((1, "Quarterly budget", "The budget for the year", None),
+                                         (2, "東京", "私は東京に住んでいます", "私\x01は\x01東\x01京\x01に\x01住\x01んでいます")):
+            conn.exec_driver_sql(
+                "INSERT INTO items (id, machine, path, part, kind, status, indexed_at, title, text, text_apart) "
+                "VALUES (:id, 'm', :path, '', 'text', 'ok', '2026-01-01 00:00:00', :title, :text, :apart)",
+                {"id": item, "path": f"/{item}.txt", "title": title, "text": text, "apart": apart})
+    engine.dispose()
+    postgres = "://" in store_url
+
+    def detected() -> list[object]:
+        if postgres:
+            return []
+        reader = make_engine(resolve(store_url), readonly=True)
+        with reader.connect() as conn:
+            found = [tuple(r) for r in conn.exec_driver_sql(DETECT_FTS)]
+        reader.dispose()
+        return found
+
+    assert detected() == [], "at 0023 neither tool finds it"
+    upgrade_to(store_url, "0024")
+    with open_store(store_url) as store:
+        if not postgres:
+            assert store.execute(DETECT_FTS)[1] == [("items_fts",)]
+            store.execute("INSERT INTO items_fts (items_fts, rank) VALUES ('integrity-check', 1)")
+        assert search_ids(store, "quarterly") == [1]
+        assert search_ids(store, '"東 京"' if not postgres else "東 <-> 京") == [2]
+    upgrade_to(store_url, "0023", down=True)
+    assert detected() == [], "0024 undone"
