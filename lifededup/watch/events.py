@@ -14,7 +14,15 @@ import queue
 from collections.abc import Iterable
 
 from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
     DirModifiedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
     FileSystemEvent,
     FileSystemEventHandler,
     FileSystemMovedEvent,
@@ -22,6 +30,18 @@ from watchdog.events import (
 
 # (path, partner): partner is the other end of a move
 Change = tuple[str, str | None]
+
+# The events asked of the system (watchdog's ``event_filter``, the inotify
+# mask): those :class:`Changes` keeps -- a file written (its modify, its
+# attributes, its close after writing), made, deleted or moved, and a folder
+# made, deleted or moved.  Without it watchdog asked for every file opened
+# and closed unwritten too, which Changes drops: a backup, `grep -r` or an
+# IDE reading a tree of thousands of folders overflowed the kernel's queue
+# (16,384 events), and watchdog's repair of its watches, a walk opening every
+# folder, overflowed it again, for ever (a watcher at full CPU, indexing
+# nothing, explorer E).
+WANTED = [FileCreatedEvent, DirCreatedEvent, FileModifiedEvent, FileClosedEvent, FileDeletedEvent, DirDeletedEvent,
+          FileMovedEvent, DirMovedEvent]
 
 
 def _text(path: str | bytes) -> str:

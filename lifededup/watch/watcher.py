@@ -46,7 +46,7 @@ from lifededup.store import (
 from lifededup.store.failures import failures
 from lifededup.store.records import utc_now
 from lifededup.watch.debounce import Debouncer
-from lifededup.watch.events import Change, Changes
+from lifededup.watch.events import WANTED, Change, Changes
 from lifededup.watch.status import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, FOLLOW_S, WatchStatus
 
 log = logging.getLogger("lifededup.watch")
@@ -56,6 +56,29 @@ log = logging.getLogger("lifededup.watch")
 RETRY_S = 30.0
 # How often the loop wakes with nothing to do, to notice ``stop``.
 _TICK_S = 0.2
+# After the system dropped events, every folder is scanned once the burst
+# that overflowed its queue has had this long to pass (a scan during it
+# would miss what comes after, and be followed by another).
+_AFTER_OVERFLOW_S = 5.0
+
+
+class _Overflows(logging.Handler):
+    """The system's queue of events overflowed: the events in it are lost,
+    and watchdog says so only in its log (``Inotify queue overflowed``),
+    which this handler watches for.  Nothing else tells a file written then
+    from one never written: until the next rescan, an hour away, it was not
+    indexed."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.seen = threading.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "overflow" in record.getMessage().lower():
+            self.seen.set()
+
+
+_WATCHDOG_LOG = logging.getLogger("watchdog.observers")
 
 
 @dataclass
@@ -101,6 +124,8 @@ class Watcher:
         self._disk = {f.path: fs_path(f.path) for f in self.folders}
 
     def run(self) -> None:
+        overflows = _Overflows()
+        _WATCHDOG_LOG.addHandler(overflows)
         observer = Observer()
         observer.start()
         self._observer, self._watches = observer, {}
@@ -111,6 +136,13 @@ class Watcher:
             next_follow = next_look = self.clock() + self.follow_every
             while not self.stop.is_set():
                 self._wait_for_changes(min(next_rescan, next_follow, next_look))
+                if overflows.seen.is_set():
+                    overflows.seen.clear()
+                    soon = self.clock() + _AFTER_OVERFLOW_S
+                    if next_rescan > soon:  # said once for a burst of overflows
+                        log.warning("the system dropped file events (its queue overflowed: a burst of changes); "
+                                    "every folder is scanned in %g s", _AFTER_OVERFLOW_S)
+                        next_rescan = soon
                 if self.clock() >= next_look and not self.stop.is_set():
                     # a folder that was not there (a disk plugged in, a folder made): scanned and followed now,
                     # not at the next hourly rescan -- and so is one that went away since, or was replaced
@@ -136,6 +168,7 @@ class Watcher:
                     next_rescan = self._next_rescan(self.rescan())
                 self._report("watching")
         finally:
+            _WATCHDOG_LOG.removeHandler(overflows)
             observer.stop()
             observer.join()
             self._report("stopped")
@@ -251,7 +284,7 @@ class Watcher:
                 try:
                     # links are not followed by the system's events either (follow_symlink=False)
                     self._watches[folder.path] = self._observer.schedule(
-                        handler, self._disk[folder.path], recursive=True, follow_symlink=False)
+                        handler, self._disk[folder.path], recursive=True, follow_symlink=False, event_filter=WANTED)
                     self._roots[folder.path] = identity
                 except OSError as exc:
                     log.error("cannot follow events in %s (%s); only rescans every %g s keep it indexed. "
