@@ -324,6 +324,9 @@ class Watcher:
             self._missing.add(folder.path)
             if identity is None:
                 log.warning("%s is not there any more; its items are kept until it returns", folder.path)
+            else:  # said too: an unmounted disk's mount point was silent until the disk came back
+                log.warning("%s is no longer the folder that was watched (a disk unmounted from it, or the folder "
+                            "made again); its items are kept until it is scanned as it is now", folder.path)
 
     def _there(self, folder: WatchedFolder) -> bool:
         """Whether the folder is there to scan: a folder, and not an empty
