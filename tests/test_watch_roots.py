@@ -1,6 +1,7 @@
-"""What the watcher says when a watched folder changes under it: explorer E
-unmounted a watched disk, and the log said nothing until it came back (the
-mount point left behind is another folder at the same path)."""
+"""What the watcher's log says, as explorer E read it in a busy home: a
+watched disk unmounted was not said until it came back (the mount point left
+behind is another folder at the same path); a browser's empty placeholder
+for a download in progress was a WARNING for the whole download."""
 
 from __future__ import annotations
 
@@ -28,3 +29,16 @@ def test_a_disk_unmounted_from_a_watched_folder_is_said(tmp_path: Path, caplog: 
         (tmp_path / "usb-unmounted").rename(disk)  # mounted again
         eventually(lambda: f"{disk.resolve()}: there now, scanned" in caplog.text, "and that it is back")
         assert item_ids(store) == before
+
+
+def test_a_file_of_no_text_is_said_not_warned_of(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="lifededup.watch")
+    root = tmp_path / "Downloads"
+    write_text(root / "a.txt", seed=1)
+    with watching(tmp_path, root):
+        (root / "report.pdf").write_bytes(b"")  # Firefox's placeholder while report.pdf.part grows
+        (root / "broken.pdf").write_bytes(b"%PDF-1.4\ntruncated")
+        eventually(lambda: sum("could not read" in r.getMessage() for r in caplog.records) == 2, "both are named")
+    levels = {r.getMessage().split(":")[0].rsplit("/", 1)[-1]: r.levelname for r in caplog.records
+              if r.getMessage().startswith("could not read")}
+    assert levels == {"report.pdf": "INFO", "broken.pdf": "WARNING"}, levels

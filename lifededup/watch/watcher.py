@@ -409,8 +409,10 @@ class Watcher:
         and left the reader to run `lifededup failures` and guess which."""
         named = failures(self.store, _FAILURES_NAMED, since=since)
         for item in named:
-            log.warning("could not read %s: %s", shown(item.path + (f" [{item.part}]" if item.part else "")),
-                        shown(item.reason))
+            # a file of no text is no fault (a browser's placeholder while it downloads, an editor between its
+            # truncate and its write): said, not warned of
+            log.log(logging.INFO if item.status == "empty" else logging.WARNING, "could not read %s: %s",
+                    shown(item.path + (f" [{item.part}]" if item.part else "")), shown(item.reason))
         if failed > len(named):
             log.warning("... and %d more: `lifededup failures` lists them all", failed - len(named))
 
