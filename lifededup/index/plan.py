@@ -152,7 +152,8 @@ def known_under(store: Store, roots: Iterable[str], limits: Limits = Limits()) -
     it is read again: with OCR on (``limits.ocr``), a scan stored without
     text (``no-text-layer``); a parser stopped for time, or out of memory,
     under a lower ``timeout_s`` or ``memory_mb`` than this run's
-    (``_short_of``), the file's own or a part's (a mailbox's message).
+    (``_short_of``), the file's own or a part's (a mailbox's message);
+    a file ``unreadable`` that opens now (:func:`_readable_now`).
 
     An SQLite store keeps its paths unique whatever the machine (revision
     0009), so another machine's file there would collide with this one's:
@@ -175,10 +176,24 @@ def known_under(store: Store, roots: Iterable[str], limits: Limits = Limits()) -
             stale = (status == "vanished" or (limits.ocr and status == "no-text-layer")  # never read: read it
                      or _short_of(str(status), error, limits) or path in short
                      or str(error).startswith(REFUSED)  # the reader's install, not the file: mended since?
-                     or (status == "missing-tool" and _installed_since(error)))
+                     or (status == "missing-tool" and _installed_since(error))
+                     or (status == "unreadable" and _readable_now(str(path))))
             found[str(path)] = Known(str(path), size, None if stale else mtime,  # type: ignore[arg-type]
                                      sha1, device, inode, str(kind), str(status))  # type: ignore[arg-type]
     return found
+
+
+def _readable_now(path: str) -> bool:
+    """Whether a file recorded ``unreadable`` opens now: its permissions
+    mended (``chmod 644``, ``chown``) change neither its size nor its mtime,
+    so it was taken as unchanged and stayed a failure for good.  One that
+    still does not open is not read again (the whole read, and a failure
+    logged, every run)."""
+    try:
+        with opened_found(path):
+            return True
+    except OSError:
+        return False
 
 
 # MissingTool's reason: "reading manual pages needs 'groff': install it with ..."

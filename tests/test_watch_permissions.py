@@ -1,0 +1,147 @@
+"""Permissions under the watcher and ``index`` (explorer E's
+f_unreadable_sticks): a file whose permissions are mended is read.  Real
+files, real processes and real watchdog events; as root the processes run
+without the capabilities that let root read anything (``setpriv``), else
+permissions would not bind them."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from hostile_corpus import without_read_override
+from index_samples import write_text
+from store_samples import prose
+from watchdog.events import FileAttribEvent
+
+from lifededup.watch.events import WANTED
+
+PRIVILEGES = without_read_override()
+needs_permissions = pytest.mark.skipif(
+    PRIVILEGES is None, reason="running as root without setpriv: permissions cannot bind a process here")
+
+
+def needs(event: type) -> pytest.MarkDecorator:
+    """The watcher asks the system only for the events it uses (watch.events.WANTED); a chmod is an
+    IN_ATTRIB, which watchdog hands on as FileAttribEvent or DirAttribEvent, dropped unless WANTED names it."""
+    return pytest.mark.skipif(event not in WANTED, reason=f"watch.events.WANTED lacks {event.__name__}: "
+                              "a chmod is no event of the watcher's")
+
+
+TIMEOUT_S = 60.0
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_DATA_HOME": str(tmp_path / "data"),
+            "XDG_CONFIG_HOME": str(tmp_path / "config"), "LIFEDEDUP_DB": str(tmp_path / "s.db")}
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Iterator[Path]:
+    root = tmp_path / "home"
+    root.mkdir()
+    yield root
+    for folder, names, _ in os.walk(root):  # its folders listed again, for pytest's cleanup
+        for name in names:
+            if not os.path.islink(os.path.join(folder, name)):
+                os.chmod(os.path.join(folder, name), 0o755)
+
+
+def lifededup(*args: str, env: dict[str, str]) -> str:
+    done = subprocess.run([*(PRIVILEGES or []), sys.executable, "-m", "lifededup", *args], env=env, text=True,
+                          capture_output=True, timeout=300, errors="replace")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    return done.stdout
+
+
+def items(db: Path) -> dict[str, tuple[int, str, str | None, str | None]]:
+    """path -> (id, status, error, text) of every file item, read with plain sqlite3, read-only."""
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    except sqlite3.OperationalError:
+        return {}  # not made yet
+    try:
+        rows = conn.execute("SELECT path, id, status, error, text FROM items WHERE part = ''").fetchall()
+    except sqlite3.OperationalError:
+        return {}  # its tables not made yet
+    finally:
+        conn.close()
+    return {r[0]: (r[1], r[2], r[3], r[4]) for r in rows}
+
+
+def wait_for(check: Callable[[], bool], what: str, log: Path | None = None) -> None:
+    deadline = time.monotonic() + TIMEOUT_S
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.2)
+    said = log.read_text(errors="replace")[-3000:] if log is not None else ""
+    raise AssertionError(f"not within {TIMEOUT_S:g} s: {what}\n{said}")
+
+
+@contextmanager
+def watcher(tmp_path: Path, root: Path, env: dict[str, str], settled: Path) -> Iterator[Path]:
+    """``lifededup watch root`` in a process permissions bind; yields its log
+    once its catch-up scan has stored ``settled``."""
+    log = tmp_path / "watch.log"
+    with log.open("w") as out:
+        process = subprocess.Popen([*(PRIVILEGES or []), sys.executable, "-m", "lifededup", "watch", str(root),
+                                    "--delay", "0.3", "-j", "1"], env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: items(tmp_path / "s.db").get(str(settled), (0, ""))[1] == "ok", "the catch-up scan", log)
+        yield log
+        assert process.poll() is None, f"the watcher died:\n{log.read_text(errors='replace')[-3000:]}"
+    finally:
+        process.terminate()
+        code = process.wait(TIMEOUT_S)
+    said = log.read_text(errors="replace")
+    assert code == 0 and "Traceback" not in said, f"exit {code}:\n{said[-3000:]}"
+
+
+def locked_copy(root: Path, name: str, seed: int) -> Path:
+    """A file put in ``root`` as ``sudo cp`` leaves one: unreadable (mode 000)
+    from the moment it appears (written beside the folder, moved in)."""
+    aside = root.parent / name
+    write_text(aside, seed=seed)
+    aside.chmod(0)
+    return aside.rename(root / name)
+
+
+@needs_permissions
+def test_index_reads_a_file_whose_permissions_were_mended(tmp_path: Path, env: dict[str, str], home: Path) -> None:
+    note = locked_copy(home, "insurance.txt", seed=1)
+    lifededup("index", str(home), env=env)
+    first = items(tmp_path / "s.db")[str(note)]
+    assert first[1] == "unreadable", f"a file mode 000 cannot be read: {first}"
+    again = lifededup("index", str(home), env=env)
+    assert "new 0, updated 0" in again and "failed 0 " in again, \
+        f"a file still unreadable is not read (nor a failure logged) again each run: {again}"
+    note.chmod(0o644)  # neither its size nor its mtime changes
+    mended = lifededup("index", str(home), env=env)
+    now = items(tmp_path / "s.db")[str(note)]
+    assert now[1] == "ok" and prose(1, 200)[:60] in (now[3] or ""), f"read once it can be: {now}; {mended}"
+    assert now[0] == first[0], f"under the item it had: {first[0]} -> {now[0]}"
+    assert "updated 1" in mended, mended
+
+
+@needs_permissions
+@needs(FileAttribEvent)
+def test_the_watcher_reads_a_file_once_its_permissions_are_mended(tmp_path: Path, env: dict[str, str],
+                                                                  home: Path) -> None:
+    first = write_text(home / "first.txt", seed=2)
+    with watcher(tmp_path, home, env, settled=first) as log:
+        note = locked_copy(home, "insurance.txt", seed=1)
+        wait_for(lambda: items(tmp_path / "s.db").get(str(note), (0, ""))[1] == "unreadable",
+                 "the locked file recorded unreadable", log)
+        was = items(tmp_path / "s.db")[str(note)][0]
+        note.chmod(0o644)  # chown, chmod: an IN_ATTRIB alone
+        wait_for(lambda: items(tmp_path / "s.db")[str(note)][1] == "ok", "the mended file read", log)
+        assert items(tmp_path / "s.db")[str(note)][0] == was, "the file keeps its item"
