@@ -1,8 +1,9 @@
 """Permissions under the watcher and ``index`` (explorer E's
-f_unreadable_sticks): a file whose permissions are mended is read.  Real
-files, real processes and real watchdog events; as root the processes run
-without the capabilities that let root read anything (``setpriv``), else
-permissions would not bind them."""
+f_unreadable_sticks, f_unreadable_edit): a file whose permissions are
+mended is read, and a file edited in a folder that cannot be listed keeps
+its item.  Real files, real processes and real watchdog events; as root the
+processes run without the capabilities that let root read anything
+(``setpriv``), else permissions would not bind them."""
 
 from __future__ import annotations
 
@@ -12,14 +13,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pytest
 from hostile_corpus import without_read_override
 from index_samples import write_text
 from store_samples import prose
-from watchdog.events import FileAttribEvent
+from watchdog.events import DirAttribEvent, FileAttribEvent
 
 from lifededup.watch.events import WANTED
 
@@ -145,3 +146,68 @@ def test_the_watcher_reads_a_file_once_its_permissions_are_mended(tmp_path: Path
         note.chmod(0o644)  # chown, chmod: an IN_ATTRIB alone
         wait_for(lambda: items(tmp_path / "s.db")[str(note)][1] == "ok", "the mended file read", log)
         assert items(tmp_path / "s.db")[str(note)][0] == was, "the file keeps its item"
+
+
+def written_in_locked_folder(folder: Path, writes: dict[Path, str], between: Callable[[], None]) -> None:
+    """``folder`` made unreadable (mode 000), ``between`` called, then the
+    files in it written (appended to, or made) through descriptors opened
+    before -- as root may write there anyway, and a user not."""
+    with ExitStack() as files:
+        opened = {path: files.enter_context(path.open("a")) for path in writes}
+        folder.chmod(0)
+        between()
+        for path, text in writes.items():
+            opened[path].write(text)
+
+
+def taken_up(tmp_path: Path, root: Path, name: str, seed: int, log: Path) -> Callable[[], None]:
+    """A file written in ``root`` and waited for: the events before its own were taken up too."""
+
+    def wait() -> None:
+        path = write_text(root / name, seed=seed)
+        wait_for(lambda: items(tmp_path / "s.db").get(str(path), (0, ""))[1] == "ok", f"{name} read", log)
+
+    return wait
+
+
+@needs_permissions
+def test_a_file_edited_in_a_folder_that_cannot_be_listed_keeps_its_item(tmp_path: Path, env: dict[str, str],
+                                                                        home: Path) -> None:
+    private = home / "private"
+    note = write_text(private / "council.txt", seed=3)
+    with watcher(tmp_path, home, env, settled=note) as log:
+        was = items(tmp_path / "s.db")[str(note)][0]
+        # the folder's chmod, an event or none, taken up before the edit: E's edit came seconds later
+        written_in_locked_folder(private, {note: "P.S. still broken.\n"}, taken_up(tmp_path, home, "a.txt", 4, log))
+        taken_up(tmp_path, home, "b.txt", 5, log)()
+        stored = {path: row[:3] for path, row in items(tmp_path / "s.db").items()}
+        assert stored.get(str(note), (0, ""))[:2] == (was, "ok"), \
+            f"a file the watcher cannot see is not gone: its item is kept: {stored}"
+        assert stored[str(private)][1:] == ("unreadable", "folder cannot be listed: Permission denied"), stored
+        assert "could not read " + str(private) in log.read_text(errors="replace"), "said in the log"
+        private.chmod(0o755)
+        with note.open("a") as edited:
+            edited.write("One more line about the streetlight.\n")
+        wait_for(lambda: "streetlight" in (items(tmp_path / "s.db")[str(note)][3] or ""), "the edit read", log)
+        assert items(tmp_path / "s.db")[str(note)][:2] == (was, "ok"), "under the item it had"
+    said = lifededup("index", str(home), env=env)
+    stored = {path: row[:3] for path, row in items(tmp_path / "s.db").items()}
+    assert str(private) not in stored and stored[str(note)][:2] == (was, "ok"), \
+        f"the folder listed again, its record goes: {said}; {stored}"
+
+
+@needs_permissions
+@needs(DirAttribEvent)
+def test_a_file_saved_in_a_locked_folder_is_read_once_the_folder_is_readable(tmp_path: Path, env: dict[str, str],
+                                                                            home: Path) -> None:
+    private = home / "private"
+    note = write_text(private / "council.txt", seed=3)
+    with watcher(tmp_path, home, env, settled=note) as log:
+        later = private / "later.txt"
+        written_in_locked_folder(private, {note: "P.S. still broken.\n", later: prose(6, 200)},
+                                 taken_up(tmp_path, home, "a.txt", 4, log))
+        wait_for(lambda: str(private) in items(tmp_path / "s.db"), "the locked folder recorded", log)
+        private.chmod(0o755)  # the folder's event only: nothing in it changes
+        wait_for(lambda: items(tmp_path / "s.db").get(str(later), (0, ""))[1] == "ok",
+                 "the file saved meanwhile read", log)
+        assert str(private) not in items(tmp_path / "s.db"), "the folder's record gone once it is listed"

@@ -34,6 +34,8 @@ LINK_LOOP = LinkLoop.status
 BROKEN_LINK = BrokenLink.status
 UNREADABLE = "unreadable"
 NOT_A_FILE = "not-a-file"
+_UNLISTED = "folder cannot be listed: {}"
+_CANNOT_READ = "cannot be read: {}"
 
 
 @dataclass(frozen=True)
@@ -119,13 +121,42 @@ class Scanner:
             return
         try:
             st = os.stat(real)
-        except OSError:
-            return  # not there (any more): the run forgets what the store held there
+        except OSError as exc:
+            # not there (any more), or through a link loop (no stored path is): the run forgets what the
+            # store held there; anything else may be there
+            if exc.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
+                self._unreachable(real, exc)
+            return
         if stat.S_ISDIR(st.st_mode):
             if self.rules.admits_within(self._relative(real), maildir=_holds_maildir(real)):
                 self._walk(real, st)
         elif self._admits(real):
             self._file(real, st)
+
+    def _unreachable(self, real: str, error: OSError) -> None:
+        """A path given that cannot be looked at, though it may be there: a
+        folder on its way that may not be listed (``chmod 000``) is recorded
+        as a scan of the watched folder records it, and the items under it
+        are kept (``run._keep_skipped``); taken for gone, a file edited in it
+        lost its item, and came back under a new id.  Without such a folder
+        (an I/O error), the path itself is recorded, as a scan records an
+        entry it cannot ``stat``."""
+        if not (self._admits(real) or self.rules.admits_within(self._relative(real))):
+            return  # left out whatever it is: nothing of it is stored
+        if not isinstance(error, PermissionError):
+            self._skip(real, UNREADABLE, _CANNOT_READ.format(error.strerror or error))
+            return
+        home = self.walls.home(real)
+        start = home if home is not None and home != real else os.path.dirname(real)
+        below = PurePath(os.path.relpath(os.path.dirname(real), start)).parts
+        for folder in [start] + [os.path.join(start, *below[:n]) for n in range(1, len(below) + 1)]:
+            try:
+                with os.scandir(folder):
+                    pass
+            except OSError as exc:
+                self._skip(folder, UNREADABLE, _UNLISTED.format(exc.strerror or exc))
+                return
+        self._skip(real, UNREADABLE, _CANNOT_READ.format(error.strerror or error))
 
     def _relative(self, real: str) -> PurePath:
         home = self.walls.home(real)
@@ -163,7 +194,7 @@ class Scanner:
             with os.scandir(folder) as listing:
                 entries = sorted(listing, key=lambda e: e.name)
         except OSError as exc:
-            self._skip(folder, UNREADABLE, f"folder cannot be listed: {exc.strerror or exc}")
+            self._skip(folder, UNREADABLE, _UNLISTED.format(exc.strerror or exc))
             return
         self._listings.append(iter(entries))
         if len(self._listings) > 1:
@@ -178,7 +209,7 @@ class Scanner:
             except OSError as exc:
                 if exc.errno != errno.ENOENT:  # else vanished between listing and stat: nothing there to record
                     # a path past the system's limit (ENAMETOOLONG), an I/O error: said, not dropped unseen
-                    self._skip(entry.path, UNREADABLE, f"cannot be read: {exc.strerror or exc}")
+                    self._skip(entry.path, UNREADABLE, _CANNOT_READ.format(exc.strerror or exc))
 
     def _entry(self, entry: os.DirEntry[str]) -> None:
         relative = self._relative(entry.path)
