@@ -1,7 +1,8 @@
-"""Permissions under the watcher and ``index`` (explorer E's
-f_unreadable_sticks, f_unreadable_edit): a file whose permissions are
-mended is read, and a file edited in a folder that cannot be listed keeps
-its item.  Real files, real processes and real watchdog events; as root the
+"""Permissions and junk links under the watcher and ``index`` (explorer E's
+f_unreadable_sticks, f_unreadable_edit, f_emacs_lock, f_hidden_links): a
+file whose permissions are mended is read, a file edited in a folder that
+cannot be listed keeps its item, and a link the rules leave out is never
+recorded.  Real files, real processes and real watchdog events; as root the
 processes run without the capabilities that let root read anything
 (``setpriv``), else permissions would not bind them."""
 
@@ -18,10 +19,13 @@ from pathlib import Path
 
 import pytest
 from hostile_corpus import without_read_override
-from index_samples import write_text
+from index_samples import item_ids, stored_files, write_text
 from store_samples import prose
+from test_watch import watching
 from watchdog.events import DirAttribEvent, FileAttribEvent
 
+from lifededup.index import IndexConfig, run_in_folders
+from lifededup.store import WatchedFolder, open_store
 from lifededup.watch.events import WANTED
 
 PRIVILEGES = without_read_override()
@@ -211,3 +215,38 @@ def test_a_file_saved_in_a_locked_folder_is_read_once_the_folder_is_readable(tmp
         wait_for(lambda: items(tmp_path / "s.db").get(str(later), (0, ""))[1] == "ok",
                  "the file saved meanwhile read", log)
         assert str(private) not in items(tmp_path / "s.db"), "the folder's record gone once it is listed"
+
+
+def test_the_watcher_records_no_link_the_rules_leave_out(tmp_path: Path) -> None:
+    root = tmp_path / "home"
+    write_text(root / "note.txt", seed=5)
+    (root / "webapp" / ".venv" / "bin").mkdir(parents=True)
+    with watching(tmp_path, root) as store:
+        # emacs's lock beside a file being edited, for the whole session; a link made in a project's .venv
+        (root / ".#note.txt").symlink_to("user@host.4242:1700000000")
+        (root / "webapp" / ".venv" / "bin" / "python3-alt").symlink_to(sys.executable)
+        write_text(root / "later.txt", seed=6)  # its event comes after theirs: once it is read, theirs were taken
+        wait_for(lambda: stored_files(store).get(str(root / "later.txt")) == "ok", "the file written after")
+        assert stored_files(store) == {str(root / "note.txt"): "ok", str(root / "later.txt"): "ok"}, \
+            f"only the files: no junk link recorded as a failure: {stored_files(store)}"
+
+
+def test_a_watched_path_that_is_a_link_left_out_is_never_recorded(tmp_path: Path) -> None:
+    """The watcher's runs (``named=False``) on links the rules leave out:
+    an editor's lock, a hidden alias, one under an excluded folder, one in a
+    hidden folder.  The alias's file keeps its item (not taken for gone)."""
+    root = tmp_path / "home"
+    note = write_text(root / "note.txt", seed=7)
+    (root / "build").mkdir()
+    (root / ".cache").mkdir()
+    links = {root / ".#note.txt": "user@host.1:2", root / ".alias": str(note),
+             root / "build" / "out": "/usr", root / ".cache" / "python": sys.executable}
+    for link, target in links.items():
+        link.symlink_to(target)
+    folder = WatchedFolder(str(root), exclude=("build",))
+    with open_store(tmp_path / "s.db") as store:
+        run_in_folders(store, [root], [folder], IndexConfig(workers=1), named=False)
+        before = item_ids(store)
+        summary = run_in_folders(store, [str(p) for p in links], [folder], IndexConfig(workers=1), named=False)
+        assert stored_files(store) == {str(note): "ok"}, f"no link left out recorded: {stored_files(store)}"
+        assert item_ids(store) == before and summary.removed == 0, summary

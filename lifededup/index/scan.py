@@ -102,10 +102,15 @@ class Scanner:
         resolved); return the stored paths whose items the store may hold
         for it: the path itself, and its real path when a link led there."""
         real = os.path.realpath(path)
-        if os.path.islink(path):
-            self._link(path)
-        elif self.walls.home(real) is None:
-            self._link(_first_link(path) or path)
+        link = path if os.path.islink(path) else None
+        if link is None and self.walls.home(real) is None:
+            link = _first_link(path) or path
+        if link is not None and not self._admits_link(link):
+            # left out as a scan leaves it (an editor's lock link `.#note.txt`, a link in a `.venv`):
+            # never recorded, and its target, not scanned, not taken for gone
+            return [stored_path(path)]
+        if link is not None:
+            self._link(link)
         else:
             self._visit(real)
         # a link refused (a loop, a broken link whose target reads as a folder
@@ -157,6 +162,12 @@ class Scanner:
                 self._skip(folder, UNREADABLE, _UNLISTED.format(exc.strerror or exc))
                 return
         self._skip(real, UNREADABLE, _CANNOT_READ.format(error.strerror or error))
+
+    def _admits_link(self, link: str) -> bool:
+        """Whether the rules admit a link where it lies, as a file or a
+        folder (as :meth:`_entry` does), and every folder on its way."""
+        relative = self._relative(link)
+        return self.rules.admits(relative) or self.rules.admits_within(relative)
 
     def _relative(self, real: str) -> PurePath:
         home = self.walls.home(real)
