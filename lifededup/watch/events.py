@@ -14,10 +14,12 @@ import queue
 from collections.abc import Iterable
 
 from watchdog.events import (
+    DirAttribEvent,
     DirCreatedEvent,
     DirDeletedEvent,
     DirModifiedEvent,
     DirMovedEvent,
+    FileAttribEvent,
     FileClosedEvent,
     FileCreatedEvent,
     FileDeletedEvent,
@@ -40,8 +42,11 @@ Change = tuple[str, str | None]
 # (16,384 events), and watchdog's repair of its watches, a walk opening every
 # folder, overflowed it again, for ever (a watcher at full CPU, indexing
 # nothing, explorer E).
-WANTED = [FileCreatedEvent, DirCreatedEvent, FileModifiedEvent, FileClosedEvent, FileDeletedEvent, DirDeletedEvent,
-          FileMovedEvent, DirMovedEvent]
+# A chmod or chown (IN_ATTRIB, which FileModifiedEvent asks the system for)
+# comes as a File- or DirAttribEvent, which the filter keeps only if named:
+# a file made readable again is read, a folder made listable again scanned.
+WANTED = [FileCreatedEvent, DirCreatedEvent, FileModifiedEvent, FileAttribEvent, DirAttribEvent, FileClosedEvent,
+          FileDeletedEvent, DirDeletedEvent, FileMovedEvent, DirMovedEvent]
 
 
 def _text(path: str | bytes) -> str:
