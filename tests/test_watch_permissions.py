@@ -22,22 +22,13 @@ from hostile_corpus import without_read_override
 from index_samples import item_ids, stored_files, write_text
 from store_samples import prose
 from test_watch import watching
-from watchdog.events import DirAttribEvent, FileAttribEvent
 
 from lifededup.index import IndexConfig, run_in_folders
 from lifededup.store import WatchedFolder, open_store
-from lifededup.watch.events import WANTED
 
 PRIVILEGES = without_read_override()
 needs_permissions = pytest.mark.skipif(
     PRIVILEGES is None, reason="running as root without setpriv: permissions cannot bind a process here")
-
-
-def needs(event: type) -> pytest.MarkDecorator:
-    """The watcher asks the system only for the events it uses (watch.events.WANTED); a chmod is an
-    IN_ATTRIB, which watchdog hands on as FileAttribEvent or DirAttribEvent, dropped unless WANTED names it."""
-    return pytest.mark.skipif(event not in WANTED, reason=f"watch.events.WANTED lacks {event.__name__}: "
-                              "a chmod is no event of the watcher's")
 
 
 TIMEOUT_S = 60.0
@@ -138,7 +129,6 @@ def test_index_reads_a_file_whose_permissions_were_mended(tmp_path: Path, env: d
 
 
 @needs_permissions
-@needs(FileAttribEvent)
 def test_the_watcher_reads_a_file_once_its_permissions_are_mended(tmp_path: Path, env: dict[str, str],
                                                                   home: Path) -> None:
     first = write_text(home / "first.txt", seed=2)
@@ -201,7 +191,6 @@ def test_a_file_edited_in_a_folder_that_cannot_be_listed_keeps_its_item(tmp_path
 
 
 @needs_permissions
-@needs(DirAttribEvent)
 def test_a_file_saved_in_a_locked_folder_is_read_once_the_folder_is_readable(tmp_path: Path, env: dict[str, str],
                                                                             home: Path) -> None:
     private = home / "private"
