@@ -132,3 +132,52 @@ def test_two_identical_mails_one_deleted(tmp_path: Path, store_url: str, fresh: 
         assert after["letter number 3"][:2] == (three, "message 3")
         assert snapshot(store, box) == fresh(root, box)
     check_clean(store_url)
+
+
+def test_a_renumbered_mailbox_with_a_damaged_mail_and_an_empty_one(tmp_path: Path, store_url: str,
+                                                                   fresh: Fresh) -> None:
+    """A part written by its name alone -- a mail that fails, or one of no
+    words -- takes that name's item as it is: that item must not then be
+    handed another name for the text it held, leaving the failure's name on
+    a mail of other text."""
+    root = tmp_path / "mail"
+    box = root / "inbox.mbox"
+    box.parent.mkdir(parents=True)
+    empty = "From sender9@example.org Mon Jan  1 00:09:00 2024\nFrom: sender9@example.org\nSubject: (none)\n\n\n"
+    box.write_text(message(1) + message(2) + message(3) + message(4))
+    with open_store(store_url) as store:
+        run(store, [root], CONFIG)
+        kept = letters(box)
+        box.write_text(kept[0] + empty + "".join(kept[1:]))  # an empty mail put in after the first
+        run(store, [root], CONFIG)
+        after = by_title(store, box)
+        assert [after[f"letter number {n}"][1] for n in (1, 2, 3, 4)] == ["message 1", "message 3", "message 4",
+                                                                         "message 5"], after
+        _, rows = store.execute("SELECT part, title, text FROM items WHERE path = :path AND part = 'message 2'",
+                                {"path": str(box.resolve())})
+        assert [(str(r[0]), r[1], r[2]) for r in rows] == [("message 2", "(none)", None)], rows
+        assert snapshot(store, box) == fresh(root, box)
+    check_clean(store_url)
+
+
+def test_a_mail_moved_onto_the_number_of_an_empty_one(tmp_path: Path, store_url: str, fresh: Fresh) -> None:
+    """The name a renumbered mail takes may be held by a stored part of no
+    text (no cluster row): the two swap names too, rather than two items
+    claiming one name."""
+    root = tmp_path / "mail"
+    box = root / "inbox.mbox"
+    box.parent.mkdir(parents=True)
+    empty = "From sender9@example.org Mon Jan  1 00:09:00 2024\nFrom: sender9@example.org\nSubject: (none)\n\n\n"
+    box.write_text(message(1) + empty + message(2))
+    with open_store(store_url) as store:
+        run(store, [root], CONFIG)
+        before = by_title(store, box)
+        kept = letters(box)
+        box.write_text(kept[0] + kept[2] + kept[1])  # sorted: the empty one last
+        summary = run(store, [root], CONFIG)
+        assert summary.failed == 0, summary
+        after = by_title(store, box)
+        assert after["letter number 2"] == (before["letter number 2"][0], "message 2", "inbox.mbox"), after
+        assert after["(none)"] == (before["(none)"][0], "message 3", "inbox.mbox"), after
+        assert snapshot(store, box) == fresh(root, box)
+    check_clean(store_url)

@@ -42,9 +42,9 @@ _ROOT_STAT = ("UPDATE items SET size = :size, mtime = :mtime, raw_sha1 = :sha1 "
               "WHERE path = :path AND part = '' AND machine = :machine")
 _PARTS_OF = "SELECT id, part FROM items WHERE path = :path AND machine = :machine"
 _FILE_ID = "SELECT id FROM items WHERE path = :path AND part = '' AND machine = :machine"
-# a file's stored parts with text, each with what names it beside its place: its text's SHA-1, title and people
-_STORED_PARTS = ("SELECT i.id, i.part, c.sha1, i.title, i.people FROM items i JOIN clusters c ON c.item_id = i.id "
-                 "WHERE i.path = :path AND i.machine = :machine AND i.part <> ''")
+# a file's stored parts, each with what names it beside its place: its text's SHA-1 (NULL: no text), title, people
+_STORED_PARTS = ("SELECT i.id, i.part, c.sha1, i.title, i.people FROM items i LEFT JOIN clusters c "
+                 "ON c.item_id = i.id WHERE i.path = :path AND i.machine = :machine AND i.part <> ''")
 _RENAME = "UPDATE items SET part = :part WHERE id = :id"
 IDENTIFY = ("UPDATE items SET device = :device, inode = :inode "
             "WHERE path = :path AND part = '' AND machine = :machine")
@@ -232,6 +232,9 @@ class BatchWriter:
         parts = self._open.setdefault(path, {})
         record = self._record(outcome, info, parts)
         result = outcome.result
+        if part != "" and not info.is_new and info.grown is None:
+            key = None if fingerprint is None else (fingerprint.sha1, record.title, record.people)
+            self._renumbered(path, part, key)
         if isinstance(result, Failure):
             parts[part] = self.store.record_failure(record, result.reason, status=result.status)
             if part == "" and result.status == "vanished":
@@ -242,8 +245,6 @@ class BatchWriter:
         elif part == "" and info.grown is not None and (kept := self._file_id(path)) is not None:
             parts[part] = kept  # a mailbox read from where it grew: its item stays as stored until complete
         else:
-            if fingerprint is not None and part != "" and not info.is_new and info.grown is None:
-                self._renumbered(path, part, (fingerprint.sha1, record.title, record.people))
             parts[part] = self.store.upsert_item(record, fingerprint)
             self.tally.items += 1
         if not outcome.final:
@@ -277,23 +278,26 @@ class BatchWriter:
             **stat,  # type: ignore[arg-type]
         )
 
-    def _renumbered(self, path: str, part: str, key: Key) -> None:
+    def _renumbered(self, path: str, part: str, key: Key | None) -> None:
         """Before ``part`` of a file read whole again is written: where the
         item stored under that name holds other text and an item of the
         file not yet written in this read holds this text (same title and
         people), that item takes the name -- the two items swap names, so
         that every name stays unique and the item that held it may still be
         found under its own text later in the read.  The upsert that follows
-        then finds the item with its text unchanged: no clustering again."""
+        then finds the item with its text unchanged: no clustering again.
+        A part of no text or that failed (``key`` None) takes its name's
+        item as it is, which no later part may then take for its old text."""
         stored = self._stored.get(path)
         if stored is None:
             _, rows = self.store.execute(_STORED_PARTS, {"path": path, "machine": self.store.machine})
             stored = self._stored[path] = _Stored(
                 {str(r[1]): int(r[0]) for r in rows},  # type: ignore[call-overload]
                 {int(r[0]): str(r[1]) for r in rows},  # type: ignore[call-overload]
-                {int(r[0]): (str(r[2]), r[3], r[4]) for r in rows})  # type: ignore[call-overload, misc]
+                {int(r[0]): (str(r[2]), r[3], r[4])  # type: ignore[call-overload, misc]
+                 for r in rows if r[2] is not None})
         holder = stored.by_name.get(part)
-        moved = None if holder is not None and stored.keys.get(holder) == key else stored.holding(key)
+        moved = None if key is None or holder is not None and stored.keys.get(holder) == key else stored.holding(key)
         if moved is not None:
             old = stored.names[moved]
             if holder is not None:  # through a name no part has: (machine, path, part) is unique
