@@ -26,7 +26,8 @@ branch_labels = None
 depends_on = None
 
 _WAS = "content=[items_searched], content_rowid=[id],"
-NOTE = "/* the text of content=[items], each CJK character apart (revision 0022): Datasette and sqlite-utils read this */"
+NOTE = ("/* the text of content=[items], each CJK character apart (revision 0022): "
+        "Datasette and sqlite-utils read this */")
 _NOW = f"{_WAS} {NOTE}"
 
 
