@@ -30,6 +30,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from lifededup.migrations.declared import redeclare_fts
 from lifededup.store.searchable import CJK_CHARS, apart
 
 revision = "0022"
@@ -64,16 +65,7 @@ def _sqlite_triggers(at: str) -> list[str]:
 def _sqlite_content(at: str) -> None:
     """items_fts reads its columns as revision ``at`` says; its index data stays as it is."""
     was, now = _CONTENT["0022" if at == "0021" else "0021"], _CONTENT[at]
-    conn = op.get_bind()
-    version = conn.exec_driver_sql("PRAGMA schema_version").scalar()
-    conn.exec_driver_sql("PRAGMA writable_schema = ON")
-    changed = conn.exec_driver_sql(
-        "UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE type = 'table' AND name = 'items_fts' "
-        "AND instr(sql, ?) > 0", (was, now, was)).rowcount
-    conn.exec_driver_sql(f"PRAGMA schema_version = {int(str(version)) + 1}")  # other connections read it again
-    conn.exec_driver_sql("PRAGMA writable_schema = OFF")
-    if changed != 1:
-        raise RuntimeError(f"items_fts is not declared as revision 0016 made it (no {was!r} in it)")
+    redeclare_fts(op.get_bind(), was, now, "0016")
 
 
 # PostgreSQL: the function that keeps items_fts (0016's) given what to read

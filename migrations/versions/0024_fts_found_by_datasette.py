@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from alembic import op
 
+from lifededup.migrations.declared import redeclare_fts
+
 revision = "0024"
 down_revision = "0023"
 branch_labels = None
@@ -32,18 +34,9 @@ _NOW = f"{_WAS} {NOTE}"
 
 
 def _declare(was: str, now: str) -> None:
-    conn = op.get_bind()
-    if conn.dialect.name == "postgresql":
+    if op.get_bind().dialect.name == "postgresql":
         return  # items_fts is a table of its own there, which neither tool reads
-    version = conn.exec_driver_sql("PRAGMA schema_version").scalar()
-    conn.exec_driver_sql("PRAGMA writable_schema = ON")
-    changed = conn.exec_driver_sql(
-        "UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE type = 'table' AND name = 'items_fts' "
-        "AND instr(sql, ?) > 0", (was, now, was)).rowcount
-    conn.exec_driver_sql(f"PRAGMA schema_version = {int(str(version)) + 1}")  # other connections read it again
-    conn.exec_driver_sql("PRAGMA writable_schema = OFF")
-    if changed != 1:
-        raise RuntimeError(f"items_fts is not declared as revision 0022 made it (no {was!r} in it)")
+    redeclare_fts(op.get_bind(), was, now, "0022")
 
 
 def upgrade() -> None:
