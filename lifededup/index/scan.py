@@ -35,6 +35,8 @@ BROKEN_LINK = BrokenLink.status
 UNREADABLE = "unreadable"
 NOT_A_FILE = "not-a-file"
 _UNLISTED = "folder cannot be listed: {}"
+# r without x (chmod 444, u=r): its names may be listed, and none of its files looked at
+_UNENTERED = "folder cannot be entered, only listed: {}"
 _CANNOT_READ = "cannot be read: {}"
 
 
@@ -140,10 +142,11 @@ class Scanner:
 
     def _unreachable(self, real: str, error: OSError) -> None:
         """A path given that cannot be looked at, though it may be there: a
-        folder on its way that may not be listed (``chmod 000``) is recorded
-        as a scan of the watched folder records it, and the items under it
-        are kept (``run._keep_skipped``); taken for gone, a file edited in it
-        lost its item, and came back under a new id.  Without such a folder
+        folder on its way that may not be listed (``chmod 000``), or listed
+        and not entered (``chmod 444``), is recorded as a scan of the watched
+        folder records it, and the items under it are kept
+        (``run._keep_skipped``); taken for gone, a file edited in it lost its
+        item, and came back under a new id.  Without such a folder
         (an I/O error), the path itself is recorded, as a scan records an
         entry it cannot ``stat``."""
         if not (self._admits(real) or self.rules.admits_within(self._relative(real))):
@@ -155,11 +158,9 @@ class Scanner:
         start = home if home is not None and home != real else os.path.dirname(real)
         below = PurePath(os.path.relpath(os.path.dirname(real), start)).parts
         for folder in [start] + [os.path.join(start, *below[:n]) for n in range(1, len(below) + 1)]:
-            try:
-                with os.scandir(folder):
-                    pass
-            except OSError as exc:
-                self._skip(folder, UNREADABLE, _UNLISTED.format(exc.strerror or exc))
+            shut = _unlisted(folder) or _unentered(folder)
+            if shut is not None:
+                self._skip(folder, UNREADABLE, shut)
                 return
         self._skip(real, UNREADABLE, _CANNOT_READ.format(error.strerror or error))
 
@@ -206,6 +207,12 @@ class Scanner:
                 entries = sorted(listing, key=lambda e: e.name)
         except OSError as exc:
             self._skip(folder, UNREADABLE, _UNLISTED.format(exc.strerror or exc))
+            return
+        shut = _unentered(folder)
+        if shut is not None:
+            # listed, not entered: each file's stat is refused, and each was recorded unreadable in
+            # place of its item (its text and cluster lost, a new id once the folder opened)
+            self._skip(folder, UNREADABLE, shut)
             return
         self._listings.append(iter(entries))
         if len(self._listings) > 1:
@@ -296,6 +303,28 @@ def _first_link(path: str) -> str | None:
         prefix = os.path.join(*parts[:n])
         if os.path.islink(prefix):
             return prefix
+    return None
+
+
+def _unlisted(folder: str) -> str | None:
+    """Why ``folder`` may not be listed (``chmod 000``), or None."""
+    try:
+        with os.scandir(folder):
+            return None
+    except OSError as exc:
+        return _UNLISTED.format(exc.strerror or exc)
+
+
+def _unentered(folder: str) -> str | None:
+    """Why no name in ``folder`` may be looked up, though it may be listed
+    (no x: ``chmod 444``, or ``000``), or None: its ``.`` is looked up in
+    it as any name in it is.  (Gone meanwhile, it holds nothing to record.)"""
+    try:
+        os.stat(os.path.join(folder, "."))
+    except PermissionError as exc:
+        return _UNENTERED.format(exc.strerror or exc)
+    except OSError:
+        pass
     return None
 
 
