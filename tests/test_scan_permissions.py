@@ -8,6 +8,8 @@ that let root read anything: ``setpriv``), real watchdog events."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
@@ -15,7 +17,7 @@ from pathlib import Path
 import pytest
 from index_samples import write_text
 from test_watch_permissions import (  # noqa: F401 -- env and home are fixtures
-    env, home, items, lifededup, needs_permissions, taken_up, wait_for, watcher,
+    PRIVILEGES, env, home, items, lifededup, needs_permissions, taken_up, wait_for, watcher,
 )
 
 ENTERED_NOT = "folder cannot be entered, only listed: Permission denied"
@@ -77,3 +79,28 @@ def written_in_shut_folder(folder: Path, mode: int, writes: dict[Path, str], bet
         between()
         for path, text in writes.items():
             opened[path].write(text)
+
+
+def refused(*args: str, env: dict[str, str]) -> str:
+    """What a command that must refuse says (it exits 1 or 2, without a traceback)."""
+    done = subprocess.run([*(PRIVILEGES or []), sys.executable, "-m", "lifededup", *args], env=env, text=True,
+                          capture_output=True, timeout=300, errors="replace")
+    assert done.returncode in (1, 2) and "Traceback" not in done.stderr, done.stderr
+    return done.stderr
+
+
+@needs_permissions
+@pytest.mark.parametrize("mode", [0o000, 0o444], ids=["chmod-000", "chmod-444"])
+def test_the_cli_says_a_path_behind_a_shut_folder_cannot_be_read_not_that_it_does_not_exist(
+        tmp_path: Path, env: dict[str, str], home: Path, mode: int) -> None:
+    locked = home / "locked"
+    note = write_text(locked / "a.txt", seed=1)
+    (locked / "sub").mkdir()
+    locked.chmod(mode)
+    for command in (["index", str(note)], ["folders", "add", str(locked / "sub")], ["watch", str(locked / "sub")],
+                    ["fingerprint", str(note)]):
+        said = refused(*command, env=env)
+        assert "does not exist" not in said and "cannot be read, permission denied" in said, f"{command}: {said}"
+        assert f"you may not open the folder {locked}" in said, f"{command}: the folder that shuts it named: {said}"
+    assert str(locked) not in lifededup("folders", "list", env=env), "nothing added"
+    assert "does not exist" in refused("index", str(home / "gone.txt"), env=env), "a path not there still is"

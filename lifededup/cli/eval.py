@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import db_option, opened_store
+from lifededup.cli.options import ExistingPath, db_option, opened_store
 
 # The detectors and the evaluation (numpy, every detector's module) are
 # imported when the command runs: its --help starts without them.
@@ -18,7 +18,7 @@ from lifededup.cli.options import db_option, opened_store
 @click.option("--truth", "truth_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="JSON file of known duplicate clusters and/or labelled pairs "
               "[default: the truth of a checkout's sample_corpus/, shipped with lifededup].")
-@click.option("--corpus", type=click.Path(file_okay=False, exists=True, path_type=Path),
+@click.option("--corpus", type=ExistingPath(file_okay=False, path_type=Path),
               help="Folder the truth's paths are relative to [default: the truth file's folder; for the "
               "sample truth, ./sample_corpus or the checkout lifededup runs from].")
 @click.option("--detectors", "-d", "specs", multiple=True, metavar="SPEC[,SPEC...]",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import click
 
 from lifededup.cli import main
+from lifededup.cli.options import ExistingPath
 from lifededup.config import FilterParams, FingerprintParams
 from lifededup.model import Fingerprint, stored_path
 
@@ -53,7 +54,7 @@ def _read(path: Path) -> str:
 
 
 @main.command("fingerprint")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=ExistingPath(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per file per line.")
 @param_options
 def fingerprint_command(paths: tuple[Path, ...], as_json: bool, **options: object) -> None:
@@ -168,8 +169,8 @@ def _joined(a_text: str, b_text: str, params: FingerprintParams, rule: Rule, res
 
 
 @main.command("compare")
-@click.argument("a", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.argument("b", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("a", type=ExistingPath(dir_okay=False, path_type=Path))
+@click.argument("b", type=ExistingPath(dir_okay=False, path_type=Path))
 @click.option("--rule", "rule", default="verified:30", show_default=True, callback=_rule,
               help="The clustering rule the verdict follows: verified[:PERCENT] (the store's default) or "
               "features (at least --threshold shared features).")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import BATCH, MEMORY_MB, SECONDS, TEXT_MB, F, db_option, opened_store
+from lifededup.cli.options import BATCH, MEMORY_MB, SECONDS, TEXT_MB, ExistingPath, F, db_option, opened_store
 from lifededup.extract import Limits
 from lifededup.index import Bar, IndexConfig, LogLines, default_workers, max_workers
 
@@ -100,7 +100,7 @@ def ocr_option(func: F) -> F:
 
 
 @main.command("index")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=ExistingPath(path_type=Path))
 @click.option("--workers", "-j", type=click.IntRange(1, max_workers()), default=default_workers,
               show_default="one per core", help="Extraction worker processes (at most 4 per core).")
 @click.option("--timeout", type=SECONDS, default=Limits.timeout_s, show_default=True,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -214,6 +215,38 @@ class Finite(click.FloatRange):
         if math.isnan(number):
             self.fail(f"{value!r} is not a number", param, ctx)
         return number
+
+
+class ExistingPath(click.Path):
+    """``click.Path(exists=True)`` that tells a path behind a folder one may
+    not enter (``chmod 000``, or ``444``) from one not there: click says
+    "does not exist" of both, and sent the user looking for a typo."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(exists=True, **kwargs)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        refused = unreachable(value)
+        if refused is not None:
+            self.fail(refused, param, ctx)
+        return super().convert(value, param, ctx)
+
+
+def unreachable(path: str | os.PathLike[str]) -> str | None:
+    """What to say of a path that may not be looked at (permission denied
+    on a folder on its way), naming that folder; None if it may be (there
+    or not)."""
+    try:
+        os.stat(path)
+    except PermissionError:
+        from lifededup.index import blocked_by  # the scan's: not for every command
+
+        folder = blocked_by(os.fspath(path))
+        where = f": you may not open the folder {shown(folder)}" if folder is not None else ""
+        return f"{shown(os.fspath(path))!r} cannot be read, permission denied{where}"
+    except OSError:
+        pass
+    return None
 
 
 # Bounds on every number a command takes: past them a value is a typo, and

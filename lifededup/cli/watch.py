@@ -20,7 +20,7 @@ import click
 
 from lifededup.cli import main
 from lifededup.cli.index import max_text_option, ocr_option, stop_on_signals
-from lifededup.cli.options import DELAY, SECONDS, db_option, opened_listing, opened_store
+from lifededup.cli.options import DELAY, SECONDS, ExistingPath, db_option, opened_listing, opened_store, unreachable
 from lifededup.extract import Limits
 from lifededup.index import IndexConfig, absolute, default_workers, max_workers
 from lifededup.model import fs_path, shown, stored_path
@@ -73,6 +73,10 @@ def folders_add(paths: tuple[Path, ...], include: tuple[str, ...], exclude: tupl
     """
     from lifededup.store import add_folder
 
+    for path in paths:  # shut to you (a folder on its way chmod 000): not "not there", and not watchable
+        refused = unreachable(path)
+        if refused is not None:
+            raise click.ClickException(f"{refused}; nothing added")
     with opened_store(db) as store:
         for path in paths:
             folder = add_folder(store, stored_path(str(absolute(path))), include, exclude)
@@ -249,7 +253,7 @@ def watcher_options(func: F) -> F:
 
 
 @main.command("watch")
-@click.argument("paths", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("paths", nargs=-1, type=ExistingPath(file_okay=False, path_type=Path))
 @watcher_options
 @db_option
 def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers: int, max_text_mb: float,

@@ -39,6 +39,7 @@ Public API
 ``Summary``: new, updated, unchanged, moved, removed, failed, exact/near duplicates
 ``Progress`` (protocol), ``Quiet``, ``LogLines(write)``, ``Bar()``: progress reporting
 ``scan(root, rules, base=None) -> Iterator[Seen]``, ``absolute(path)``;
+``blocked_by(path)``: the folder on its way that may not be entered (why it cannot be looked at);
 ``Scanner(rules, Walls.of(folders))``: ``enter(path)``, then ``found``,
 ``skipped`` (``Skipped(path, status, reason)``) and ``followed``
 ``failures(store, limit=None) -> list[FailedItem]``: what could not be read, and why
@@ -53,7 +54,7 @@ from lifededup.index.config import IndexConfig, default_workers, max_workers
 from lifededup.store.failures import FailedItem, failures
 from lifededup.index.progress import Bar, LogLines, Progress, Quiet
 from lifededup.index.rules import FolderRules, is_junk
-from lifededup.index.scan import Scanner, Seen, Skipped, Walls, absolute, scan
+from lifededup.index.scan import Scanner, Seen, Skipped, Walls, absolute, blocked_by, scan
 
 # The run itself (extraction, fingerprinting, the store's writer: numpy and
 # SQLAlchemy) is imported when first used: `lifededup index --help` and
@@ -66,7 +67,7 @@ __getattr__ = lazy_names(__name__, {name: ("lifededup.index.run", name) for name
 
 __all__ = [
     "Bar", "FailedItem", "FolderRules", "IndexConfig", "LogLines", "Progress", "Quiet", "Scanner", "Scope", "Seen",
-    "Skipped", "Summary", "Walls", "absolute", "default_workers", "failed_in_store", "failures", "is_junk",
-    "max_workers", "run",
+    "Skipped", "Summary", "Walls", "absolute", "blocked_by", "default_workers", "failed_in_store", "failures",
+    "is_junk", "max_workers", "run",
     "run_in_folders", "run_scopes", "scan",
 ]

@@ -306,6 +306,19 @@ def _first_link(path: str) -> str | None:
     return None
 
 
+def blocked_by(path: str) -> str | None:
+    """The first folder on the way to ``path`` that may not be entered
+    (``chmod 000``, or ``444``: r without x), or None: what is in it cannot
+    be looked at, so a path in it is neither there nor gone -- ``stat``
+    says EACCES, not ENOENT."""
+    parts = PurePath(os.path.abspath(path)).parts
+    for n in range(1, len(parts)):
+        folder = os.path.join(*parts[:n])
+        if _unentered(folder) is not None:
+            return folder
+    return None
+
+
 def _unlisted(folder: str) -> str | None:
     """Why ``folder`` may not be listed (``chmod 000``), or None."""
     try:
