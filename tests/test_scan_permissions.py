@@ -15,10 +15,13 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-from index_samples import write_text
+from index_samples import stored_files, write_text
 from test_watch_permissions import (  # noqa: F401 -- env and home are fixtures
     PRIVILEGES, env, home, items, lifededup, needs_permissions, taken_up, wait_for, watcher,
 )
+
+from lifededup.index import IndexConfig, run_in_folders
+from lifededup.store import WatchedFolder, open_store
 
 ENTERED_NOT = "folder cannot be entered, only listed: Permission denied"
 
@@ -104,3 +107,38 @@ def test_the_cli_says_a_path_behind_a_shut_folder_cannot_be_read_not_that_it_doe
         assert f"you may not open the folder {locked}" in said, f"{command}: the folder that shuts it named: {said}"
     assert str(locked) not in lifededup("folders", "list", env=env), "nothing added"
     assert "does not exist" in refused("index", str(home / "gone.txt"), env=env), "a path not there still is"
+
+
+def test_a_link_named_as_junk_is_never_recorded_whatever_it_points_to(tmp_path: Path) -> None:
+    """A full index and the watcher's event: an editor's backup name
+    (``note.txt~``), emacs's autosave (``#note.txt#``), a partial download,
+    each leading nowhere; and, under a folder's include pattern, a link that
+    pattern leaves out.  A link to nothing the rules admit is recorded, and
+    a link to a folder is judged by the folders' rules, as a folder named
+    so is (``photos~``, out of the walls, is recorded)."""
+    root = tmp_path / "home"
+    note = write_text(root / "note.txt", seed=1)
+    shots = write_text(tmp_path / "elsewhere" / "photos" / "list.txt", seed=2)
+    junk = [root / "note.txt~", root / "#note.txt#", root / "report.pdf.part"]
+    for link in junk:
+        link.symlink_to(root / "gone" / link.name)
+    (root / "photos~").symlink_to(shots.parent)
+    (root / "report.pdf").symlink_to(root / "gone" / "report.pdf")
+    (root / "notes.txt").symlink_to(root / "gone" / "notes.txt")
+    folder = WatchedFolder(str(root))
+    with open_store(tmp_path / "s.db") as store:
+        run_in_folders(store, [root], [folder], IndexConfig(workers=1))
+        assert stored_files(store) == {str(note): "ok", str(root / "photos~"): "link-outside",
+                                       str(root / "report.pdf"): "broken-link",
+                                       str(root / "notes.txt"): "broken-link"}, \
+            f"no junk-named link recorded; the other links are: {stored_files(store)}"
+        before = stored_files(store)
+        summary = run_in_folders(store, [str(p) for p in junk], [folder], IndexConfig(workers=1), named=False)
+        assert stored_files(store) == before and summary.failed == 0, f"the watcher's events: {stored_files(store)}"
+    pdfs = WatchedFolder(str(root), include=("*.pdf",))
+    with open_store(tmp_path / "pdfs.db") as store:
+        run_in_folders(store, [root], [pdfs], IndexConfig(workers=1))
+        run_in_folders(store, [str(root / "notes.txt")], [pdfs], IndexConfig(workers=1), named=False)
+        assert stored_files(store) == {str(root / "report.pdf"): "broken-link",
+                                       str(root / "photos~"): "link-outside"}, \
+            f"a link to nothing that *.pdf leaves out is not recorded: {stored_files(store)}"

@@ -164,11 +164,16 @@ class Scanner:
                 return
         self._skip(real, UNREADABLE, _CANNOT_READ.format(error.strerror or error))
 
-    def _admits_link(self, link: str) -> bool:
-        """Whether the rules admit a link where it lies, as a file or a
-        folder (as :meth:`_entry` does), and every folder on its way."""
+    def _admits_link(self, link: str, *, listed: bool = False) -> bool:
+        """Whether the rules admit a link where it lies, and every folder on
+        its way (not asked again of a folder's entry, ``listed``): as a
+        folder when it leads to one, else as a file -- a link to nothing
+        named as junk (``note.txt~``, an editor's backup) was admitted as a
+        folder might be, and recorded ``broken-link``."""
         relative = self._relative(link)
-        return self.rules.admits(relative) or self.rules.admits_within(relative)
+        if os.path.isdir(link):
+            return self.rules.admits_folder(relative) if listed else self.rules.admits_within(relative)
+        return self.rules.admits_file(relative) if listed else self.rules.admits(relative)
 
     def _relative(self, real: str) -> PurePath:
         home = self.walls.home(real)
@@ -232,7 +237,7 @@ class Scanner:
     def _entry(self, entry: os.DirEntry[str]) -> None:
         relative = self._relative(entry.path)
         if entry.is_symlink():
-            if self.rules.admits_file(relative) or self.rules.admits_folder(relative):
+            if self._admits_link(entry.path, listed=True):
                 self._link(entry.path)
         elif entry.is_dir(follow_symlinks=False):
             if entry.name == "tmp" and _holds_maildir_folders(os.path.dirname(entry.path)):
