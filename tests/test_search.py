@@ -478,7 +478,9 @@ def test_copies_are_listed_newest_first_with_their_dates(store_url: str) -> None
     assert "/letters/copy of draft 1.txt  (document, file date 2020-01-02)" in alone, alone
 
 
-@given(st.lists(st.tuples(st.text(alphabet=st.characters(blacklist_characters="\x02\x03"), max_size=12),
+# \x02 and \x03 are the marks; \x01 the separator the index keeps between CJK
+# characters (store/searchable.py APART), which a snippet drops by design
+@given(st.lists(st.tuples(st.text(alphabet=st.characters(blacklist_characters="\x01\x02\x03"), max_size=12),
                           st.booleans()), max_size=8))
 def test_a_marked_snippet_reads_back_as_its_pieces(pieces: list[tuple[str, bool]]) -> None:
     """Law: the spans of a snippet are exactly its marked words, and its
