@@ -16,6 +16,7 @@ import errno
 import hashlib
 import os
 import stat
+import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -38,6 +39,12 @@ _UNLISTED = "folder cannot be listed: {}"
 # r without x (chmod 444, u=r): its names may be listed, and none of its files looked at
 _UNENTERED = "folder cannot be entered, only listed: {}"
 _CANNOT_READ = "cannot be read: {}"
+# What lifededup leaves in the temporary folder while it reads, which a TMPDIR in a watched folder
+# showed the scan and the watcher: its workers' folders, parts copied out for a program, OCR's pages
+# (lifededup.extract: isolate, base, ocr and image), and the folder of the socket of multiprocessing's
+# forkserver, which starts its workers (multiprocessing.util.get_temp_dir).  These names only: a
+# folder of one's own made there as lifededup-something (a benchmark's, a test's) is read.
+_MADE_HERE = ("lifededup-worker-", "lifededup-part-", "lifededup-ocr-", "pymp-")
 
 
 @dataclass(frozen=True)
@@ -98,12 +105,16 @@ class Scanner:
     _listings: list[Iterator[os.DirEntry[str]]] = field(default_factory=list)
     # the system's own file systems mounted as the scan starts
     _system: dict[int, str] = field(default_factory=lambda: system_filesystems())
+    # the temporary folder this process writes in ($TMPDIR), real path, with a slash
+    _temp: str = field(default_factory=lambda: os.path.join(os.path.realpath(tempfile.gettempdir()), ""))
 
     def enter(self, path: str) -> list[str]:
         """Scan a path given to the run (absolute, fs form, links not
         resolved); return the stored paths whose items the store may hold
         for it: the path itself, and its real path when a link led there."""
         real = os.path.realpath(path)
+        if self._made_here(path) or self._made_here(real):
+            return [stored_path(path)]  # never recorded; what an older lifededup stored there is forgotten
         link = path if os.path.islink(path) else None
         if link is None and self.walls.home(real) is None:
             link = _first_link(path) or path
@@ -175,6 +186,12 @@ class Scanner:
             return self.rules.admits_folder(relative) if listed else self.rules.admits_within(relative)
         return self.rules.admits_file(relative) if listed else self.rules.admits(relative)
 
+    def _made_here(self, path: str) -> bool:
+        """Whether a path is one of lifededup's own temporary files or
+        folders, or in one (``_MADE_HERE`` in the temporary folder): never a
+        document, and gone once read; a file named so elsewhere is read."""
+        return path.startswith(self._temp) and path[len(self._temp):].startswith(_MADE_HERE)
+
     def _relative(self, real: str) -> PurePath:
         home = self.walls.home(real)
         if home is None or (home == real and not os.path.isdir(real)):
@@ -235,6 +252,8 @@ class Scanner:
                     self._skip(entry.path, UNREADABLE, _CANNOT_READ.format(exc.strerror or exc))
 
     def _entry(self, entry: os.DirEntry[str]) -> None:
+        if self._made_here(entry.path):
+            return
         relative = self._relative(entry.path)
         if entry.is_symlink():
             if self._admits_link(entry.path, listed=True):
@@ -260,7 +279,7 @@ class Scanner:
         if self.walls.home(real) is None:
             self._skip(link, LINK_OUTSIDE, f"a symbolic link out of the watched folders (to {real!r}): never read")
             return
-        if _in_maildir_tmp(real):
+        if _in_maildir_tmp(real) or self._made_here(real):
             return
         st = os.stat(real)
         if stat.S_ISDIR(st.st_mode):
