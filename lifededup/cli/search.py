@@ -59,7 +59,10 @@ def search_command(words: tuple[str, ...], kinds: tuple[str, ...], since: date |
     one cluster. Without QUERY, the filters alone select, newest first. The
     results are counted exactly up to 10,000 matching items; past that the
     footer says "at least N results" (the clusters of the first 10,001
-    matches as stored, or the rows up to this page if more).
+    matches as stored, or the rows up to this page if more). On a
+    PostgreSQL store, a search by words alone that many items match counts
+    the first 1,001 ("more than 1,000 matching items"): its best rows are
+    found without ranking every match.
 
     --dedup simhash:K is the per-query alternative (seeds/004): the stored
     clusters are ignored and the best-ranked results (10 per row shown) are
@@ -175,13 +178,18 @@ def _footer(found: SearchResult, offset: int = 0) -> str:
     shown = f"{len(found.hits)}" if not offset else f"{offset + 1}-{offset + len(found.hits)}"
     more = "; --page N shows more" if (found.rows > offset + len(found.hits) or not found.rows_exact) else ""
     if found.mode == "collapsed":
-        return (f"{shown} of {_count(found)} result{'' if found.rows == 1 else 's'} ({_items(found.matches)}, "
+        return (f"{shown} of {_count(found)} result{'' if found.rows == 1 else 's'} "
+                f"({_items(found.matches, exact=found.matches_exact)}, "
                 "copies collapsed; "
                 f"--all shows every item{more})")
     if found.mode == "dedup":
         return f"{shown} of {found.rows} results after de-duplicating the {_items(found.matches, 'best-ranked')}"
-    return f"{shown} of {_items(found.rows)}" + (f" ({more[2:]})" if more else "")
+    return f"{shown} of {_items(found.rows, exact=found.rows_exact)}" + (f" ({more[2:]})" if more else "")
 
 
-def _items(count: int, what: str = "matching") -> str:
+def _items(count: int, what: str = "matching", *, exact: bool = True) -> str:
+    """``count`` items; not ``exact``: a lower bound (PostgreSQL counts the
+    first 1,001 matches of a page it found without ranking them all)."""
+    if not exact:
+        return f"more than {count - 1:,} {what} items"
     return f"{count:,} {what} item{'' if count == 1 else 's'}"

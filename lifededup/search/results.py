@@ -9,7 +9,7 @@ from collections.abc import Generator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
-from lifededup.search.query import Filters, item_date, pg_query, results_sql
+from lifededup.search.query import PREFIX_MARK, Filters, item_date, pg_query, results_sql
 from lifededup.search.snippet import SNIPPET_SQL, Snippet, headline_sql
 from lifededup.search.syntax import (
     QuerySyntaxError, as_fts5, has_phrase, has_prefix, is_query_error, quoted_words, syntax_error, words_ored,
@@ -45,6 +45,13 @@ EXACT_ROWS = 10_000
 # detector reads their texts, so the window is bounded (seeds/004 likewise
 # de-duplicates the top of a ranked list, not the whole result set).
 DEDUP_WINDOW_PER_ROW = 10
+# On PostgreSQL a page found without ranking every match (search.bounded)
+# counts the first PG_COUNTED + 1 of them, and their clusters, not all: each
+# is its row read from the table, as ranking it was (a common word's 28,528
+# matches at 100,000 items of real text, 90 ms to count; the first 1,001
+# with their clusters, 8-15 ms).  Past it the footer says "more than 1,000
+# matching items", as web search engines do.
+PG_COUNTED = 1_000
 
 
 @dataclass(frozen=True)
@@ -105,8 +112,9 @@ class SearchResult:
     (clusters when collapsed) and ``matches`` how many items matched.
     ``rows_exact`` is False where ``rows`` is a lower bound: of more than
     ``EXACT_ROWS`` matching items, the clusters of the first ``EXACT_ROWS``
-    + 1 are counted, or the rows up to the page's if more (``matches`` is
-    always exact); exact again where the page read every match anyway."""
+    + 1 are counted, or the rows up to the page's if more; exact again
+    where the page read every match anyway.  ``matches`` is exact but on
+    PostgreSQL past ``PG_COUNTED`` matches (``matches_exact``)."""
 
     query: str | None
     mode: Mode
@@ -114,10 +122,15 @@ class SearchResult:
     rows: int
     matches: int
     rows_exact: bool = True
+    # False where ``matches`` is a lower bound: on PostgreSQL, a page found
+    # without ranking every match (``search.bounded``) counts the first
+    # PG_COUNTED + 1 of them, and ``matches`` is that many
+    matches_exact: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return {"query": self.query, "mode": self.mode, "rows": self.rows, "rows_exact": self.rows_exact,
-                "matches": self.matches, "hits": [h.to_dict() for h in self.hits]}
+                "matches": self.matches, "matches_exact": self.matches_exact,
+                "hits": [h.to_dict() for h in self.hits]}
 
 
 def search(
@@ -249,7 +262,7 @@ _READ_ROWS = 256
 _CLUSTER_OF = "(SELECT c.cluster_id FROM clusters c WHERE c.item_id = b.id)"
 
 
-def _sample_sql(matching: str, postgres: bool) -> str:
+def _sample_sql(matching: str, postgres: bool, cap: int | None = None) -> str:
     """How many of the first EXACT_ROWS + 1 of ``matching``'s ids there are,
     and their clusters.  A representative's cluster is its own id, so each
     id is looked up among the members that are not (``ix_clusters_members``,
@@ -257,8 +270,8 @@ def _sample_sql(matching: str, postgres: bool) -> str:
     against 6.2 through the clusters table's key, which SQLite's planner
     picks unless told); on SQLite by a join (a subquery per id, 6.8 ms), on
     PostgreSQL by a subquery (a join hashed the whole table, see
-    ``_CLUSTER_OF``)."""
-    sample = f"(SELECT id FROM ({matching}) AS s LIMIT {EXACT_ROWS + 1}) AS m"
+    ``_CLUSTER_OF``).  ``cap``: of the first ``cap`` + 1 instead."""
+    sample = f"(SELECT id FROM ({matching}) AS s LIMIT {(EXACT_ROWS if cap is None else cap) + 1}) AS m"
     if postgres:
         return ("SELECT count(*) AS sampled, count(DISTINCT coalesce((SELECT c.cluster_id FROM clusters c "
                 f"WHERE c.item_id = m.id AND {_MEMBER}), m.id)) AS clusters FROM {sample}")
@@ -337,6 +350,16 @@ def _settled(conn: Connection, sql: str, params: dict[str, object], postgres: bo
     return list(conn.execute(sql, params).fetchall())
 
 
+def _pipelined(conn: Connection, statements: list[tuple[str, dict[str, object]]]) -> list[list[Any]]:
+    """The rows of each of ``statements`` on PostgreSQL, sent at once
+    (psycopg's pipeline): one round trip."""
+    if not isinstance(conn, PgDriver):
+        return [list(conn.execute(sql, params).fetchall()) for sql, params in statements]
+    with conn.conn.pipeline():
+        cursors = [conn.execute(sql, params) for sql, params in statements]
+    return [list(cursor.fetchall()) for cursor in cursors]
+
+
 @dataclass
 class _Read:
     """What a collapsed page read of the ranked results: the rows read (id,
@@ -345,6 +368,8 @@ class _Read:
     rows: list[tuple[int, float, int | None]] = field(default_factory=list)
     complete: bool = False
     _members: dict[int, list[int]] | None = None
+    # a read found the best rows without ranking every match (search.bounded): no totals came with it
+    bounded: bool = False
 
     def clusters(self) -> dict[int, list[int]]:
         """The items read, by cluster (an item of none stands for itself)."""
@@ -356,8 +381,8 @@ class _Read:
 
 
 def _ranked(conn: Connection, results: str, params: dict[str, object], wanted: int, read: _Read,
-            totals: list[Any] | None = None,
-            postgres: bool = False) -> Generator[list[tuple[int, float, int | None]], int, None]:
+            totals: list[Any] | None = None, postgres: bool = False,
+            best: str | None = None) -> Generator[list[tuple[int, float, int | None]], int, None]:
     """The ranked results with their clusters, best first, a batch at a
     time, each batch a query of its own (``LIMIT``: a top-N sort, where
     stepping a cursor through ``ORDER BY`` sorts every match first -- 291
@@ -369,11 +394,25 @@ def _ranked(conn: Connection, results: str, params: dict[str, object], wanted: i
     first), twice what their share of clusters says the ``wanted`` need --
     each batch ranks every match again (a newsletter kept 5,000 times read
     past in 2 batches, not 3).  Given ``totals``, the first one fills it
-    with the matches and their clusters (``_counted_sql``)."""
+    with the matches and their clusters (``_counted_sql``).
+
+    ``best``: a PostgreSQL tsquery whose best rows each batch finds without
+    ranking every match (``_best``), while that spares enough; its reads
+    are shorter (twice the ``wanted``: each is the best of the whole
+    ranking so far, whose last sets the bound) and count nothing."""
     ordered = f"SELECT id, rank FROM ({results}) AS r ORDER BY rank, id"
-    start, size = 0, max(_READ_ROWS, 2 * wanted)
+    start, size = 0, (2 * wanted if best is not None else max(_READ_ROWS, 2 * wanted))
     while True:
-        if start == 0 and totals is not None:
+        top = None if best is None else _best(conn, best, params, start + size)
+        got: list[Any]
+        if top is not None:
+            got = list(top[start:])
+            read.bounded = True
+        elif best is not None:  # the bound spares too little: every match is ranked from here on
+            best = None
+            size = max(size, _READ_ROWS) if start == 0 else size
+            continue
+        elif start == 0 and totals is not None:
             got = _settled(conn, _counted_sql(results, postgres), {**params, "limit": size}, postgres)
             if not got or got[0][4] is not None:  # else every match is in the batch: _page counts from it
                 totals[:] = [int(got[0][3]), int(got[0][4]), int(got[0][3]) <= EXACT_ROWS] if got else [0, 0, True]
@@ -393,9 +432,18 @@ def _ranked(conn: Connection, results: str, params: dict[str, object], wanted: i
         size = max(size * 4, 2 * wanted * start // max(seen, 1) - start)
 
 
+def _best(conn: Connection, tsquery: str, params: dict[str, object], k: int) -> list[tuple[int, float, int | None]] | None:
+    """The best ``k`` matches of ``tsquery`` on PostgreSQL, found by
+    ``search.bounded`` (None where it spares too little), each read under
+    the page's settings."""
+    from lifededup.search import bounded
+
+    return bounded.best(conn, tsquery, params, k, lambda c, sql, p: _settled(c, sql, p, True))
+
+
 def _collapsed_page(conn: Connection, results: str, params: dict[str, object], limit: int,
-                    offset: int = 0, totals: list[Any] | None = None,
-                    postgres: bool = False) -> tuple[list[tuple[int, float, int]], _Read]:
+                    offset: int = 0, totals: list[Any] | None = None, postgres: bool = False,
+                    best: str | None = None) -> tuple[list[tuple[int, float, int]], _Read]:
     """The ``limit`` clusters after the first ``offset`` of the ranked
     results, each shown by its best-ranked result (lowest id among equals),
     as the store's ``collapse_sql`` gives them: (item, rank, cluster) each
@@ -405,7 +453,7 @@ def _collapsed_page(conn: Connection, results: str, params: dict[str, object], l
     cluster first."""
     wanted = offset + limit
     read = _Read()
-    ranked = _ranked(conn, results, params, wanted, read, totals, postgres)
+    ranked = _ranked(conn, results, params, wanted, read, totals, postgres, best)
     shown: dict[int, tuple[int, float]] = {}  # cluster (or the item, without one) -> (item, rank)
     try:
         rows = next(ranked, None)
@@ -425,17 +473,26 @@ def _collapsed_page(conn: Connection, results: str, params: dict[str, object], l
 
 
 def _totals(conn: Connection, query: str | None, filters: Filters, cluster: int | None,
-            mode: Mode, postgres: bool) -> tuple[int, int, bool]:
+            mode: Mode, postgres: bool, cap: int | None = None) -> tuple[int, int, bool, bool]:
     """How many items match, how many clusters they are in (collapsed;
-    otherwise the matches again), and whether that is exact (see EXACT_ROWS)."""
+    otherwise the matches again), and whether each is exact (see
+    EXACT_ROWS).  ``cap``: counted among the first ``cap`` + 1 matches
+    alone, past which neither is (PG_COUNTED)."""
     matching, params = results_sql(query, filters, cluster=cluster, ranked=False, postgres=postgres)
+    if cap is not None:
+        if mode == "collapsed":
+            sampled, clusters = (int(n) for n in conn.execute(_sample_sql(matching, postgres, cap), params).fetchone())
+        else:
+            sampled = clusters = int(conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM ({matching}) AS r "
+                                                  f"LIMIT {cap + 1}) AS s", params).fetchone()[0])
+        return sampled, clusters, sampled <= cap, sampled <= cap
     count = f"SELECT count(*) FROM ({matching}) AS r"
     if mode != "collapsed":  # the clusters are not counted: a join per match saved
         matches = int(conn.execute(count, params).fetchone()[0])
-        return matches, matches, True
+        return matches, matches, True, True
     sampled, clusters = (int(n) for n in conn.execute(_sample_sql(matching, postgres), params).fetchone())
     matches = sampled if sampled <= EXACT_ROWS else int(conn.execute(count, params).fetchone()[0])
-    return matches, clusters, matches <= EXACT_ROWS
+    return matches, clusters, matches <= EXACT_ROWS, True
 
 
 def _page(conn: Connection, query: str | None, filters: Filters, limit: int, cluster: int | None,
@@ -448,23 +505,42 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
     than keeping them: the phrase at a million items 197 against 268 ms);
     otherwise from a query of their own after the page (keeping a common
     word's 294,000 matches cost more than finding them again: 276 against
-    221 ms)."""
+    221 ms).
+
+    On PostgreSQL, a search by words alone finds its best rows without
+    ranking every match where it can (``search.bounded``), and then counts
+    the first PG_COUNTED + 1 matches alone."""
     results, params = results_sql(query, filters, cluster=cluster, postgres=postgres)
     once = postgres or (query is not None and has_phrase(query))
+    best = _bounded(query, filters, cluster, postgres)
+    if best is not None:
+        from lifededup.search import bounded as bounding
+
+        wanted = 2 * (offset + limit) if mode == "collapsed" else offset + limit
+        best = best if bounding.worth(conn, best, params, wanted, PG_COUNTED, _pipelined) else None
     totals: list[Any] = []  # matches, rows, rows exact: when the page's first query counts them
     read = None
+    bounded = False  # the page was found without ranking every match: the totals are counted up to PG_COUNTED
     page: Sequence[tuple[int, float, int | None]]  # item, rank, and its row's cluster when collapsed
     if mode == "collapsed":
-        page, read = _collapsed_page(conn, results, params, limit, offset, totals if once else None, postgres)
+        page, read = _collapsed_page(conn, results, params, limit, offset, totals if once else None, postgres,
+                                     best)
+        bounded = read.bounded
         if read.complete:  # every match read, with its cluster: exact, past EXACT_ROWS too
             totals = [len(read.rows), len(read.clusters()), True]
     else:
-        rows = _settled(conn, _page_sql(results, counted=once), {**params, "limit": limit, "offset": offset},
-                        postgres)
-        page = [(int(r[0]), float(r[1]), None) for r in rows]
-        if once and rows:
-            totals = [int(rows[0][2])] * 2 + [True]  # the count, after the id and rank
-    matches, rows_shown, exact = totals or _totals(conn, query, filters, cluster, mode, postgres)
+        top = None if best is None else _best(conn, best, params, offset + limit)
+        if top is not None:
+            page, bounded = [(int(r[0]), float(r[1]), None) for r in top[offset:]], True
+        else:
+            rows = _settled(conn, _page_sql(results, counted=once), {**params, "limit": limit, "offset": offset},
+                            postgres)
+            page = [(int(r[0]), float(r[1]), None) for r in rows]
+            if once and rows:
+                totals = [int(rows[0][2])] * 2 + [True]  # the count, after the id and rank
+    matches, rows_shown, exact, matches_exact = (
+        (*totals, True) if totals else
+        _totals(conn, query, filters, cluster, mode, postgres, PG_COUNTED if bounded else None))
     # each hit made once, with its snippet (dataclasses.replace() of a hit
     # costs 5 us: at a million items a third of a rare word's page)
     hits = _shown(conn, page, query, postgres, matches)
@@ -481,7 +557,17 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
     if mode == "collapsed":
         hits = _with_copies(conn, hits, query, filters, postgres, read if read and read.complete else None,
                             matches)
-    return SearchResult(query, mode, hits, rows_shown, matches, exact)
+    return SearchResult(query, mode, hits, rows_shown, matches, exact, matches_exact)
+
+
+def _bounded(query: str | None, filters: Filters, cluster: int | None, postgres: bool) -> str | None:
+    """The tsquery whose best rows a page finds without ranking every match
+    (``search.bounded``): on PostgreSQL, a search by its words alone (a
+    filter or a cluster reads the items too), no prefix (unbounded)."""
+    if not postgres or query is None or filters.active or cluster is not None:
+        return None
+    tsquery, marked = pg_query(query)
+    return None if PREFIX_MARK in marked else tsquery
 
 
 def _shown(conn: Connection, page: Sequence[tuple[int, float, int | None]], query: str | None, postgres: bool,

@@ -106,12 +106,29 @@ def _sqlite_checks(conn: Connection) -> list[Problem]:
     return problems
 
 
+# The indexes of items_fts on PostgreSQL (revisions 0002 and 0025; the
+# table is plain SQL, not in the models): a search reads through each, and
+# without one a common word's page scans every document.
+_SERVER_FTS_INDEXES = {
+    "ix_items_fts_document": "CREATE INDEX ix_items_fts_document ON items_fts USING gin (document)",
+    "ix_items_fts_heading": "CREATE INDEX ix_items_fts_heading ON items_fts USING gin (ts_filter(document, '{a}'))",
+    "ix_items_fts_length": "CREATE INDEX ix_items_fts_length ON items_fts (length(document))",
+}
+
+
 def _server_fts_check(conn: Connection) -> list[Problem]:
     # every item has its search row (the trigger keeps them); the row's
     # words are the server's own work
     ids = [int(r[0]) for r in conn.exec_driver_sql(
         "SELECT i.id FROM items i LEFT JOIN items_fts f ON f.rowid = i.id WHERE f.rowid IS NULL")]
-    return [Problem("fts-index", "items missing from items_fts", ids)] if ids else []
+    problems = [Problem("fts-index", "items missing from items_fts", ids)] if ids else []
+    present = {str(r[0]) for r in conn.exec_driver_sql(
+        "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'items_fts'")}
+    for name, statement in _SERVER_FTS_INDEXES.items():
+        if name not in present:
+            problems.append(Problem("missing-index", f"the store has no index {name} on items_fts; "
+                                    f"make it again with: lifededup sql --write \"{statement}\""))
+    return problems
 
 
 def _stale_documents(store: Store) -> list[Problem]:

@@ -1,0 +1,224 @@
+"""PostgreSQL's best matches without ranking every match (revision 0025).
+
+A search ranks by ``ts_rank`` divided by ``log2(1 + L)``, ``L`` the text's
+distinct words (``query.PG_RANK``).  ``ts_rank`` is bounded by 1 for every
+query but a prefix's (which sums every word it starts):
+
+* whose top operator is AND or a phrase of two words or more,
+  ``calc_rank_and`` folds each pair of positions into ``1 - (1 - res)(1 -
+  w)``, every ``w`` at most 1;
+* for any other (a word, words ORed), ``calc_rank_or`` takes the mean over
+  the query's words of ``(w_m + sum_j w_j / (j + 1)^2 - w_m / (m + 1)^2) /
+  (pi^2 / 6)``, over each word's positions ``j`` in order, ``m`` the first
+  of the heaviest weight ``w_m``.  A document is its title and people
+  (weight A, 1.0) then its text (B, 0.4: revision 0016), so a word's first
+  position is its heaviest, ``m = 0``, and each word's term is at most
+  ``w_m``: 1, or 0.4 for an item whose title and people hold none of the
+  query's words.  (Positions past 16,383 share the last: a title and people
+  that long could put a text's position first, and rank such an item up
+  to 1.6.)
+
+So an item of ``L`` words ranks at most ``bound / log2(1 + L)``, and the
+best ``k`` are found by reading the matches by length:
+
+1. the matches whose title or people match (``ix_items_fts_heading``), the
+   shortest first (``ix_items_fts_length``), until ``k`` are read: for a
+   common word they hold the best (a title's word weighs most, and a title
+   is short); their ``k``-th rank is the score to beat;
+2. the rest of those short enough to beat it, for a query of words ORed;
+3. every match short enough to beat it (0.4 or 1 over ``log2(1 + L)``),
+   read through the length index alone, as the common words' lists in the
+   GIN index are long (``the`` in 900,000 items of a million).
+
+Those ``k`` best are the best of all: any other match ranks below the
+score.  Where the titles hold fewer than ``k`` matches (a rarer word: few
+matches, cheap to rank whole), the caller ranks every match as before.  At
+100,000 items of real text a common word's 28,528 matches took 90 ms to
+rank whole; no text was short enough to beat its best titles.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from lifededup.search.query import PG_RANK
+from lifededup.store.dialect import Driver
+
+# ts_rank's bounds (above), a little over, for the float4 ts_rank computes in
+_ANY = 1.0 * (1 + 1e-5)
+_TEXT = 0.4 * (1 + 1e-5)  # words ORed, none in the title or people: every position of weight B
+
+# a tsquery's text: a quoted lexeme ('it''s' doubles a quote), its prefix
+# or weight marks, an operator (<-> and <N> phrases), a parenthesis
+_TOKEN = re.compile(r"'(?:[^']|'')*'(:[*A-D]+)?|<\d*-?>|[&|!()]|\s+")
+
+
+@dataclass(frozen=True)
+class Bound:
+    """What ``ts_rank`` of a query can reach: ``value`` for any match,
+    ``text`` for one whose title and people do not match (the same but
+    for words ORed)."""
+
+    value: float
+    text: float
+
+
+def rank_bound(tsquery: str) -> Bound | None:
+    """The bound on ``ts_rank`` of the tsquery whose text is ``tsquery``
+    (``CAST(... AS text)``); None where there is none to use: a prefix term,
+    or a top ``!`` (every match ranks 0)."""
+    depth, top, operators, lexemes = 0, set(), set(), set()
+    at = 0
+    while at < len(tsquery):
+        found = _TOKEN.match(tsquery, at)
+        if found is None:
+            return None  # not a tsquery's text as this reads it: rank every match
+        token = found.group(0)
+        at = found.end()
+        if token.startswith("'"):
+            if found.group(1) and "*" in found.group(1):
+                return None
+            lexemes.add(token)
+        elif token == "(":
+            depth += 1
+        elif token == ")":
+            depth -= 1
+        elif not token.isspace():
+            kind = "<>" if token.startswith("<") else token
+            operators.add(kind)
+            if depth == 0:
+                top.add(kind)
+    if not lexemes or "!" in top and not top - {"!"}:
+        return None  # !word: every match ranks 0
+    plain = operators <= {"|"}  # a word, or words ORed: matching the title and people is holding one of them there
+    return Bound(_ANY, _TEXT if plain else _ANY)
+
+
+# The longest text a bound lets through: past 2^40 words, every text
+_WIDEST = 40.0
+
+
+def longest_beating(bound: float, score: float) -> int | None:
+    """The most distinct words a text may have and still rank ``score``
+    (``ts_rank / log2(1 + L)``) with a ``ts_rank`` of ``bound``; None
+    where that spares no text."""
+    if score <= 0 or bound / score > _WIDEST:
+        return None
+    return math.floor(2 ** (bound / score) - 1)
+
+
+def _window_sql(tsquery: str, heading: bool) -> str:
+    """The best ``:limit`` matches of more than ``:shortest`` and at most
+    ``:longest`` distinct words, with their clusters; ``heading``: of those
+    whose title or people match.  The document's match is a condition on
+    the rows the length and heading indexes give (``IS TRUE`` keeps the
+    planner from ANDing in the document's GIN lists, long for common
+    words: a phrase with ``the`` at a million items, 176 ms of 180)."""
+    rank = PG_RANK.format(tsquery=tsquery)
+    heading_matches = f"ts_filter(f.document, '{{a}}') @@ {tsquery} AND " if heading else ""
+    return (f"SELECT b.id, b.rank, (SELECT c.cluster_id FROM clusters c WHERE c.item_id = b.id) "
+            f"FROM (SELECT f.rowid AS id, {rank} AS rank FROM items_fts f WHERE {heading_matches}"
+            f"length(f.document) > :shortest AND length(f.document) <= :longest AND (f.document @@ {tsquery}) IS TRUE "
+            "ORDER BY rank, id LIMIT :limit) AS b ORDER BY b.rank, b.id")
+
+
+# The heading matches are read by windows of length: up to FIRST_WINDOW
+# distinct words, then WIDER times as many each time, until ``k`` are read.
+FIRST_WINDOW = 8
+WIDER = 4
+
+
+Row = tuple[int, float, "int | None"]
+
+# When the two reads are worth it, by the planner's estimates of the
+# matches (its statistics of each word's share of the items):
+# - fewer than MIN_MATCHES: ranking every match costs little (a rarer
+#   word's few hundred, a few ms), and the count is exact;
+# - fewer heading matches than the rows wanted: the windows would read
+#   them all, and still rank every match;
+# - the matches too sparse for the count: the first ``counted`` + 1 are
+#   found by reading the table until that many match, ``counted`` times
+#   the items over the matches, which is worth it where that costs less
+#   than ranking the matches whole: ``matches^2 > SPARSE * counted *
+#   items``.  A word's item is read for the count in 0.6 us, a match
+#   ranked in 5 (``install`` in 8% of 100,000 items: 8 ms to count 1,001,
+#   42 to rank its 8,059), so SPARSE_WORDS is 1/4.  A phrase's is read
+#   in 1.9 (its positions compared), and the planner's estimate is of the
+#   items holding all its words, more than hold the phrase (``"using
+#   the"``: 19,478 for 5,323): 36 ms to count, 42 to rank, so SPARSE is
+#   4 (``"of the"``, in 32%: 9 ms against 148).  At a million items the
+#   same share is worth it: the count's cost stays, the ranking's grows.
+MIN_MATCHES = 3_000
+SPARSE_WORDS = 0.25
+SPARSE = 4.0
+
+
+def _planned_rows(plan: Any) -> float:
+    """The rows the planner expects of an ``EXPLAIN (FORMAT JSON)``'s result."""
+    if isinstance(plan, str):
+        plan = json.loads(plan)
+    return float(plan[0]["Plan"]["Plan Rows"])
+
+
+def worth(conn: Driver, tsquery: str, params: dict[str, Any], k: int, counted: int,
+          run_all: Any) -> bool:
+    """Whether the best ``k`` matches of ``tsquery`` are found sooner by
+    the bound than by ranking every match, and the first ``counted`` + 1
+    counted (above).  ``run_all(conn, [(sql, params), ...])`` runs the
+    statements at once, a list of rows each."""
+    said, everything, heading, table = run_all(conn, [
+        (f"SELECT CAST({tsquery} AS text)", params),
+        (f"EXPLAIN (FORMAT JSON) SELECT 1 FROM items_fts f WHERE f.document @@ {tsquery}", params),
+        (f"EXPLAIN (FORMAT JSON) SELECT 1 FROM items_fts f WHERE ts_filter(f.document, '{{a}}') @@ {tsquery}",
+         params),
+        ("SELECT reltuples FROM pg_class WHERE oid = CAST('items_fts' AS regclass)", {}),
+    ])
+    bound = rank_bound(str(said[0][0]))
+    if bound is None:
+        return False
+    matches, headed = _planned_rows(everything[0][0]), _planned_rows(heading[0][0])
+    items = max(float(table[0][0]) if table else 0.0, matches)  # -1: never analyzed
+    sparse = SPARSE_WORDS if bound.text < bound.value else SPARSE
+    return matches >= MIN_MATCHES and headed >= k and matches * matches > sparse * counted * items
+
+
+def best(conn: Driver, tsquery: str, params: dict[str, Any], k: int,
+         run: Any) -> list[Row] | None:
+    """The best ``k`` matches of ``tsquery`` (id, rank, cluster), best
+    first, ties by id, as ranking every match gives them; None where the
+    titles and people match fewer than ``k`` (or the query's rank has no
+    bound).  ``run(conn, sql, params)`` runs a statement (the page's
+    settings)."""
+    said, longest_text = run(conn, f"SELECT CAST({tsquery} AS text), (SELECT max(length(document)) FROM items_fts)",
+                             params)[0]
+    bound = rank_bound(str(said))
+    if bound is None or longest_text is None:
+        return None
+    found: dict[int, Row] = {}
+
+    def read(heading: bool, shortest: int, longest: int) -> list[Row]:
+        for row in run(conn, _window_sql(tsquery, heading),
+                       {**params, "limit": k, "shortest": shortest, "longest": longest}):
+            found[int(row[0])] = (row[0], row[1], row[2])
+        return sorted(found.values(), key=lambda r: (r[1], r[0]))[:k]
+
+    shortest, longest = 0, FIRST_WINDOW
+    while len(kept := read(True, shortest, longest)) < k:
+        if longest >= int(longest_text):
+            return None  # fewer than k titles or people match
+        shortest, longest = longest, longest * WIDER
+
+    # every heading match that can beat the k-th so far, then every match that can
+    reach = longest_beating(bound.value, -float(kept[-1][1]))
+    if reach is None:
+        return None
+    if bound.text < bound.value and reach > longest:
+        kept = read(True, longest, reach)
+    reach = longest_beating(bound.text, -float(kept[-1][1]))
+    if reach is None:
+        return None
+    return read(False, 0, reach)
