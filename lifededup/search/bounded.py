@@ -28,7 +28,7 @@ best ``k`` are found by reading the matches by length:
 2. the rest of those short enough to beat it, for a query of words ORed;
 3. every match short enough to beat it (0.4 or 1 over ``log2(1 + L)``),
    read through the length index alone, as the common words' lists in the
-   GIN index are long (``the`` in 900,000 items of a million).
+   GIN index are long (``the`` in 978,575 items of a million).
 
 Those ``k`` best are the best of all: any other match ranks below the
 score.  Where the titles hold fewer than ``k`` matches (a rarer word: few
@@ -134,7 +134,7 @@ WIDER = 4
 
 Row = tuple[int, float, "int | None"]
 
-# When the two reads are worth it, by the planner's estimates of the
+# When the reads are worth it, by the planner's estimates of the
 # matches (its statistics of each word's share of the items):
 # - fewer than MIN_MATCHES: ranking every match costs little (a rarer
 #   word's few hundred, a few ms), and the count is exact;
