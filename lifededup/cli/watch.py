@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -426,11 +426,35 @@ def _lasting(seconds: float) -> str:
     return f"{whole // 3600} h {whole % 3600 // 60} min"
 
 
+def _waiting_words(report: dict[str, Any]) -> str:
+    """What waits, in what a person can act on: "1,200 files, 3 folders to scan"."""
+    if "waiting_files" not in report:  # written by an older watcher: paths, and events not yet taken up
+        return f"{report.get('pending', 0)} path(s)"
+    files, folders = int(report["waiting_files"]), int(report.get("waiting_folders") or 0)
+    said = f"{files:,} file{'' if files == 1 else 's'}"
+    return said + (f", {folders:,} folder{'' if folders == 1 else 's'} to scan" if folders else "")
+
+
+def _kept_words(folder: dict[str, Any]) -> str:
+    """A watched folder whose items the store keeps though it is not there,
+    or empty: a disk unmounted from its mount point looks the same as the
+    folder deleted and made again, so they are kept -- and said, with how to
+    forget them."""
+    path, items = str(folder["path"]), int(folder["items"])
+    now = {"missing": "it is not there", "unlistable": "it cannot be listed",
+           "empty": "it is empty now (made again, or its disk unmounted)"}.get(str(folder.get("now")),
+                                                                             "it was replaced")
+    return (f"{path}: the store keeps its {items:,} item{'' if items == 1 else 's'}, but {now}; they stay until "
+            f"files return there, or `lifededup folders remove --forget {shlex.quote(path)}` forgets them")
+
+
 @daemon_group.command("status")
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON object: running, pid, log (null for a watcher in a terminal or under systemd), "
-              "and the watcher's last report (store, watching, state, "
-              "pending, indexed, failed, last_read, last_indexed_at, last_rescan_at, state_since as Unix times).")
+              "and the watcher's last report (store, watching, state, waiting_files (with changes not yet "
+              "read), waiting_folders (to scan), pending (their sum), absent (watched folders not there or "
+              "empty whose items are kept: path, now, items), indexed, failed, last_read, last_indexed_at, "
+              "last_rescan_at, state_since as Unix times).")
 def daemon_status(as_json: bool) -> None:
     """Whether the daemon runs, what it watches, how many files wait, when it
     last indexed and how many items failed.  Exits 3 when it does not run.
@@ -452,12 +476,15 @@ def daemon_status(as_json: bool) -> None:
         click.echo(f"running (pid {status.pid})" if status.running else "not running")
         if report is not None:
             click.echo(f"store: {report.get('store')}" + (f", machine {report['machine']}" if report.get("machine") else ""))
-            folders = [f + ("" if os.path.isdir(fs_path(f)) else " (not there: its items kept until it returns)")
-                       for f in report.get("watching", [])]
+            absent = {str(a["path"]): a for a in report.get("absent") or [] if a.get("items")}
+            folders = [f + ("" if f in absent or os.path.isdir(fs_path(f)) else
+                            " (not there: its items kept until it returns)") for f in report.get("watching", [])]
             click.echo(f"watching: {', '.join(folders) or 'nothing'}")
+            for folder in absent.values():
+                click.echo(_kept_words(folder))
             since = report.get("state_since")
             lasting = f" (for {_lasting(time.time() - since)})" if status.running and since else ""
-            click.echo(f"state: {report.get('state')}{lasting}, waiting: {report.get('pending', 0)} path(s)")
+            click.echo(f"state: {report.get('state')}{lasting}, waiting: {_waiting_words(report)}")
             if status.running and report.get("state") == "indexing" and report.get("last_read"):
                 click.echo(f"last file read: {shown(str(report['last_read']))}")
             click.echo(f"last indexed: {_when(report.get('last_indexed_at'))}, "

@@ -11,6 +11,7 @@ run to keep the file's item.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,6 +43,8 @@ class _Pending:
     partner: str | None = None
     # the first event since the path last settled (MAX_WAIT_S)
     first_event: float = 0.0
+    # a folder (its event said so): scanned whole when it settles
+    folder: bool = False
 
 
 class Debouncer:
@@ -50,6 +53,8 @@ class Debouncer:
     ``note(path, partner)`` records an event (``partner``: the other end of a
     move, settled together so the indexer sees both and keeps the item).
     ``settled()`` returns the paths that are ready and forgets them.
+    ``waiting()``: how many files and folders wait.  Events may be noted
+    from another thread than the one that settles them.
     """
 
     def __init__(self, delay: float, clock: Callable[[], float] = time.monotonic,
@@ -57,24 +62,39 @@ class Debouncer:
         self.delay, self.clock, self.stat = delay, clock, stat
         self.max_wait = max(max_wait, delay)
         self._pending: dict[str, _Pending] = {}
+        self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._pending)
 
-    def note(self, path: str, partner: str | None = None) -> None:
-        previous = self._pending.get(path)
-        keep = partner or (previous.partner if previous else None)
-        now = self.clock()
-        self._pending[path] = _Pending(now, self.stat(path), keep, previous.first_event if previous else now)
+    def note(self, path: str, partner: str | None = None, *, folder: bool = False) -> None:
+        stat = self.stat(path)
+        with self._lock:
+            previous = self._pending.get(path)
+            keep = partner or (previous.partner if previous else None)
+            now = self.clock()
+            self._pending[path] = _Pending(now, stat, keep, previous.first_event if previous else now, folder)
+
+    def waiting(self) -> tuple[int, int]:
+        """(files, folders) waiting to settle: what ``daemon status`` says waits."""
+        with self._lock:
+            folders = sum(p.folder for p in self._pending.values())
+            return len(self._pending) - folders, folders
 
     def next_due(self) -> float | None:
         """Seconds until the earliest pending path may settle (None: nothing pending)."""
-        if not self._pending:
-            return None
-        earliest = min(min(p.last_event + self.delay, p.first_event + self.max_wait) for p in self._pending.values())
+        with self._lock:
+            if not self._pending:
+                return None
+            earliest = min(min(p.last_event + self.delay, p.first_event + self.max_wait)
+                           for p in self._pending.values())
         return max(0.0, earliest - self.clock())
 
     def settled(self) -> list[str]:
+        with self._lock:
+            return self._settled()
+
+    def _settled(self) -> list[str]:
         now = self.clock()
         ready: set[str] = set()
         for path, pending in list(self._pending.items()):
@@ -84,7 +104,7 @@ class Debouncer:
             current = self.stat(path)
             if current != pending.stat and not overdue:
                 # still being written though its events have stopped: wait again
-                self._pending[path] = _Pending(now, current, pending.partner, pending.first_event)
+                self._pending[path] = _Pending(now, current, pending.partner, pending.first_event, pending.folder)
                 continue
             ready.add(path)
             if pending.partner is not None:

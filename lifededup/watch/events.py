@@ -30,8 +30,8 @@ from watchdog.events import (
     FileSystemMovedEvent,
 )
 
-# (path, partner): partner is the other end of a move
-Change = tuple[str, str | None]
+# (path, partner, folder): partner is the other end of a move; folder: the event said it is one
+Change = tuple[str, str | None, bool]
 
 # The events asked of the system (watchdog's ``event_filter``, the inotify
 # mask): those :class:`Changes` keeps -- a file written (its modify, its
@@ -62,17 +62,17 @@ class Changes(FileSystemEventHandler):
         self.changes = changes
         self.ignore = tuple(ignore)
 
-    def _put(self, path: str, partner: str | None = None) -> None:
+    def _put(self, path: str, partner: str | None = None, folder: bool = False) -> None:
         if not (self.ignore and path.startswith(self.ignore)):
-            self.changes.put((path, partner))
+            self.changes.put((path, partner, folder))
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         if isinstance(event, DirModifiedEvent) or event.event_type in ("opened", "closed_no_write"):
             return
-        src = _text(event.src_path)
+        src, folder = _text(event.src_path), event.is_directory
         if isinstance(event, FileSystemMovedEvent):
             dest = _text(event.dest_path)
-            self._put(src, dest)
-            self._put(dest, src)
+            self._put(src, dest, folder)
+            self._put(dest, src, folder)
         else:
-            self._put(src)
+            self._put(src, folder=folder)

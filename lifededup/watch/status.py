@@ -5,7 +5,7 @@ the indexer or SQLAlchemy."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # Quiet time before a file is read: long enough for an editor's atomic save
 # or a copy to finish, short enough to feel live (paperless-ngx waits about as long).
@@ -19,11 +19,26 @@ FOLLOW_S = 5.0
 
 
 @dataclass
+class AbsentFolder:
+    """A watched folder not there to scan, whose items the store keeps."""
+
+    path: str
+    # "missing" (not a folder), "unlistable", "empty" (the store holds items under it: a disk's bare mount
+    # point, the folder deleted and made again), "replaced" (another folder at its path, scanned at once)
+    now: str
+    items: int
+
+
+@dataclass
 class WatchStatus:
     """What the watcher is doing (written by the daemon for ``daemon status``)."""
 
     watching: list[str]
+    # paths waiting (waiting_files + waiting_folders)
     pending: int = 0
+    # files with changes not yet read (the run in flight's included), folders waiting for a scan
+    waiting_files: int = 0
+    waiting_folders: int = 0
     batches: int = 0
     indexed: int = 0
     failed: int = 0
@@ -34,3 +49,5 @@ class WatchStatus:
     state_since: float | None = None
     # the last file read (its stored path): what a long scan is at
     last_read: str | None = None
+    # watched folders whose items are kept though the folder is not there (or empty): `daemon status` names them
+    absent: list[AbsentFolder] = field(default_factory=list)

@@ -47,7 +47,7 @@ from lifededup.store.failures import failures
 from lifededup.store.records import utc_now
 from lifededup.watch.debounce import Debouncer
 from lifededup.watch.events import WANTED, Change, Changes
-from lifededup.watch.status import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, FOLLOW_S, WatchStatus
+from lifededup.watch.status import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, FOLLOW_S, AbsentFolder, WatchStatus
 
 log = logging.getLogger("lifededup.watch")
 
@@ -113,8 +113,11 @@ class Watcher:
     # a run stopped because a folder it read was removed meanwhile: take the
     # change up at once, then scan what is left
     _changed: bool = field(init=False, default=False)
-    # the folders the last scan found not there (a disk not plugged in): looked for every follow_every seconds
-    _missing: set[str] = field(init=False, default_factory=set)
+    # the folders the last scan found not there (a disk not plugged in), or empty while the store holds items
+    # under them (its bare mount point), and why: looked for every follow_every seconds, said in the status
+    _missing: dict[str, AbsentFolder] = field(init=False, default_factory=dict)
+    # files of the run in flight not read yet (_Counting): they wait as much as those with events
+    _unread: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
         self.debouncer = Debouncer(self.delay, self.clock)
@@ -147,7 +150,7 @@ class Watcher:
                     # a folder that was not there (a disk plugged in, a folder made): scanned and followed now,
                     # not at the next hourly rescan -- and so is one that went away since, or was replaced
                     self._look_at_roots()
-                    back = [f for f in self.folders if f.path in self._missing and self._there(f)]
+                    back = [f for f in self.folders if f.path in self._missing and self._back(f)]
                     if back:
                         log.info("%s: there now, scanned", ", ".join(f.path for f in back))
                         if not self.rescan(back):
@@ -177,7 +180,17 @@ class Watcher:
         return self.clock() + (self.rescan_every if done else min(self.rescan_every, self.retry_after))
 
     def status(self) -> WatchStatus:
-        self._status.pending = len(self.debouncer) + self._changes.qsize()
+        """What waits is counted in files and folders, not in events (a file
+        written makes three or four): the events queued are taken into the
+        debouncer first -- also while a run reads, from its writer's thread
+        (``_Counting``) -- and the files a run has still to read count too.
+        During a `tar x` of 2,000 files `daemon status` said "waiting: 5
+        path(s)": the folders it made, the files in them being read."""
+        self._take_events()
+        files, folders = self.debouncer.waiting()
+        self._status.waiting_files, self._status.waiting_folders = files + self._unread, folders
+        self._status.pending = self._status.waiting_files + folders
+        self._status.absent = list(self._missing.values())
         return self._status
 
     def _count_failures(self) -> None:
@@ -199,14 +212,19 @@ class Watcher:
         due = self.debouncer.next_due()
         timeout = min(_TICK_S, max(0.0, next_rescan - self.clock()), _TICK_S if due is None else max(due, 0.01))
         try:
-            self.debouncer.note(*self._changes.get(timeout=timeout))
+            path, partner, folder = self._changes.get(timeout=timeout)
         except queue.Empty:
             return
-        while True:  # a burst: take everything queued at once
+        self.debouncer.note(path, partner, folder=folder)
+        self._take_events()  # a burst: take everything queued at once
+
+    def _take_events(self) -> None:
+        while True:
             try:
-                self.debouncer.note(*self._changes.get_nowait())
+                path, partner, folder = self._changes.get_nowait()
             except queue.Empty:
                 return
+            self.debouncer.note(path, partner, folder=folder)
 
     def rescan(self, folders: Sequence[WatchedFolder] | None = None) -> bool:
         """Index every watched folder (or ``folders`` of them) in full (the
@@ -218,11 +236,12 @@ class Watcher:
         self._observe()
         present = []
         for folder in self.folders if folders is None else folders:
-            if self._there(folder):
+            absent = self._absence(folder)
+            if absent is None:
                 present.append(folder)
-                self._missing.discard(folder.path)
+                self._missing.pop(folder.path, None)
             else:
-                self._missing.add(folder.path)
+                self._missing[folder.path] = absent
                 # unmounted or gone: keep its items rather than forget a whole archive
                 log.warning("%s is not there (or empty, as a disk's mount point is once it is unmounted); "
                             "its items are kept until it returns", folder.path)
@@ -250,6 +269,7 @@ class Watcher:
             watch = self._watches.get(path)
             if watch is not None:
                 self._unschedule(path, watch)
+            self._missing.pop(path, None)
             log.info("%s: no longer watched (lifededup folders remove)", path)
         taken_up = [f for f in now if before.get(f.path) != after[f.path]]
         for folder in taken_up:
@@ -321,29 +341,46 @@ class Watcher:
             if identity == self._roots.get(folder.path):
                 continue
             self._unschedule(folder.path, self._watches[folder.path])
-            self._missing.add(folder.path)
+            # (scanned at once if it holds files, or the store none of its items: _back)
+            self._missing[folder.path] = self._absence(folder) or AbsentFolder(folder.path, "replaced", 0)
             if identity is None:
                 log.warning("%s is not there any more; its items are kept until it returns", folder.path)
             else:  # said too: an unmounted disk's mount point was silent until the disk came back
                 log.warning("%s is no longer the folder that was watched (a disk unmounted from it, or the folder "
                             "made again); its items are kept until it is scanned as it is now", folder.path)
 
-    def _there(self, folder: WatchedFolder) -> bool:
-        """Whether the folder is there to scan: a folder, and not an empty
-        one under which the store holds items -- the bare mount point an
-        unmounted disk leaves (fstab), which a scan would take for every file
-        deleted, forgetting the disk's whole archive.  (Files deleted one by
-        one come as events, which are followed: only a scan asks this.)"""
+    def _absence(self, folder: WatchedFolder) -> AbsentFolder | None:
+        """None if the folder is there to scan; else why not, and how many
+        items the store keeps for it (`daemon status` says so).  Not there
+        is: not a folder, one that cannot be listed, or an empty one under
+        which the store holds items -- the bare mount point an unmounted disk
+        leaves (fstab), or a folder deleted and made again, which a scan
+        would take for every file deleted, forgetting the disk's whole
+        archive.  (Files deleted one by one come as events, which are
+        followed: only a scan asks this.)"""
         disk = self._disk[folder.path]
         if not Path(disk).is_dir():
-            return False
-        try:
-            with os.scandir(disk) as entries:
-                if next(entries, None) is not None:
-                    return True
-        except OSError:
-            return False
-        return items_under(self.store, folder.path) == 0
+            now = "missing"
+        else:
+            try:
+                with os.scandir(disk) as entries:
+                    if next(entries, None) is not None:
+                        return None
+                now = "empty"
+            except OSError:
+                now = "unlistable"
+        known = self._missing.get(folder.path)
+        if known is not None and known.now == now != "empty":
+            return known  # its items not counted again every few seconds (a disk's archive: 100,000s of rows)
+        items = items_under(self.store, folder.path)
+        return None if now == "empty" and items == 0 else AbsentFolder(folder.path, now, items)
+
+    def _back(self, folder: WatchedFolder) -> bool:
+        """Whether a folder not there is back; if not, what status says of it is brought up to date."""
+        absent = self._absence(folder)
+        if absent is not None:
+            self._missing[folder.path] = absent
+        return absent is None
 
     def _index(self, paths: list[str]) -> None:
         present = [f for f in self.folders if Path(self._disk[f.path]).is_dir()]
@@ -354,7 +391,7 @@ class Watcher:
             # a server down for an hour is not asked every second
             self._paused_until = self.clock() + self.retry_after
             for path in mine:
-                self.debouncer.note(path)
+                self.debouncer.note(path, folder=os.path.isdir(path))
 
     def _run(self, folders: list[WatchedFolder], paths: list[str], *, scanned: bool = False) -> bool:
         """Index ``paths`` of ``folders`` in one run (a move from one folder to
@@ -429,10 +466,18 @@ class _Counting(Quiet):
     def __init__(self, watcher: Watcher) -> None:
         self.watcher = watcher
 
+    def start(self, total: int) -> None:
+        self.watcher._unread = total
+        self.watcher._report("indexing")
+
     def file_done(self, path: str, size: int) -> None:
         self.watcher._status.indexed += 1
         self.watcher._status.last_read = path
+        self.watcher._unread = max(0, self.watcher._unread - 1)
         self.watcher._report("indexing")
+
+    def finish(self) -> None:
+        self.watcher._unread = 0
 
 
 def _identity(path: str) -> tuple[int, int] | None:

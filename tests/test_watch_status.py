@@ -1,0 +1,164 @@
+"""What `daemon status` tells its user, as explorer E found it in a busy
+home: during a `tar x` of 2,000 files it said "waiting: 5 path(s)" (the
+folders it made, while their files were read), and a watched folder deleted
+and made again, empty, kept its items without a word.  Real watchdog events,
+a real daemon process where the command's words are tested."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from index_samples import write_text
+from test_daemon import lifededup
+from test_watch import TIMEOUT_S, eventually
+
+from lifededup.index import IndexConfig
+from lifededup.store import WatchedFolder, open_store
+from lifededup.watch import Watcher, WatchStatus
+
+
+@contextmanager
+def reporting(tmp_path: Path, root: Path, delay: float) -> Iterator[list[WatchStatus]]:
+    """A watcher on ``root`` in a thread; yields every status it reports
+    (copies), once the catch-up scan is done."""
+    db = tmp_path / "watch.db"
+    open_store(db).close()
+    stop, caught_up = threading.Event(), threading.Event()
+    reports: list[WatchStatus] = []
+    errors: list[BaseException] = []
+
+    def report(status: WatchStatus) -> None:
+        reports.append(WatchStatus(**vars(status)))
+        if status.state == "watching":
+            caught_up.set()
+
+    def target() -> None:
+        try:
+            with open_store(db) as store:
+                Watcher(store, [WatchedFolder(str(root.resolve()))], IndexConfig(workers=1), stop, delay=delay,
+                        on_status=report).run()
+        except BaseException as exc:  # reported in the test's thread
+            errors.append(exc)
+            caught_up.set()
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    try:
+        assert caught_up.wait(TIMEOUT_S) and not errors, errors
+        yield reports
+    finally:
+        stop.set()
+        thread.join(TIMEOUT_S)
+    assert not thread.is_alive() and not errors, errors
+
+
+def test_waiting_counts_files_and_folders_not_events_and_the_batch_being_read(tmp_path: Path) -> None:
+    """A tree copied in (3 folders of 40 files): each file waits once, not
+    once per event, the folders are told apart, and the files of the batch
+    being read still wait until they are read -- where `pending` was the
+    events queued and the debouncer's paths, the batch in flight not
+    counted (a handful while 2,000 files were read)."""
+    source, root = tmp_path / "unpacked", tmp_path / "home"
+    for folder in range(3):
+        for n in range(40):
+            write_text(source / f"part {folder}" / f"{n:02d}.txt", seed=100 * folder + n, words=60)
+    root.mkdir()
+    with reporting(tmp_path, root, delay=2.0) as reports:
+        shutil.copytree(source, root / "unpacked")
+        eventually(lambda: reports[-1].indexed >= 120 and reports[-1].state == "watching", "the tree is read")
+    seen = list(reports)
+    reading = [r.pending for r in seen if r.state == "indexing"]
+    assert max(reading) >= 40, f"the files of the batch being read were not said to wait: {reading}"
+    assert max(r.pending for r in seen) <= 124, f"a file waits once, not once per event: {max(r.pending for r in seen)}"
+    assert max(r.waiting_files for r in seen) >= 40, [r.waiting_files for r in seen]
+    assert 1 <= max(r.waiting_folders for r in seen) <= 4, [r.waiting_folders for r in seen]
+    assert all(r.pending == r.waiting_files + r.waiting_folders for r in seen), "pending is their sum"
+    assert seen[-1].pending == 0, seen[-1]
+
+
+@contextmanager
+def daemon(tmp_path: Path, root: Path, *options: str) -> Iterator[dict[str, str]]:
+    """`daemon start` on ``root`` (a store and state folder of its own); yields its environment, once it watches."""
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "LIFEDEDUP_DB": str(tmp_path / "store.db")}
+    added = lifededup(env, "folders", "add", str(root))
+    assert added.returncode == 0, added.stderr
+    started = lifededup(env, "daemon", "start", "-j", "1", *options)
+    assert started.returncode == 0, started.stdout + started.stderr
+    try:
+        eventually(lambda: "state: watching" in lifededup(env, "daemon", "status").stdout, "the daemon watches")
+        yield env
+    finally:
+        stopped = lifededup(env, "daemon", "stop")
+        assert stopped.returncode == 0, stopped.stderr
+
+
+def status_of(env: dict[str, str]) -> tuple[str, dict[str, object]]:
+    text = lifededup(env, "daemon", "status")
+    report = json.loads(lifededup(env, "daemon", "status", "--json").stdout)["report"]
+    return text.stdout, report
+
+
+def test_daemon_status_says_files_waiting_and_folders_to_scan(tmp_path: Path) -> None:
+    """40 files in 2 new folders, held by a delay of an hour: "waiting: 40
+    files, 2 folders to scan", not the events they made."""
+    root = tmp_path / "home"
+    write_text(root / "a.txt", seed=1)
+    with daemon(tmp_path, root, "--delay", "3600") as env:
+        for folder in ("letters", "notes"):
+            for n in range(20):
+                write_text(root / folder / f"{n:02d}.txt", seed=n)
+        said: list[tuple[str, dict[str, object]]] = []
+
+        def counted() -> bool:
+            said.append(status_of(env))
+            return "waiting: 40 files, 2 folders to scan" in said[-1][0]
+
+        try:
+            eventually(counted, "status counts the files and the folders")
+        except AssertionError:
+            raise AssertionError(f"status said:\n{said[-1][0]}") from None
+        report = said[-1][1]
+        assert (report["waiting_files"], report["waiting_folders"], report["pending"]) == (40, 2, 42), report
+
+
+def test_daemon_status_names_a_folder_whose_items_are_kept_though_it_is_gone_or_empty(tmp_path: Path) -> None:
+    """A watched folder deleted keeps its items (a disk's mount point looks
+    the same); made again, empty, it keeps them still (explorer E's
+    s4_recreate.sh) -- and status watched it without a word.  It says so
+    now, and how to forget them; once a file is back, the folder is
+    scanned and no longer named."""
+    root = tmp_path / "Notes"
+    for n in range(3):
+        write_text(root / f"{n}.txt", seed=n)
+    with daemon(tmp_path, root, "--delay", "0.3") as env:
+        eventually(lambda: status_of(env)[1]["indexed"] == 3, "the notes are read")
+        path = str(root.resolve())
+        shutil.rmtree(root)
+        eventually(lambda: f"{path}: the store keeps its 3 items, but it is not there" in status_of(env)[0],
+                   "status names the folder gone, and its items kept")
+        root.mkdir()
+        said: list[tuple[str, dict[str, object]]] = []
+
+        def named() -> bool:
+            said.append(status_of(env))
+            return f"{path}: the store keeps its 3 items, but it is empty now" in said[-1][0]
+
+        try:
+            eventually(named, "status names the folder made again, empty")
+        except AssertionError:
+            raise AssertionError(f"status said:\n{said[-1][0]}") from None
+        text, report = said[-1]
+        assert f"`lifededup folders remove --forget {path}` forgets them" in text, text
+        assert report["absent"] == [{"path": path, "now": "empty", "items": 3}], report
+        write_text(root / "new.txt", seed=9)
+        eventually(lambda: status_of(env)[1]["absent"] == [], "a file back: the folder is scanned")
+        text = status_of(env)[0]
+        assert "the store keeps" not in text, text
+        count = lifededup(env, "sql", "--csv", "SELECT count(*) FROM items")
+        assert count.stdout.split() == ["count(*)", "1"], count.stdout + count.stderr
