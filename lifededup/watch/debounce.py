@@ -52,7 +52,8 @@ class Debouncer:
 
     ``note(path, partner)`` records an event (``partner``: the other end of a
     move, settled together so the indexer sees both and keeps the item).
-    ``settled()`` returns the paths that are ready and forgets them.
+    ``settled()`` returns the paths that are ready and forgets them;
+    ``overdue`` then holds those of them taken while still being written.
     ``waiting()``: how many files and folders wait.  Events may be noted
     from another thread than the one that settles them.
     """
@@ -62,6 +63,8 @@ class Debouncer:
         self.delay, self.clock, self.stat = delay, clock, stat
         self.max_wait = max(max_wait, delay)
         self._pending: dict[str, _Pending] = {}
+        # the paths of the last settled() taken while still being written (max_wait)
+        self.overdue: frozenset[str] = frozenset()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -97,6 +100,7 @@ class Debouncer:
     def _settled(self) -> list[str]:
         now = self.clock()
         ready: set[str] = set()
+        overdue_ones: set[str] = set()
         for path, pending in list(self._pending.items()):
             overdue = now - pending.first_event >= self.max_wait  # written to without a pause: taken as it is
             if now - pending.last_event < self.delay and not overdue:
@@ -107,6 +111,8 @@ class Debouncer:
                 self._pending[path] = _Pending(now, current, pending.partner, pending.first_event, pending.folder)
                 continue
             ready.add(path)
+            if overdue and (now - pending.last_event < self.delay or current != pending.stat):
+                overdue_ones.add(path)
             if pending.partner is not None:
                 ready.add(pending.partner)
         latest = max((self._pending[p].last_event for p in ready if p in self._pending), default=None)
@@ -117,4 +123,5 @@ class Debouncer:
                     ready.add(path)
         for path in ready:
             self._pending.pop(path, None)
+        self.overdue = frozenset(overdue_ones)
         return sorted(ready)

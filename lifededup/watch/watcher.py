@@ -45,7 +45,7 @@ from lifededup.store import (
 )
 from lifededup.store.failures import failures
 from lifededup.store.records import utc_now
-from lifededup.watch.debounce import Debouncer
+from lifededup.watch.debounce import MAX_WAIT_S, Debouncer, Stat, stat_of
 from lifededup.watch.events import WANTED, Change, Changes
 from lifededup.watch.status import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, FOLLOW_S, AbsentFolder, WatchStatus
 
@@ -90,6 +90,8 @@ class Watcher:
     config: IndexConfig
     stop: threading.Event
     delay: float = DEFAULT_DELAY_S
+    # a file written to without a pause of ``delay`` is read as it is after this long (Debouncer)
+    max_wait: float = MAX_WAIT_S
     rescan_every: float = DEFAULT_RESCAN_S
     # work the store refused is tried again after this many seconds
     retry_after: float = RETRY_S
@@ -116,11 +118,14 @@ class Watcher:
     # the folders the last scan found not there (a disk not plugged in), or empty while the store holds items
     # under them (its bare mount point), and why: looked for every follow_every seconds, said in the status
     _missing: dict[str, AbsentFolder] = field(init=False, default_factory=dict)
+    # files that could not be read while still being written, and their (size, mtime) then: said once,
+    # at INFO, and read again once they are still (_name_failures)
+    _unsettled: dict[str, Stat] = field(init=False, default_factory=dict)
     # files of the run in flight not read yet (_Counting): they wait as much as those with events
     _unread: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
-        self.debouncer = Debouncer(self.delay, self.clock)
+        self.debouncer = Debouncer(self.delay, self.clock, max_wait=self.max_wait)
         self._status = WatchStatus(watching=[f.path for f in self.folders])
         # the folders on disk (a stored path escapes a name that is not UTF-8):
         # the walls nothing outside of is read (the link rule, README "Links")
@@ -386,14 +391,21 @@ class Watcher:
         present = [f for f in self.folders if Path(self._disk[f.path]).is_dir()]
         disks = [self._disk[f.path].rstrip("/") + "/" for f in present]
         mine = [p for p in paths if any(p.startswith(disk) for disk in disks)]
-        if mine and not self._run(present, mine):
+        overdue = self.debouncer.overdue
+        # a file that could not be read while being written is not read again, and again, every max_wait
+        # seconds while it grows (a PDF downloading for an hour): only once it is still
+        for path in [p for p in mine if p in overdue and p in self._unsettled]:
+            mine.remove(path)
+            self.debouncer.note(path)
+        if mine and not self._run(present, mine, overdue=overdue):
             # try them again once the store lets us, not before retry_after:
             # a server down for an hour is not asked every second
             self._paused_until = self.clock() + self.retry_after
             for path in mine:
                 self.debouncer.note(path, folder=os.path.isdir(path))
 
-    def _run(self, folders: list[WatchedFolder], paths: list[str], *, scanned: bool = False) -> bool:
+    def _run(self, folders: list[WatchedFolder], paths: list[str], *, scanned: bool = False,
+             overdue: frozenset[str] = frozenset()) -> bool:
         """Index ``paths`` of ``folders`` in one run (a move from one folder to
         another is followed); False if the store could not be
         written (locked past its busy timeout by a long ``sql --write``, a
@@ -406,7 +418,7 @@ class Watcher:
             # folder removed while its files are read is not written to (a `remove --forget` not undone)
             follow = self.follow
             watched = None if follow is None else (lambda: [f.path for f in follow()])
-            started = utc_now()
+            started, began = utc_now(), time.time()
             summary = run_in_folders(self.store, paths, folders, self.config, stop=self.stop, duplicates=False,
                                      named=False, watched=watched, progress=_Counting(self))
             if summary.interrupted and not self.stop.is_set():
@@ -437,21 +449,54 @@ class Watcher:
             log.info("%s: new %d, updated %d, moved %d, removed %d, failed %d%s", ", ".join(f.path for f in folders),
                      summary.new, summary.updated, summary.moved, summary.removed, summary.failed,
                      summary.vanished_words())
-        if summary.failed:
-            self._name_failures(started, summary.failed)
+        named = self._name_failures(started, summary.failed, began, overdue) if summary.failed else set()
+        for path in paths:
+            if path not in named:
+                self._unsettled.pop(path, None)  # read whole at last (or gone)
         return True
 
-    def _name_failures(self, since: datetime, failed: int) -> None:
+    def _name_failures(self, since: datetime, failed: int, began: float, overdue: frozenset[str]) -> set[str]:
         """The files a run could not read, and why: the log said "failed 3"
-        and left the reader to run `lifededup failures` and guess which."""
+        and left the reader to run `lifededup failures` and guess which.
+        Returns the files named (on disk)."""
         named = failures(self.store, _FAILURES_NAMED, since=since)
         for item in named:
-            # a file of no text is no fault (a browser's placeholder while it downloads, an editor between its
-            # truncate and its write): said, not warned of
-            log.log(logging.INFO if item.status == "empty" else logging.WARNING, "could not read %s: %s",
-                    shown(item.path + (f" [{item.part}]" if item.part else "")), shown(item.reason))
+            what, disk = shown(item.path + (f" [{item.part}]" if item.part else "")), fs_path(item.path)
+            said_before = disk in self._unsettled
+            if item.status == "empty":
+                # a file of no text is no fault (a browser's placeholder while it downloads, an editor between
+                # its truncate and its write): said, not warned of
+                log.info("could not read %s: %s", what, shown(item.reason))
+            elif self._still_written(disk, began, overdue):
+                log.log(logging.DEBUG if said_before else logging.INFO,
+                        "%s is still being written: not readable yet (%s); read again once it is still",
+                        what, shown(item.reason))
+            else:
+                log.warning("could not read %s: %s", what, shown(item.reason))
         if failed > len(named):
             log.warning("... and %d more: `lifededup failures` lists them all", failed - len(named))
+        return {fs_path(item.path) for item in named}
+
+    def _still_written(self, path: str, began: float, overdue: frozenset[str]) -> bool:
+        """Whether a file that could not be read was still being written:
+        taken while written to without a pause (``Debouncer.overdue``: a PDF
+        downloading at 4 kB/s, read as it is every minute), or changed since
+        ``delay`` before its read began (wall clock ``began``; the catch-up
+        scan met it mid-write).  Its failure was a WARNING every time it was
+        read until it was whole.  It is read again once it is still, and
+        only a file that is still damaged then is warned of -- also one whose
+        (size, mtime) did not change since it was last found so (a clock
+        that runs behind the file system's), read again once, not forever."""
+        now = stat_of(path)
+        if now is None or self._unsettled.get(path) == now:
+            self._unsettled.pop(path, None)
+            return False
+        if path not in overdue and now[1] < began - self.delay:
+            self._unsettled.pop(path, None)
+            return False
+        self._unsettled[path] = now
+        self.debouncer.note(path)
+        return True
 
 
 # failed files a run names in the log (the rest are counted)
