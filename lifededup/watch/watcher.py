@@ -297,7 +297,7 @@ class Watcher:
         handler = Changes(self._changes, self.ignore)
         for folder in self.folders:
             watch = self._watches.get(folder.path)
-            there = Path(self._disk[folder.path]).is_dir()
+            there = os.path.isdir(self._disk[folder.path])
             identity = _identity(self._disk[folder.path]) if there else None
             if there and watch is not None and self._roots.get(folder.path) != identity:
                 # the folder was replaced (a disk unplugged and plugged in again
@@ -342,7 +342,7 @@ class Watcher:
         for folder in self.folders:
             if folder.path in self._missing or folder.path not in self._watches:
                 continue
-            identity = _identity(self._disk[folder.path]) if Path(self._disk[folder.path]).is_dir() else None
+            identity = _identity(self._disk[folder.path]) if os.path.isdir(self._disk[folder.path]) else None
             if identity == self._roots.get(folder.path):
                 continue
             self._unschedule(folder.path, self._watches[folder.path])
@@ -364,8 +364,8 @@ class Watcher:
         archive.  (Files deleted one by one come as events, which are
         followed: only a scan asks this.)"""
         disk = self._disk[folder.path]
-        if not Path(disk).is_dir():
-            now = "missing"
+        if not os.path.isdir(disk):  # not Path.is_dir: behind a shut folder it raises (Python 3.11)
+            now = "unlistable" if _shut(disk) else "missing"
         else:
             try:
                 with os.scandir(disk) as entries:
@@ -388,7 +388,7 @@ class Watcher:
         return absent is None
 
     def _index(self, paths: list[str]) -> None:
-        present = [f for f in self.folders if Path(self._disk[f.path]).is_dir()]
+        present = [f for f in self.folders if os.path.isdir(self._disk[f.path])]
         disks = [self._disk[f.path].rstrip("/") + "/" for f in present]
         mine = [p for p in paths if any(p.startswith(disk) for disk in disks)]
         overdue = self.debouncer.overdue
@@ -523,6 +523,17 @@ class _Counting(Quiet):
 
     def finish(self) -> None:
         self.watcher._unread = 0
+
+
+def _shut(path: str) -> bool:
+    """Whether ``path`` cannot be seen for a folder on its way one may not open."""
+    try:
+        os.stat(path)
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def _identity(path: str) -> tuple[int, int] | None:
