@@ -36,6 +36,7 @@ from lifededup.index import IndexConfig, run  # noqa: E402
 from lifededup.search import results as search_results  # noqa: E402
 from lifededup.store import open_store, resolve  # noqa: E402
 from lifededup.watch import WatchStatus  # noqa: E402
+from lifededup.watch.status import AbsentFolder  # noqa: E402
 from lifededup.watch import daemon as daemons  # noqa: E402
 from lifededup.web import RemoteRefused, access_for, create_app, word_diff  # noqa: E402
 from lifededup.web.access import TOKEN_COOKIE  # noqa: E402
@@ -54,8 +55,9 @@ def cli_json(*args: str) -> Any:
 def state(tmp_path_factory: pytest.TempPathFactory) -> daemons.DaemonPaths:
     """The daemon's folder, as a watcher would leave it: a status file and a log."""
     paths = daemons.DaemonPaths(tmp_path_factory.mktemp("state"))
-    status = WatchStatus(watching=["/home/me/Documents"], pending=3, indexed=41, failed=2, state="watching",
-                         last_indexed_at=1_700_000_000.0)
+    status = WatchStatus(watching=["/home/me/Documents", "/media/usb"], pending=3, waiting_files=2, waiting_folders=1,
+                         indexed=41, failed=2, state="watching", last_indexed_at=1_700_000_000.0,
+                         absent=[AbsentFolder("/media/usb", "empty", 1_204)])
     daemons.write_status(paths, status, "/home/me/.local/share/lifededup/lifededup.db")
     paths.log.write_text("started\nerror: /home/me/Documents/<broken>.pdf: not a PDF\n", encoding="utf-8")
     return paths
@@ -365,7 +367,10 @@ def test_status_shows_the_daemon_folders_and_last_errors(client: TestClient, sta
     assert got["daemon"]["report"]["pending"] == 3 and got["daemon"]["running"] is False, got
     assert got["log"][-1].endswith("not a PDF"), got["log"]
     html = get(client, "/status").text
-    assert "Not running" in html and "3 path(s) in the queue" in html and "/home/me/Documents" in html, html
+    assert "Not running" in html and "/home/me/Documents" in html, html
+    assert "2 files with changes not yet read, 1 folder to scan" in html, "what waits, as daemon status says it"
+    assert ("<code>/media/usb</code>: the store keeps its 1,204 items, but it is empty now" in html
+            and "lifededup folders remove --forget" in html), "a folder gone empty whose items are kept"
     assert "&lt;broken&gt;.pdf: not a PDF" in html, "the log's last error is not shown (escaped)"
     # its failures are its store's: the served store's list is not theirs (a tester's 12 against 39)
     assert "2 in the watcher's store" in html and 'href="/failures">why' not in html, html
