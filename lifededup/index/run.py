@@ -8,7 +8,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path, PurePath
 
 from lifededup.extract import Outcome, extract_many
@@ -50,7 +50,9 @@ class Summary(Tally):
     ``near_duplicates``: the texts of a cluster other than its
     representative's, each once -- with the exact ones, the items a
     collapsed search hides (both None when the run was asked not to count
-    them: they read the whole store).
+    them: they read the whole store).  ``deferred``: the files still being
+    written (``unsettled``) that could not be read, and why: nothing of them
+    was recorded.
     """
 
     exact_duplicates: int | None = None
@@ -58,6 +60,7 @@ class Summary(Tally):
     failed_in_store: int = 0
     seconds: float = 0.0
     interrupted: bool = False
+    deferred: dict[str, str] = field(default_factory=dict)
 
     @property
     def read(self) -> int:
@@ -71,7 +74,7 @@ class Summary(Tally):
         """This run's counts plus a later one's; the store's state as after the later."""
         added = {f.name: getattr(self, f.name) + getattr(later, f.name) for f in fields(Tally)}
         return replace(later, **added, seconds=self.seconds + later.seconds,
-                       interrupted=self.interrupted or later.interrupted)
+                       interrupted=self.interrupted or later.interrupted, deferred={**self.deferred, **later.deferred})
 
     def as_dict(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -118,7 +121,7 @@ def run(store: Store, paths: Iterable[Path | str], config: IndexConfig = IndexCo
 def run_in_folders(store: Store, paths: Iterable[Path | str], folders: Sequence[WatchedFolder],
                    config: IndexConfig = IndexConfig(), *, progress: Progress = Quiet(),
                    stop: threading.Event | None = None, duplicates: bool = True, named: bool = True,
-                   watched: Callable[[], list[str]] | None = None) -> Summary:
+                   watched: Callable[[], list[str]] | None = None, unsettled: Iterable[str] = ()) -> Summary:
     """:func:`run` for paths that may lie in watched folders: each path in a
     watched folder is indexed under that folder's patterns (as the watcher
     does), with the watched folders as its walls.  One run for all of them,
@@ -128,7 +131,13 @@ def run_in_folders(store: Store, paths: Iterable[Path | str], folders: Sequence[
     named is followed and a path outside every watched folder is indexed
     under ``config.rules``, a wall of its own.  ``named=False`` (the watcher's
     events): paths are taken as they are, for the link rule to judge, and a
-    path outside every watched folder is never read."""
+    path outside every watched folder is never read.
+
+    ``unsettled``: paths of files still being written (the watcher's, taken
+    while written to without a pause): one that cannot be read is recorded
+    nothing -- the store keeps what it had, the previous good item or
+    nothing -- and is named in ``Summary.deferred``, to be read again once
+    it is still."""
     by_path = {fs_path(f.path): f for f in folders}
     scopes = []
     for given in paths:
@@ -139,7 +148,8 @@ def run_in_folders(store: Store, paths: Iterable[Path | str], folders: Sequence[
         elif named:
             scopes.append(Scope(path, config.rules, None, (path,)))
     return run_scopes(store, scopes, config, progress=progress, stop=stop, duplicates=duplicates,
-                      homes=[f.path for f in folders], watched=watched, admits=_innermost_rules(by_path))
+                      homes=[f.path for f in folders], watched=watched, admits=_innermost_rules(by_path),
+                      unsettled=unsettled)
 
 
 def _innermost_rules(by_path: dict[str, WatchedFolder]) -> Callable[[str], bool] | None:
@@ -165,7 +175,7 @@ def _innermost_rules(by_path: dict[str, WatchedFolder]) -> Callable[[str], bool]
 def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = IndexConfig(), *,
                progress: Progress = Quiet(), stop: threading.Event | None = None, duplicates: bool = True,
                homes: Sequence[str] = (), watched: Callable[[], list[str]] | None = None,
-               admits: Callable[[str], bool] | None = None) -> Summary:
+               admits: Callable[[str], bool] | None = None, unsettled: Iterable[str] = ()) -> Summary:
     """One run over several paths, each under its own rules and walls: one
     plan, so a file that vanished from one path and appeared under another is
     a move.  ``homes``: the watched folders (stored form), where a moved file
@@ -174,7 +184,7 @@ def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = Inde
     read under one removed since is not written, and the run stops there
     (interrupted), for the watcher to take the change up.  ``admits``: a
     file found that it refuses is left out (a nested watched folder's
-    patterns, ``_innermost_rules``)."""
+    patterns, ``_innermost_rules``); ``unsettled``: see :func:`run_in_folders`."""
     started = time.monotonic()
     found: dict[str, Seen] = {}
     skipped: dict[str, Skipped] = {}
@@ -207,8 +217,11 @@ def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = Inde
                 messages=stored_messages(store), hash_up_to=config.limits.max_bytes)
     tally = Tally()
     _follow(store, todo, tally, list(skipped.values()))
-    interrupted = _read(store, todo, config, tally, progress, stop, watched, sorted(walls))
-    return _summary(store, tally, started, interrupted, duplicates)
+    # the scan's form of each path: real, stored
+    writing = frozenset(stored_path(os.path.realpath(os.fspath(p))) for p in unsettled)
+    deferred: dict[str, str] = {}
+    interrupted = _read(store, todo, config, tally, progress, stop, watched, sorted(walls), writing, deferred)
+    return replace(_summary(store, tally, started, interrupted, duplicates), deferred=deferred)
 
 
 # A file item marked half written: the next run reads it again (revision 0014's mark)
@@ -282,15 +295,18 @@ def _record_skipped(store: Store, skipped: list[Skipped]) -> int:
 
 def _read(store: Store, todo: Plan, config: IndexConfig, tally: Tally, progress: Progress,
           stop: threading.Event | None, watched: Callable[[], list[str]] | None = None,
-          walls: Sequence[str] = ()) -> bool:
+          walls: Sequence[str] = (), unsettled: frozenset[str] = frozenset(),
+          deferred: dict[str, str] | None = None) -> bool:
     """Extract, fingerprint and store the files to read; True if stopped early.
-    The workers read nothing outside ``walls`` (README "Links")."""
+    The workers read nothing outside ``walls`` (README "Links"); the files
+    still being written (``unsettled``) that could not be read are put in
+    ``deferred``, not recorded."""
     if not todo.to_read:
         return False
     params = config.params or store.params or DEFAULT_PARAMS
     to_read = {t.seen.path: t for t in todo.to_read}
     writer = BatchWriter(store, params, to_read, tally, progress, config.batch_items, config.batch_seconds,
-                         watched=watched)
+                         watched=watched, unsettled=unsettled, deferred={} if deferred is None else deferred)
     workers = max(1, min(config.workers, max_workers(), len(to_read)))
     # mailboxes that grew are read from where they grew (plan.Grown)
     grown = {fs_path(t.seen.path): (t.grown.offset, t.grown.end, t.grown.messages)

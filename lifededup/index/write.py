@@ -157,6 +157,12 @@ class BatchWriter:
     # it.  ``dropped`` is set once one is.
     watched: Callable[[], list[str]] | None = None
     dropped: threading.Event = field(default_factory=threading.Event)
+    # Files still being written (the watcher's, taken while written to): one that cannot be read is
+    # recorded nothing -- its stored item, if any, stays as it was -- and is put in ``deferred``
+    # (path -> why) for the caller to read again once it is still.  Recorded, a download's first
+    # partial read was listed by `lifededup failures`, and a good version being rewritten lost its text.
+    unsettled: frozenset[str] = frozenset()
+    deferred: dict[str, str] = field(default_factory=dict)
 
     def add(self, outcome: Outcome) -> None:
         if not self._buffer:
@@ -228,6 +234,8 @@ class BatchWriter:
     def _write(self, outcome: Outcome, fingerprint: Fingerprint | None) -> bool:
         """Write one outcome; True when it completed its file."""
         path, part = str(outcome.path), outcome.part
+        if self._deferred(outcome):
+            return outcome.final
         info = self.to_read[path]
         parts = self._open.setdefault(path, {})
         record = self._record(outcome, info, parts)
@@ -250,6 +258,19 @@ class BatchWriter:
         if not outcome.final:
             return False
         self._complete(path, info, parts, last=part, failed=isinstance(result, Failure) and part == "")
+        return True
+
+    def _deferred(self, outcome: Outcome) -> bool:
+        """Whether an outcome is a file still being written that could not be
+        read (``unsettled``): nothing of it is written."""
+        path, result = str(outcome.path), outcome.result
+        if not (path in self.unsettled and outcome.part == "" and isinstance(result, Failure)
+                and result.status != "vanished"):  # (vanished: not a failure, and recorded to be read again)
+            return False
+        self.deferred[path] = result.reason
+        if outcome.final:
+            self._open.pop(path, None)
+            self._stored.pop(path, None)
         return True
 
     def _record(self, outcome: Outcome, info: ToRead, parts: dict[str, int]) -> ItemRecord:

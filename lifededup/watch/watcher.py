@@ -419,8 +419,9 @@ class Watcher:
             follow = self.follow
             watched = None if follow is None else (lambda: [f.path for f in follow()])
             started, began = utc_now(), time.time()
+            # a file taken while still being written that cannot be read is recorded nothing (Summary.deferred)
             summary = run_in_folders(self.store, paths, folders, self.config, stop=self.stop, duplicates=False,
-                                     named=False, watched=watched, progress=_Counting(self))
+                                     named=False, watched=watched, progress=_Counting(self), unsettled=overdue)
             if summary.interrupted and not self.stop.is_set():
                 self._changed = True
             if scanned:
@@ -450,6 +451,7 @@ class Watcher:
                      summary.new, summary.updated, summary.moved, summary.removed, summary.failed,
                      summary.vanished_words())
         named = self._name_failures(started, summary.failed, began, overdue) if summary.failed else set()
+        named |= self._name_deferred(summary.deferred)
         for path in paths:
             if path not in named:
                 self._unsettled.pop(path, None)  # read whole at last (or gone)
@@ -476,6 +478,20 @@ class Watcher:
         if failed > len(named):
             log.warning("... and %d more: `lifededup failures` lists them all", failed - len(named))
         return {fs_path(item.path) for item in named}
+
+    def _name_deferred(self, deferred: dict[str, str]) -> set[str]:
+        """The files still being written that could not be read, and were
+        recorded nothing: said once at INFO, read again once still.  Returns
+        them (on disk)."""
+        for path, reason in deferred.items():
+            disk, now = fs_path(path), stat_of(fs_path(path))
+            log.log(logging.DEBUG if disk in self._unsettled else logging.INFO,
+                    "%s is still being written: not readable yet (%s); read again once it is still",
+                    shown(path), shown(reason))
+            if now is not None:
+                self._unsettled[disk] = now
+            self.debouncer.note(disk)
+        return {fs_path(path) for path in deferred}
 
     def _still_written(self, path: str, began: float, overdue: frozenset[str]) -> bool:
         """Whether a file that could not be read was still being written:
