@@ -88,16 +88,36 @@ def forget_under(store: Store, path: str) -> int:
 
 def items_under(store: Store, path: str) -> int:
     """How many of this machine's items lie under ``path`` and no other of its watched folders."""
-    return len(_ids_under(store, path))
+    where, params = _under(store, path)
+    # counted in SQL: the watcher asks every few seconds of an empty mount point
+    # whose disk's archive (100,000s of items) the store keeps
+    _, [(count,)] = store.execute(f"SELECT count(*) FROM items WHERE {where}", params)
+    return int(str(count))
 
 
 def _ids_under(store: Store, path: str) -> list[int]:
-    stem = path.rstrip("/")
-    others = [f.path.rstrip("/") + "/" for f in list_folders(store) if f.path != path]
-    # the range of paths that start with "path/" ('0' is the character after '/')
-    _, rows = store.execute("SELECT id, path FROM items WHERE path >= :low AND path < :high AND machine = :machine",
-                            {"low": stem + "/", "high": stem + "0", "machine": store.machine})
-    return [int(str(i)) for i, p in rows if not str(p).startswith(tuple(others))]
+    where, params = _under(store, path)
+    _, rows = store.execute(f"SELECT id FROM items WHERE {where}", params)
+    return [int(str(i)) for i, in rows]
+
+
+def _under(store: Store, path: str) -> tuple[str, dict[str, object]]:
+    """The condition on ``items`` of this machine's items under ``path`` and
+    no other of its watched folders (a nested one keeps its own), and its
+    parameters."""
+    # Paths that start with "folder/" are the range ["folder/", "folder0")
+    # ('0' is the character after '/') in byte order alone: PostgreSQL
+    # compares text by the database's collation, and under en-US (ICU or
+    # glibc) "/A/x", "/a+b/x" and "/á/x" sort inside "/a"'s range.
+    column = "path" if store.location.backend == "sqlite" else 'path COLLATE "C"'
+    stems = [path.rstrip("/")] + [f.path.rstrip("/") for f in list_folders(store) if f.path != path]
+    params: dict[str, object] = {"machine": store.machine}
+    ranges = []
+    for n, stem in enumerate(stems):
+        params.update({f"low{n}": stem + "/", f"high{n}": stem + "0"})
+        ranges.append(f"{column} >= :low{n} AND {column} < :high{n}")
+    outside = "".join(f" AND NOT ({r})" for r in ranges[1:])
+    return f"machine = :machine AND {ranges[0]}{outside}", params
 
 
 def mark_scanned(store: Store, path: str, when: datetime | None = None) -> None:
