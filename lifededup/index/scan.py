@@ -273,6 +273,8 @@ class Scanner:
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 self._skip(link, LINK_LOOP, "a symbolic link loop: it leads back to itself")
+            elif isinstance(exc, PermissionError):
+                self._shut_link(link, exc)
             else:
                 self._skip(link, BROKEN_LINK, f"a symbolic link to {os.readlink(link)!r}, which is not there")
             return
@@ -291,6 +293,23 @@ class Scanner:
                 self._walk(real, st)
         elif self._admits(real):
             self._file(real, st, shown=link)
+
+
+    def _shut_link(self, link: str, error: PermissionError) -> None:
+        """A link whose target may be there, behind a folder one may not open
+        (``chmod 000``, or ``444``): recorded ``unreadable``, naming that
+        folder, and followed once it opens -- it was recorded
+        ``broken-link``, "which is not there"; leading out of the walls
+        through that folder, it is a link out."""
+        target = os.path.realpath(link)  # as far as it may be resolved: up to the shut folder
+        shut = blocked_by(target)
+        if shut is not None and self.walls.home(shut) is None:
+            self._skip(link, LINK_OUTSIDE, f"a symbolic link out of the watched folders (to {target!r}): never read")
+        elif shut is not None:
+            self._skip(link, UNREADABLE, f"a symbolic link to {os.readlink(link)!r}, in the folder {shut!r}, which "
+                                         f"may not be opened: {error.strerror or error}")
+        else:
+            self._skip(link, UNREADABLE, _CANNOT_READ.format(error.strerror or error))
 
 
 # File systems the kernel makes of its own state, not of anyone's files:
