@@ -12,7 +12,12 @@ disk has
 
 1. the same bytes (raw SHA-1): moved as it was; or
 2. the same device and inode and the same name: moved on one file system,
-   then changed before the indexer saw it (it is read again, under its item).
+   then changed before the indexer saw it (it is read again, under its item);
+   or
+3. neither hashed (a file too large to read, :func:`_worth_hashing`) and the
+   same device, inode, size and mtime, whatever its name: renamed as it was
+   (a rename keeps all four; an inode reused by another file keeps none of
+   the last two).  It was taken for a file deleted and a new one.
 
 The stored file is looked for first among the files that vanished from the
 paths of this run, then anywhere in the store (a file moved from a watched
@@ -127,7 +132,8 @@ class Plan:
 
     unchanged: int = 0
     # the same bytes under a new size/mtime (or a new place): stat and identity refreshed
-    touched: list[tuple[Seen, str, Identity | None]] = field(default_factory=list)
+    # (no SHA-1: a file too large to hash, moved as it was)
+    touched: list[tuple[Seen, str | None, Identity | None]] = field(default_factory=list)
     # unchanged files stored before their identity was kept (revision 0008)
     identified: list[tuple[str, Identity]] = field(default_factory=list)
     moves: list[tuple[str, str]] = field(default_factory=list)
@@ -342,23 +348,24 @@ class _Vanished:
         self.elsewhere = elsewhere
         self.claimed: set[str] = set()
 
-    def claim(self, sha1: str | None, identity: Identity | None, name: str) -> tuple[str, bool] | None:
+    def claim(self, file: Seen, sha1: str | None, identity: Identity | None) -> tuple[str, bool] | None:
         """The stored file a new file is, and whether its bytes are the same."""
         candidates = [*self.by_sha1.get(sha1 or "", ()), *self.by_identity.get(identity or (-1, -1), ())]
-        found = _match([k for k in candidates if k.path not in self.claimed], sha1, identity, name)
+        found = _match([k for k in candidates if k.path not in self.claimed], file, sha1, identity)
         if found is None and self.elsewhere is not None:
             others = [k for k in self.elsewhere(sha1, identity) if k.path not in self.claimed and k.path not in self.gone]
-            found = _match(others, sha1, identity, name)
+            found = _match(others, file, sha1, identity)
         if found is None:
             return None
         self.claimed.add(found.path)
-        return found.path, found.raw_sha1 == sha1
+        return found.path, found.raw_sha1 == sha1 and (sha1 is not None or _as_it_was(found, file))
 
     def left(self) -> list[str]:
         return [path for path in self.gone if path not in self.claimed]
 
 
-def _match(candidates: list[Known], sha1: str | None, identity: Identity | None, name: str) -> Known | None:
+def _match(candidates: list[Known], file: Seen, sha1: str | None, identity: Identity | None) -> Known | None:
+    name = PurePath(file.path).name
     complete = [k for k in candidates if k.complete]
     if sha1 is not None:
         same_bytes = [k for k in complete if k.raw_sha1 == sha1]
@@ -368,9 +375,15 @@ def _match(candidates: list[Known], sha1: str | None, identity: Identity | None,
             return same_bytes[0]
     if identity is not None:
         for k in sorted(complete, key=lambda k: k.path):
-            if (k.device, k.inode) == identity and PurePath(k.path).name == name:
+            if (k.device, k.inode) == identity and (PurePath(k.path).name == name or _as_it_was(k, file)):
                 return k
     return None
+
+
+def _as_it_was(stored: Known, file: Seen) -> bool:
+    """Whether a file never hashed (too large) is the stored one as it was,
+    neither hashed: the same size and mtime (its identity, the caller's)."""
+    return stored.raw_sha1 is None and (stored.size, stored.mtime) == (file.size, file.mtime)
 
 
 def _decide(file: Seen, stored: Known | None, vanished: _Vanished, result: Plan, reread: bool = False,
@@ -388,13 +401,13 @@ def _decide(file: Seen, stored: Known | None, vanished: _Vanished, result: Plan,
         else:
             result.to_read.append(ToRead(file, sha1, is_new=False, identity=identity, grown=grown))
         return
-    found = vanished.claim(sha1, identity, PurePath(file.path).name)
+    found = vanished.claim(file, sha1, identity)
     if found is None:
         result.to_read.append(ToRead(file, sha1, is_new=True, identity=identity))
         return
     old, same_bytes = found
     result.moves.append((old, file.path))
-    if same_bytes and sha1 is not None and not reread:
+    if same_bytes and not reread:
         result.touched.append((file, sha1, identity))  # its stat as found at its new place
     else:
         result.to_read.append(ToRead(file, sha1, is_new=False, identity=identity))  # moved, then changed
