@@ -42,6 +42,7 @@ _ROOT_STAT = ("UPDATE items SET size = :size, mtime = :mtime, raw_sha1 = :sha1 "
               "WHERE path = :path AND part = '' AND machine = :machine")
 _PARTS_OF = "SELECT id, part FROM items WHERE path = :path AND machine = :machine"
 _FILE_ID = "SELECT id FROM items WHERE path = :path AND part = '' AND machine = :machine"
+_FILE_STAT = "SELECT size, mtime, raw_sha1 FROM items WHERE path = :path AND part = '' AND machine = :machine"
 # a file's stored parts, each with what names it beside its place: its text's SHA-1 (NULL: no text), title, people
 _STORED_PARTS = ("SELECT i.id, i.part, c.sha1, i.title, i.people FROM items i LEFT JOIN clusters c "
                  "ON c.item_id = i.id WHERE i.path = :path AND i.machine = :machine AND i.part <> ''")
@@ -163,6 +164,11 @@ class BatchWriter:
     # partial read was listed by `lifededup failures`, and a good version being rewritten lost its text.
     unsettled: frozenset[str] = frozenset()
     deferred: dict[str, str] = field(default_factory=dict)
+    # New files another run (a second `index` of the same folder, the watcher) stored after this one's
+    # plan: those it stored as these bytes are left as they are (unchanged), the others written over
+    # (updated).  Both runs said "new" of every file, the store holding each once.
+    _stored_meanwhile: set[str] = field(default_factory=set)
+    _written_over: set[str] = field(default_factory=set)
 
     def add(self, outcome: Outcome) -> None:
         if not self._buffer:
@@ -234,13 +240,13 @@ class BatchWriter:
     def _write(self, outcome: Outcome, fingerprint: Fingerprint | None) -> bool:
         """Write one outcome; True when it completed its file."""
         path, part = str(outcome.path), outcome.part
-        if self._deferred(outcome):
-            return outcome.final
         info = self.to_read[path]
+        if self._deferred(outcome) or self._already_stored(outcome, info):
+            return outcome.final
         parts = self._open.setdefault(path, {})
         record = self._record(outcome, info, parts)
         result = outcome.result
-        if part != "" and not info.is_new and info.grown is None:
+        if part != "" and not self._new(path, info) and info.grown is None:
             key = None if fingerprint is None else (fingerprint.sha1, record.title, record.people)
             self._renumbered(path, part, key)
         if isinstance(result, Failure):
@@ -272,6 +278,32 @@ class BatchWriter:
             self._open.pop(path, None)
             self._stored.pop(path, None)
         return True
+
+    def _already_stored(self, outcome: Outcome, info: ToRead) -> bool:
+        """Whether a file read as new was stored meanwhile by another run as
+        these same bytes (its size, mtime and raw SHA-1, complete): nothing
+        of it is written, and it counts as unchanged.  Asked at its first
+        outcome, in its batch's transaction -- writers take turns (SQLite's
+        BEGIN IMMEDIATE, PostgreSQL's advisory lock), so no other run writes
+        it between the look and the write.  Stored otherwise, it is written
+        over, and counts as updated."""
+        path = str(outcome.path)
+        if info.is_new and path not in self._open and path not in self._stored_meanwhile:
+            _, rows = self.store.execute(_FILE_STAT, {"path": path, "machine": self.store.machine})
+            if rows and rows[0][1] is not None and tuple(rows[0]) == (info.seen.size, info.seen.mtime, info.raw_sha1):
+                self._stored_meanwhile.add(path)
+            elif rows:
+                self._written_over.add(path)
+        if path not in self._stored_meanwhile:
+            return False
+        if outcome.final:
+            self._stored_meanwhile.discard(path)
+            self.tally.unchanged += 1
+        return True
+
+    def _new(self, path: str, info: ToRead) -> bool:
+        """Whether a file is new to the store (not one another run stored meanwhile)."""
+        return info.is_new and path not in self._written_over
 
     def _record(self, outcome: Outcome, info: ToRead, parts: dict[str, int]) -> ItemRecord:
         part, result = outcome.part, outcome.result
@@ -349,7 +381,7 @@ class BatchWriter:
         if grown is not None or (last != "" and "" in parts):
             self.store.execute(_ROOT_STAT, {"size": info.seen.size, "mtime": info.seen.mtime, "sha1": info.raw_sha1,
                                             "path": path, "machine": self.store.machine})
-        if not info.is_new:
+        if not self._new(path, info):
             _, rows = self.store.execute(_PARTS_OF, {"path": path, "machine": self.store.machine})
             # read from where it grew, the messages before are kept: only those of an interrupted read may go
             stale = [int(r[0]) for r in rows if r[1] not in parts  # type: ignore[call-overload]
@@ -357,7 +389,7 @@ class BatchWriter:
             if stale:
                 self.store.remove_ids(stale)
         if not failed:
-            if info.is_new:
+            if self._new(path, info):
                 self.tally.new += 1
             else:
                 self.tally.updated += 1
