@@ -92,9 +92,12 @@ def _print_explanation(found: Explanation) -> None:
 @main.command("check")
 @click.option("--json", "as_json", is_flag=True,
               help='One JSON object: {"ok", "items", "clusters", "store", "problems": [{"check", "message", '
-              '"item_ids"}]}.')
+              '"item_ids"}]}; with --mend, also "mended".')
+@click.option("--mend", is_flag=True,
+              help="Write again what the check finds stale that the items themselves give: the CJK words "
+              "apart (cjk-apart) of items whose title, text or people were changed by hand. Prints how many.")
 @db_option
-def check_command(as_json: bool, db: str | None) -> None:
+def check_command(as_json: bool, mend: bool, db: str | None) -> None:
     """Verify the store: SQLite's integrity check (on an SQLite file), the
     search index, the cluster invariants (one fingerprint and one cluster
     per item with text; every member an exact or near copy of its
@@ -103,7 +106,10 @@ def check_command(as_json: bool, db: str | None) -> None:
     with the statement that makes it again).
 
     Exits with status 1 and says what is wrong if anything is; `lifededup
-    recluster` rebuilds the clusters.  A damaged file (SQLite's integrity
+    recluster` rebuilds the clusters, and `--mend` writes again the words
+    apart of Chinese, Japanese or Korean text changed by `sql --write`
+    (which the search index reads: else the new text's words are not found,
+    the old text's are).  A damaged file (SQLite's integrity
     check fails) is rebuilt from your folders: the message says how.  On a
     terminal it says which part it checks as it goes (at a million items
     the whole takes minutes).
@@ -111,8 +117,10 @@ def check_command(as_json: bool, db: str | None) -> None:
     \b
     Example:
       lifededup check --db ~/archive.db
+      lifededup check --mend
     """
     from lifededup.store import check_store
+    from lifededup.store.check import mend_apart
 
     def step(what: str) -> None:
         click.echo(f"checking {what}...", err=True)
@@ -120,12 +128,19 @@ def check_command(as_json: bool, db: str | None) -> None:
     with opened_store(db) as store:
         # on a terminal, each part as it starts (minutes at a million items); in a pipe, only the result
         problems = check_store(store, step if sys.stderr.isatty() else None)
+        mended = 0
+        if mend:
+            for problem in [p for p in problems if p.check in _MENDED_BY_CHECK]:
+                mended += mend_apart(store, problem.item_ids)
+                problems.remove(problem)
+            if not as_json:
+                click.echo(f"mended: {mended} item(s), their CJK words apart written again")
         # a damaged file may not even count its rows: counted only when all is well
         counts = None if problems else (store.execute("SELECT count(*) FROM items")[1][0][0],
                                         store.execute("SELECT count(*) FROM cluster_sizes")[1][0][0])
     if as_json:
         click.echo(json.dumps({"ok": not problems, "items": counts and counts[0], "clusters": counts and counts[1],
-                               "store": str(store.location),
+                               "store": str(store.location), **({"mended": mended} if mend else {}),
                                "problems": [{"check": p.check, "message": p.message, "item_ids": p.item_ids}
                                             for p in problems]}, indent=2))
         if problems:
@@ -135,9 +150,12 @@ def check_command(as_json: bool, db: str | None) -> None:
         for problem in problems:
             click.echo(f"problem: {problem}", err=True)
         # what mends it: the clusters are rebuilt from the fingerprints; a damaged file's message says its own way
-        mend = ("; `lifededup recluster` rebuilds the clusters" if any(p.check in _MENDED_BY_RECLUSTER
-                                                                       for p in problems) else "")
-        raise click.ClickException(f"{len(problems)} problem(s) in {store.location}{mend}")
+        ways = (["`lifededup recluster` rebuilds the clusters"] if any(p.check in _MENDED_BY_RECLUSTER
+                                                                       for p in problems) else [])
+        ways += (["`lifededup check --mend` writes the words apart again"] if any(p.check in _MENDED_BY_CHECK
+                                                                                 for p in problems) else [])
+        raise click.ClickException(f"{len(problems)} problem(s) in {store.location}"
+                                   + "".join(f"; {way}" for way in ways))
     items, groups = counts
     click.echo(f"ok: {items} items, {groups} clusters, all invariants hold ({store.location})")
 
@@ -147,6 +165,9 @@ def check_command(as_json: bool, db: str | None) -> None:
 _MENDED_BY_RECLUSTER = frozenset({"cluster-missing", "cluster-without-fingerprint", "sha1-differs",
                                   "no-representative", "representative-flag", "copies-split", "member-not-near",
                                   "sketch-keys"})
+# The problems `check --mend` mends: columns made from each item's own
+# columns (the search index reads them), written again from them
+_MENDED_BY_CHECK = frozenset({"cjk-apart"})
 
 
 @main.command("recluster")
