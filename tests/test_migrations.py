@@ -17,7 +17,7 @@ from test_store import sound
 
 from lifededup.search import search
 from lifededup.store import ItemRecord, MachineTaken, StoreTooNew, list_machines, open_store
-from lifededup.store.check import check_store
+from lifededup.store.check import _SERVER_INDEXES, check_store
 from lifededup.store.similarity import sketch_values
 from lifededup.store.models import Base
 from lifededup.store import Store
@@ -139,7 +139,9 @@ def test_empty_store_upgrades_to_head_and_matches_the_models(store_url: str) -> 
             diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
         tables = {d[1].name for d in diff if d[0] == "remove_table"}
         diff = [d for d in diff if not (d[0] == "remove_table" and d[1].name.startswith("items_fts"))
-                and not (d[0] == "remove_index" and d[1].table.name == "items_fts")]
+                and not (d[0] == "remove_index" and d[1].table.name == "items_fts")
+                # PostgreSQL's paths in byte order (revision 0026): not in the models, `check` names it
+                and not (d[0] == "remove_index" and d[1].name in _SERVER_INDEXES and store.location.url)]
         diff = [d for d in diff if not sqlite_keeps_unique_path(d)]
         assert diff == [], f"models and revisions disagree: {diff} (fts tables {tables})"
         # SQLite's items_fts reads its text from items_searched (revision 0022)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import random
-import re
+import shlex
 from pathlib import Path
 
 import psycopg
@@ -254,11 +254,12 @@ def test_check_names_a_dropped_search_index_on_postgresql_and_how_to_make_it_aga
         return CliRunner().invoke(main, [*args, "--db", pg_url]).output
 
     assert cli("check").startswith("ok:")
-    for name in ("ix_items_fts_heading", "ix_items_fts_length", "ix_items_fts_document"):
+    for name in ("ix_items_fts_heading", "ix_items_fts_length", "ix_items_fts_document", "ix_items_path_bytes"):
         cli("sql", "--write", f"DROP INDEX {name}")
     out = cli("check")
-    statements = re.findall(r'lifededup sql --write "([^"]+)"', out)
-    assert len(statements) == 3 and all(n in out for n in ("heading", "length", "document")), out
+    statements = [shlex.split(line.split("make it again with: ")[1])[3] for line in out.splitlines()
+                  if "make it again with: lifededup sql --write" in line]
+    assert len(statements) == 4 and all(n in out for n in ("heading", "length", "document", "path_bytes")), out
     for statement in statements:
         cli("sql", "--write", statement)
     assert cli("check").startswith("ok:")

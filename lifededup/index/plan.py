@@ -55,20 +55,24 @@ from lifededup.index.scan import Seen, opened_found, raw_sha1
 from lifededup.model import fs_path
 from lifededup.store import Store, UnsupportedStore
 
-# Two seeks in the (path, part) index -- (machine, path, part) on
-# PostgreSQL -- the path itself, and the range of paths that start with
-# "root/" ('0' is the character after '/').  Only this machine's files
-# (revision 0009), except on SQLite: see known_under.
+# Two seeks in the (path, part) index -- on PostgreSQL (machine, path,
+# part) and (machine, path COLLATE "C"), revision 0026 -- the path itself,
+# and the range of paths that start with "root/" ('0' is the character after
+# '/'), in byte order: PostgreSQL compares text by the database's collation,
+# and under en-US (glibc's or ICU's, initdb's usual default) "/A/x", "/a+b/x"
+# and "/á/x" sort inside "/a"'s range, whose scan took their files for its
+# own gone and deleted their items.  Only this machine's files (revision
+# 0009), except on SQLite: see known_under.
 _KNOWN_UNDER = (
     "SELECT path, size, mtime, raw_sha1, device, inode, status, machine, error, kind FROM items "
     "WHERE path = :root AND part = '' {mine} UNION ALL "
     "SELECT path, size, mtime, raw_sha1, device, inode, status, machine, error, kind FROM items "
-    "WHERE path >= :low AND path < :high AND part = '' {mine}"
+    "WHERE {bytes} >= :low AND {bytes} < :high AND part = '' {mine}"
 )
 # Parts that failed for want of time or memory (a mailbox's message): their file is read again under more.
 _SHORT_PARTS_UNDER = (
     "SELECT path, status, error FROM items WHERE path = :root AND part <> '' AND status IN {short} {mine} "
-    "UNION ALL SELECT path, status, error FROM items WHERE path >= :low AND path < :high AND part <> '' "
+    "UNION ALL SELECT path, status, error FROM items WHERE {bytes} >= :low AND {bytes} < :high AND part <> '' "
     "AND status IN {short} {mine}"
 )
 _SHORT = ("timeout", "crashed", "too-large")
@@ -168,8 +172,9 @@ def known_under(store: Store, roots: Iterable[str], limits: Limits = Limits()) -
     found: dict[str, Known] = {}
     shared = store.location.backend != "sqlite"
     mine = "AND machine = :machine" if shared else ""
-    query = _KNOWN_UNDER.format(mine=mine)
-    short_parts = _SHORT_PARTS_UNDER.format(short=str(_SHORT), mine=mine)
+    by_bytes = 'path COLLATE "C"' if shared else "path"  # SQLite compares bytes (BINARY)
+    query = _KNOWN_UNDER.format(mine=mine, bytes=by_bytes)
+    short_parts = _SHORT_PARTS_UNDER.format(short=str(_SHORT), mine=mine, bytes=by_bytes)
     for root in roots:
         stem = root.rstrip("/")
         params: dict[str, object] = {"root": root, "low": stem + "/", "high": stem + "0", "machine": store.machine}

@@ -715,7 +715,9 @@ def _check_kinds(conn: Connection, filters: Filters) -> None:
     """An empty result because of a kind no item has is a typo: say so."""
     if not filters.kinds:
         return
-    known = sorted(str(r[0]) for r in conn.execute("SELECT DISTINCT kind FROM items"))
+    from lifededup.store.listing import KINDS_HELD
+
+    known = sorted(str(r[0]) for r in conn.execute(KINDS_HELD))
     unknown = [k for k in filters.kinds if k not in known]
     if unknown:
         raise ValueError(f"no item of kind {', '.join(map(repr, unknown))} in the store; "

@@ -3,6 +3,8 @@ failure said in words with the items concerned."""
 
 from __future__ import annotations
 
+import shlex
+
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -107,13 +109,17 @@ def _sqlite_checks(conn: Connection) -> list[Problem]:
     return problems
 
 
-# The indexes of items_fts on PostgreSQL (revisions 0002 and 0025; the
-# table is plain SQL, not in the models): a search reads through each, and
-# without one a common word's page scans every document.
-_SERVER_FTS_INDEXES = {
-    "ix_items_fts_document": "CREATE INDEX ix_items_fts_document ON items_fts USING gin (document)",
-    "ix_items_fts_heading": "CREATE INDEX ix_items_fts_heading ON items_fts USING gin (ts_filter(document, '{a}'))",
-    "ix_items_fts_length": "CREATE INDEX ix_items_fts_length ON items_fts (length(document))",
+# The indexes PostgreSQL alone has, which the models do not declare: those
+# of items_fts (revisions 0002 and 0025; the table is plain SQL), through
+# which a search reads (without one a common word's page scans every
+# document), and the items' paths in byte order (revision 0026), through
+# which a scan finds the items under its folder.
+_SERVER_INDEXES = {
+    "ix_items_fts_document": ("items_fts", "CREATE INDEX ix_items_fts_document ON items_fts USING gin (document)"),
+    "ix_items_fts_heading": ("items_fts",
+                             "CREATE INDEX ix_items_fts_heading ON items_fts USING gin (ts_filter(document, '{a}'))"),
+    "ix_items_fts_length": ("items_fts", "CREATE INDEX ix_items_fts_length ON items_fts (length(document))"),
+    "ix_items_path_bytes": ("items", 'CREATE INDEX ix_items_path_bytes ON items (machine, path COLLATE "C")'),
 }
 
 
@@ -124,11 +130,11 @@ def _server_fts_check(conn: Connection) -> list[Problem]:
         "SELECT i.id FROM items i LEFT JOIN items_fts f ON f.rowid = i.id WHERE f.rowid IS NULL")]
     problems = [Problem("fts-index", "items missing from items_fts", ids)] if ids else []
     present = {str(r[0]) for r in conn.exec_driver_sql(
-        "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'items_fts'")}
-    for name, statement in _SERVER_FTS_INDEXES.items():
+        "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()")}
+    for name, (table, statement) in _SERVER_INDEXES.items():
         if name not in present:
-            problems.append(Problem("missing-index", f"the store has no index {name} on items_fts; "
-                                    f"make it again with: lifededup sql --write \"{statement}\""))
+            problems.append(Problem("missing-index", f"the store has no index {name} on {table}; "
+                                    f"make it again with: lifededup sql --write {shlex.quote(statement)}"))
     return problems
 
 

@@ -53,6 +53,7 @@ class Item(Base):
         Index("ix_items_raw_sha1", "raw_sha1"),
         Index("ix_items_status", "status"),
         Index("ix_items_inode", "inode"),
+        Index("ix_items_kind", "kind"),  # revision 0026: the kinds a store holds (listing.kinds_held)
         # AUTOINCREMENT: ids are never reused, so "earliest" (smallest id) is
         # the order of first indexing, which conservative clustering relies on.
         {"sqlite_autoincrement": True},
