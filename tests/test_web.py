@@ -709,3 +709,19 @@ def test_a_postgresql_store_is_only_read(postgres: Any, state: daemons.DaemonPat
         assert store.execute(checksum)[1] == before, "browsing changed the store"
         with pytest.raises(Exception, match="read-only transaction"):
             store.execute("DELETE FROM items")
+
+
+def test_the_kind_filter_offers_the_kinds_the_store_holds(corpus: CorpusStore, client: TestClient) -> None:
+    from lifededup.extract.base import KINDS
+    from lifededup.store import open_reader
+    from lifededup.store.listing import kinds_held
+
+    with open_reader(corpus.db) as reader:
+        held = kinds_held(reader)
+    absent = [k for k in KINDS if k not in held]
+    assert held and absent, f"the corpus should hold some kinds and not others: {held}"
+    offered = re.findall(r'name="kind" value="([^"]+)"', get(client, "/").text)
+    assert offered == held, f"offered {offered}, the store holds {held}"
+    # a kind chosen that no item has (a bookmark from before) stays offered, ticked, beside the error
+    html = get(client, f"/?q=river&kind={quote_from_bytes(absent[0].encode())}", 400).text
+    assert f'value="{absent[0]}" checked' in html and "no item of kind" in html, html

@@ -20,10 +20,10 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from lifededup.extract.base import KINDS
 from lifededup.model import REORDERING, fs_path
 from lifededup.search import QuerySyntaxError, syntax_of
 from lifededup.store import ItemDetails, Store, StoreError, clusters, driver_said, is_unavailable, machine_name, open_store
+from lifededup.store.listing import kinds_held
 from lifededup.watch import daemon as daemons
 from lifededup.web import pages
 from lifededup.web.access import Access, Guard
@@ -116,7 +116,6 @@ def _environment() -> Environment:
     env = Environment(loader=PackageLoader("lifededup.web", "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=_unreordered)
     env.filters.update(home=_home, place=_place, size=_size, format=_format, fraction=_fraction, when=_when)
-    env.globals.update(kinds=KINDS)
     return env
 
 
@@ -143,17 +142,24 @@ class View:
         try:
             form = self._form(request)
         except BadRequest as exc:
-            return self.html("search.html", 400, form=SearchForm(), result=None, error=str(exc), pages=1)
+            return self.html("search.html", 400, form=SearchForm(), result=None, error=str(exc), pages=1,
+                             kinds=self._kinds(SearchForm()))
         if form.empty:
-            return self.html("search.html", form=form, result=None, error=None, pages=1)
+            return self.html("search.html", form=form, result=None, error=None, pages=1, kinds=self._kinds(form))
         try:
             result = pages.run_search(self.stores.get(), form)
         except (BadRequest, ValueError) as exc:  # QuerySyntaxError, a kind no item has
             syntax = isinstance(exc, QuerySyntaxError)
             # a syntax error's message ends with the syntax, which the page shows as it is (preformatted)
             return self.html("search.html", 400, form=form, result=None, pages=1, syntax=syntax,
-                             error=str(exc).split("\n\n")[0] if syntax else str(exc))
-        return self.html("search.html", form=form, result=result, error=None, pages=pages.pages(result, form))
+                             error=str(exc).split("\n\n")[0] if syntax else str(exc), kinds=self._kinds(form))
+        return self.html("search.html", form=form, result=result, error=None, pages=pages.pages(result, form),
+                         kinds=self._kinds(form))
+
+    def _kinds(self, form: SearchForm) -> list[str]:
+        """The kinds the filter offers: those the store holds, and any chosen
+        (a kind its items no longer have stays ticked, to be unticked)."""
+        return sorted(set(kinds_held(self.stores.get())) | set(form.kinds))
 
     def search_json(self, request: Request) -> Response:
         """``lifededup search --json``'s object."""
