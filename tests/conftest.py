@@ -92,3 +92,18 @@ def sqlite_corpus(tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
 def pg_corpus(tmp_path_factory: pytest.TempPathFactory, postgres: pg_server.Server) -> CorpusStore:
     """The PostgreSQL store alone."""
     return corpus_store(tmp_path_factory, postgres)
+
+
+@pytest.fixture
+def language_db(postgres: pg_server.Server) -> Iterator[str]:
+    """An empty database that compares text by a language (ICU's en-US),
+    as one made by an initdb under en_US.UTF-8, the usual default, does;
+    the suite's server compares bytes (C.UTF-8)."""
+    try:
+        postgres.admin("CREATE DATABASE icu_en TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' "
+                       "LOCALE 'C.UTF-8'")
+    except Exception as error:  # a server older than 15, or built without ICU
+        pytest.skip(f"no ICU collation here: {error}")
+    url = postgres.url("icu_en")
+    yield url
+    postgres.drop_database(url)

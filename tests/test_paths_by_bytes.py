@@ -10,27 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from index_samples import write_text
 
-import pg_server
 from lifededup.index import IndexConfig, run
 from lifededup.store import open_store
 from lifededup.store.listing import kinds_held
 from lifededup.store.opening import make_engine, resolve
 from test_migrations import catalog, downgrade_to, upgrade_to, write_clustered
-
-
-@pytest.fixture
-def language_db(postgres: pg_server.Server) -> object:
-    try:
-        postgres.admin("CREATE DATABASE icu_paths TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' "
-                       "LOCALE 'C.UTF-8'")
-    except Exception as error:  # a server older than 15, or built without ICU
-        pytest.skip(f"no ICU collation here: {error}")
-    url = postgres.url("icu_paths")
-    yield url
-    postgres.drop_database(url)
 
 
 def test_a_scan_of_one_folder_leaves_the_items_of_folders_that_sort_beside_it(language_db: str,

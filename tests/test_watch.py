@@ -21,6 +21,7 @@ from store_samples import prose
 from lifededup.index import IndexConfig
 from lifededup.store import Store, WatchedFolder, add_folder, list_folders, open_store, remove_folder
 from lifededup.watch import Debouncer, Watcher, WatchStatus
+from lifededup.watch.debounce import MAX_WAIT_S
 
 TIMEOUT_S = 60.0
 
@@ -37,12 +38,15 @@ def eventually(check: Callable[[], bool], what: str, timeout: float = TIMEOUT_S)
 @contextmanager
 def watching(tmp_path: Path, root: Path, *, rescan_every: float = 3600.0,
              ignore: tuple[str, ...] = (), also: tuple[Path, ...] = (), store_url: str | None = None,
-             machine: str | None = None, retry_after: float = 1.0) -> Iterator[Store]:
+             machine: str | None = None, retry_after: float = 1.0, delay: float = 0.3, workers: int = 2,
+             max_wait: float = MAX_WAIT_S, reports: list[WatchStatus] | None = None) -> Iterator[Store]:
     """A watcher on ``root`` in a thread with a store of its own (or
     ``store_url``'s, as ``machine``); yields a second connection to read the
     store, once the catch-up scan is done.  Work the store refuses is tried
     again after ``retry_after`` seconds (the daemon's 30 would only slow the
-    tests)."""
+    tests); a file written without a pause is read every ``max_wait``
+    seconds (the watcher's 60 unless given); ``reports`` gets a
+    copy of every status the watcher reports."""
     db: Path | str = store_url or tmp_path / "watch.db"
     open_store(db).close()
     # read-only, as `lifededup sql` and a search read while the watcher writes:
@@ -52,6 +56,8 @@ def watching(tmp_path: Path, root: Path, *, rescan_every: float = 3600.0,
     errors: list[BaseException] = []
 
     def report(status: WatchStatus) -> None:
+        if reports is not None:
+            reports.append(WatchStatus(**vars(status)))
         if status.state == "watching":
             caught_up.set()
 
@@ -59,8 +65,8 @@ def watching(tmp_path: Path, root: Path, *, rescan_every: float = 3600.0,
         try:
             with open_store(db, machine=machine) as store:
                 folders = [WatchedFolder(str(p.resolve())) for p in (root, *also)]
-                Watcher(store, folders, IndexConfig(workers=2), stop, delay=0.3, rescan_every=rescan_every,
-                        retry_after=retry_after, ignore=ignore, on_status=report).run()
+                Watcher(store, folders, IndexConfig(workers=workers), stop, delay=delay, rescan_every=rescan_every,
+                        retry_after=retry_after, ignore=ignore, on_status=report, max_wait=max_wait).run()
         except BaseException as exc:  # reported in the test's thread
             errors.append(exc)
             caught_up.set()

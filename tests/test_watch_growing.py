@@ -9,59 +9,30 @@ lasts seconds."""
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
-from test_watch import TIMEOUT_S, eventually
+from test_watch import eventually
+from test_watch import watching as watched
 
-from lifededup.index import IndexConfig
-from lifededup.store import Store, WatchedFolder, open_store
-from lifededup.watch import Watcher, WatchStatus
+from lifededup.store import Store
 
 PDF = Path(__file__).resolve().parent.parent / "sample_corpus/Documents/residents-minutes/PDF/residents-minutes-v1.pdf"
 # a write every 0.1 s, ten times within the watcher's delay: never a pause it could take for the end
 DELAY_S, MAX_WAIT_S, EVERY_S = 1.0, 3.0, 0.1
 
 
-@contextmanager
-def watching(tmp_path: Path, root: Path) -> Iterator[Store]:
-    db = tmp_path / "watch.db"
-    open_store(db).close()
-    stop, caught_up = threading.Event(), threading.Event()
-    errors: list[BaseException] = []
-
-    def report(status: WatchStatus) -> None:
-        if status.state == "watching":
-            caught_up.set()
-
-    def target() -> None:
-        try:
-            with open_store(db) as store:
-                Watcher(store, [WatchedFolder(str(root.resolve()))], IndexConfig(workers=1), stop, delay=DELAY_S,
-                        max_wait=MAX_WAIT_S, on_status=report).run()
-        except BaseException as exc:  # reported in the test's thread
-            errors.append(exc)
-            caught_up.set()
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    reader = open_store(db, readonly=True)
-    try:
-        assert caught_up.wait(TIMEOUT_S) and not errors, errors
-        yield reader
-    finally:
-        stop.set()
-        thread.join(TIMEOUT_S)
-        reader.close()
-    assert not thread.is_alive() and not errors, errors
+def watching(tmp_path: Path, root: Path) -> AbstractContextManager[Store]:
+    """The watcher of ``test_watch``, one worker, its delay and max_wait cut to DELAY_S and MAX_WAIT_S."""
+    return watched(tmp_path, root, delay=DELAY_S, max_wait=MAX_WAIT_S, workers=1)
 
 
-def write_slowly(path: Path, data: bytes, seconds: float) -> float:
-    """``data`` appended in pieces every EVERY_S for ``seconds``; returns when it ended (time.time())."""
+def write_slowly(path: Path, data: bytes, seconds: float, after_each: Callable[[], object] | None = None) -> float:
+    """``data`` appended in pieces every EVERY_S for ``seconds`` (``after_each()``
+    called after each piece); returns when it ended (time.time())."""
     pieces = int(seconds / EVERY_S)
     size = -(-len(data) // pieces)
     with path.open("wb") as out:
@@ -69,6 +40,8 @@ def write_slowly(path: Path, data: bytes, seconds: float) -> float:
             out.write(data[start:start + size])
             out.flush()
             time.sleep(EVERY_S)
+            if after_each is not None:
+                after_each()
     return time.time()
 
 

@@ -10,11 +10,11 @@ watchdog events, the watcher's ``max_wait`` cut to 3 s as in
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 from test_watch import eventually
-from test_watch_growing import EVERY_S, PDF, watching
+from test_watch_growing import PDF, watching, write_slowly
 
 from lifededup.store import Store
 from lifededup.store.failures import failures
@@ -33,18 +33,10 @@ def item_of(store: Store, path: Path) -> tuple[object, ...] | None:
     return tuple(rows[0]) if rows else None
 
 
-def write_watching(path: Path, data: bytes, look: list[object], check: object) -> float:
+def write_watching(path: Path, data: bytes, look: list[object], check: Callable[[], object]) -> float:
     """``data`` written to ``path`` in pieces over SECONDS, ``check()`` taken
     into ``look`` after each piece; returns when it ended (time.time())."""
-    pieces = int(SECONDS / EVERY_S)
-    size = -(-len(data) // pieces)
-    with path.open("wb") as out:
-        for start in range(0, len(data), size):
-            out.write(data[start:start + size])
-            out.flush()
-            time.sleep(EVERY_S)
-            look.append(check())  # type: ignore[operator]
-    return time.time()
+    return write_slowly(path, data, SECONDS, after_each=lambda: look.append(check()))
 
 
 def test_a_pdf_still_being_written_is_never_listed_as_failed(tmp_path: Path) -> None:

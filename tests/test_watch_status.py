@@ -9,53 +9,24 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from index_samples import write_text
 from test_daemon import lifededup
-from test_watch import TIMEOUT_S, eventually
+from test_watch import TIMEOUT_S, eventually, watching
 
-from lifededup.index import IndexConfig
-from lifededup.store import WatchedFolder, open_store
-from lifededup.watch import Watcher, WatchStatus
+from lifededup.watch import WatchStatus
 
 
 @contextmanager
 def reporting(tmp_path: Path, root: Path, delay: float) -> Iterator[list[WatchStatus]]:
-    """A watcher on ``root`` in a thread; yields every status it reports
-    (copies), once the catch-up scan is done."""
-    db = tmp_path / "watch.db"
-    open_store(db).close()
-    stop, caught_up = threading.Event(), threading.Event()
+    """A watcher on ``root`` in a thread (``test_watch``'s, one worker);
+    yields every status it reports (copies), once the catch-up scan is done."""
     reports: list[WatchStatus] = []
-    errors: list[BaseException] = []
-
-    def report(status: WatchStatus) -> None:
-        reports.append(WatchStatus(**vars(status)))
-        if status.state == "watching":
-            caught_up.set()
-
-    def target() -> None:
-        try:
-            with open_store(db) as store:
-                Watcher(store, [WatchedFolder(str(root.resolve()))], IndexConfig(workers=1), stop, delay=delay,
-                        on_status=report).run()
-        except BaseException as exc:  # reported in the test's thread
-            errors.append(exc)
-            caught_up.set()
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    try:
-        assert caught_up.wait(TIMEOUT_S) and not errors, errors
+    with watching(tmp_path, root, delay=delay, workers=1, reports=reports):
         yield reports
-    finally:
-        stop.set()
-        thread.join(TIMEOUT_S)
-    assert not thread.is_alive() and not errors, errors
 
 
 def test_waiting_counts_files_and_folders_not_events_and_the_batch_being_read(tmp_path: Path) -> None:
