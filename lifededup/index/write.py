@@ -42,7 +42,7 @@ _ROOT_STAT = ("UPDATE items SET size = :size, mtime = :mtime, raw_sha1 = :sha1 "
               "WHERE path = :path AND part = '' AND machine = :machine")
 _PARTS_OF = "SELECT id, part FROM items WHERE path = :path AND machine = :machine"
 _FILE_ID = "SELECT id FROM items WHERE path = :path AND part = '' AND machine = :machine"
-_FILE_STAT = "SELECT size, mtime, raw_sha1 FROM items WHERE path = :path AND part = '' AND machine = :machine"
+_FILES_STAT = "SELECT path, size, mtime, raw_sha1 FROM items WHERE part = '' AND machine = :machine AND path IN ({})"
 # a file's stored parts, each with what names it beside its place: its text's SHA-1 (NULL: no text), title, people
 _STORED_PARTS = ("SELECT i.id, i.part, c.sha1, i.title, i.people FROM items i LEFT JOIN clusters c "
                  "ON c.item_id = i.id WHERE i.path = :path AND i.machine = :machine AND i.part <> ''")
@@ -223,6 +223,7 @@ class BatchWriter:
         done: list[tuple[str, int]] = []
         with self.store.transaction():
             walls = None if self.watched is None else [folder.rstrip("/") + "/" for folder in self.watched()]
+            self._look_for_stored(batch)
             for outcome in batch:
                 fingerprint = next(prints) if text_of(outcome) is not None else None
                 if walls is not None and not str(outcome.path).startswith(tuple(walls)):
@@ -279,21 +280,34 @@ class BatchWriter:
             self._stored.pop(path, None)
         return True
 
+    def _look_for_stored(self, batch: list[Outcome]) -> None:
+        """The new files whose first outcome is in ``batch`` that another run
+        stored meanwhile, looked for in one statement in the batch's
+        transaction -- writers take turns (SQLite's BEGIN IMMEDIATE,
+        PostgreSQL's advisory lock), so no other run writes them between the
+        look and the write.  Those stored as these same bytes (size, mtime
+        and raw SHA-1, complete) go to ``_stored_meanwhile``, the others
+        stored to ``_written_over``.  (A look a file cost a first index of a
+        large archive a round trip each.)"""
+        seen = self._stored_meanwhile | self._written_over
+        new = list(dict.fromkeys(str(o.path) for o in batch if str(o.path) not in self._open
+                                 and str(o.path) not in seen and self.to_read[str(o.path)].is_new))
+        for start in range(0, len(new), 500):
+            chunk = new[start:start + 500]
+            marks = ", ".join(f":p{n}" for n in range(len(chunk)))
+            _, rows = self.store.execute(_FILES_STAT.format(marks), {"machine": self.store.machine,
+                                                                    **{f"p{n}": p for n, p in enumerate(chunk)}})
+            for path, size, mtime, sha1 in rows:
+                info = self.to_read[str(path)]
+                same = mtime is not None and (size, mtime, sha1) == (info.seen.size, info.seen.mtime, info.raw_sha1)
+                (self._stored_meanwhile if same else self._written_over).add(str(path))
+
     def _already_stored(self, outcome: Outcome, info: ToRead) -> bool:
         """Whether a file read as new was stored meanwhile by another run as
-        these same bytes (its size, mtime and raw SHA-1, complete): nothing
-        of it is written, and it counts as unchanged.  Asked at its first
-        outcome, in its batch's transaction -- writers take turns (SQLite's
-        BEGIN IMMEDIATE, PostgreSQL's advisory lock), so no other run writes
-        it between the look and the write.  Stored otherwise, it is written
-        over, and counts as updated."""
+        these same bytes (``_look_for_stored``): nothing of it is written,
+        and it counts as unchanged.  Stored otherwise, it is written over,
+        and counts as updated."""
         path = str(outcome.path)
-        if info.is_new and path not in self._open and path not in self._stored_meanwhile:
-            _, rows = self.store.execute(_FILE_STAT, {"path": path, "machine": self.store.machine})
-            if rows and rows[0][1] is not None and tuple(rows[0]) == (info.seen.size, info.seen.mtime, info.raw_sha1):
-                self._stored_meanwhile.add(path)
-            elif rows:
-                self._written_over.add(path)
         if path not in self._stored_meanwhile:
             return False
         if outcome.final:
