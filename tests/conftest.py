@@ -97,8 +97,9 @@ def pg_corpus(tmp_path_factory: pytest.TempPathFactory, postgres: pg_server.Serv
 @pytest.fixture
 def language_db(postgres: pg_server.Server) -> Iterator[str]:
     """An empty database that compares text by a language (ICU's en-US),
-    as one made by an initdb under en_US.UTF-8, the usual default, does;
-    the suite's server compares bytes (C.UTF-8)."""
+    as one made by an initdb under en_US.UTF-8, the usual default, does
+    (the suite's server's are so too where it was built with ICU:
+    pg_server.py), whatever the suite's server was made with."""
     try:
         postgres.admin("CREATE DATABASE icu_en TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' "
                        "LOCALE 'C.UTF-8'")
