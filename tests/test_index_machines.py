@@ -436,3 +436,37 @@ def test_a_role_that_may_only_read_searches_and_is_told_why_it_cannot_write(tmp_
                                  text=True, timeout=120)
         assert refused.returncode == 1 and "Traceback" not in refused.stderr, (args, refused.stderr)
         assert "the store's server refused this command: permission denied" in refused.stderr, refused.stderr
+
+
+def test_the_writer_waited_for_is_named_from_this_store_not_another_on_the_server(
+        pg_url: str, postgres: Server, caplog: pytest.LogCaptureFixture) -> None:
+    """Two stores on one server (explorer K: a family's and a copy): an
+    advisory lock is the database's own, but the holder was looked for in
+    every database's locks, and the wait was said to be for a session of
+    the other store that happened to hold the same key."""
+    import psycopg
+
+    from lifededup.store.opening import WRITE_LOCK
+
+    other = postgres.new_database()
+    caplog.set_level(logging.WARNING, logger="lifededup.store")
+    try:
+        with (psycopg.connect(other, application_name="another store") as elsewhere,
+              open_store(pg_url) as store, psycopg.connect(pg_url, application_name="suspended laptop") as holder):
+            elsewhere.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")  # first: listed first
+            holder.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+            writer = threading.Thread(target=lambda: store.execute_counted("UPDATE items SET title = title"),
+                                      daemon=True)
+            writer.start()
+            try:
+                writer.join(4)
+                assert writer.is_alive(), "the statement did not wait for the lock"
+            finally:
+                holder.rollback()
+                elsewhere.rollback()
+            writer.join(60)
+            holder_pid = holder.info.backend_pid
+    finally:
+        postgres.drop_database(other)
+    said = [r.getMessage() for r in caplog.records if "waiting for" in r.getMessage()]
+    assert said and all(f"(suspended laptop, server process {holder_pid}" in m for m in said), said

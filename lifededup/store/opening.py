@@ -266,7 +266,9 @@ log = logging.getLogger(__name__)
 _HOLDER = (
     "SELECT a.pid, a.application_name, host(a.client_addr), a.xact_start, a.state FROM pg_locks l "
     "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
-    f"AND l.classid = {WRITE_LOCK >> 32} AND l.objid = {WRITE_LOCK & 0xFFFFFFFF} AND l.objsubid = 1"
+    f"AND l.classid = {WRITE_LOCK >> 32} AND l.objid = {WRITE_LOCK & 0xFFFFFFFF} AND l.objsubid = 1 "
+    # an advisory lock is its database's own: another store on the server may hold the same key
+    "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
 )
 
 
