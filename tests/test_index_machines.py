@@ -470,3 +470,33 @@ def test_the_writer_waited_for_is_named_from_this_store_not_another_on_the_serve
         postgres.drop_database(other)
     said = [r.getMessage() for r in caplog.records if "waiting for" in r.getMessage()]
     assert said and all(f"(suspended laptop, server process {holder_pid}" in m for m in said), said
+
+
+def test_a_turn_taken_from_a_writer_at_work_is_no_warning_and_names_its_machine(
+        pg_url: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two laptops indexing at once take turns all the time (explorer K:
+    3,221 files each, 6 and 11 WARNINGs, each saying a suspended computer
+    may hold the store).  A wait for a writer at work (its transaction
+    running) is said at INFO, naming that writer's machine; only a writer
+    idle in its transaction, or a wait past LONG_WAIT_S, is a WARNING."""
+    import psycopg
+
+    from lifededup.store.opening import WRITE_LOCK
+
+    monkeypatch.setenv("LIFEDEDUP_MACHINE", "laptop-a")
+    caplog.set_level(logging.INFO, logger="lifededup.store")
+    with open_store(pg_url) as store:
+        with store.reading() as conn:
+            [(named,)] = conn.execute("SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()"
+                                      ).fetchall()
+        assert named == "lifededup laptop-a", named
+        with psycopg.connect(pg_url, application_name="lifededup laptop-b", autocommit=True) as busy:
+            working = threading.Thread(target=lambda: busy.execute(
+                f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK}); SELECT pg_sleep(5); COMMIT"), daemon=True)
+            working.start()
+            time.sleep(1)  # laptop-b's batch holds the turn, at work
+            assert store.execute_counted("UPDATE items SET title = title")[2] == 0
+            working.join(30)
+    said = [(r.levelno, r.getMessage()) for r in caplog.records if "waiting for" in r.getMessage()]
+    assert said and all(level == logging.INFO for level, _ in said), said
+    assert "(lifededup laptop-b, server process" in said[0][1] and "suspended" not in said[0][1], said

@@ -228,7 +228,11 @@ def server_connect_args(*, readonly: bool) -> dict[str, object]:
         # laptop suspended mid-batch) would keep every other machine waiting until it woke; the
         # server ends such a session, and the next run, or the watcher's retry, does its work again
         options += f" -c idle_in_transaction_session_timeout={IDLE_WRITER_S}s"
-    return {"application_name": "lifededup", "connect_timeout": 10, "options": options}
+    from lifededup.store.records import machine_name
+
+    # the machine, for a writer waiting for another's turn to be told whose it is (over a Unix socket a
+    # session has no address; explorer K's two laptops both read as "lifededup")
+    return {"application_name": f"lifededup {machine_name()}"[:63], "connect_timeout": 10, "options": options}
 
 
 def _server_engine(location: Location, *, readonly: bool) -> Engine:
@@ -272,28 +276,39 @@ _HOLDER = (
 )
 
 
-# Two machines' watchers indexing at once take turns all the time: a wait this short goes unsaid.
+# Two machines' watchers indexing at once take turns all the time: a wait this short goes unsaid; one
+# for a writer at work is said at INFO (a turn, as README "Sharing a store" says), and a WARNING once
+# it lasts LONG_WAIT_S; one for a writer idle in its transaction (a laptop suspended mid-batch) at once.
 QUIET_WAIT_S = 2.0
+LONG_WAIT_S = 60.0
 
 
 def take_write_turn(first_row: Callable[[str], Any]) -> None:
     """Take the writers' lock for this transaction (``first_row`` runs a
     statement on it, returning its first row): at once or within
-    ``QUIET_WAIT_S``, silently; else say who holds it, then wait for it.
-    The engine's transactions and ``Store.execute``'s raw cursor (`sql
-    --write`) both take their turn so."""
-    deadline = time.monotonic() + QUIET_WAIT_S
+    ``QUIET_WAIT_S``, silently; else say who holds it (above), then wait
+    for it.  The engine's transactions and ``Store.execute``'s raw cursor
+    (`sql --write`) both take their turn so."""
+    started = time.monotonic()
+    said = warned = False
     while not first_row(f"SELECT pg_try_advisory_xact_lock({WRITE_LOCK})")[0]:
-        if time.monotonic() >= deadline:
-            log.warning("%s", _waiting_for(first_row))
-            first_row(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
-            return
-        time.sleep(0.05)
+        waited = time.monotonic() - started
+        if waited >= QUIET_WAIT_S and not warned:
+            held = first_row(_HOLDER)
+            stalled = held is not None and str(held[4]).startswith("idle in transaction")
+            if stalled or waited >= LONG_WAIT_S:
+                log.warning("%s", _waiting_for(held, stalled, waited))
+                first_row(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+                return
+            if not said:
+                log.info("%s", _waiting_for(held, stalled, waited))
+                said = True
+        time.sleep(0.05 if waited < QUIET_WAIT_S else 0.5)
 
 
-def _waiting_for(first_row: Callable[[str], Any]) -> str:
-    """What a writer waiting for another's turn is told: who holds it, since when, and how long it may."""
-    held = first_row(_HOLDER)
+def _waiting_for(held: Any, stalled: bool, waited: float) -> str:
+    """What a writer waiting for another's turn is told: who holds it (``held``:
+    a row of ``_HOLDER``, or None), since when, and how long it may."""
     if held is None:
         who = "another writer"
     else:
@@ -301,8 +316,12 @@ def _waiting_for(first_row: Callable[[str], Any]) -> str:
         where = f" on {host}" if host else ""
         when = f", in a transaction since {since:%Y-%m-%d %H:%M:%S %Z}" if since is not None else ""
         who = f"another writer ({program or 'a client'}{where}, server process {pid}{when}, {state})"
-    return (f"waiting for {who} to finish writing to the store; a writer stopped mid-transaction (a "
-            f"computer suspended) holds the store at most {IDLE_WRITER_S // 60} minutes")
+    if stalled:
+        return (f"waiting for {who} to finish writing to the store; a writer stopped mid-transaction (a "
+                f"computer suspended) holds the store at most {IDLE_WRITER_S // 60} minutes")
+    if waited >= LONG_WAIT_S:
+        return f"still waiting, after {waited:.0f} s, for {who} to finish writing to the store"
+    return f"waiting for {who} to finish its turn writing to the store"
 
 
 def make_engine(location: Location, *, readonly: bool) -> Engine:
