@@ -283,3 +283,7 @@ def test_the_web_view_says_more_than_the_matches_it_counted(pg_corpus: CorpusSto
         html = client.get("/?q=the&limit=3").text
     assert found["matches_exact"] is False and found["matches"] == 31, {k: found[k] for k in found if k != "hits"}
     assert "more than 30 matching items, copies collapsed" in " ".join(html.split()), html
+    with TestClient(create_app(pg_corpus.db, daemon_paths=daemons.DaemonPaths(tmp_path)),
+                    base_url="http://127.0.0.1:8765") as client:
+        listed = " ".join(client.get("/?q=the&limit=3&all=1").text.split())
+    assert "1–3 of more than 30 matching items (" in listed, "every item: the CLI's words"

@@ -725,3 +725,15 @@ def test_the_kind_filter_offers_the_kinds_the_store_holds(corpus: CorpusStore, c
     # a kind chosen that no item has (a bookmark from before) stays offered, ticked, beside the error
     html = get(client, f"/?q=river&kind={quote_from_bytes(absent[0].encode())}", 400).text
     assert f'value="{absent[0]}" checked' in html and "no item of kind" in html, html
+
+
+def test_the_summary_counts_as_the_cli_does(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Explorer K: the web view printed 19827 where the CLI prints 19,827."""
+    from lifededup.web import app as web_app
+
+    assert web_app._count(19827) == "19,827" and web_app._items(2500) == "2,500 matching items"
+    assert web_app._items(1001, exact=False) == "more than 1,000 matching items"
+    found = get(client, "/search.json?q=the&limit=3").json()
+    html = " ".join(get(client, "/?q=the&limit=3").text.split())
+    assert f"1–3 of {found['rows']:,} results ({found['matches']:,} matching items, copies collapsed" in html, html
+

@@ -101,6 +101,19 @@ def _fraction(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
+def _count(number: int) -> str:
+    """A count as the CLI prints it: 19,827."""
+    return f"{number:,}"
+
+
+def _items(count: int, exact: bool = True) -> str:
+    """``count`` matching items as the CLI's footer says them; not ``exact``,
+    a lower bound (PostgreSQL counted the first 1,001): "more than 1,000"."""
+    if not exact:
+        return f"more than {count - 1:,} matching items"
+    return f"{count:,} matching item{'' if count == 1 else 's'}"
+
+
 def _when(timestamp: float | None) -> str:
     return "never" if not timestamp else datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
 
@@ -115,7 +128,8 @@ def _unreordered(value: object) -> object:
 def _environment() -> Environment:
     env = Environment(loader=PackageLoader("lifededup.web", "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=_unreordered)
-    env.filters.update(home=_home, place=_place, size=_size, format=_format, fraction=_fraction, when=_when)
+    env.filters.update(home=_home, place=_place, size=_size, format=_format, fraction=_fraction, when=_when,
+                       count=_count, items=_items)
     return env
 
 
