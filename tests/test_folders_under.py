@@ -6,7 +6,7 @@ language collation as under byte order."""
 
 from __future__ import annotations
 
-from lifededup.store import Store, add_folder, items_under, open_store, remove_folder
+from lifededup.store import Store, add_folder, items_under, list_folders, open_store, remove_folder
 from lifededup.store.folders import _ids_under
 
 
@@ -73,3 +73,15 @@ def test_items_under_a_folder_are_told_by_bytes_under_a_language_collation(langu
         _, rows = store.execute("SELECT path FROM items ORDER BY path COLLATE \"C\"")
         left = [str(p) for p, in rows]
         assert left == ["/A/x", "/a+b/x", "/á/x"], f"forgetting /a took others' items: {left} left"
+
+
+def test_folders_are_listed_in_byte_order_on_both_backends(store_url: str) -> None:
+    """Explorer K: `folders list` on a PostgreSQL store sorted by the database's
+    language (a, A, á, a b, a_, ...); SQLite lists bytes.  Both list bytes now
+    (the suite's server compares by ICU en-US, pg_server.py)."""
+    names = ["/data/a", "/data/A", "/data/á", "/data/a b", "/data/a_", "/data/ab", "/data/a%"]
+    with open_store(store_url) as store:
+        for name in names:
+            add_folder(store, name)
+        listed = [f.path for f in list_folders(store)]
+    assert listed == sorted(names, key=lambda n: n.encode()), listed

@@ -27,7 +27,10 @@ _HOW = """
     says to empty it first.
 
     To carry a server's store on a USB stick, export it to an SQLite file
-    there, and import that file on the other side.
+    there, and import that file on the other side -- where no two machines
+    hold a file at the same path (an SQLite store keeps one file a path): a
+    household's laptops that each index ~/Documents are carried server to
+    server instead (export to another PostgreSQL database, or pg_dump).
 """
 
 

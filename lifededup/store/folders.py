@@ -40,9 +40,11 @@ def _folder(row: tuple[object, ...]) -> WatchedFolder:
 
 
 def list_folders(store: Readable) -> list[WatchedFolder]:
-    """This machine's watched folders."""
+    """This machine's watched folders, in their paths' byte order on both
+    backends (a PostgreSQL database may sort by a language: a, A, á, a b)."""
+    order = "path" if store.location.url is None else 'path COLLATE "C"'
     with store.reading() as db:
-        rows = db.execute(f"SELECT {_COLUMNS} FROM watched_folders WHERE machine = :machine ORDER BY path",
+        rows = db.execute(f"SELECT {_COLUMNS} FROM watched_folders WHERE machine = :machine ORDER BY {order}",
                           {"machine": store.machine}).fetchall()
     return [_folder(tuple(r)) for r in rows]
 

@@ -158,7 +158,8 @@ def _paths_fit(reading: Connection, source: Store, target: Store) -> None:
     raise TransferRefused(
         f"{source.location} holds files of several machines at the same paths ({name!r} is stored for "
         f"{shared[2]} machines), and an SQLite store keeps one file a path (README, \"The store\", items): "
-        "move it to a PostgreSQL database instead, or index each machine's folders into a store of its own")
+        "move it to another PostgreSQL database instead (lifededup export postgresql://...; or pg_dump), "
+        "or index each machine's folders into a store of its own")
 
 
 def _make_room(writing: Connection, target: Store, replace: bool) -> int:
