@@ -3,8 +3,11 @@ any stage may import)."""
 
 from __future__ import annotations
 
+import itertools
+import math
 import os
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,6 +86,31 @@ def _escape_bytes(raw: bytes) -> str:
         else:
             out.append(char)
     return "".join(out)
+
+
+# A name the store holds as its bytes give it; a Mac writes names decomposed
+# (NFD: "Re" U+0301), a keyboard types them composed (NFC: "\u00e9"), and a
+# folder copied from one may hold files named on the other.  Each name of a
+# path is tried either way while that makes at most this many paths (four
+# names that differ); past it, only the whole path either way.
+_MIXED_FORMS = 16
+
+
+def name_forms(path: str) -> list[str]:
+    """The texts a typed (or stored) path may be stored as: as it is first,
+    then composed (NFC) and decomposed (NFD), whole and name by name.  A path
+    whose forms are all one (ASCII, say) is itself alone."""
+    if path.isascii():
+        return [path]
+    names = [list(dict.fromkeys([name, *_normal_forms(name)])) for name in path.split("/")]
+    whole = [path, *_normal_forms(path)]
+    if math.prod(len(n) for n in names) <= _MIXED_FORMS:
+        whole += ["/".join(chosen) for chosen in itertools.product(*names)]
+    return list(dict.fromkeys(whole))
+
+
+def _normal_forms(text: str) -> tuple[str, str]:
+    return unicodedata.normalize("NFC", text), unicodedata.normalize("NFD", text)
 
 
 def fs_path(stored: str) -> str:

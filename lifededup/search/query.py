@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from lifededup.model import stored_path
+from lifededup.model import name_forms, stored_path
 from lifededup.search.syntax import cjk_apart
 
 # The date a person would file a document under: its own (a mail's Date
@@ -53,7 +53,8 @@ class Filters:
     """What narrows a search besides its words.
 
     ``since``/``until`` are inclusive days of the item's date (``ITEM_DATE``);
-    ``path`` is a glob over the stored (absolute) path, see :func:`path_pattern`.
+    ``path`` is a glob over the stored (absolute) path, see :func:`path_pattern`;
+    its names match stored either composed or decomposed (``name_forms``).
     """
 
     kinds: tuple[str, ...] = ()
@@ -86,13 +87,17 @@ class Filters:
             conditions.append(f"{day} < :until")
             params["until"] = (self.until + timedelta(days=1)).isoformat()
         if self.path is not None:
-            pattern = path_pattern(self.path)
-            like = glob_like(pattern) if postgres else None
-            if like is not None:  # LIKE is many times faster than a regular expression
-                conditions.append("i.path LIKE :path_glob")
-            else:
-                conditions.append("i.path ~ :path_glob" if postgres else "i.path GLOB :path_glob")
-            params["path_glob"] = like or (glob_regex(pattern) if postgres else pattern)
+            # a name typed composed matches it stored decomposed (copied from a Mac), and the reverse
+            matches: list[str] = []
+            for n, pattern in enumerate(name_forms(path_pattern(self.path))):
+                name = "path_glob" + (str(n) if n else "")
+                like = glob_like(pattern) if postgres else None
+                if like is not None:  # LIKE is many times faster than a regular expression
+                    matches.append(f"i.path LIKE :{name}")
+                else:
+                    matches.append(f"i.path ~ :{name}" if postgres else f"i.path GLOB :{name}")
+                params[name] = like or (glob_regex(pattern) if postgres else pattern)
+            conditions.append(matches[0] if len(matches) == 1 else f"({' OR '.join(matches)})")
         return conditions, params
 
 

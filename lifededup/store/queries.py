@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from lifededup.config import FingerprintParams
-from lifededup.model import BIDI_CONTROLS, shared_features, stored_path
+from lifededup.model import BIDI_CONTROLS, name_forms, shared_features, stored_path
 from lifededup.store.dialect import Driver
 from lifededup.store.errors import ItemNotFound, StoreError
 from lifededup.store.listing import _COLUMNS, _SUMMARY, ItemSummary, _summary
@@ -163,7 +163,9 @@ def _by_path(db: Driver, store: Readable, item: str, part: str) -> Any:
     real = os.path.realpath(os.path.expanduser(path_of))  # not Path.resolve: it raises on a link loop
     # and as printed (the stored escapes, \xNN for a byte, \\ for a backslash), made absolute
     printed = _from_printed(os.path.abspath(os.path.expanduser(path_of)))
-    for path in dict.fromkeys([*_as_typed(path_of), stored_path(path_of), stored_path(real), printed]):
+    typed = [*_as_typed(path_of), stored_path(path_of), stored_path(real), printed]
+    # then with its names composed or decomposed (a Mac's copy typed on a keyboard, or the reverse)
+    for path in dict.fromkeys([*typed, *(form for each in typed for form in name_forms(each))]):
         # the file or its part, one row a machine holding it (this machine's first)
         found = db.execute(_SUMMARY + " WHERE i.path = :v AND i.part = :part ORDER BY i.machine = :me DESC, i.id",
                            {"v": path, "part": part, "me": store.machine}).fetchall()

@@ -1,0 +1,107 @@
+"""A name stored in one Unicode normalization, typed in the other.
+
+Files copied from a Mac keep their names decomposed (NFD: "Re" U+0301
+"sume" U+0301); Linux keeps a name's bytes as they are, and so does the
+store.  A keyboard types the composed form (NFC: "Résumé").  A path or glob a
+person types finds the stored item whichever form either side has: `search
+--path` and `show`.  Real files named so on disk, indexed by
+`lifededup index`, on both backends."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from lifededup.cli import main
+from lifededup.model import name_forms
+from lifededup.search import Filters
+
+COMPOSED = unicodedata.normalize("NFC", "Résumé")
+DECOMPOSED = unicodedata.normalize("NFD", "Résumé")
+assert COMPOSED != DECOMPOSED
+
+# (the folder's name on disk, the name typed): a Mac's copy typed on a keyboard, and the reverse
+EITHER_WAY = pytest.mark.parametrize("on_disk, typed", [(DECOMPOSED, COMPOSED), (COMPOSED, DECOMPOSED)],
+                                     ids=["stored-NFD-typed-NFC", "stored-NFC-typed-NFD"])
+
+
+def cli(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, f"lifededup {' '.join(args)}: {result.output}"
+    return result.output
+
+
+def indexed(tmp_path: Path, store_url: str, folder_name: str, file_name: str = "violin.txt") -> Path:
+    """A file under a folder named ``folder_name`` on disk, indexed; its path as stored."""
+    folder = tmp_path / "Documents" / folder_name
+    folder.mkdir(parents=True)
+    (folder / file_name).write_text("about the violin lessons on tuesday and the bow rehair", encoding="utf-8")
+    cli("index", str(tmp_path / "Documents"), "--workers", "1", "--db", store_url)
+    return folder / file_name
+
+
+def found_by_glob(store_url: str, glob: str) -> list[str]:
+    return [h["path"] for h in json.loads(cli("search", "--all", "--path", glob, "--json", "--db", store_url))["hits"]]
+
+
+@EITHER_WAY
+def test_a_path_glob_finds_a_name_stored_in_the_other_normalization(tmp_path: Path, store_url: str, on_disk: str,
+                                                                    typed: str) -> None:
+    stored = indexed(tmp_path, store_url, on_disk)
+    # LIKE on PostgreSQL; a class is matched by a regular expression there
+    for glob in (f"{typed}/*", f"[R]{typed[1:]}/*", str(tmp_path / "Documents" / typed / "violin.txt")):
+        got = found_by_glob(store_url, glob)
+        assert got == [str(stored)], f"--path {glob!r} (as {unicodedata.is_normalized('NFC', glob) and 'NFC' or 'NFD'}) " \
+                                     f"found {got}, not the file stored as {str(stored)!r}"
+
+
+@EITHER_WAY
+def test_show_finds_a_path_stored_in_the_other_normalization(tmp_path: Path, store_url: str, on_disk: str,
+                                                             typed: str) -> None:
+    stored = indexed(tmp_path, store_url, on_disk)
+    shown = CliRunner().invoke(main, ["show", str(tmp_path / "Documents" / typed / "violin.txt"), "--json",
+                                      "--db", store_url])
+    assert shown.exit_code == 0, f"show by the name typed in the other form: {shown.output}"
+    assert json.loads(shown.output)["item"]["path"] == str(stored)
+
+
+def test_a_folder_of_a_mac_holding_a_file_named_on_linux_is_found_by_either_typing(tmp_path: Path,
+                                                                                  store_url: str) -> None:
+    """The folder's name decomposed, the file's (made here) composed: a path
+    typed wholly in one form matches neither whole form of the stored one."""
+    stored = indexed(tmp_path, store_url, DECOMPOSED, f"{COMPOSED} 2024.txt")
+    for form in ("NFC", "NFD"):
+        typed = unicodedata.normalize(form, str(stored))
+        assert typed != str(stored)
+        assert found_by_glob(store_url, f"{unicodedata.normalize(form, 'Résumé/Résumé*')}") == [str(stored)], form
+        shown = CliRunner().invoke(main, ["show", typed, "--json", "--db", store_url])
+        assert shown.exit_code == 0, f"show as {form}: {shown.output}"
+        assert json.loads(shown.output)["item"]["path"] == str(stored)
+
+
+def test_two_files_whose_names_differ_only_by_normalization_are_each_found_as_typed(tmp_path: Path,
+                                                                                    store_url: str) -> None:
+    """Linux may hold both: each typed exactly is that one, not the other."""
+    folder = tmp_path / "Documents"
+    folder.mkdir()
+    for name, words in ((COMPOSED, "composed cello notes"), (DECOMPOSED, "decomposed viola notes")):
+        (folder / f"{name}.txt").write_text(f"{words} about rosin and strings", encoding="utf-8")
+    cli("index", str(folder), "--workers", "1", "--db", store_url)
+    for name in (COMPOSED, DECOMPOSED):
+        shown = json.loads(cli("show", str(folder / f"{name}.txt"), "--json", "--db", store_url))
+        assert shown["item"]["path"] == str(folder / f"{name}.txt"), f"{name!a}: {shown['item']['path']!a}"
+    assert sorted(found_by_glob(store_url, f"{COMPOSED}.txt")) == sorted(str(folder / f"{n}.txt")
+                                                                        for n in (COMPOSED, DECOMPOSED))
+
+
+def test_an_ascii_glob_is_matched_as_before() -> None:
+    """Only a name whose forms differ costs a second pattern."""
+    assert name_forms("/home/me/Mail/*.eml") == ["/home/me/Mail/*.eml"]
+    for postgres in (False, True):
+        conditions, params = Filters(path="Mail/*").where(postgres=postgres)
+        assert len(conditions) == 1 and " OR " not in conditions[0], conditions
+    assert name_forms(COMPOSED) == [COMPOSED, DECOMPOSED]
