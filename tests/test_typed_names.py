@@ -4,7 +4,7 @@ Files copied from a Mac keep their names decomposed (NFD: "Re" U+0301
 "sume" U+0301); Linux keeps a name's bytes as they are, and so does the
 store.  A keyboard types the composed form (NFC: "Résumé").  A path or glob a
 person types finds the stored item whichever form either side has: `search
---path` and `show`.  Real files named so on disk, indexed by
+--path`, `show` and `folders remove`.  Real files named so on disk, indexed by
 `lifededup index`, on both backends."""
 
 from __future__ import annotations
@@ -96,6 +96,30 @@ def test_two_files_whose_names_differ_only_by_normalization_are_each_found_as_ty
         assert shown["item"]["path"] == str(folder / f"{name}.txt"), f"{name!a}: {shown['item']['path']!a}"
     assert sorted(found_by_glob(store_url, f"{COMPOSED}.txt")) == sorted(str(folder / f"{n}.txt")
                                                                         for n in (COMPOSED, DECOMPOSED))
+
+
+@EITHER_WAY
+def test_folders_remove_takes_a_watched_folder_typed_in_the_other_normalization(tmp_path: Path, store_url: str,
+                                                                                on_disk: str, typed: str) -> None:
+    folder = tmp_path / on_disk
+    folder.mkdir()
+    (folder / "notes.txt").write_text("bow rehair and rosin", encoding="utf-8")
+    cli("folders", "add", str(folder), "--db", store_url)
+    out = cli("folders", "remove", str(tmp_path / typed), "--keep", "--json", "--db", store_url)
+    assert json.loads(out) == {"path": str(folder), "forgotten": 0}, out
+    assert json.loads(cli("folders", "list", "--json", "--db", store_url) or "[]") == []
+
+
+@EITHER_WAY
+def test_folders_add_watches_the_folder_on_disk_typed_in_the_other_normalization(tmp_path: Path, store_url: str,
+                                                                                 on_disk: str, typed: str) -> None:
+    """Not "not there now (a disk not plugged in?)", waiting for a name that never appears."""
+    folder = tmp_path / on_disk
+    folder.mkdir()
+    added = CliRunner().invoke(main, ["folders", "add", str(tmp_path / typed), "--db", store_url])
+    assert added.exit_code == 0 and "not there" not in added.output, added.output
+    listed = json.loads(cli("folders", "list", "--json", "--db", store_url))
+    assert [f["path"] for f in listed] == [str(folder)], listed
 
 
 def test_an_ascii_glob_is_matched_as_before() -> None:

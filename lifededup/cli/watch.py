@@ -23,7 +23,7 @@ from lifededup.cli.index import max_text_option, ocr_option, stop_on_signals
 from lifededup.cli.options import DELAY, SECONDS, ExistingPath, db_option, opened_listing, opened_store, unreachable
 from lifededup.extract import Limits
 from lifededup.index import IndexConfig, absolute, default_workers, max_workers
-from lifededup.model import fs_path, shown, stored_path
+from lifededup.model import fs_path, name_forms, shown, stored_path
 from lifededup.store import ENV_VAR, MACHINE_ENV
 from lifededup.watch import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, FOLLOW_S, WatchStatus
 from lifededup.watch import daemon as daemons
@@ -79,18 +79,38 @@ def folders_add(paths: tuple[Path, ...], include: tuple[str, ...], exclude: tupl
             raise click.ClickException(f"{refused}; nothing added")
     with opened_store(db) as store:
         for path in paths:
-            folder = add_folder(store, stored_path(str(absolute(path))), include, exclude)
+            folder = add_folder(store, _folder_named(store, path), include, exclude)
             click.echo(json.dumps(_folder_dict(folder)) if as_json else f"watching {_describe(folder)}")
-            if not path.exists() and not as_json:
+            if not os.path.exists(fs_path(folder.path)) and not as_json:
                 click.echo(f"{path} is not there now (a disk not plugged in?): it is scanned once it appears",
                            err=True)
-            elif os.path.realpath(path) in _SYSTEM_FOLDERS:
+            elif folder.path in _SYSTEM_FOLDERS:
                 click.echo(f"{path} is the system's, not only yours: its programs, libraries and settings will be "
                            "read and searched, and the watcher watches every folder in it (Linux allows 8,192 "
                            "to 1 million); `lifededup folders remove` it and add the folders your documents are "
                            "in (~/Documents, ~/Mail)", err=True)
         if not as_json:
             click.echo(_running_daemon(store) or "index them now with `lifededup watch` (or `lifededup daemon start`)")
+
+
+def _folder_named(store: Store, typed: Path) -> str:
+    """The folder a typed path names, as the store holds it: a watched
+    folder or one on disk, as typed or else with its names composed where
+    they were typed decomposed, or the reverse (a Mac's copy typed on a
+    keyboard); a path that is neither, as typed."""
+    from lifededup.store import list_folders
+
+    path = stored_path(str(absolute(typed)))
+    forms = name_forms(path)
+    if len(forms) == 1:
+        return path
+    watched = {folder.path for folder in list_folders(store)}
+    for form in forms:
+        if form in watched:
+            return form
+        if os.path.lexists(fs_path(form)):
+            return stored_path(str(absolute(fs_path(form))))
+    return path
 
 
 # Folders whose watching would read the system with the documents
@@ -139,7 +159,7 @@ def folders_remove(paths: tuple[Path, ...], forget: bool | None, as_json: bool, 
     from lifededup.store.folders import forget_under
 
     with opened_store(db) as store:
-        for path in (stored_path(str(absolute(p))) for p in paths):
+        for path in (_folder_named(store, p) for p in paths):
             choice = forget
             # not there: renamed or moved, most often; kept, its files would show twice once the new place is watched
             gone = not os.path.lexists(fs_path(path))
