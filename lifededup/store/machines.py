@@ -115,14 +115,7 @@ def claim(store: Store, *, replace: bool = False, held: bool = False) -> bool:
         if found is not None and found[0] == store.identity:
             return False
         if found is None and held:
-            _, rows = store.execute("SELECT machine, count(*) FROM items GROUP BY machine ORDER BY machine")
-            now = ", ".join(f"{name} ({count} items)" for name, count in rows) or "none"
-            raise MachineGone(
-                f"the machine {store.machine!r} was renamed or forgotten (lifededup machines rename, or forget) while "
-                "this process wrote as it: it stops rather than write its files back under a name that is gone. "
-                f"The store's machines now: {now}. Renamed: export {MACHINE_ENV}=NEW (the new name) and start it "
-                "again; folders add and index under the old name would store every file a second time. Forgotten: "
-                "lifededup folders add and index (or start the watcher) again index this computer anew")
+            raise _gone(store)
         if found is None:
             # two computers claiming at once: the first insert wins, the other is refused below
             store.execute("INSERT INTO machines (name, identity, claimed_at) VALUES (:name, :identity, :now) "
@@ -136,6 +129,30 @@ def claim(store: Store, *, replace: bool = False, held: bool = False) -> bool:
         store.execute("UPDATE machines SET identity = :identity, claimed_at = :now WHERE name = :name",
                       _claim_row(store))
         return True
+
+
+def still_named(store: Store) -> None:
+    """Raise :class:`MachineGone` if no computer claims ``store.machine``
+    any more, which a process that claimed it (a watcher, at its start)
+    takes for the name renamed or forgotten by another computer (`machines
+    rename`, `forget`).  Both take the machine's watched folders with its
+    name, so a watcher asks when its folders vanish from the store: with
+    none left it writes nothing, and a write was all that found the name
+    gone -- it watched nothing on, silently.  A read: no writer's turn."""
+    with store.snapshot():
+        if _claimant(store) is None:
+            raise _gone(store)
+
+
+def _gone(store: Store) -> MachineGone:
+    _, rows = store.execute("SELECT machine, count(*) FROM items GROUP BY machine ORDER BY machine")
+    now = ", ".join(f"{name} ({count} items)" for name, count in rows) or "none"
+    return MachineGone(
+        f"the machine {store.machine!r} was renamed or forgotten (lifededup machines rename, or forget) while "
+        "this process wrote as it: it stops rather than write its files back under a name that is gone. "
+        f"The store's machines now: {now}. Renamed: export {MACHINE_ENV}=NEW (the new name) and start it "
+        "again; folders add and index under the old name would store every file a second time. Forgotten: "
+        "lifededup folders add and index (or start the watcher) again index this computer anew")
 
 
 def _claimant(store: Store) -> tuple[str, datetime | None] | None:

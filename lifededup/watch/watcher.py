@@ -44,6 +44,7 @@ from lifededup.store import (
     mark_scanned,
 )
 from lifededup.store.failures import failures
+from lifededup.store.machines import still_named
 from lifededup.store.records import utc_now
 from lifededup.watch.debounce import MAX_WAIT_S, Debouncer, Stat, stat_of
 from lifededup.watch.events import WANTED, Change, Changes
@@ -259,9 +260,17 @@ class Watcher:
         """Follow the store's folders as ``folders add`` and ``remove`` left
         them: a folder removed is no longer watched (its items are the
         command's to keep or forget), and the folders added, or whose
-        patterns changed, are returned, to be scanned now."""
+        patterns changed, are returned, to be scanned now.  Folders gone
+        with this machine's name (renamed or forgotten) raise
+        :class:`~lifededup.store.machines.MachineGone`."""
         try:
             now = list(follow())
+            if {f.path for f in self.folders} - {f.path for f in now}:
+                # `machines rename` or `forget` from another computer takes this machine's folders with its
+                # name: it stops (MachineGone), rather than watch nothing on under a name that is gone
+                still_named(self.store)
+        except MachineTaken:
+            raise
         except Exception as exc:
             if isinstance(exc, StoreError) or is_unavailable(exc):
                 return []  # the store is away: the folders stay as they were, read again next time
