@@ -55,6 +55,12 @@ log = logging.getLogger("lifededup.watch")
 # Work the store refused (locked, disk full, its server down or restarting)
 # is tried again this soon: a rescan, and the paths that changed meanwhile.
 RETRY_S = 30.0
+# The items a folder not there keeps are counted again this often (and at
+# the next look after a run of this watcher's moved or removed items): a
+# count of a disk's 100,000 items took 0.13 s on SQLite and 0.03 s on
+# PostgreSQL (items_under, 2 cores, load 0.4) -- 2.6% of a core if done at
+# every look, 5 s apart, for the weeks a backup disk stays unplugged.
+RECOUNT_S = 60.0
 # How often the loop wakes with nothing to do, to notice ``stop``.
 _TICK_S = 0.2
 # After the system dropped events, every folder is scanned once the burst
@@ -124,6 +130,8 @@ class Watcher:
     _unsettled: dict[str, Stat] = field(init=False, default_factory=dict)
     # files of the run in flight not read yet (_Counting): they wait as much as those with events
     _unread: int = field(init=False, default=0)
+    # when (clock()) the items of each folder in _missing were last counted (_kept_under)
+    _counted: dict[str, float] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.debouncer = Debouncer(self.delay, self.clock, max_wait=self.max_wait)
@@ -384,10 +392,31 @@ class Watcher:
             except OSError:
                 now = "unlistable"
         known = self._missing.get(folder.path)
-        if known is not None and known.now == now != "empty":
-            return known  # its items not counted again every few seconds (a disk's archive: 100,000s of rows)
-        items = items_under(self.store, folder.path)
+        if known is not None and known.now == now != "empty" \
+                and self.clock() < self._counted.get(folder.path, -RECOUNT_S) + RECOUNT_S:
+            return known  # (an empty one is counted at every look: with no items left it is scanned)
+        items = self._kept_under(folder)
         return None if now == "empty" and items == 0 else AbsentFolder(folder.path, now, items)
+
+    def _kept_under(self, folder: WatchedFolder) -> int:
+        """How many items the store keeps under a folder not there.  They go
+        meanwhile -- `mv Mail Mail2; folders add Mail2` moves them, an
+        `index` run elsewhere too -- and a count kept from the first look had
+        `daemon status` name Mail, with its 3 items, for as long as it stayed
+        away: counted again every RECOUNT_S, and at the next look after a
+        run of this watcher's moved or removed items.  In SQL, from a
+        snapshot: no writer's turn waited for.  The store away (a server
+        restarting), the last count stands."""
+        try:
+            with self.store.snapshot():
+                items = items_under(self.store, folder.path)
+            self._counted[folder.path] = self.clock()
+            return items
+        except Exception as exc:
+            known = self._missing.get(folder.path)
+            if known is None or not (isinstance(exc, StoreError) or is_unavailable(exc)):
+                raise
+            return known.items
 
     def _back(self, folder: WatchedFolder) -> bool:
         """Whether a folder not there is back; if not, what status says of it is brought up to date."""
@@ -455,6 +484,8 @@ class Watcher:
         self._status.failed = summary.failed_in_store
         if summary.read or summary.removed or summary.moved:
             self._status.last_indexed_at = time.time()
+        if summary.removed or summary.moved:  # from a folder not there, perhaps: counted again at the next look
+            self._counted.clear()
         if summary.read or summary.removed or summary.moved or summary.failed or summary.vanished:
             log.info("%s: new %d, updated %d, moved %d, removed %d, failed %d%s", ", ".join(f.path for f in folders),
                      summary.new, summary.updated, summary.moved, summary.removed, summary.failed,
