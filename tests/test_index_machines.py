@@ -500,3 +500,36 @@ def test_a_turn_taken_from_a_writer_at_work_is_no_warning_and_names_its_machine(
     said = [(r.levelno, r.getMessage()) for r in caplog.records if "waiting for" in r.getMessage()]
     assert said and all(level == logging.INFO for level, _ in said), said
     assert "(lifededup laptop-b, server process" in said[0][1] and "suspended" not in said[0][1], said
+
+
+def test_a_read_through_a_writing_store_takes_no_writers_turn(store_url: str) -> None:
+    """The watcher looks at its folders every few seconds through its own
+    (writing) store; that read took the writers' turn, and on a shared store
+    waited behind another machine's batch (helper L).  A read waits for no
+    writer: here one holds the turn until the read is done."""
+    import sqlite3
+
+    import psycopg
+
+    from lifededup.store import add_folder, list_folders
+    from lifededup.store.opening import WRITE_LOCK
+
+    postgres = store_url.startswith("postgresql://")
+    with open_store(store_url) as store:  # opened, as the watcher's is, before another writer takes its turn
+        add_folder(store, "/home/me/Documents")
+        holder: Any = psycopg.connect(store_url) if postgres else sqlite3.connect(store_url, isolation_level=None)
+        try:
+            if postgres:
+                holder.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+            else:
+                holder.execute("BEGIN IMMEDIATE")  # a writer's batch in progress
+            found: list[list[str]] = []
+            reader = threading.Thread(target=lambda: found.append([f.path for f in list_folders(store)]),
+                                      daemon=True)
+            reader.start()
+            reader.join(30)  # the writer holds its turn all this while
+            assert found == [["/home/me/Documents"]], "the read waited for the writer's turn"
+        finally:
+            holder.rollback() if postgres else holder.execute("ROLLBACK")
+            holder.close()
+            reader.join(60)

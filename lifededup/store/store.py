@@ -164,9 +164,18 @@ class Store:
         """The driver connection inside one transaction (joining an open
         ``transaction()``): the ``sqlite3`` connection, as
         :mod:`lifededup.store.reader` gives it without SQLAlchemy, so a read
-        runs the same either way; on PostgreSQL a ``PgDriver``."""
-        with self.transaction() as conn:
-            yield driver(conn)
+        runs the same either way; on PostgreSQL a ``PgDriver``.  Not inside
+        one, a read-only transaction, which takes no writer's turn: the
+        watcher's look at its folders every few seconds took the turn (a
+        write transaction), on a shared store waiting behind other
+        machines' batches and holding theirs back (helper L)."""
+        if self._conn is not None:
+            yield driver(self._conn)
+            return
+        with self.engine.connect() as conn:
+            conn = conn.execution_options(**{READS_ONLY: True})
+            with self._holding(conn):
+                yield driver(conn)
 
     # -- params -------------------------------------------------------------
 
