@@ -122,15 +122,14 @@ def test_the_two_reads_find_the_best_rows_ranking_every_match_finds(pg_corpus: C
             for query in queries:
                 tsquery, marked = pg_query(query)
                 for k in (1, 2, 5, 10, 40):
-                    found = bounded.best(conn, tsquery, {"query": marked}, k,
+                    planned = bounded.plan(conn, tsquery, {"query": marked}, k, 30, results._pipelined)
+                    assert planned is not None and planned.bound == bounded.rank_bound(tsquery_text(conn, query))
+                    found = bounded.best(conn, planned, {"query": marked}, k,
                                          lambda c, sql, p: c.execute(sql, p).fetchall())
                     if found is None:
                         continue
                     assert [(int(r[0]), float(r[1])) for r in found] == plain_best(conn, query, k), (query, k)
-                    said = tsquery_text(conn, query)
-                    bound = bounded.rank_bound(said)
-                    assert bound is not None
-                    longest = bounded.longest_beating(bound.text, -float(found[-1][1]))
+                    longest = bounded.longest_beating(planned.bound.text, -float(found[-1][1]))
                     cut += longest is not None and longest < longest_text
     assert cut >= 10, f"the bound spared texts in only {cut} of the searches: the test shows little"
 
@@ -217,7 +216,8 @@ def test_the_planner_says_when_the_reads_are_worth_it(pg_url: str, monkeypatch: 
     with open_reader(pg_url) as reader, reader.reading() as conn:
         def worth(query: str, k: int = 10) -> bool:
             tsquery, marked = pg_query(query)
-            return bounded.worth(conn, tsquery, {"query": marked}, k, 30, results._pipelined)
+            planned = bounded.plan(conn, tsquery, {"query": marked}, k, 30, results._pipelined)
+            return planned is not None and planned.chosen
 
         assert worth("harbour"), "in most texts, 30 titles: worth it"
         assert not worth("harbour", k=100), "fewer titles than rows wanted"

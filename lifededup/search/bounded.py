@@ -164,40 +164,54 @@ def _planned_rows(plan: Any) -> float:
     return float(plan[0]["Plan"]["Plan Rows"])
 
 
-def worth(conn: Driver, tsquery: str, params: dict[str, Any], k: int, counted: int,
-          run_all: Any) -> bool:
-    """Whether the best ``k`` matches of ``tsquery`` are found sooner by
-    the bound than by ranking every match, and the first ``counted`` + 1
-    counted (above).  ``run_all(conn, [(sql, params), ...])`` runs the
-    statements at once, a list of rows each."""
+@dataclass(frozen=True)
+class Plan:
+    """A PostgreSQL search by words as the reads see it: its tsquery, the
+    bound on its rank, the most distinct words a text has, and whether the
+    reads are worth it (``worth``)."""
+
+    tsquery: str
+    bound: Bound
+    longest_text: int
+    chosen: bool
+
+
+def plan(conn: Driver, tsquery: str, params: dict[str, Any], k: int, counted: int, run_all: Any) -> Plan | None:
+    """What the reads need to know of ``tsquery``, and whether its best
+    ``k`` matches are found sooner by them than by ranking every match, and
+    the first ``counted`` + 1 counted (above); None where its rank has no
+    bound.  ``run_all(conn, [(sql, params), ...])`` runs the statements at
+    once, a list of rows each."""
     said, everything, heading, table = run_all(conn, [
         (f"SELECT CAST({tsquery} AS text)", params),
         (f"EXPLAIN (FORMAT JSON) SELECT 1 FROM items_fts f WHERE f.document @@ {tsquery}", params),
         (f"EXPLAIN (FORMAT JSON) SELECT 1 FROM items_fts f WHERE ts_filter(f.document, '{{a}}') @@ {tsquery}",
          params),
-        ("SELECT reltuples FROM pg_class WHERE oid = CAST('items_fts' AS regclass)", {}),
+        ("SELECT reltuples, (SELECT max(length(document)) FROM items_fts) FROM pg_class "
+         "WHERE oid = CAST('items_fts' AS regclass)", {}),
     ])
     bound = rank_bound(str(said[0][0]))
-    if bound is None:
-        return False
+    if bound is None or not table or table[0][1] is None:
+        return None
     matches, headed = _planned_rows(everything[0][0]), _planned_rows(heading[0][0])
-    items = max(float(table[0][0]) if table else 0.0, matches)  # -1: never analyzed
+    items = max(float(table[0][0]), matches)  # -1: never analyzed
+    return Plan(tsquery, bound, int(table[0][1]), worth(bound, matches, headed, items, k, counted))
+
+
+def worth(bound: Bound, matches: float, headed: float, items: float, k: int, counted: int) -> bool:
+    """Whether the reads are worth it for a query of ``bound``, by the
+    planner's estimates of its ``matches`` and of those whose title or
+    people match (``headed``), of ``items`` in all (above)."""
     sparse = SPARSE_WORDS if bound.text < bound.value else SPARSE
     return matches >= MIN_MATCHES and headed >= k and matches * matches > sparse * counted * items
 
 
-def best(conn: Driver, tsquery: str, params: dict[str, Any], k: int,
-         run: Any) -> list[Row] | None:
-    """The best ``k`` matches of ``tsquery`` (id, rank, cluster), best
-    first, ties by id, as ranking every match gives them; None where the
-    titles and people match fewer than ``k`` (or the query's rank has no
-    bound).  ``run(conn, sql, params)`` runs a statement (the page's
-    settings)."""
-    said, longest_text = run(conn, f"SELECT CAST({tsquery} AS text), (SELECT max(length(document)) FROM items_fts)",
-                             params)[0]
-    bound = rank_bound(str(said))
-    if bound is None or longest_text is None:
-        return None
+def best(conn: Driver, planned: Plan, params: dict[str, Any], k: int, run: Any) -> list[Row] | None:
+    """The best ``k`` matches of ``planned``'s tsquery (id, rank, cluster),
+    best first, ties by id, as ranking every match gives them; None where
+    the titles and people match fewer than ``k``.  ``run(conn, sql,
+    params)`` runs a statement (the page's settings)."""
+    tsquery, bound = planned.tsquery, planned.bound
     found: dict[int, Row] = {}
 
     def read(heading: bool, shortest: int, longest: int) -> list[Row]:
@@ -208,7 +222,7 @@ def best(conn: Driver, tsquery: str, params: dict[str, Any], k: int,
 
     shortest, longest = 0, FIRST_WINDOW
     while len(kept := read(True, shortest, longest)) < k:
-        if longest >= int(longest_text):
+        if longest >= planned.longest_text:
             return None  # fewer than k titles or people match
         shortest, longest = longest, longest * WIDER
 

@@ -7,7 +7,7 @@ import re
 import sqlite3
 from collections.abc import Generator, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from lifededup.search.query import PREFIX_MARK, Filters, item_date, pg_query, results_sql
 from lifededup.search.snippet import SNIPPET_SQL, Snippet, headline_sql
@@ -17,6 +17,9 @@ from lifededup.search.syntax import (
 from lifededup.store.dialect import Driver as Connection
 from lifededup.store.dialect import PgDriver
 from lifededup.store.reader import Readable
+
+if TYPE_CHECKING:
+    from lifededup.search.bounded import Plan
 
 Mode = Literal["collapsed", "all", "cluster", "dedup"]
 
@@ -382,7 +385,7 @@ class _Read:
 
 def _ranked(conn: Connection, results: str, params: dict[str, object], wanted: int, read: _Read,
             totals: list[Any] | None = None, postgres: bool = False,
-            best: str | None = None) -> Generator[list[tuple[int, float, int | None]], int, None]:
+            best: Plan | None = None) -> Generator[list[tuple[int, float, int | None]], int, None]:
     """The ranked results with their clusters, best first, a batch at a
     time, each batch a query of its own (``LIMIT``: a top-N sort, where
     stepping a cursor through ``ORDER BY`` sorts every match first -- 291
@@ -396,7 +399,7 @@ def _ranked(conn: Connection, results: str, params: dict[str, object], wanted: i
     past in 2 batches, not 3).  Given ``totals``, the first one fills it
     with the matches and their clusters (``_counted_sql``).
 
-    ``best``: a PostgreSQL tsquery whose best rows each batch finds without
+    ``best``: a PostgreSQL search whose best rows each batch finds without
     ranking every match (``_best``), while that spares enough; its reads
     are shorter (twice the ``wanted``: each is the best of the whole
     ranking so far, whose last sets the bound) and count nothing."""
@@ -432,18 +435,19 @@ def _ranked(conn: Connection, results: str, params: dict[str, object], wanted: i
         size = max(size * 4, 2 * wanted * start // max(seen, 1) - start)
 
 
-def _best(conn: Connection, tsquery: str, params: dict[str, object], k: int) -> list[tuple[int, float, int | None]] | None:
-    """The best ``k`` matches of ``tsquery`` on PostgreSQL, found by
+def _best(conn: Connection, planned: Plan, params: dict[str, object],
+          k: int) -> list[tuple[int, float, int | None]] | None:
+    """The best ``k`` matches of a PostgreSQL search, found by
     ``search.bounded`` (None where it spares too little), each read under
     the page's settings."""
     from lifededup.search import bounded
 
-    return bounded.best(conn, tsquery, params, k, lambda c, sql, p: _settled(c, sql, p, True))
+    return bounded.best(conn, planned, params, k, lambda c, sql, p: _settled(c, sql, p, True))
 
 
 def _collapsed_page(conn: Connection, results: str, params: dict[str, object], limit: int,
                     offset: int = 0, totals: list[Any] | None = None, postgres: bool = False,
-                    best: str | None = None) -> tuple[list[tuple[int, float, int]], _Read]:
+                    best: Plan | None = None) -> tuple[list[tuple[int, float, int]], _Read]:
     """The ``limit`` clusters after the first ``offset`` of the ranked
     results, each shown by its best-ranked result (lowest id among equals),
     as the store's ``collapse_sql`` gives them: (item, rank, cluster) each
@@ -512,12 +516,13 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
     the first PG_COUNTED + 1 matches alone."""
     results, params = results_sql(query, filters, cluster=cluster, postgres=postgres)
     once = postgres or (query is not None and has_phrase(query))
-    best = _bounded(query, filters, cluster, postgres)
-    if best is not None:
+    tsquery, best = _bounded(query, filters, cluster, postgres), None
+    if tsquery is not None:
         from lifededup.search import bounded as bounding
 
         wanted = 2 * (offset + limit) if mode == "collapsed" else offset + limit
-        best = best if bounding.worth(conn, best, params, wanted, PG_COUNTED, _pipelined) else None
+        planned = bounding.plan(conn, tsquery, params, wanted, PG_COUNTED, _pipelined)
+        best = planned if planned is not None and planned.chosen else None
     totals: list[Any] = []  # matches, rows, rows exact: when the page's first query counts them
     read = None
     bounded = False  # the page was found without ranking every match: the totals are counted up to PG_COUNTED
