@@ -731,8 +731,8 @@ def test_the_summary_counts_as_the_cli_does(client: TestClient, monkeypatch: pyt
     """Explorer K: the web view printed 19827 where the CLI prints 19,827."""
     from lifededup.web import app as web_app
 
-    assert web_app._count(19827) == "19,827" and web_app._items(2500) == "2,500 matching items"
-    assert web_app._items(1001, exact=False) == "more than 1,000 matching items"
+    assert web_app._count(19827) == "19,827" and web_app._items_said(2500) == "2,500 matching items"
+    assert web_app._items_said(1001, exact=False) == "more than 1,000 matching items"
     found = get(client, "/search.json?q=the&limit=3").json()
     html = " ".join(get(client, "/?q=the&limit=3").text.split())
     assert f"1–3 of {found['rows']:,} results ({found['matches']:,} matching items, copies collapsed" in html, html

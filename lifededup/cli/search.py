@@ -10,7 +10,9 @@ import click
 
 from lifededup.cli import main
 from lifededup.cli.options import ITEM_ID, ROWS, db_option, on_machine, opened_reader, shown
-from lifededup.search import PG_SYNTAX, SYNTAX, Filters, Hit, QuerySyntaxError, SearchResult, Snippet, search
+from lifededup.search import (
+    PG_SYNTAX, SYNTAX, Filters, Hit, QuerySyntaxError, SearchResult, Snippet, items_said, search,
+)
 
 # Copies named under a collapsed row on a terminal; --json lists them all.
 COPIES_SHOWN = 3
@@ -179,17 +181,9 @@ def _footer(found: SearchResult, offset: int = 0) -> str:
     more = "; --page N shows more" if (found.rows > offset + len(found.hits) or not found.rows_exact) else ""
     if found.mode == "collapsed":
         return (f"{shown} of {_count(found)} result{'' if found.rows == 1 else 's'} "
-                f"({_items(found.matches, exact=found.matches_exact)}, "
+                f"({items_said(found.matches, exact=found.matches_exact)}, "
                 "copies collapsed; "
                 f"--all shows every item{more})")
     if found.mode == "dedup":
-        return f"{shown} of {found.rows} results after de-duplicating the {_items(found.matches, 'best-ranked')}"
-    return f"{shown} of {_items(found.rows, exact=found.rows_exact)}" + (f" ({more[2:]})" if more else "")
-
-
-def _items(count: int, what: str = "matching", *, exact: bool = True) -> str:
-    """``count`` items; not ``exact``: a lower bound (PostgreSQL counts the
-    first 1,001 matches of a page it found without ranking them all)."""
-    if not exact:
-        return f"more than {count - 1:,} {what} items"
-    return f"{count:,} {what} item{'' if count == 1 else 's'}"
+        return f"{shown} of {found.rows} results after de-duplicating the {items_said(found.matches, 'best-ranked')}"
+    return f"{shown} of {items_said(found.rows, exact=found.rows_exact)}" + (f" ({more[2:]})" if more else "")

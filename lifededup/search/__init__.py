@@ -23,7 +23,8 @@ Public API:
     a glob over the stored path (``path_pattern`` says how it is read).
 ``Hit`` (``to_dict()``), ``Copy``, ``Snippet`` (``text``, ``spans`` of the
     matched words, ``parts()``), ``SearchResult`` (``hits``, ``rows``,
-    ``matches``, ``to_dict()``).
+    ``matches``, ``to_dict()``); ``items_said(count, exact=...)``, a count
+    of items as the CLI and web view say it.
 ``QuerySyntaxError``: a query FTS5 cannot parse; the message shows ``SYNTAX``
     (``PG_SYNTAX`` on a PostgreSQL store, whose query reads any text but a NUL;
     ``syntax_of(postgres)`` picks).
@@ -32,9 +33,9 @@ Public API:
 """
 
 from lifededup.search.query import ITEM_DATE, Filters, path_pattern, results_sql
-from lifededup.search.results import Copy, Hit, SearchResult, search
+from lifededup.search.results import Copy, Hit, SearchResult, items_said, search
 from lifededup.search.snippet import Snippet
 from lifededup.search.syntax import PG_SYNTAX, SYNTAX, QuerySyntaxError, syntax_of
 
 __all__ = ["Copy", "Filters", "Hit", "ITEM_DATE", "PG_SYNTAX", "QuerySyntaxError", "SYNTAX", "SearchResult",
-           "Snippet", "path_pattern", "results_sql", "search", "syntax_of"]
+           "Snippet", "items_said", "path_pattern", "results_sql", "search", "syntax_of"]

@@ -136,6 +136,16 @@ class SearchResult:
                 "hits": [h.to_dict() for h in self.hits]}
 
 
+def items_said(count: int, what: str = "matching", *, exact: bool = True) -> str:
+    """``count`` items in words, as the CLI's footer and the web view say
+    them ("19,827 matching items"); not ``exact``, a lower bound of that
+    many (PostgreSQL counts the first PG_COUNTED + 1 matches of a page it
+    found without ranking them all): "more than 1,000 matching items"."""
+    if not exact:
+        return f"more than {count - 1:,} {what} items"
+    return f"{count:,} {what} item{'' if count == 1 else 's'}"
+
+
 def search(
     store: Readable,
     query: str | None,

@@ -21,7 +21,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from lifededup.model import REORDERING, fs_path
-from lifededup.search import QuerySyntaxError, syntax_of
+from lifededup.search import QuerySyntaxError, items_said, syntax_of
 from lifededup.store import ItemDetails, Store, StoreError, clusters, driver_said, is_unavailable, machine_name, open_store
 from lifededup.store.listing import kinds_held
 from lifededup.watch import daemon as daemons
@@ -106,12 +106,9 @@ def _count(number: int) -> str:
     return f"{number:,}"
 
 
-def _items(count: int, exact: bool = True) -> str:
-    """``count`` matching items as the CLI's footer says them; not ``exact``,
-    a lower bound (PostgreSQL counted the first 1,001): "more than 1,000"."""
-    if not exact:
-        return f"more than {count - 1:,} matching items"
-    return f"{count:,} matching item{'' if count == 1 else 's'}"
+def _items_said(count: int, exact: bool = True) -> str:
+    """The template's filter: ``count`` matching items, as the CLI says them."""
+    return items_said(count, exact=exact)
 
 
 def _when(timestamp: float | None) -> str:
@@ -129,7 +126,7 @@ def _environment() -> Environment:
     env = Environment(loader=PackageLoader("lifededup.web", "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=_unreordered)
     env.filters.update(home=_home, place=_place, size=_size, format=_format, fraction=_fraction, when=_when,
-                       count=_count, items=_items)
+                       count=_count, items=_items_said)
     return env
 
 
