@@ -54,6 +54,7 @@ from lifededup.extract.sandbox import REFUSED
 from lifededup.index.scan import Seen, opened_found, raw_sha1
 from lifededup.model import fs_path
 from lifededup.store import Store, UnsupportedStore
+from lifededup.store.dialect import path_bytes
 
 # Two seeks in the (path, part) index -- on PostgreSQL (machine, path,
 # part) and (machine, path COLLATE "C"), revision 0026 -- the path itself,
@@ -172,7 +173,7 @@ def known_under(store: Store, roots: Iterable[str], limits: Limits = Limits()) -
     found: dict[str, Known] = {}
     shared = store.location.backend != "sqlite"
     mine = "AND machine = :machine" if shared else ""
-    by_bytes = 'path COLLATE "C"' if shared else "path"  # SQLite compares bytes (BINARY)
+    by_bytes = path_bytes(shared)
     query = _KNOWN_UNDER.format(mine=mine, bytes=by_bytes)
     short_parts = _SHORT_PARTS_UNDER.format(short=str(_SHORT), mine=mine, bytes=by_bytes)
     for root in roots:

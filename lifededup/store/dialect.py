@@ -75,6 +75,15 @@ class PgDriver:
         return cursor
 
 
+def path_bytes(postgres: bool) -> str:
+    """``items.path`` (or ``watched_folders.path``) as compared in byte
+    order, as SQLite compares it: a PostgreSQL database may compare text by
+    a language (initdb under en_US.UTF-8), which sorts "/A/x" and "/á/x"
+    inside "/a"'s range of paths ("/a/" to "/a0").  Revision 0026 indexes
+    ``(machine, path COLLATE "C")``."""
+    return 'path COLLATE "C"' if postgres else "path"
+
+
 def is_postgres(conn: Connection) -> bool:
     return conn.dialect.name == "postgresql"
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from lifededup.store.dialect import path_bytes
 from lifededup.store.records import read_time, stored_time, utc_now
 
 # Listing is a read on any store, a driver's alone (`folders list` starts
@@ -42,7 +43,7 @@ def _folder(row: tuple[object, ...]) -> WatchedFolder:
 def list_folders(store: Readable) -> list[WatchedFolder]:
     """This machine's watched folders, in their paths' byte order on both
     backends (a PostgreSQL database may sort by a language: a, A, á, a b)."""
-    order = "path" if store.location.url is None else 'path COLLATE "C"'
+    order = path_bytes(store.location.url is not None)
     with store.reading() as db:
         rows = db.execute(f"SELECT {_COLUMNS} FROM watched_folders WHERE machine = :machine ORDER BY {order}",
                           {"machine": store.machine}).fetchall()
@@ -111,7 +112,7 @@ def _under(store: Store, path: str) -> tuple[str, dict[str, object]]:
     # ('0' is the character after '/') in byte order alone: PostgreSQL
     # compares text by the database's collation, and under en-US (ICU or
     # glibc) "/A/x", "/a+b/x" and "/á/x" sort inside "/a"'s range.
-    column = "path" if store.location.backend == "sqlite" else 'path COLLATE "C"'
+    column = path_bytes(store.location.backend != "sqlite")
     stems = [path.rstrip("/")] + [f.path.rstrip("/") for f in list_folders(store) if f.path != path]
     params: dict[str, object] = {"machine": store.machine}
     ranges = []
