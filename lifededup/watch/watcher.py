@@ -29,7 +29,7 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 warnings.filterwarnings("ignore", message=r"Callback with id .* already exists for watch", category=RuntimeWarning)
 
 from lifededup.index import IndexConfig, Quiet, failed_in_store, run_in_folders
-from lifededup.model import fs_path, shown
+from lifededup.model import fs_path, shown, stored_path
 from lifededup.store import (
     MachineTaken,
     Store,
@@ -492,10 +492,27 @@ class Watcher:
                      summary.vanished_words())
         named = self._name_failures(started, summary.failed, began, overdue) if summary.failed else set()
         named |= self._name_deferred(summary.deferred)
+        self._warn_still_failed([p for p in paths if p in self._unsettled and p not in named])
         for path in paths:
             if path not in named:
                 self._unsettled.pop(path, None)  # read whole at last (or gone)
         return True
+
+    def _warn_still_failed(self, paths: list[str]) -> None:
+        """Warn of the files said to be still being written whose failure was
+        recorded, and which this run found unchanged since (still, and so
+        not read again): their record stands, a WARNING now, as promised --
+        a catch-up scan met the file within ``delay`` of its last write, its
+        mtime then too recent, and the warning never came (a loaded
+        machine's CI run)."""
+        for path in paths:
+            if stat_of(path) != self._unsettled.get(path):
+                continue  # changed since: read in this run, or its next
+            _, rows = self.store.execute(
+                "SELECT status, error FROM items WHERE path = :path AND part = '' AND machine = :machine",
+                {"path": stored_path(path), "machine": self.store.machine})
+            if rows and str(rows[0][0]) not in ("ok", "empty"):
+                log.warning("could not read %s: %s", shown(stored_path(path)), shown(str(rows[0][1])))
 
     def _name_failures(self, since: datetime, failed: int, began: float, overdue: frozenset[str]) -> set[str]:
         """The files a run could not read, and why: the log said "failed 3"
