@@ -61,12 +61,23 @@ def _failed_files(summary: Summary) -> str:
     return f" ({summary.failed_files} file(s) and {parts} part(s) inside files)"
 
 
+def _pace(summary: Summary) -> str:
+    """The run's time, and the files it read a second -- all it read, those
+    that failed or vanished too (the README's "files read").  A run that
+    read none (all unchanged, or only moved and removed) says so: its
+    "0.0 files/s" read as a run that crawled."""
+    files = summary.read + summary.failed_files + summary.vanished
+    if not files:
+        return f"{summary.seconds:.1f} s, no file read"
+    rate = files / summary.seconds if summary.seconds > 0 else 0.0
+    return f"{summary.seconds:.1f} s, {rate:.1f} files/s"
+
+
 def summary_lines(summary: Summary, *, reread: bool = False) -> list[str]:
-    rate = summary.read / summary.seconds if summary.seconds else 0.0
     lines = [
         f"new {summary.new}, updated {summary.updated}, unchanged {summary.unchanged}, "
         f"moved {summary.moved}, removed {summary.removed}, failed {summary.failed}{_failed_files(summary)}"
-        f"{summary.vanished_words()} ({summary.seconds:.1f} s, {rate:.1f} files/s)",
+        f"{summary.vanished_words()} ({_pace(summary)})",
         f"store: {summary.exact_duplicates} exact duplicate(s), {summary.near_duplicates} near-duplicate(s), "
         f"{summary.failed_in_store} failed item(s)",
     ]
