@@ -15,9 +15,11 @@ from lifededup.store.records import stored_time
 # (PostgreSQL has no such prefix, and plans from its statistics).
 # (not the files that vanished while read: gone, not failed; the next run forgets them)
 _FAILED = ("SELECT path, part, status, error, machine FROM items WHERE (status < 'ok' OR status > 'ok') "
-           "AND status != 'vanished'{since} ORDER BY {path}, part, machine LIMIT :limit")
-# this machine's, recorded since a time (what a watcher's run just met)
-_SINCE = " AND indexed_at >= :since AND machine = :machine"
+           "AND status != 'vanished'{only} ORDER BY {path}, part, machine LIMIT :limit")
+# one machine's (`failures --machine`; a watcher's run, its own)
+_OF_MACHINE = " AND machine = :machine"
+# recorded since a time (what a watcher's run just met)
+_SINCE = " AND indexed_at >= :since"
 
 
 @dataclass(frozen=True)
@@ -34,17 +36,23 @@ class FailedItem:
         return asdict(self)
 
 
-def failures(store: Readable, limit: int | None = None, *, since: datetime | None = None) -> list[FailedItem]:
+def failures(store: Readable, limit: int | None = None, *, since: datetime | None = None,
+             machine: str | None = None) -> list[FailedItem]:
     """The failed items by path (through ``reading()``: on the driver alone
     where the store was opened so, as ``lifededup failures`` opens it);
+    ``machine``: only that machine's (every machine's by default);
     ``since``: only this machine's, recorded at that time (UTC) or later."""
     sqlite = store.location.backend == "sqlite"
     # no limit: SQLite's LIMIT -1, PostgreSQL's LIMIT NULL
     everything = -1 if sqlite else None
     params: dict[str, object] = {"limit": everything if limit is None else limit}
+    only = ""
     if since is not None:
-        params.update(since=stored_time(since), machine=store.machine)
+        params.update(since=stored_time(since))
+        only, machine = _SINCE, store.machine
+    if machine is not None:
+        params.update(machine=machine)
+        only += _OF_MACHINE
     with store.reading() as db:
-        rows = db.execute(_FAILED.format(path="+path" if sqlite else "path", since="" if since is None else _SINCE),
-                          params).fetchall()
+        rows = db.execute(_FAILED.format(path="+path" if sqlite else "path", only=only), params).fetchall()
     return [FailedItem(str(p), str(part), str(s), str(e or ""), str(m)) for p, part, s, e, m in rows]
