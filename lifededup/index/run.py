@@ -5,6 +5,7 @@ scan -> skip unchanged (plan) -> extract (worker processes) -> fingerprint
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Sequence
@@ -37,6 +38,9 @@ _FAILURES = "SELECT count(*) FROM items WHERE (status < 'ok' OR status > 'ok') A
 _STATUS_OF = "SELECT status, error FROM items WHERE path = :path AND part = '' AND machine = :machine"
 _TOUCH = ("UPDATE items SET size = :size, mtime = :mtime, raw_sha1 = :sha1 "
           "WHERE path = :path AND part = '' AND machine = :machine")
+# a moved file's own failure reason, which names it (_named_anew)
+_REASON_OF = "SELECT id, error FROM items WHERE path = :path AND part = '' AND machine = :machine AND error IS NOT NULL"
+_SET_REASON = "UPDATE items SET error = :error WHERE id = :id"
 
 
 @dataclass
@@ -264,6 +268,7 @@ def _follow(store: Store, todo: Plan, tally: Tally, skipped: list[Skipped]) -> N
         tally.failed_files += passed_over
         for old, new in todo.moves:
             store.move_item(old, new)
+            _name_moved(store, old, new)
         if todo.removals:
             store.remove_items(todo.removals)
         for seen, sha1, identity in todo.touched:
@@ -276,6 +281,32 @@ def _follow(store: Store, todo: Plan, tally: Tally, skipped: list[Skipped]) -> N
             store.execute(IDENTIFY, {"path": path, "device": device, "inode": inode, "machine": store.machine})
     tally.moved, tally.removed = len(todo.moves), len(todo.removals)
     tally.unchanged = todo.unchanged
+
+
+def _name_moved(store: Store, old: str, new: str) -> None:
+    """A file moved keeps its record: if it failed, the reason its reader
+    gave names it by the name it has now.  `failures` listed a too-large
+    file moved to ``Images/vm.pdf`` as "disk.pdf is 257 MiB, over the 256 MiB
+    limit", a name no file has any more."""
+    _, rows = store.execute(_REASON_OF, {"path": new, "machine": store.machine})
+    for item_id, reason in rows:
+        renamed = _named_anew(str(reason), old.rsplit("/", 1)[-1], new.rsplit("/", 1)[-1])
+        if renamed != reason:
+            store.execute(_SET_REASON, {"error": renamed, "id": item_id})
+
+
+def _named_anew(reason: str, old: str, new: str) -> str:
+    """``reason`` with the file's ``old`` name turned ``new``: readers name
+    the file in what they say of it (``disk.pdf is 257 MiB, over the 256 MiB
+    limit``, ``damaged x.docx: ...``, ``cannot read x.odt: ...``).  Only
+    where the old name stands once, as a name -- between spaces, a colon or
+    the ends of the reason: a name that is also a word of it (a file called
+    ``read``: "cannot read read: ...") is left as it was rather than changed
+    in the wrong place."""
+    found = list(re.finditer(rf"(?:^|(?<=\s)){re.escape(old)}(?=[\s:]|$)", reason)) if old != new else []
+    if len(found) != 1:
+        return reason
+    return reason[:found[0].start()] + new + reason[found[0].end():]
 
 
 def _record_skipped(store: Store, skipped: list[Skipped]) -> int:

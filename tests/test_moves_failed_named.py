@@ -1,0 +1,91 @@
+"""A file recorded as failed and then renamed or moved keeps its item and
+record (``test_moves_too_large``), but its reason named it by its old name:
+`lifededup failures` listed ``Images/vm-image.pdf`` as "disk.pdf is 257 MiB,
+over the 256 MiB limit".  The reason names the file where it is now, and
+the old path holds nothing -- for ``index`` run twice (the move between the
+runs) and for the watcher's real events, on both backends."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+from test_moves_too_large import a_huge_pdf, rows
+from test_watch import eventually, watching
+
+from lifededup.cli import main
+from lifededup.store import Store
+from lifededup.store.failures import failures
+
+LIMIT = "is 257 MiB, over the 256 MiB limit"
+
+
+def cli(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def index(store_url: str, folder: Path) -> str:
+    done = cli("index", "--db", store_url, "--workers", "1", str(folder))
+    assert done.exit_code == 0, done.output
+    return done.stdout
+
+
+def listed(store_url: str) -> list[tuple[str, str, str]]:
+    """What `lifededup failures --json` says: (path, status, reason) of each."""
+    done = cli("failures", "--json", "--db", store_url)
+    assert done.exit_code == 0, done.output
+    return [(f["path"], f["status"], f["reason"]) for f in json.loads(done.stdout)]
+
+
+def test_index_names_a_moved_file_too_large_to_read_where_it_is(store_url: str, tmp_path: Path) -> None:
+    root = tmp_path / "archive"
+    disk = a_huge_pdf(root / "disk.pdf")
+    index(store_url, root)
+    assert listed(store_url) == [(str(disk), "too-large", f"disk.pdf {LIMIT}")], listed(store_url)
+    moved = root / "Images" / "vm-image.pdf"
+    moved.parent.mkdir()
+    disk.rename(moved)
+    said = index(store_url, root)
+    assert "moved 1, removed 0, failed 0" in said, said
+    now = listed(store_url)
+    assert now == [(str(moved.resolve()), "too-large", f"vm-image.pdf {LIMIT}")], \
+        f"`failures` names the file where it is, by its name now: {now}"
+    shown = cli("show", "--json", "--db", store_url, str(moved))
+    assert shown.exit_code == 0, shown.output
+    item = json.loads(shown.stdout)["item"]
+    assert (item["path"], item["status"]) == (str(moved.resolve()), "too-large"), item
+    old = cli("show", "--db", store_url, str(disk))
+    assert old.exit_code != 0 and "no item" in old.output, f"the old path holds nothing: {old.output}"
+
+
+def test_index_names_a_renamed_empty_file_anew(store_url: str, tmp_path: Path) -> None:
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "draft.txt").write_bytes(b"")
+    index(store_url, root)
+    (root / "draft.txt").rename(root / "letter to the council.txt")
+    index(store_url, root)
+    now = listed(store_url)
+    assert [(Path(p).name, reason) for p, _, reason in now] == \
+        [("letter to the council.txt", "letter to the council.txt is empty (0 bytes)")], now
+
+
+def reasons(store: Store) -> dict[str, tuple[str, str]]:
+    return {f.path: (f.status, f.reason) for f in failures(store)}
+
+
+def test_the_watcher_names_a_moved_file_too_large_to_read_where_it_is(store_url: str, tmp_path: Path) -> None:
+    root = tmp_path / "archive"
+    disk = a_huge_pdf(root / "disk.pdf")
+    (root / "Images").mkdir()
+    with watching(tmp_path, root, store_url=store_url) as store:
+        before = rows(store)
+        assert reasons(store) == {str(disk): ("too-large", f"disk.pdf {LIMIT}")}, reasons(store)
+        moved = root / "Images" / "vm-image.pdf"
+        disk.rename(moved)
+        eventually(lambda: str(moved.resolve()) in reasons(store), "the move is taken up")
+        after, now = rows(store), reasons(store)
+    assert now == {str(moved.resolve()): ("too-large", f"vm-image.pdf {LIMIT}")}, \
+        f"`failures` names the file where it is, by its name now: {now}"
+    assert after == {str(moved.resolve()): before[str(disk)]}, f"kept its item, the old path holds nothing: {after}"
