@@ -31,7 +31,9 @@ Public API
     :func:`run` with each path under the patterns of the watched folder it
     lies in (what ``lifededup index`` and the watcher call, so they agree),
     all in one plan: a file moved from one watched folder to another keeps
-    its item.
+    its item.  ``unsettled`` (paths) and ``changing(seen)`` (a predicate):
+    the files still being written, which a failed read records nothing of
+    (``Summary.deferred``: the watcher reads them again once still).
 ``run_scopes(store, scopes, config, ...)``, ``Scope(path, rules, base)``: the same over paths with rules of their own
 
 ``IndexConfig(workers, limits, rules, params, batch_items, batch_seconds, max_text_chars)``, ``max_workers()``

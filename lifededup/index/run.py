@@ -125,7 +125,8 @@ def run(store: Store, paths: Iterable[Path | str], config: IndexConfig = IndexCo
 def run_in_folders(store: Store, paths: Iterable[Path | str], folders: Sequence[WatchedFolder],
                    config: IndexConfig = IndexConfig(), *, progress: Progress = Quiet(),
                    stop: threading.Event | None = None, duplicates: bool = True, named: bool = True,
-                   watched: Callable[[], list[str]] | None = None, unsettled: Iterable[str] = ()) -> Summary:
+                   watched: Callable[[], list[str]] | None = None, unsettled: Iterable[str] = (),
+                   changing: Callable[[Seen], bool] | None = None) -> Summary:
     """:func:`run` for paths that may lie in watched folders: each path in a
     watched folder is indexed under that folder's patterns (as the watcher
     does), with the watched folders as its walls.  One run for all of them,
@@ -141,7 +142,10 @@ def run_in_folders(store: Store, paths: Iterable[Path | str], folders: Sequence[
     while written to without a pause): one that cannot be read is recorded
     nothing -- the store keeps what it had, the previous good item or
     nothing -- and is named in ``Summary.deferred``, to be read again once
-    it is still."""
+    it is still.  ``changing(seen)``: whether a file found (``seen``: its
+    size and mtime when the scan found it) that could not be read is still
+    being written all the same -- the watcher's judgement, for the files its
+    rescan meets mid-download, which no event marked: deferred alike."""
     by_path = {fs_path(f.path): f for f in folders}
     scopes = []
     for given in paths:
@@ -153,7 +157,7 @@ def run_in_folders(store: Store, paths: Iterable[Path | str], folders: Sequence[
             scopes.append(Scope(path, config.rules, None, (path,)))
     return run_scopes(store, scopes, config, progress=progress, stop=stop, duplicates=duplicates,
                       homes=[f.path for f in folders], watched=watched, admits=_innermost_rules(by_path),
-                      unsettled=unsettled)
+                      unsettled=unsettled, changing=changing)
 
 
 def _innermost_rules(by_path: dict[str, WatchedFolder]) -> Callable[[str], bool] | None:
@@ -179,7 +183,8 @@ def _innermost_rules(by_path: dict[str, WatchedFolder]) -> Callable[[str], bool]
 def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = IndexConfig(), *,
                progress: Progress = Quiet(), stop: threading.Event | None = None, duplicates: bool = True,
                homes: Sequence[str] = (), watched: Callable[[], list[str]] | None = None,
-               admits: Callable[[str], bool] | None = None, unsettled: Iterable[str] = ()) -> Summary:
+               admits: Callable[[str], bool] | None = None, unsettled: Iterable[str] = (),
+               changing: Callable[[Seen], bool] | None = None) -> Summary:
     """One run over several paths, each under its own rules and walls: one
     plan, so a file that vanished from one path and appeared under another is
     a move.  ``homes``: the watched folders (stored form), where a moved file
@@ -188,7 +193,7 @@ def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = Inde
     read under one removed since is not written, and the run stops there
     (interrupted), for the watcher to take the change up.  ``admits``: a
     file found that it refuses is left out (a nested watched folder's
-    patterns, ``_innermost_rules``); ``unsettled``: see :func:`run_in_folders`."""
+    patterns, ``_innermost_rules``); ``unsettled``, ``changing``: see :func:`run_in_folders`."""
     started = time.monotonic()
     found: dict[str, Seen] = {}
     skipped: dict[str, Skipped] = {}
@@ -224,7 +229,8 @@ def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = Inde
     # the scan's form of each path: real, stored
     writing = frozenset(stored_path(os.path.realpath(os.fspath(p))) for p in unsettled)
     deferred: dict[str, str] = {}
-    interrupted = _read(store, todo, config, tally, progress, stop, watched, sorted(walls), writing, deferred)
+    interrupted = _read(store, todo, config, tally, progress, stop, watched, sorted(walls), writing, deferred,
+                        changing)
     return replace(_summary(store, tally, started, interrupted, duplicates), deferred=deferred)
 
 
@@ -327,17 +333,18 @@ def _record_skipped(store: Store, skipped: list[Skipped]) -> int:
 def _read(store: Store, todo: Plan, config: IndexConfig, tally: Tally, progress: Progress,
           stop: threading.Event | None, watched: Callable[[], list[str]] | None = None,
           walls: Sequence[str] = (), unsettled: frozenset[str] = frozenset(),
-          deferred: dict[str, str] | None = None) -> bool:
+          deferred: dict[str, str] | None = None, changing: Callable[[Seen], bool] | None = None) -> bool:
     """Extract, fingerprint and store the files to read; True if stopped early.
     The workers read nothing outside ``walls`` (README "Links"); the files
-    still being written (``unsettled``) that could not be read are put in
-    ``deferred``, not recorded."""
+    still being written (``unsettled``, or found so by ``changing``) that
+    could not be read are put in ``deferred``, not recorded."""
     if not todo.to_read:
         return False
     params = config.params or store.params or DEFAULT_PARAMS
     to_read = {t.seen.path: t for t in todo.to_read}
     writer = BatchWriter(store, params, to_read, tally, progress, config.batch_items, config.batch_seconds,
-                         watched=watched, unsettled=unsettled, deferred={} if deferred is None else deferred)
+                         watched=watched, unsettled=unsettled, deferred={} if deferred is None else deferred,
+                         changing=changing)
     workers = max(1, min(config.workers, max_workers(), len(to_read)))
     # mailboxes that grew are read from where they grew (plan.Grown)
     grown = {fs_path(t.seen.path): (t.grown.offset, t.grown.end, t.grown.messages)

@@ -33,6 +33,7 @@ from lifededup.fingerprint import fingerprint_many
 from lifededup.index.dates import date_in_name
 from lifededup.index.plan import ToRead, message_number
 from lifededup.index.progress import Progress
+from lifededup.index.scan import Seen
 from lifededup.model import Fingerprint
 from lifededup.store import ItemRecord, Store
 
@@ -164,6 +165,10 @@ class BatchWriter:
     # partial read was listed by `lifededup failures`, and a good version being rewritten lost its text.
     unsettled: frozenset[str] = frozenset()
     deferred: dict[str, str] = field(default_factory=dict)
+    # Whether a file that could not be read, as the scan found it, is still being written all the
+    # same (the watcher's judgement: its rescan meets a download in progress, which no event marked):
+    # deferred as the ``unsettled`` are.  Recorded, a rescan listed a download as "corrupt".
+    changing: Callable[[Seen], bool] | None = None
     # New files another run (a second `index` of the same folder, the watcher) stored after this one's
     # plan: those it stored as these bytes are left as they are (unchanged), the others written over
     # (updated).  Both runs said "new" of every file, the store holding each once.
@@ -269,10 +274,12 @@ class BatchWriter:
 
     def _deferred(self, outcome: Outcome) -> bool:
         """Whether an outcome is a file still being written that could not be
-        read (``unsettled``): nothing of it is written."""
+        read (``unsettled``, or ``changing``): nothing of it is written."""
         path, result = str(outcome.path), outcome.result
-        if not (path in self.unsettled and outcome.part == "" and isinstance(result, Failure)
+        if not (outcome.part == "" and isinstance(result, Failure)
                 and result.status != "vanished"):  # (vanished: not a failure, and recorded to be read again)
+            return False
+        if path not in self.unsettled and (self.changing is None or not self.changing(self.to_read[path].seen)):
             return False
         self.deferred[path] = result.reason
         if outcome.final:
