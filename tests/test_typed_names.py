@@ -4,17 +4,22 @@ Files copied from a Mac keep their names decomposed (NFD: "Re" U+0301
 "sume" U+0301); Linux keeps a name's bytes as they are, and so does the
 store.  A keyboard types the composed form (NFC: "Résumé").  A path or glob a
 person types finds the stored item whichever form either side has: `search
---path`, `show` and `folders remove`.  Real files named so on disk, indexed by
+--path`, `show` and `folders remove`; `index` and `watch` take a folder on
+disk typed either way.  Real files named so on disk, indexed by
 `lifededup index`, on both backends."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import unicodedata
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_watch import eventually
 
 from lifededup.cli import main
 from lifededup.model import name_forms
@@ -129,3 +134,70 @@ def test_an_ascii_glob_is_matched_as_before() -> None:
         conditions, params = Filters(path="Mail/*").where(postgres=postgres)
         assert len(conditions) == 1 and " OR " not in conditions[0], conditions
     assert name_forms(COMPOSED) == [COMPOSED, DECOMPOSED]
+
+
+# A folder typed on the command line of `index` and `watch` (click checks it is there)
+
+@EITHER_WAY
+def test_index_reads_the_folder_on_disk_typed_in_the_other_normalization(tmp_path: Path, store_url: str,
+                                                                         on_disk: str, typed: str) -> None:
+    """Said "does not exist" of a Mac's copy typed on a keyboard; now reads it, and says so."""
+    folder = tmp_path / on_disk
+    folder.mkdir()
+    (folder / f"{on_disk}.txt").write_text("notes on the violin lessons and the bow rehair", encoding="utf-8")
+    result = CliRunner().invoke(main, ["index", str(tmp_path / typed), "--workers", "1", "--json", "--db", store_url])
+    assert result.exit_code == 0, f"index typed {typed!a}, on disk {on_disk!a}: {result.output}"
+    assert json.loads(result.stdout)["new"] == 1, result.stdout
+    assert "is not there with its accents" in result.stderr and "taking that one" in result.stderr, result.stderr
+    hits = found_by_glob(store_url, f"{tmp_path}/*")
+    assert hits == [str(folder / f"{on_disk}.txt")], f"stored {hits!a}, not the file as named on disk"
+
+
+def test_index_of_a_name_on_disk_in_both_normalizations_reads_the_one_typed(tmp_path: Path) -> None:
+    """Linux may hold both, two folders: the one typed is meant, as before, and nothing is said."""
+    for name in (COMPOSED, DECOMPOSED):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "notes.txt").write_text(f"{name!a} cello notes about rosin and strings", encoding="utf-8")
+    store = str(tmp_path / "store.db")
+    for name in (COMPOSED, DECOMPOSED):
+        result = CliRunner().invoke(main, ["index", str(tmp_path / name), "--workers", "1", "--db", store])
+        assert result.exit_code == 0 and "accents" not in result.stderr, result.output
+    assert sorted(found_by_glob(store, f"{tmp_path}/*")) == sorted(str(tmp_path / n / "notes.txt")
+                                                                  for n in (COMPOSED, DECOMPOSED))
+
+
+def test_index_of_a_name_in_neither_normalization_says_it_does_not_exist(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["index", str(tmp_path / COMPOSED), "--db", str(tmp_path / "store.db")])
+    assert result.exit_code == 2 and "does not exist" in result.output, result.output
+
+
+def test_index_of_a_name_two_other_forms_of_which_are_on_disk_names_them(tmp_path: Path) -> None:
+    """Typed all composed, on disk mixed both ways: two folders, neither the
+    one typed; which one is meant is not guessed."""
+    for outer, inner in ((COMPOSED, DECOMPOSED), (DECOMPOSED, COMPOSED)):
+        (tmp_path / outer / inner).mkdir(parents=True)
+    result = CliRunner().invoke(main, ["index", str(tmp_path / COMPOSED / COMPOSED),
+                                       "--db", str(tmp_path / "store.db")])
+    assert result.exit_code == 2, result.output
+    assert "2 names differing from it only in how their accents are encoded" in result.output, result.output
+    assert not (tmp_path / "store.db").exists(), "refused before the store was opened"
+
+
+@EITHER_WAY
+def test_watch_watches_the_folder_on_disk_typed_in_the_other_normalization(tmp_path: Path, on_disk: str,
+                                                                           typed: str) -> None:
+    folder = tmp_path / on_disk
+    folder.mkdir()
+    (folder / "notes.txt").write_text("bow rehair and rosin for the violin", encoding="utf-8")
+    store = str(tmp_path / "store.db")
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "LIFEDEDUP_DB": store}
+    watcher = subprocess.Popen([sys.executable, "-m", "lifededup", "watch", "--delay", "0.3", str(tmp_path / typed)],
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        eventually(lambda: os.path.exists(store) and found_by_glob(store, f"{tmp_path}/*") != [],
+                   "the watcher indexes the folder")
+        assert found_by_glob(store, f"{tmp_path}/*") == [str(folder / "notes.txt")]
+    finally:
+        watcher.terminate()
+        _, err = watcher.communicate(timeout=60)
+    assert "taking that one" in err and f"watching {folder} of the machine" in err, err

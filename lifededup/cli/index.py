@@ -144,7 +144,9 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
     leads out is recorded and skipped.  Files in a watched
     folder (`lifededup folders`) follow its patterns.  Ctrl-C commits the batch
     in flight and stops; run the command again to finish.  Your files are
-    only read, never changed.
+    only read, never changed.  A path not there as typed, but there with
+    its accents encoded the other way (a Mac's copy names "e" + U+0301
+    where a keyboard types "\u00e9"), is read as it is on disk, and said.
 
     Items belong to this machine ($LIFEDEDUP_MACHINE, else the host name):
     several machines may index into one PostgreSQL store at once, each

@@ -5,12 +5,14 @@ from __future__ import annotations
 import logging
 import math
 import os
+import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from lifededup.model import name_forms
 from lifededup.model import shown as shown  # re-exported: the commands print names through it
 from lifededup.store import (
     ENV_VAR, Queryable, Readable, StoreError, StoreTooNew, damage_of, driver_said, is_unavailable, open_reader, open_store,
@@ -220,7 +222,9 @@ class Finite(click.FloatRange):
 class ExistingPath(click.Path):
     """``click.Path(exists=True)`` that tells a path behind a folder one may
     not enter (``chmod 000``, or ``444``) from one not there: click says
-    "does not exist" of both, and sent the user looking for a typo."""
+    "does not exist" of both, and sent the user looking for a typo.  A path
+    not there as typed, but there with its accents encoded the other way
+    (a Mac's copy typed on a keyboard), is taken as it is on disk, and said."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(exists=True, **kwargs)
@@ -229,7 +233,34 @@ class ExistingPath(click.Path):
         refused = unreachable(value)
         if refused is not None:
             self.fail(refused, param, ctx)
-        return super().convert(value, param, ctx)
+        return super().convert(self._on_disk(os.fspath(value), param, ctx), param, ctx)
+
+    def _on_disk(self, typed: str, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        """``typed``, or the one other Unicode form of it on disk when it is
+        not there (Linux keeps a name's bytes: "Re\u0301sume\u0301" and
+        "R\u00e9sum\u00e9" are two names, which may both be there -- then the
+        one typed is meant).  Only the names typed are tried, each a stat."""
+        if os.path.exists(typed):
+            return typed
+        there = [form for form in name_forms(typed)[1:] if os.path.exists(form)]
+        if len(there) > 1:
+            self.fail(f"{shown(typed)!r} is not there as typed, and {len(there)} names differing from it only in "
+                      "how their accents are encoded are (" + ", ".join(ascii(form) for form in there)
+                      + "): type the one meant as `ls` lists it", param, ctx)
+        if there:
+            click.echo(f"{shown(typed)!r} is not there with its accents {_encoded(typed)}, as typed, but is with "
+                       f"them {_encoded(there[0])}: taking that one", err=True)
+            return there[0]
+        return typed
+
+
+def _encoded(path: str) -> str:
+    """How a name's accents are encoded, in words."""
+    if unicodedata.is_normalized("NFD", path):
+        return "decomposed (NFD, as a Mac writes names)"
+    if unicodedata.is_normalized("NFC", path):
+        return "composed (NFC)"
+    return "composed in some names, decomposed in others"
 
 
 def unreachable(path: str | os.PathLike[str]) -> str | None:

@@ -287,7 +287,9 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
     `folders remove` within seconds while it runs.  Ctrl-C or SIGTERM commits the batch
     in flight and exits.  On a PostgreSQL store shared by several machines
     it keeps this machine's items true to its folders and never touches
-    another's; set LIFEDEDUP_MACHINE to pin the machine's name.
+    another's; set LIFEDEDUP_MACHINE to pin the machine's name.  A path
+    not there as typed, but there with its accents encoded the other way
+    (a Mac's copy), is watched as it is on disk, and said.
 
     \b
     Example:
