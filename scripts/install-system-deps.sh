@@ -21,7 +21,10 @@ done
 [ "${#missing[@]}" -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    # the downloaded .deb files (Chromium, LibreOffice, PostgreSQL: several hundred MB) go once
+    # installed, as apt's own `apt install` does: on a small disk the tests need the room
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        -o APT::Keep-Downloaded-Packages=false "${missing[@]}"
 else
     echo "note: install these Debian packages for full format support: ${missing[*]}" >&2
 fi

@@ -80,7 +80,9 @@ def fresh(tmp_path: Path, store_url: str, request: pytest.FixtureRequest) -> Fre
 
     def build(root: Path, box: Path) -> dict[str, object]:
         if "://" in store_url:
-            url = request.getfixturevalue("postgres").new_database()
+            server = request.getfixturevalue("postgres")
+            url = server.new_database()
+            request.addfinalizer(lambda: server.drop_database(url))
         else:
             url = str(tmp_path / f"fresh-{time.monotonic_ns()}.db")
         return fresh_index(url, root, box)

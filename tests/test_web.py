@@ -412,6 +412,8 @@ def hostile(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     db = hostile_store(folder, None if server is None else server.new_database("hostile"))
     with TestClient(create_app(db), base_url=LOCAL) as client:
         yield client, folder
+    if server is not None:
+        server.drop_database(str(db))
 
 
 def test_hostile_text_is_shown_as_text(hostile: tuple[TestClient, Path]) -> None:
@@ -687,14 +689,14 @@ def test_long_texts_diff_without_a_bit_matrix() -> None:
     assert diff.same == 40_000 - 5
 
 
-def test_a_postgresql_store_is_only_read(postgres: Any, state: daemons.DaemonPaths, tmp_path: Path) -> None:
+def test_a_postgresql_store_is_only_read(pg_url: str, state: daemons.DaemonPaths, tmp_path: Path) -> None:
     """The view's server sessions are READ ONLY: browsing changes no row, and
     the store it opens has the server refuse a write."""
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "a.txt").write_text(f"{PROSE} {prose(1, 200)}", encoding="utf-8")
     (folder / "b.txt").write_text(f"{PROSE} {prose(1, 200)} and one more line", encoding="utf-8")
-    url = postgres.new_database("readonly")
+    url = pg_url
     checksum = ("SELECT md5(string_agg(concat_ws('|', i.id, i.path, i.text, c.cluster_id), ',' ORDER BY i.id)) "
                 "FROM items i LEFT JOIN clusters c ON c.item_id = i.id")
     with open_store(url) as store:
