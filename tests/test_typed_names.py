@@ -191,13 +191,29 @@ def test_watch_watches_the_folder_on_disk_typed_in_the_other_normalization(tmp_p
     (folder / "notes.txt").write_text("bow rehair and rosin for the violin", encoding="utf-8")
     store = str(tmp_path / "store.db")
     env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "LIFEDEDUP_DB": store}
+
+    def stored() -> list[str]:  # (the watcher makes the store: an empty file a moment)
+        found = CliRunner().invoke(main, ["search", "--all", "--path", f"{tmp_path}/*", "--json", "--db", store])
+        return [h["path"] for h in json.loads(found.output)["hits"]] if found.exit_code == 0 else []
+
     watcher = subprocess.Popen([sys.executable, "-m", "lifededup", "watch", "--delay", "0.3", str(tmp_path / typed)],
                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        eventually(lambda: os.path.exists(store) and found_by_glob(store, f"{tmp_path}/*") != [],
-                   "the watcher indexes the folder")
-        assert found_by_glob(store, f"{tmp_path}/*") == [str(folder / "notes.txt")]
+        eventually(lambda: stored() != [], "the watcher indexes the folder")
+        assert stored() == [str(folder / "notes.txt")]
     finally:
         watcher.terminate()
         _, err = watcher.communicate(timeout=60)
     assert "taking that one" in err and f"watching {folder} of the machine" in err, err
+
+
+@EITHER_WAY
+def test_folders_remove_forget_finds_the_items_of_a_gone_folder_typed_in_the_other_normalization(
+        tmp_path: Path, store_url: str, on_disk: str, typed: str) -> None:
+    """Neither watched nor on disk any more: only the store knows its name, as it was on disk.
+    Said "is not watched" and forgot nothing."""
+    stored = indexed(tmp_path, store_url, on_disk)
+    stored.parent.rename(tmp_path / "moved away")  # (out of the store's sight: not indexed again)
+    out = cli("folders", "remove", str(tmp_path / "Documents" / typed), "--forget", "--json", "--db", store_url)
+    assert json.loads(out) == {"path": str(stored.parent), "forgotten": 1}, out
+    assert found_by_glob(store_url, f"{tmp_path}/*") == []

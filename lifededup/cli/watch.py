@@ -95,10 +95,11 @@ def folders_add(paths: tuple[Path, ...], include: tuple[str, ...], exclude: tupl
 
 def _folder_named(store: Store, typed: Path) -> str:
     """The folder a typed path names, as the store holds it: a watched
-    folder or one on disk, as typed or else with its names composed where
+    folder or one on disk, else one the store holds items under (gone, and
+    no longer watched), as typed or else with its names composed where
     they were typed decomposed, or the reverse (a Mac's copy typed on a
-    keyboard); a path that is neither, as typed."""
-    from lifededup.store import list_folders
+    keyboard); a path that is none of these, as typed."""
+    from lifededup.store import items_under, list_folders
 
     path = stored_path(str(absolute(typed)))
     forms = name_forms(path)
@@ -110,7 +111,8 @@ def _folder_named(store: Store, typed: Path) -> str:
             return form
         if os.path.lexists(fs_path(form)):
             return stored_path(str(absolute(fs_path(form))))
-    return path
+    # a count a form, asked only of a name neither watched nor on disk in any form
+    return next((form for form in forms if items_under(store, form)), path)
 
 
 # Folders whose watching would read the system with the documents
