@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import unicodedata
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -217,3 +218,29 @@ def test_folders_remove_forget_finds_the_items_of_a_gone_folder_typed_in_the_oth
     out = cli("folders", "remove", str(tmp_path / "Documents" / typed), "--forget", "--json", "--db", store_url)
     assert json.loads(out) == {"path": str(stored.parent), "forgotten": 1}, out
     assert found_by_glob(store_url, f"{tmp_path}/*") == []
+
+
+@EITHER_WAY
+def test_show_finds_a_part_named_in_the_other_normalization(tmp_path: Path, store_url: str, on_disk: str,
+                                                            typed: str) -> None:
+    """A zip made on a Mac names its members decomposed; `show PATH [PART]` typed the other way found nothing."""
+    archive = tmp_path / "Documents" / "letters.zip"
+    archive.parent.mkdir()
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr(f"{on_disk}/cover letter.txt", "dear committee about the violin teaching post in the autumn")
+    cli("index", str(archive.parent), "--workers", "1", "--db", store_url)
+    shown = CliRunner().invoke(main, ["show", f"{archive} [{typed}/cover letter.txt]", "--json", "--db", store_url])
+    assert shown.exit_code == 0, f"show by the part typed in the other form: {shown.output}"
+    assert json.loads(shown.output)["item"]["part"] == f"{on_disk}/cover letter.txt"
+
+
+def test_show_of_a_part_named_in_both_normalizations_takes_the_one_typed(tmp_path: Path, store_url: str) -> None:
+    archive = tmp_path / "Documents" / "letters.zip"
+    archive.parent.mkdir()
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for name, words in ((COMPOSED, "composed cello notes"), (DECOMPOSED, "decomposed viola notes")):
+            zipped.writestr(f"{name}.txt", f"{words} about rosin and strings for the autumn concert")
+    cli("index", str(archive.parent), "--workers", "1", "--db", store_url)
+    for name in (COMPOSED, DECOMPOSED):
+        shown = json.loads(cli("show", f"{archive} [{name}.txt]", "--json", "--db", store_url))
+        assert shown["item"]["part"] == f"{name}.txt", f"{name!a}: {shown['item']['part']!a}"

@@ -5,6 +5,7 @@ without SQLAlchemy) as well as through a ``Store``."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import struct
@@ -164,18 +165,20 @@ def _by_path(db: Driver, store: Readable, item: str, part: str) -> Any:
     # and as printed (the stored escapes, \xNN for a byte, \\ for a backslash), made absolute
     printed = _from_printed(os.path.abspath(os.path.expanduser(path_of)))
     typed = [*_as_typed(path_of), stored_path(path_of), stored_path(real), printed]
-    # then with its names composed or decomposed (a Mac's copy typed on a keyboard, or the reverse)
-    for path in dict.fromkeys([*typed, *(form for each in typed for form in name_forms(each))]):
+    # then with its names composed or decomposed (a Mac's copy typed on a keyboard, or the reverse), and
+    # its part's (a zip made on a Mac names its members decomposed)
+    paths = dict.fromkeys([*typed, *(form for each in typed for form in name_forms(each))])
+    for path, part_form in itertools.product(paths, name_forms(part)):
         # the file or its part, one row a machine holding it (this machine's first)
         found = db.execute(_SUMMARY + " WHERE i.path = :v AND i.part = :part ORDER BY i.machine = :me DESC, i.id",
-                           {"v": path, "part": part, "me": store.machine}).fetchall()
+                           {"v": path, "part": part_form, "me": store.machine}).fetchall()
         if machine is not None:
             found = [r for r in found if str(r[6]) == machine]
         holders = sorted({str(r[6]) for r in found})
         if machine is None and len(holders) > 1 and store.machine not in holders:
             # a third machine asking: which of them is meant is not for it to guess
             raise ItemNotFound(f"{item!r} is a file of {len(holders)} machines: give one of "
-                               + ", ".join(f"{m}:{path}" + (f" [{part}]" if part else "") for m in holders)
+                               + ", ".join(f"{m}:{path}" + (f" [{part_form}]" if part else "") for m in holders)
                                + " (or an item id)")
         if found:
             return found[0]
