@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from test_daemon import lifededup
+from pg_server import Server
 from store_samples import prose
+from test_daemon import lifededup
+from test_watch import eventually
 
 from lifededup.index import IndexConfig, run
 from lifededup.store import open_store
@@ -58,3 +62,81 @@ def test_failures_of_a_machine_with_none_or_not_in_the_store(tmp_path: Path, sto
     typo = lifededup(env, "failures", "--machine", "lapotp")
     assert typo.returncode == 1, typo.stdout
     assert "no machine 'lapotp' in" in typo.stderr and "lifededup machines list" in typo.stderr, typo.stderr
+
+
+@contextmanager
+def daemon_of(tmp_path: Path, env: dict[str, str], folder: Path) -> Iterator[dict[str, str]]:
+    """`daemon start` on ``folder`` under ``env`` (a state folder of its own); yields its environment once it
+    watches, and stops it."""
+    env = {**env, "XDG_STATE_HOME": str(tmp_path / "state")}
+    added = lifededup(env, "folders", "add", str(folder))
+    assert added.returncode == 0, added.stderr
+    started = lifededup(env, "daemon", "start", "-j", "1", "--delay", "0.3")
+    assert started.returncode == 0, started.stdout + started.stderr
+    try:
+        eventually(lambda: "state: watching" in lifededup(env, "daemon", "status").stdout, "the daemon watches")
+        yield env
+    finally:
+        stopped = lifededup(env, "daemon", "stop")
+        assert stopped.returncode == 0, stopped.stderr
+
+
+def test_daemon_status_counts_this_machines_failures_apart_from_the_stores(tmp_path: Path, store_url: str) -> None:
+    """It said "failed items in store: 3" on the laptop, 2 of them the nas's, for the laptop's daemon."""
+    env = two_machines_failing(tmp_path, store_url, {"laptop": 1, "nas": 2})
+    with daemon_of(tmp_path, env, tmp_path / "laptop") as env:
+        (tmp_path / "laptop" / "broken1.pdf").write_bytes(b"%PDF-1.4 cut short too")
+        eventually(lambda: "failed items: 2 of this machine's, 4 in the store" in
+                   lifededup(env, "daemon", "status").stdout, "the laptop's new failure is counted as its own")
+        said = lifededup(env, "daemon", "status").stdout
+        assert "`lifededup failures --machine laptop` lists this machine's" in said, said
+        report = json.loads(lifededup(env, "daemon", "status", "--json").stdout)["report"]
+        assert (report["failed"], report["failed_here"]) == (4, 2), report
+
+
+def test_daemon_status_of_a_store_with_this_machines_failures_alone_says_them_as_before(tmp_path: Path,
+                                                                                        store_url: str) -> None:
+    env = two_machines_failing(tmp_path, store_url, {"laptop": 2})
+    with daemon_of(tmp_path, env, tmp_path / "laptop") as env:
+        said = lifededup(env, "daemon", "status").stdout
+    assert "failed items in store: 2\n" in said, said
+
+
+def test_daemon_status_says_the_stores_server_cannot_be_reached_and_the_daemon_waits(
+        postgres: Server, tmp_path: Path) -> None:
+    """The NAS is off: `daemon status` said "state: watching, waiting: 1
+    file", nothing of the server.  (A server of its own, which this test
+    stops and starts again; ``postgres`` only skips it where none can run.)"""
+    server = Server.start()
+    try:
+        # a password in the URL (the server's trust authentication takes it without asking): never shown
+        url = server.new_database().replace("postgres@", "postgres:s3cret@")
+        folder = tmp_path / "laptop"
+        folder.mkdir()
+        (folder / "report.txt").write_text(prose(3))
+        env = {**os.environ, "LIFEDEDUP_DB": url, "LIFEDEDUP_MACHINE": "laptop"}
+        with daemon_of(tmp_path, env, folder) as env:
+            assert "cannot be reached" not in lifededup(env, "daemon", "status").stdout
+            server.stop(keep=True)
+            (folder / "written while the server was down.txt").write_text(prose(4))
+            eventually(lambda: "cannot be reached" in lifededup(env, "daemon", "status").stdout,
+                       "daemon status says the server is not reached")
+            down = lifededup(env, "daemon", "status")
+            assert down.returncode == 0, "the daemon still runs: it waits for its server"
+            store = down.stdout.splitlines()[1].removeprefix("store: ").removesuffix(", machine laptop")
+            assert store.startswith("postgresql://postgres:***@/t_"), store
+            assert "the store cannot be reached since " in down.stdout, down.stdout
+            assert f"its server, {store}, does not answer (" in down.stdout, down.stdout
+            assert "The watcher waits for it (tries every 30 s): the changes waiting are indexed once the server " \
+                   "is back" in down.stdout, down.stdout
+            assert "s3cret" not in down.stdout, down.stdout
+            report = json.loads(lifededup(env, "daemon", "status", "--json").stdout)["report"]
+            assert report["unreachable"] and report["unreachable_since"], report
+            server = Server.start(root=server.root)
+            eventually(lambda: "cannot be reached" not in lifededup(env, "daemon", "status").stdout,
+                       "the server back, daemon status no longer says it is away")
+            with open_store(url, readonly=True) as reader:
+                eventually(lambda: len(reader.execute("SELECT path FROM items")[1]) == 2,
+                           "the file written meanwhile is indexed, not 30 s after the server is back")
+    finally:
+        server.stop()

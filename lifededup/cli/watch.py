@@ -472,16 +472,44 @@ def _kept_words(folder: dict[str, Any]) -> str:
             f"files return there, or `lifededup folders remove --forget {shlex.quote(path)}` forgets them")
 
 
+def _failed_words(report: dict[str, Any]) -> str:
+    """The failed items, this machine's apart where the store holds other
+    machines' too: on a shared store the daemon's own are the ones to fix
+    here, and "41 failed" counted every machine's."""
+    failed, here = int(report.get("failed") or 0), report.get("failed_here")
+    if here is None or int(here) == failed:  # (None: written by an older watcher)
+        return f"failed items in store: {failed}"
+    return (f"failed items: {int(here)} of this machine's, {failed} in the store (`lifededup failures "
+            f"--machine {report.get('machine')}` lists this machine's)")
+
+
+def _unreachable_words(report: dict[str, Any]) -> str | None:
+    """What to say while the watcher cannot reach the store's server, or None."""
+    said = report.get("unreachable")
+    if not said:
+        return None
+    since = report.get("unreachable_since")
+    lasting = f" (for {_lasting(time.time() - since)})" if since else ""
+    every = report.get("retry_after")
+    return (f"the store cannot be reached since {_when(since)}{lasting}: its server, {report.get('store')}, "
+            f"does not answer ({said}). The watcher waits for it{f' (tries every {every:g} s)' if every else ''}: "
+            "the changes waiting are indexed once the server is back")
+
+
 @daemon_group.command("status")
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON object: running, pid, log (null for a watcher in a terminal or under systemd), "
               "and the watcher's last report (store, watching, state, waiting_files (with changes not yet "
               "read), waiting_folders (to scan), pending (their sum), absent (watched folders not there or "
-              "empty whose items are kept: path, now, items), indexed, failed, last_read, last_indexed_at, "
+              "empty whose items are kept: path, now, items), indexed, failed (the store's failed items), failed_here "
+              "(this machine's of them), unreachable (what the store's server said while it cannot be reached, "
+              "else null), unreachable_since, retry_after (seconds), last_read, last_indexed_at, "
               "last_rescan_at, state_since as Unix times).")
 def daemon_status(as_json: bool) -> None:
     """Whether the daemon runs, what it watches, how many files wait, when it
-    last indexed and how many items failed.  Exits 3 when it does not run.
+    last indexed and how many items failed (this machine's apart on a store
+    other machines' failures are in), and whether the store's server can be
+    reached (the watcher waits for it).  Exits 3 when it does not run.
 
     \b
     Example:
@@ -500,6 +528,9 @@ def daemon_status(as_json: bool) -> None:
         click.echo(f"running (pid {status.pid})" if status.running else "not running")
         if report is not None:
             click.echo(f"store: {report.get('store')}" + (f", machine {report['machine']}" if report.get("machine") else ""))
+            unreachable = _unreachable_words(report) if status.running else None
+            if unreachable:
+                click.echo(unreachable)
             absent = {str(a["path"]): a for a in report.get("absent") or [] if a.get("items")}
             folders = [f + ("" if f in absent or os.path.isdir(fs_path(f)) else
                             " (not there: its items kept until it returns)") for f in report.get("watching", [])]
@@ -512,7 +543,7 @@ def daemon_status(as_json: bool) -> None:
             if status.running and report.get("state") == "indexing" and report.get("last_read"):
                 click.echo(f"last file read: {shown(str(report['last_read']))}")
             click.echo(f"last indexed: {_when(report.get('last_indexed_at'))}, "
-                       f"files read since it started: {report.get('indexed', 0)}, failed items in store: {report.get('failed', 0)}")
+                       f"files read since it started: {report.get('indexed', 0)}, {_failed_words(report)}")
             click.echo(f"last full scan: {_when(report.get('last_rescan_at'))}")
         click.echo(f"log: {log}" if log else "log: none: this watcher was not started by `daemon start`; its output "
                    "goes to its terminal, or to systemd's journal (journalctl --user -u lifededup)")

@@ -116,6 +116,7 @@ if TYPE_CHECKING:
         UnsupportedStore,
         driver_said,
         is_unavailable,
+        is_unreachable,
     )
     from lifededup.store.folders import WatchedFolder, add_folder, items_under, list_folders, mark_scanned, remove_folder
     from lifededup.store.machines import (
@@ -151,6 +152,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "UnsupportedStore": ("lifededup.store.errors", "UnsupportedStore"),
     "driver_said": ("lifededup.store.errors", "driver_said"),
     "is_unavailable": ("lifededup.store.errors", "is_unavailable"),
+    "is_unreachable": ("lifededup.store.errors", "is_unreachable"),
     "WatchedFolder": ("lifededup.store.folders", "WatchedFolder"),
     "add_folder": ("lifededup.store.folders", "add_folder"),
     "items_under": ("lifededup.store.folders", "items_under"),
@@ -235,6 +237,7 @@ __all__ = [
     "UnsupportedStore",
     "driver_said",
     "is_unavailable",
+    "is_unreachable",
     "WatchedFolder",
     "add_folder",
     "list_folders",

@@ -57,6 +57,24 @@ def driver_error(exc: BaseException) -> BaseException:
     return orig if isinstance(orig, BaseException) else exc
 
 
+# PostgreSQL's SQLSTATEs of a server that cannot be reached: class 08
+# (connection exception: refused, lost) and 57P01-57P03 (shut down, crashed,
+# starting up); a connection that was never made has none at all.
+_UNREACHABLE = ("08", "57P01", "57P02", "57P03")
+
+
+def is_unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` says the store's server cannot be reached -- stopped,
+    restarting, the network between away -- rather than that it answers and
+    refuses the work for now (its disk full): ``daemon status`` says so."""
+    exc = driver_error(exc)
+    psycopg = sys.modules.get("psycopg")
+    if psycopg is None or not isinstance(exc, psycopg.OperationalError):
+        return False
+    state = getattr(exc, "sqlstate", None)
+    return state is None or str(state).startswith(_UNREACHABLE)
+
+
 def driver_said(exc: BaseException) -> str:
     """What the database said, in the driver's words (a message to show)."""
     return str(driver_error(exc)).strip()

@@ -16,6 +16,9 @@ from lifededup.store.records import stored_time
 # (not the files that vanished while read: gone, not failed; the next run forgets them)
 _FAILED = ("SELECT path, part, status, error, machine FROM items WHERE (status < 'ok' OR status > 'ok') "
            "AND status != 'vanished'{only} ORDER BY {path}, part, machine LIMIT :limit")
+# the store's failed items, and this machine's of them (a watcher's, for `daemon status`)
+_COUNTS = ("SELECT count(*), count(CASE WHEN machine = :machine THEN 1 END) FROM items "
+           "WHERE (status < 'ok' OR status > 'ok') AND status != 'vanished'")
 # one machine's (`failures --machine`; a watcher's run, its own)
 _OF_MACHINE = " AND machine = :machine"
 # recorded since a time (what a watcher's run just met)
@@ -56,3 +59,12 @@ def failures(store: Readable, limit: int | None = None, *, since: datetime | Non
     with store.reading() as db:
         rows = db.execute(_FAILED.format(path="+path" if sqlite else "path", only=only), params).fetchall()
     return [FailedItem(str(p), str(part), str(s), str(e or ""), str(m)) for p, part, s, e, m in rows]
+
+
+def failed_counts(store: Readable) -> tuple[int, int]:
+    """How many items the store holds as failed, and how many of them are
+    this machine's: on a shared store the daemon's own are the ones to fix
+    on this computer (``daemon status`` says both)."""
+    with store.reading() as db:
+        row = db.execute(_COUNTS, {"machine": store.machine}).fetchone()
+    return (int(row[0]), int(row[1])) if row is not None else (0, 0)

@@ -41,7 +41,9 @@ class WatchStatus:
     waiting_folders: int = 0
     batches: int = 0
     indexed: int = 0
+    # the store's failed items (every machine's), and this machine's of them (None: a watcher before it)
     failed: int = 0
+    failed_here: int | None = None
     last_indexed_at: float | None = None  # wall-clock time.time()
     last_rescan_at: float | None = None
     state: str = "starting"
@@ -51,3 +53,8 @@ class WatchStatus:
     last_read: str | None = None
     # watched folders whose items are kept though the folder is not there (or empty): `daemon status` names them
     absent: list[AbsentFolder] = field(default_factory=list)
+    # the store's server cannot be reached: what the driver said (its first line), since when (wall clock),
+    # and how often the work it refused is tried again; None once the store answers again
+    unreachable: str | None = None
+    unreachable_since: float | None = None
+    retry_after: float | None = None

@@ -28,7 +28,7 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 # the watch, one line of kilobytes in the daemon's log for each.
 warnings.filterwarnings("ignore", message=r"Callback with id .* already exists for watch", category=RuntimeWarning)
 
-from lifededup.index import IndexConfig, Quiet, failed_in_store, run_in_folders
+from lifededup.index import IndexConfig, Quiet, run_in_folders
 from lifededup.model import fs_path, shown, stored_path
 from lifededup.store import (
     MachineTaken,
@@ -40,10 +40,11 @@ from lifededup.store import (
     damage_of,
     driver_said,
     is_unavailable,
+    is_unreachable,
     items_under,
     mark_scanned,
 )
-from lifededup.store.failures import failures
+from lifededup.store.failures import failed_counts, failures
 from lifededup.store.machines import still_named
 from lifededup.store.records import utc_now
 from lifededup.watch.debounce import MAX_WAIT_S, Debouncer, Stat, stat_of
@@ -135,7 +136,7 @@ class Watcher:
 
     def __post_init__(self) -> None:
         self.debouncer = Debouncer(self.delay, self.clock, max_wait=self.max_wait)
-        self._status = WatchStatus(watching=[f.path for f in self.folders])
+        self._status = WatchStatus(watching=[f.path for f in self.folders], retry_after=self.retry_after)
         # the folders on disk (a stored path escapes a name that is not UTF-8):
         # the walls nothing outside of is read (the link rule, README "Links")
         self._disk = {f.path: fs_path(f.path) for f in self.folders}
@@ -208,12 +209,37 @@ class Watcher:
         return self._status
 
     def _count_failures(self) -> None:
+        """The store's failed items and this machine's of them, for the status."""
         try:
-            self._status.failed = failed_in_store(self.store)
+            self._status.failed, self._status.failed_here = failed_counts(self.store)
         except Exception as exc:
-            # the store away (a server restarting): counted after the first batch, as before
-            if not (isinstance(exc, StoreError) or is_unavailable(exc)):
+            # the store away (a server restarting): counted after the next batch
+            if not self._refused(exc):
                 raise
+            return
+        self._answered()
+
+    def _refused(self, exc: Exception) -> bool:
+        """Whether ``exc`` is the store refusing work for now (tried again
+        later, not a failure); one whose server cannot be reached is put in
+        the status, with the driver's words and since when: `daemon status`
+        said nothing of a server down, only files waiting."""
+        if isinstance(exc, StoreError):
+            return True
+        if not is_unavailable(exc):
+            return False
+        if is_unreachable(exc):
+            if self._status.unreachable is None:
+                self._status.unreachable_since = time.time()
+            self._status.unreachable = driver_said(exc).partition("\n")[0] or type(exc).__name__
+        return True
+
+    def _answered(self) -> None:
+        """The store answered: its server is reached again, and the changes
+        that wait for it are read now, not up to retry_after later."""
+        if self._status.unreachable is not None:
+            self._paused_until = 0.0
+        self._status.unreachable = self._status.unreachable_since = None
 
     def _report(self, state: str) -> None:
         if state != self._status.state:
@@ -280,9 +306,10 @@ class Watcher:
         except MachineTaken:
             raise
         except Exception as exc:
-            if isinstance(exc, StoreError) or is_unavailable(exc):
+            if self._refused(exc):
                 return []  # the store is away: the folders stay as they were, read again next time
             raise
+        self._answered()
         before = {f.path: (f.include, f.exclude) for f in self.folders}
         after = {f.path: (f.include, f.exclude) for f in now}
         if after == before:
@@ -414,7 +441,7 @@ class Watcher:
             return items
         except Exception as exc:
             known = self._missing.get(folder.path)
-            if known is None or not (isinstance(exc, StoreError) or is_unavailable(exc)):
+            if known is None or not self._refused(exc):
                 raise
             return known.items
 
@@ -468,7 +495,7 @@ class Watcher:
         except (StoreDamaged, MachineTaken, StoreTooNew):
             raise  # nothing to retry: the message says how to rebuild it, name this computer, or upgrade
         except Exception as exc:  # noqa: BLE001 -- one bad path must not stop the watcher (nor loop its restarts)
-            if isinstance(exc, StoreError) or is_unavailable(exc):
+            if self._refused(exc):
                 # the database's own words (driver_said), without SQLAlchemy's statement and link
                 said = str(exc) if isinstance(exc, StoreError) else driver_said(exc)
                 log.warning("%s: could not write to the store, will try again in %g s: %s",
@@ -481,7 +508,7 @@ class Watcher:
                           ", ".join(f.path for f in folders), len(paths))
             return True
         self._status.batches += 1  # (its files were counted as each batch was written: _Counting)
-        self._status.failed = summary.failed_in_store
+        self._count_failures()  # (the summary's count is the store's alone)
         if summary.read or summary.removed or summary.moved:
             self._status.last_indexed_at = time.time()
         if summary.removed or summary.moved:  # from a folder not there, perhaps: counted again at the next look
