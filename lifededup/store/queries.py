@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from lifededup.config import FingerprintParams
-from lifededup.model import BIDI_CONTROLS, name_forms, shared_features, stored_path
+from lifededup.model import BIDI_CONTROLS, name_forms, shared_features, shown, stored_path
 from lifededup.store.dialect import Driver
 from lifededup.store.errors import ItemNotFound, StoreError
 from lifededup.store.listing import _COLUMNS, _SUMMARY, ItemSummary, _summary
@@ -149,7 +149,9 @@ def _find(db: Driver, store: Readable, item: int | str) -> ItemSummary:
             if row is None and item[:at] != item[:at].rstrip():  # pasted from aligned columns: "P  [message 4]"
                 row = _by_path(db, store, item[:at].rstrip(), item[at + 2 : -1].strip())
     if row is None:
-        raise ItemNotFound(f"no item {item!r} in {store.location} (give an item id, an indexed path, "
+        # as typed, its controls escaped -- not repr(), which doubled every backslash of a name printed as the
+        # store escapes it ("a\\" for a file named a\ came back as 'a\\\\')
+        raise ItemNotFound(f"no item '{shown(str(item))}' in {store.location} (give an item id, an indexed path, "
                            "or PATH [PART] as commands print a part inside a file)")
     return _summary(row)
 
@@ -177,8 +179,8 @@ def _by_path(db: Driver, store: Readable, item: str, part: str) -> Any:
         holders = sorted({str(r[6]) for r in found})
         if machine is None and len(holders) > 1 and store.machine not in holders:
             # a third machine asking: which of them is meant is not for it to guess
-            raise ItemNotFound(f"{item!r} is a file of {len(holders)} machines: give one of "
-                               + ", ".join(f"{m}:{path}" + (f" [{part_form}]" if part else "") for m in holders)
+            raise ItemNotFound(f"'{shown(item)}' is a file of {len(holders)} machines: give one of "
+                               + ", ".join(shown(f"{m}:{path}" + (f" [{part_form}]" if part else "")) for m in holders)
                                + " (or an item id)")
         if found:
             return found[0]
