@@ -28,7 +28,7 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 # the watch, one line of kilobytes in the daemon's log for each.
 warnings.filterwarnings("ignore", message=r"Callback with id .* already exists for watch", category=RuntimeWarning)
 
-from lifededup.index import IndexConfig, Quiet, run_in_folders
+from lifededup.index import IndexConfig, Quiet, Seen, run_in_folders
 from lifededup.model import fs_path, shown, stored_path
 from lifededup.store import (
     MachineTaken,
@@ -484,9 +484,11 @@ class Watcher:
             follow = self.follow
             watched = None if follow is None else (lambda: [f.path for f in follow()])
             started, began = utc_now(), time.time()
-            # a file taken while still being written that cannot be read is recorded nothing (Summary.deferred)
+            # a file taken while still being written that cannot be read is recorded nothing (Summary.deferred):
+            # taken so by the debouncer (overdue), or found so as it is read (a rescan meets a download)
             summary = run_in_folders(self.store, paths, folders, self.config, stop=self.stop, duplicates=False,
-                                     named=False, watched=watched, progress=_Counting(self), unsettled=overdue)
+                                     named=False, watched=watched, progress=_Counting(self), unsettled=overdue,
+                                     changing=self._changing)
             if summary.interrupted and not self.stop.is_set():
                 self._changed = True
             if scanned:
@@ -576,6 +578,21 @@ class Watcher:
                 self._unsettled[disk] = now
             self.debouncer.note(disk)
         return {fs_path(path) for path in deferred}
+
+    def _changing(self, seen: Seen) -> bool:
+        """Whether a file that could not be read is still being written
+        (asked from the run's writer thread, while this one waits for the
+        run): changed since the scan found it, or written to within
+        ``delay`` -- a rescan, which no event leads, met a download in
+        progress and recorded it "corrupt" until the next.  Not a file
+        unchanged since it was last found so (a clock that runs behind the
+        file system's, its mtime ever "recent"): read again once, not
+        forever, and recorded as it is."""
+        disk = fs_path(seen.path)
+        now = stat_of(disk)
+        if now is None or now == self._unsettled.get(disk):
+            return False
+        return now != (seen.size, seen.mtime) or now[1] > time.time() - self.delay
 
     def _still_written(self, path: str, began: float, overdue: frozenset[str]) -> bool:
         """Whether a file that could not be read was still being written:
