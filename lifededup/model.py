@@ -144,3 +144,25 @@ def shown(name: str) -> str:
     override does not print as another name, and the name printed, pasted
     back (``lifededup show``), finds the item."""
     return name.translate(_CONTROLS)
+
+
+# A stored escape: a backslash, or a byte; below 0x80 a control character as
+# shown() prints it, at or above a byte that is not UTF-8; or a character
+# that reorders text, as shown() prints it (BIDI_CONTROLS).
+_PRINTED = re.compile(r"\\(\\|x[0-9a-f]{2}|u[0-9a-f]{4})")
+
+
+def from_shown(printed: str) -> str:
+    """The stored name a printed one stands for (the inverse of :func:`shown`,
+    for a name pasted back: ``show``, ``folders remove``): a control
+    character printed as ``\\x0a`` (or ``\\u202e``) is the character, a
+    byte that is not UTF-8 and a backslash stay as the store escapes them."""
+    def control(m: re.Match[str]) -> str:
+        code = m.group(1)
+        if code == "\\":
+            return m.group(0)
+        value = int(code[1:], 16)
+        shown_as_control = value < 0x80 if code[0] == "x" else value in BIDI_CONTROLS
+        return chr(value) if shown_as_control else m.group(0)
+
+    return _PRINTED.sub(control, printed)

@@ -40,3 +40,28 @@ def test_a_name_ending_with_a_backslash_prints_as_stored_and_is_not_doubled_agai
     assert f"no item '{root}/gone\\\\' in" in missing.stderr, missing.stderr
     typed = lifededup(store_url, "show", f"{root}/gone\\")  # typed as the file is named
     assert f"no item '{root}/gone\\' in" in typed.stderr, typed.stderr
+
+
+def test_folders_remove_takes_a_folder_back_as_folders_list_prints_it(tmp_path: Path, store_url: str) -> None:
+    """`folders list` printed dir\\\\ and `folders remove` of it, pasted, said
+    "dir\\\\\\\\ is not watched" -- as did the `folders remove --forget` that
+    `daemon status` and `folders remove` suggest for a folder gone."""
+    folder = tmp_path / "dir\\"
+    (folder / "inner").mkdir(parents=True)
+    (folder / "inner" / "notes.txt").write_text(prose(3))
+    printed = f"{tmp_path}/dir\\\\"
+    added = lifededup(store_url, "folders", "add", str(folder))
+    assert added.returncode == 0, added.stderr
+    indexed = lifededup(store_url, "index", "-j", "1", str(folder))
+    assert indexed.returncode == 0, indexed.stderr
+    assert lifededup(store_url, "folders", "list").stdout.startswith(f"{printed}  ("), "listed as the store escapes it"
+
+    removed = lifededup(store_url, "folders", "remove", "--keep", printed)
+    assert removed.returncode == 0, removed.stderr
+    assert removed.stdout.startswith(f"no longer watching {printed}; its 1 item(s) stay"), removed.stdout
+    assert "no watched folders" in lifededup(store_url, "folders", "list").stdout
+
+    folder.rename(tmp_path / "renamed")  # gone: its kept item is forgotten by the name printed
+    forgot = lifededup(store_url, "folders", "remove", "--forget", printed)
+    assert forgot.returncode == 0, forgot.stderr
+    assert forgot.stdout == f"{printed} was not watched; it is not there any more: forgot its 1 item(s)\n", forgot.stdout

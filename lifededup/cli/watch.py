@@ -23,7 +23,7 @@ from lifededup.cli.index import max_text_option, ocr_option, stop_on_signals
 from lifededup.cli.options import DELAY, SECONDS, ExistingPath, db_option, opened_listing, opened_store, unreachable
 from lifededup.extract import Limits
 from lifededup.index import IndexConfig, absolute, default_workers, max_workers
-from lifededup.model import fs_path, name_forms, shown, stored_path
+from lifededup.model import from_shown, fs_path, name_forms, shown, stored_path
 from lifededup.store import ENV_VAR, MACHINE_ENV
 from lifededup.watch import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, FOLLOW_S, WatchStatus
 from lifededup.watch import daemon as daemons
@@ -102,6 +102,9 @@ def _folder_named(store: Store, typed: Path) -> str:
     from lifededup.store import items_under, list_folders
 
     path = stored_path(str(absolute(typed)))
+    pasted = _as_printed(store, typed, path)
+    if pasted is not None:
+        return pasted
     forms = name_forms(path)
     if len(forms) == 1:
         return path
@@ -113,6 +116,23 @@ def _folder_named(store: Store, typed: Path) -> str:
             return stored_path(str(absolute(fs_path(form))))
     # a count a form, asked only of a name neither watched nor on disk in any form
     return next((form for form in forms if items_under(store, form)), path)
+
+
+def _as_printed(store: Store, typed: Path, path: str) -> str | None:
+    """The folder a path pasted as commands print it stands for -- a
+    backslash printed \\\\, a control character \\x0a: `folders list`,
+    the `folders remove --forget` that `daemon status` suggests -- where the
+    path as typed (``path``, stored) is no folder watched, on disk or holding
+    items; else None.  Taken as typed, `a\\\\` was escaped again and "not watched"."""
+    from lifededup.store import items_under, list_folders
+
+    printed = from_shown(str(absolute(typed)))
+    if printed == path or os.path.lexists(fs_path(path)):
+        return None
+    watched = {folder.path for folder in list_folders(store)}
+    if path in watched or items_under(store, path):
+        return None
+    return printed if printed in watched or items_under(store, printed) else None
 
 
 # Folders whose watching would read the system with the documents
@@ -150,7 +170,8 @@ def folders_remove(paths: tuple[Path, ...], forget: bool | None, as_json: bool, 
     Kept items stay searchable and in their clusters, as the files were when
     last indexed (`lifededup index PATH` brings them up to date again);
     forgotten items are removed from the store and their clusters repaired.
-    Your files are never touched.
+    Your files are never touched.  A folder is named as it is on disk, or
+    as `folders list` prints it (a backslash as \\\\, the store's escape).
 
     \b
     Example:

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from lifededup.config import FingerprintParams
-from lifededup.model import BIDI_CONTROLS, name_forms, shared_features, shown, stored_path
+from lifededup.model import from_shown, name_forms, shared_features, shown, stored_path
 from lifededup.store.dialect import Driver
 from lifededup.store.errors import ItemNotFound, StoreError
 from lifededup.store.listing import _COLUMNS, _SUMMARY, ItemSummary, _summary
@@ -165,7 +165,7 @@ def _by_path(db: Driver, store: Readable, item: str, part: str) -> Any:
     # as stored, then as the absolute path an indexer stores (in its escaped form, README "items")
     real = os.path.realpath(os.path.expanduser(path_of))  # not Path.resolve: it raises on a link loop
     # and as printed (the stored escapes, \xNN for a byte, \\ for a backslash), made absolute
-    printed = _from_printed(os.path.abspath(os.path.expanduser(path_of)))
+    printed = from_shown(os.path.abspath(os.path.expanduser(path_of)))
     typed = [*_as_typed(path_of), stored_path(path_of), stored_path(real), printed]
     # then with its names composed or decomposed (a Mac's copy typed on a keyboard, or the reverse), and
     # its part's (a zip made on a Mac names its members decomposed)
@@ -190,27 +190,6 @@ def _by_path(db: Driver, store: Readable, item: str, part: str) -> Any:
 # MACHINE:PATH, the way another machine's file is printed (a machine name
 # holds neither ':' nor '/').
 _ON_MACHINE = re.compile(r"([^:/]+):(/.*)", re.DOTALL)
-
-
-# A stored escape: a backslash, or a byte; below 0x80 a control character as
-# the CLI prints it (cli.options.shown), at or above a byte that is not UTF-8;
-# or a character that reorders text, as the CLI prints it (model.BIDI_CONTROLS).
-_PRINTED = re.compile(r"\\(\\|x[0-9a-f]{2}|u[0-9a-f]{4})")
-
-
-def _from_printed(path: str) -> str:
-    """The stored path a printed name stands for: a control character
-    printed as ``\\x0a`` (or ``\\u202e``) is the character, a byte that is
-    not UTF-8 and a backslash stay as the store escapes them."""
-    def control(m: re.Match[str]) -> str:
-        code = m.group(1)
-        if code == "\\":
-            return m.group(0)
-        value = int(code[1:], 16)
-        shown_as_control = value < 0x80 if code[0] == "x" else value in BIDI_CONTROLS
-        return chr(value) if shown_as_control else m.group(0)
-
-    return _PRINTED.sub(control, path)
 
 
 def _as_typed(path: str) -> list[str]:
