@@ -15,6 +15,7 @@ from alembic.script import ScriptDirectory
 from store_samples import fp, prose
 from test_store import sound
 
+from lifededup.fingerprint import text_sha1
 from lifededup.search import search
 from lifededup.store import ItemRecord, MachineTaken, StoreTooNew, list_machines, open_store
 from lifededup.store.check import _SERVER_INDEXES, check_store
@@ -180,11 +181,14 @@ def test_previous_revision_with_rows_upgrades_and_keeps_them(store_url: str) -> 
         conn.exec_driver_sql("UPDATE items SET parent_id = 2 WHERE id = 3")
         conn.exec_driver_sql("UPDATE items SET error = 'encrypted' WHERE id = 4")
         ids_written(conn)
+        # the texts' own SHA-1: `check` compares it with theirs
+        sha1 = text_sha1("quarterly zebra budget")
         conn.exec_driver_sql(
             "INSERT INTO fingerprints (item_id, sha1, words, shingles, is_representative) VALUES"
-            " (1, 'aa', 3, 0, TRUE), (3, 'aa', 3, 0, FALSE)"
+            f" (1, '{sha1}', 3, 0, TRUE), (3, '{sha1}', 3, 0, FALSE)"
         )
-        conn.exec_driver_sql("INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (1, 'aa', 1), (3, 'aa', 1)")
+        conn.exec_driver_sql(f"INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (1, '{sha1}', 1), "
+                             f"(3, '{sha1}', 1)")
     engine.dispose()
 
     with open_store(path) as store:
@@ -256,11 +260,13 @@ def test_0005_drops_the_redundant_sha1_index_and_keeps_the_clusters(store_url: s
             " (1, '/a', '', 'document', 'ok', '2026-01-01 00:00:00', 'same words'),"
             " (2, '/b', '', 'document', 'ok', '2026-01-01 00:00:00', 'SAME  words')"
         )
+        sha1 = text_sha1("same words")  # the texts' own (`check` compares it with theirs), one for both
         conn.exec_driver_sql(
             "INSERT INTO fingerprints (item_id, sha1, words, shingles, is_representative) VALUES"
-            " (1, 'bb', 2, 0, TRUE), (2, 'bb', 2, 0, FALSE)"
+            f" (1, '{sha1}', 2, 0, TRUE), (2, '{sha1}', 2, 0, FALSE)"
         )
-        conn.exec_driver_sql("INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (1, 'bb', 1), (2, 'bb', 1)")
+        conn.exec_driver_sql(f"INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (1, '{sha1}', 1), "
+                             f"(2, '{sha1}', 1)")
     engine.dispose()
     with open_store(path) as store:
         indexes = catalog(store, "indexes", "fingerprints")

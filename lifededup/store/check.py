@@ -215,6 +215,27 @@ def mend_apart(store: Store, ids: list[int]) -> int:
     return mended
 
 
+# texts whose SHA-1 is made at a time: read as the query streams them, not all at once
+_TEXTS_AT_A_TIME = 500
+_FINGERPRINTED_TEXTS = ("SELECT f.item_id, i.text, f.sha1 FROM fingerprints f JOIN items i ON i.id = f.item_id"
+                        " WHERE i.text IS NOT NULL")
+
+
+def stale_fingerprints(conn: Connection) -> list[int]:
+    """The items whose text is not the one their fingerprint was made of:
+    a text changed by hand (``sql --write``) keeps the old text's SHA-1,
+    features and cluster.  Only the SHA-1 of each text is made again
+    (``text_sha1``, a twentieth of a whole fingerprint): the features are
+    made from the same word stream, so they changed only where it did.
+    The texts are streamed (a server cursor on PostgreSQL), so memory holds
+    a few hundred of them however large the store."""
+    from lifededup.fingerprint import text_sha1  # numpy: loaded by the check alone
+
+    rows = conn.exec_driver_sql(_FINGERPRINTED_TEXTS, execution_options={"stream_results": True,
+                                                                         "yield_per": _TEXTS_AT_A_TIME})
+    return sorted(int(r[0]) for r in rows if text_sha1(str(r[1])) != r[2])
+
+
 def _fts_check(conn: Connection) -> list[Problem]:
     # FTS5's own check compares the index with the items it indexes; it is
     # issued as an INSERT, so a read-only store cannot run it.
@@ -296,6 +317,12 @@ def check_store(store: Store, step: Callable[[str], None] | None = None) -> list
             problems.append(Problem("cjk-apart", "items whose words apart (title_apart, text_apart, "
                                     "people_apart), which the search index reads, are not their title, text "
                                     "and people now (changed by hand?)", ids))
+        step("every text against its fingerprint")
+        ids = stale_fingerprints(conn)
+        if ids:
+            problems.append(Problem("fingerprint-stale", f"{len(ids)} item(s) whose text is not the one their "
+                                    "fingerprint and cluster were made from (changed by hand, with sql --write?)",
+                                    ids))
     if server:
         step("every item's search words")
         problems.extend(_stale_documents(store))

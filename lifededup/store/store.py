@@ -288,8 +288,7 @@ class Store:
         with self.transaction() as conn:
             params = self._params_for(conn, fingerprint.params) if fingerprint is not None else None
             item_id, created = self._write_item(conn, record, status="ok", error=None)
-            new = None if fingerprint is None else Member(
-                item_id, fingerprint.sha1, fingerprint.features, fingerprint.sketch, fingerprint.words)
+            new = _placed(item_id, fingerprint)
             old = None if created else clustering.load_member(conn, item_id)
             if old == new:
                 return item_id
@@ -299,6 +298,32 @@ class Store:
             if new is not None and fingerprint is not None:
                 clustering.add_new(conn, new, _fingerprint_row(item_id, fingerprint), settings)
             return item_id
+
+    def fingerprint_again(self, item_ids: Iterable[int]) -> int:
+        """Fingerprint these items again from their stored text (``check
+        --mend``, of a text changed by ``sql --write``), in one transaction.
+        Those whose fingerprint changed are placed as a changed text is by
+        :meth:`upsert_item`, but all at once: they leave their clusters
+        first, which are repaired without them (no lookup meets a
+        fingerprint of an old text), then each joins its cluster, in the
+        order of their ids (of arrival); an item with no text keeps no
+        fingerprint.  How many changed."""
+        ids = sorted(set(item_ids))
+        with self.transaction() as conn:
+            params = self._params(conn) or FingerprintParams()
+            made = {item_id: fingerprint for start in range(0, len(ids), clustering.CHUNK)
+                    for item_id, fingerprint in _fingerprints_of(conn, ids[start:start + clustering.CHUNK], params)}
+            changed = [i for i in ids if clustering.load_member(conn, i) != _placed(i, made[i])]
+            if not changed:
+                return 0
+            settings = self._clustering(conn, self._params_for(conn, params))
+            clustering.repair(conn, clustering.detach(conn, changed), settings)
+            for item_id in changed:
+                fingerprint = made[item_id]
+                if fingerprint is not None:
+                    clustering.add_new(conn, _member(item_id, fingerprint), _fingerprint_row(item_id, fingerprint),
+                                       settings)
+            return len(changed)
 
     def record_failure(self, record: ItemRecord | str, error: str, *, status: str = "failed") -> int:
         """Remember an item that could not be indexed, and why (``status``
@@ -430,6 +455,27 @@ class Store:
         finally:
             raw.close()
         return columns, rows, changed
+
+
+def _fingerprints_of(conn: Connection, ids: list[int], params: FingerprintParams
+                     ) -> list[tuple[int, Fingerprint | None]]:
+    """Each item's fingerprint made from its stored text now (None: it has none, or there is no such item)."""
+    from lifededup.fingerprint import fingerprint_many  # numpy: not loaded by a command that only reads
+
+    marks = ", ".join(str(int(i)) for i in ids)
+    texts = {int(r[0]): str(r[1]) for r in driver(conn).execute(
+        f"SELECT id, text FROM items WHERE id IN ({marks}) AND text IS NOT NULL")}
+    made = dict(zip(texts, fingerprint_many(list(texts.values()), params)))
+    return [(i, made.get(i)) for i in ids]
+
+
+def _placed(item_id: int, fingerprint: Fingerprint | None) -> Member | None:
+    return None if fingerprint is None else _member(item_id, fingerprint)
+
+
+def _member(item_id: int, fingerprint: Fingerprint) -> Member:
+    """What clustering knows of an item of this fingerprint."""
+    return Member(item_id, fingerprint.sha1, fingerprint.features, fingerprint.sketch, fingerprint.words)
 
 
 def _fingerprint_row(item_id: int, fingerprint: Fingerprint) -> dict[str, object]:
