@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from pg_server import Server
 from store_samples import prose
 from test_daemon import lifededup
 from test_watch import eventually
+from test_watch_status import daemon
 
 from lifededup.index import IndexConfig, run
 from lifededup.store import open_store
@@ -64,27 +63,10 @@ def test_failures_of_a_machine_with_none_or_not_in_the_store(tmp_path: Path, sto
     assert "no machine 'lapotp' in" in typo.stderr and "lifededup machines list" in typo.stderr, typo.stderr
 
 
-@contextmanager
-def daemon_of(tmp_path: Path, env: dict[str, str], folder: Path) -> Iterator[dict[str, str]]:
-    """`daemon start` on ``folder`` under ``env`` (a state folder of its own); yields its environment once it
-    watches, and stops it."""
-    env = {**env, "XDG_STATE_HOME": str(tmp_path / "state")}
-    added = lifededup(env, "folders", "add", str(folder))
-    assert added.returncode == 0, added.stderr
-    started = lifededup(env, "daemon", "start", "-j", "1", "--delay", "0.3")
-    assert started.returncode == 0, started.stdout + started.stderr
-    try:
-        eventually(lambda: "state: watching" in lifededup(env, "daemon", "status").stdout, "the daemon watches")
-        yield env
-    finally:
-        stopped = lifededup(env, "daemon", "stop")
-        assert stopped.returncode == 0, stopped.stderr
-
-
 def test_daemon_status_counts_this_machines_failures_apart_from_the_stores(tmp_path: Path, store_url: str) -> None:
     """It said "failed items in store: 3" on the laptop, 2 of them the nas's, for the laptop's daemon."""
     env = two_machines_failing(tmp_path, store_url, {"laptop": 1, "nas": 2})
-    with daemon_of(tmp_path, env, tmp_path / "laptop") as env:
+    with daemon(tmp_path, tmp_path / "laptop", "--delay", "0.3", env=env) as env:
         (tmp_path / "laptop" / "broken1.pdf").write_bytes(b"%PDF-1.4 cut short too")
         eventually(lambda: "failed items: 2 of this machine's, 4 in the store" in
                    lifededup(env, "daemon", "status").stdout, "the laptop's new failure is counted as its own")
@@ -97,7 +79,7 @@ def test_daemon_status_counts_this_machines_failures_apart_from_the_stores(tmp_p
 def test_daemon_status_of_a_store_with_this_machines_failures_alone_says_them_as_before(tmp_path: Path,
                                                                                         store_url: str) -> None:
     env = two_machines_failing(tmp_path, store_url, {"laptop": 2})
-    with daemon_of(tmp_path, env, tmp_path / "laptop") as env:
+    with daemon(tmp_path, tmp_path / "laptop", "--delay", "0.3", env=env) as env:
         said = lifededup(env, "daemon", "status").stdout
     assert "failed items in store: 2\n" in said, said
 
@@ -115,7 +97,7 @@ def test_daemon_status_says_the_stores_server_cannot_be_reached_and_the_daemon_w
         folder.mkdir()
         (folder / "report.txt").write_text(prose(3))
         env = {**os.environ, "LIFEDEDUP_DB": url, "LIFEDEDUP_MACHINE": "laptop"}
-        with daemon_of(tmp_path, env, folder) as env:
+        with daemon(tmp_path, folder, "--delay", "0.3", env=env) as env:
             assert "cannot be reached" not in lifededup(env, "daemon", "status").stdout
             server.stop(keep=True)
             (folder / "written while the server was down.txt").write_text(prose(4))

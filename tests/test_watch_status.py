@@ -54,9 +54,11 @@ def test_waiting_counts_files_and_folders_not_events_and_the_batch_being_read(tm
 
 
 @contextmanager
-def daemon(tmp_path: Path, root: Path, *options: str) -> Iterator[dict[str, str]]:
-    """`daemon start` on ``root`` (a store and state folder of its own); yields its environment, once it watches."""
-    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "LIFEDEDUP_DB": str(tmp_path / "store.db")}
+def daemon(tmp_path: Path, root: Path, *options: str, env: dict[str, str] | None = None) -> Iterator[dict[str, str]]:
+    """`daemon start` on ``root`` (a state folder of its own, and a store of its own unless ``env`` names
+    one); yields its environment, once it watches, and stops it."""
+    base = {**os.environ, "LIFEDEDUP_DB": str(tmp_path / "store.db")} if env is None else env
+    env = {**base, "XDG_STATE_HOME": str(tmp_path / "state")}
     added = lifededup(env, "folders", "add", str(root))
     assert added.returncode == 0, added.stderr
     started = lifededup(env, "daemon", "start", "-j", "1", *options)
