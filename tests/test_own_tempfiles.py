@@ -72,3 +72,24 @@ def test_the_watcher_records_none_of_its_own_temporary_files(tmp_path: Path, env
         ours = {path: row for path, row in stored.items() if path.startswith(str(temp) + os.sep)}
         assert not ours, f"lifededup's own temporary files recorded: {ours}"
         assert set(stored) == {str(first), str(home / "office.zip"), str(later)}, stored
+
+
+def test_index_under_a_temporary_folder_too_long_for_a_socket(tmp_path: Path, env: dict[str, str]) -> None:
+    """The forkserver that starts the workers listens on a socket in TMPDIR,
+    and a socket's path holds 107 bytes: under a TMPDIR of 80 characters
+    every ``index`` ended in a traceback ("AF_UNIX path too long") and read
+    nothing.  The workers are spawned then, and every file is read -- a .doc
+    in a zip too, copied out to a temporary file for antiword."""
+    temp = tmp_path / ("t" * max(1, 80 - len(str(tmp_path))))
+    temp.mkdir()
+    assert len(str(temp)) >= 80, temp
+    home = tmp_path / "home"
+    letter = write_text(home / "letter.txt", seed=1)
+    home.mkdir(exist_ok=True)
+    with zipfile.ZipFile(home / "office.zip", "w") as archive:
+        archive.write(FIXTURES / "office" / "rota.doc", "rota.doc")
+    said = lifededup("index", "-j", "2", str(home), env={**env, "TMPDIR": str(temp)})
+    assert "new 2," in said and "failed 0 " in said, said
+    stored = items(tmp_path / "s.db")
+    assert {path: row[1] for path, row in stored.items()} == {str(letter): "ok", str(home / "office.zip"): "ok"}, stored
+    assert not list(temp.iterdir()), f"the workers' temporary files are gone: {list(temp.iterdir())}"

@@ -17,7 +17,8 @@ and the batch carries on.  A mailbox yields a ``kind == "mailbox"`` item with
 no text, then one item per message (and per attachment), streamed.
 
 Workers start through multiprocessing's "forkserver" (no fork of a threaded
-indexer), so a script that calls ``extract_many`` at top level needs the usual
+indexer; "spawn" under a TMPDIR too long for the forkserver's socket), so a
+script that calls ``extract_many`` at top level needs the usual
 ``if __name__ == "__main__":`` guard.
 
 One file, in this process (trusted input, tests, the CLI)::

@@ -288,6 +288,21 @@ def _spawn(ctx: Any, limits: Limits, extractor: SourceExtractor, max_chars: int 
     return _Worker(process=process, conn=parent, max_chars=max_chars, real=real, walls=walls, own=own)
 
 
+# The forkserver listens on a socket in the temporary folder, TMPDIR/pymp-XXXXXXXX/listener-XXXXXXXX
+# (multiprocessing.util.get_temp_dir, connection.arbitrary_address); a socket's path holds at most 107
+# bytes on Linux (sun_path[108], with its NUL), 103 on macOS.  Under a longer TMPDIR the forkserver
+# cannot start ("AF_UNIX path too long", a traceback at every index): workers are then spawned, a
+# fresh interpreter each (slower to start, as safe: no fork of a threaded indexer either).
+_SOCKET_PATH_MAX = 103
+_SOCKET_IN_TEMP = os.path.join("pymp-xxxxxxxx", "listener-xxxxxxxx")
+
+
+def _context() -> Any:
+    """The way workers start: the forkserver, unless its socket's path would be too long."""
+    socket = os.path.join(tempfile.gettempdir(), _SOCKET_IN_TEMP)
+    return multiprocessing.get_context("forkserver" if len(os.fsencode(socket)) <= _SOCKET_PATH_MAX else "spawn")
+
+
 # a confined worker's temporary folder: lifededup-worker-PID-XXXX, PID its indexer's
 _OWN_PREFIX = "lifededup-worker-"
 
@@ -342,7 +357,7 @@ def extract_many(paths: Iterable[Path | str], limits: Limits = Limits(), workers
     so a folder swapped for a link between that check and the read leads
     nowhere.  Closing the generator early stops the workers.
     """
-    ctx = multiprocessing.get_context("forkserver")
+    ctx = _context()
     count = max(1, workers or min(4, os.cpu_count() or 1))
     pending = enumerate(Path(p) for p in paths)
     pool: list[_Worker] = []
