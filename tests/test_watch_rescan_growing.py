@@ -7,7 +7,10 @@ still.  A file damaged and still is recorded as before.
 
 Real watchdog events and a real rescan every second; the events are kept
 from settling while the file is written (a write every 0.1 s, ``max_wait``
-60 s), so that only the rescans read it as it grows.  Both backends."""
+60 s), so that only the rescans read it as it grows.  The two slow tests (10 s
+each: the file written over 8 s) take one backend each, the watcher's part
+being the same on both: the half-written file on SQLite, the damaged one on
+PostgreSQL."""
 
 from __future__ import annotations
 
@@ -30,19 +33,19 @@ RESCAN_S, DELAY_S, MAX_WAIT_S = 1.0, 1.0, 60.0
 
 
 @contextmanager
-def rescanning(tmp_path: Path, root: Path, store_url: str) -> Iterator[Store]:
+def rescanning(tmp_path: Path, root: Path, store_url: str | None) -> Iterator[Store]:
     with watching(tmp_path, root, store_url=store_url, rescan_every=RESCAN_S, delay=DELAY_S, max_wait=MAX_WAIT_S,
                   workers=1) as store:
         yield store
 
 
-def test_a_rescan_records_nothing_of_a_pdf_still_being_written(store_url: str, tmp_path: Path,
+def test_a_rescan_records_nothing_of_a_pdf_still_being_written(tmp_path: Path,
                                                                 caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="lifededup.watch")
     root = tmp_path / "Downloads"
     root.mkdir()
     target = root / "minutes.pdf"
-    with rescanning(tmp_path, root, store_url) as store:
+    with rescanning(tmp_path, root, None) as store:
         seen: list[object] = []
         ended = write_watching(target, PDF.read_bytes(), seen, lambda: (listed(store, target), item_of(store, target)))
         eventually(lambda: (item_of(store, target) or (0, ""))[1] == "ok", "the PDF is read whole once written")
@@ -58,11 +61,11 @@ def test_a_rescan_records_nothing_of_a_pdf_still_being_written(store_url: str, t
     assert not said(caplog, logging.WARNING, "minutes.pdf"), [r.getMessage() for r in caplog.records]
 
 
-def test_a_pdf_left_damaged_is_recorded_by_a_rescan_once_still(store_url: str, tmp_path: Path) -> None:
+def test_a_pdf_left_damaged_is_recorded_by_a_rescan_once_still(pg_url: str, tmp_path: Path) -> None:
     root = tmp_path / "Downloads"
     root.mkdir()
     target = root / "cut.pdf"
-    with rescanning(tmp_path, root, store_url) as store:
+    with rescanning(tmp_path, root, pg_url) as store:
         seen: list[object] = []
         write_watching(target, PDF.read_bytes()[:20_000], seen, lambda: listed(store, target))
         eventually(lambda: bool(listed(store, target)), "the half PDF is listed once it is still")
