@@ -25,6 +25,7 @@ from lifededup.index.write import IDENTIFY, BatchWriter, Tally
 from lifededup.index.rules import FolderRules
 from lifededup.model import fs_path, stored_path
 from lifededup.store import ItemRecord, Store, WatchedFolder
+from lifededup.store.failures import failed_counts
 
 # over clusters, whose sha1 column is indexed (an index-only scan)
 _EXACT = "SELECT count(*) - count(DISTINCT sha1) FROM clusters"
@@ -32,8 +33,6 @@ _EXACT = "SELECT count(*) - count(DISTINCT sha1) FROM clusters"
 # the two add up to the items a collapsed search hides
 _NEAR = ("SELECT (SELECT count(*) FROM (SELECT DISTINCT cluster_id, sha1 FROM clusters) AS texts) "
          "- (SELECT count(DISTINCT cluster_id) FROM clusters)")
-# vanished items are files gone while read, not failures (the next run forgets them or reads them where they went)
-_FAILURES = "SELECT count(*) FROM items WHERE (status < 'ok' OR status > 'ok') AND status != 'vanished'"
 # by path: this machine's (revision 0009)
 _STATUS_OF = "SELECT status, error FROM items WHERE path = :path AND part = '' AND machine = :machine"
 _TOUCH = ("UPDATE items SET size = :size, mtime = :mtime, raw_sha1 = :sha1 "
@@ -379,7 +378,7 @@ def _summary(store: Store, tally: Tally, started: float, interrupted: bool, dupl
 
 def failed_in_store(store: Store) -> int:
     """The items the store holds as failed (every machine's): what a summary and the watcher's status count."""
-    return _count(store, _FAILURES)
+    return failed_counts(store)[0]
 
 
 def _count(store: Store, sql: str) -> int:

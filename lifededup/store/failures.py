@@ -14,11 +14,11 @@ from lifededup.store.records import stored_time
 # item, and `+path` keeps SQLite from walking the (path, part) index instead
 # (PostgreSQL has no such prefix, and plans from its statistics).
 # (not the files that vanished while read: gone, not failed; the next run forgets them)
-_FAILED = ("SELECT path, part, status, error, machine FROM items WHERE (status < 'ok' OR status > 'ok') "
-           "AND status != 'vanished'{only} ORDER BY {path}, part, machine LIMIT :limit")
-# the store's failed items, and this machine's of them (a watcher's, for `daemon status`)
-_COUNTS = ("SELECT count(*), count(CASE WHEN machine = :machine THEN 1 END) FROM items "
-           "WHERE (status < 'ok' OR status > 'ok') AND status != 'vanished'")
+_FAILED_ITEMS = "FROM items WHERE (status < 'ok' OR status > 'ok') AND status != 'vanished'"
+_FAILED = ("SELECT path, part, status, error, machine " + _FAILED_ITEMS
+           + "{only} ORDER BY {path}, part, machine LIMIT :limit")
+# the store's failed items, and this machine's of them (a watcher's, for `daemon status`; an index run's summary)
+_COUNTS = "SELECT count(*), count(CASE WHEN machine = :machine THEN 1 END) " + _FAILED_ITEMS
 # one machine's (`failures --machine`; a watcher's run, its own)
 _OF_MACHINE = " AND machine = :machine"
 # recorded since a time (what a watcher's run just met)
