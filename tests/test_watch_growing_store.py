@@ -39,20 +39,27 @@ def write_watching(path: Path, data: bytes, look: list[object], check: Callable[
     return write_slowly(path, data, SECONDS, after_each=lambda: look.append(check()))
 
 
-def test_a_pdf_still_being_written_is_never_listed_as_failed(tmp_path: Path) -> None:
-    root = tmp_path / "Downloads"
-    root.mkdir()
-    target = root / "minutes.pdf"
-    with watching(tmp_path, root) as store:
-        seen: list[object] = []
-        write_watching(target, PDF.read_bytes(), seen, lambda: (listed(store, target), item_of(store, target)))
-        eventually(lambda: (item_of(store, target) or (0, ""))[1] == "ok", "the PDF is read whole once written")
-        after = listed(store, target)
+def written_unlisted(store: Store, target: Path) -> float:
+    """The PDF written to ``target`` over SECONDS while a watcher on ``store``
+    runs: neither listed by `failures` nor stored while it grows, and read
+    whole once written (nor listed then); returns when the writing ended."""
+    seen: list[object] = []
+    ended = write_watching(target, PDF.read_bytes(), seen, lambda: (listed(store, target), item_of(store, target)))
+    eventually(lambda: (item_of(store, target) or (0, ""))[1] == "ok", "the PDF is read whole once written")
+    after = listed(store, target)
     failed = [said for said, _ in seen if said]  # type: ignore[misc]
     assert not failed, f"`failures` listed the PDF while it was written: {failed[:3]}"
     items = {item for _, item in seen if item is not None}  # type: ignore[misc]
     assert not items, f"a half-written PDF was stored: {sorted(map(str, items))[:3]}"
     assert not after, after
+    return ended
+
+
+def test_a_pdf_still_being_written_is_never_listed_as_failed(tmp_path: Path) -> None:
+    root = tmp_path / "Downloads"
+    root.mkdir()
+    with watching(tmp_path, root) as store:
+        written_unlisted(store, root / "minutes.pdf")
 
 
 def test_a_pdf_left_damaged_is_listed_once_still(tmp_path: Path) -> None:

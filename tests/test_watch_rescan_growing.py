@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from test_watch import eventually, watching
 from test_watch_growing import PDF, said
-from test_watch_growing_store import item_of, listed, write_watching
+from test_watch_growing_store import listed, write_watching, written_unlisted
 
 from lifededup.store import Store
 
@@ -44,17 +44,8 @@ def test_a_rescan_records_nothing_of_a_pdf_still_being_written(tmp_path: Path,
     caplog.set_level(logging.INFO, logger="lifededup.watch")
     root = tmp_path / "Downloads"
     root.mkdir()
-    target = root / "minutes.pdf"
     with rescanning(tmp_path, root, None) as store:
-        seen: list[object] = []
-        ended = write_watching(target, PDF.read_bytes(), seen, lambda: (listed(store, target), item_of(store, target)))
-        eventually(lambda: (item_of(store, target) or (0, ""))[1] == "ok", "the PDF is read whole once written")
-        after = listed(store, target)
-    failed = [said for said, _ in seen if said]  # type: ignore[misc]
-    assert not failed, f"`failures` listed the PDF while it was written: {failed[:3]}"
-    items = {item for _, item in seen if item is not None}  # type: ignore[misc]
-    assert not items, f"a half-written PDF was stored: {sorted(map(str, items))[:3]}"
-    assert not after, after
+        ended = written_unlisted(store, root / "minutes.pdf")
     quiet = said(caplog, logging.INFO, "minutes.pdf is still being written")
     assert quiet and all(r.created < ended for r in quiet), \
         f"said at INFO while it grew: {[r.getMessage() for r in caplog.records]}"
