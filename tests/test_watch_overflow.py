@@ -59,6 +59,7 @@ def test_the_watcher_asks_for_no_event_of_a_file_only_read(tmp_path: Path) -> No
         eventually(lambda: len(stored_files(store)) == 2, "a file written is indexed")
 
 
+@pytest.mark.alone  # the queue's size is the machine's: scripts/test.sh runs this after the others, by itself
 @pytest.mark.skipif(not os.access(QUEUE, os.W_OK),
                     reason="only root can shrink the system's queue of events (fs.inotify.max_queued_events) "
                            "to make it overflow on purpose")
