@@ -10,6 +10,7 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from pg_server import Server
 from store_samples import prose
 from test_daemon import lifededup
@@ -122,3 +123,61 @@ def test_daemon_status_says_the_stores_server_cannot_be_reached_and_the_daemon_w
                            "the file written meanwhile is indexed, not 30 s after the server is back")
     finally:
         server.stop()
+
+
+def test_index_summary_counts_this_machines_failures_apart_from_other_machines(tmp_path: Path,
+                                                                              store_url: str) -> None:
+    """After indexing on the laptop the summary said "3 failed item(s)" and
+    `lifededup failures`: 2 of them the NAS's, files no one at the laptop can fix."""
+    env = two_machines_failing(tmp_path, store_url, {"laptop": 1, "nas": 2})
+    ran = lifededup(env, "index", "-j", "1", str(tmp_path / "laptop"))
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.splitlines()[1].endswith(", 1 failed item(s) of this machine's, and 2 on other machines"), \
+        ran.stdout
+    assert ran.stdout.splitlines()[2] == "why they failed: lifededup failures --machine laptop", ran.stdout
+    summary = json.loads(lifededup(env, "index", "--json", "-j", "1", str(tmp_path / "laptop")).stdout)
+    assert (summary["failed_in_store"], summary["failed_here"]) == (3, 1), "failed_in_store keeps its meaning"
+
+    clean = {**env, "LIFEDEDUP_MACHINE": "desk"}  # a machine none of whose files failed
+    (tmp_path / "desk").mkdir()
+    (tmp_path / "desk" / "notes.txt").write_text(prose(5))
+    desk = lifededup(clean, "index", "-j", "1", str(tmp_path / "desk")).stdout.splitlines()
+    assert desk[1].endswith(", 0 failed item(s) of this machine's, and 3 on other machines"), desk
+    assert len(desk) == 2, f"no failures here to look up: {desk}"
+
+
+def test_index_summary_of_one_machines_store_says_its_failures_as_before(tmp_path: Path, store_url: str) -> None:
+    env = two_machines_failing(tmp_path, store_url, {"laptop": 2})
+    ran = lifededup(env, "index", "-j", "1", str(tmp_path / "laptop"))
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.splitlines()[1:] == ["store: 0 exact duplicate(s), 0 near-duplicate(s), 2 failed item(s)",
+                                           "why they failed: lifededup failures"], ran.stdout
+    summary = json.loads(lifededup(env, "index", "--json", "-j", "1", str(tmp_path / "laptop")).stdout)
+    assert (summary["failed_in_store"], summary["failed_here"]) == (2, 2), summary
+
+
+def test_web_status_counts_this_machines_failures_apart_and_links_to_them(tmp_path: Path, store_url: str) -> None:
+    """The status page said "failed items: 3 (why)" of the laptop's watcher, 2
+    of them the NAS's, and its link listed every machine's."""
+    pytest.importorskip("starlette", reason="the web view needs its extra: pip install '.[web]'")
+    from starlette.testclient import TestClient
+
+    from lifededup.store import resolve
+    from lifededup.watch import WatchStatus
+    from lifededup.watch import daemon as daemons
+    from lifededup.web import create_app
+
+    env = two_machines_failing(tmp_path, store_url, {"laptop": 1, "nas": 2})
+    paths = daemons.DaemonPaths(tmp_path / "state")
+    report = WatchStatus(watching=[str(tmp_path / "laptop")], state="watching", failed=3, failed_here=1)
+    daemons.write_status(paths, report, str(resolve(store_url)), "laptop")
+    with TestClient(create_app(store_url, daemon_paths=paths), base_url="http://127.0.0.1:8765") as client:
+        status = client.get("/status").text
+        assert "1 of this machine's (laptop), and 2 on other machines" in status, status
+        assert 'href="/failures?machine=laptop">why' in status, status
+        page = client.get("/failures?machine=laptop").text
+        assert "1 item of the machine laptop" in page and "broken0.pdf" in page, page
+        assert "nas:" not in page, "the NAS's failures are not this machine's"
+        listed = client.get("/failures.json?machine=laptop").json()
+        assert listed == json.loads(lifededup(env, "failures", "--machine", "laptop", "--json").stdout), listed
+        assert len(client.get("/failures.json").json()) == 3, "without ?machine every machine's, as before"

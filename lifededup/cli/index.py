@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import signal
 import sys
 import threading
@@ -73,16 +74,35 @@ def _pace(summary: Summary) -> str:
     return f"{summary.seconds:.1f} s, {rate:.1f} files/s"
 
 
-def summary_lines(summary: Summary, *, reread: bool = False) -> list[str]:
+def _stored_failures(summary: Summary) -> str:
+    """The store's failed items -- this machine's, where other machines' are
+    in it too: on a shared store "41 failed item(s)" after indexing on the
+    laptop counted the NAS's as the laptop's, files no one here can fix."""
+    others = summary.failed_in_store - summary.failed_here
+    if not others:
+        return f"{summary.failed_in_store} failed item(s)"
+    return f"{summary.failed_here} failed item(s) of this machine's, and {others} on other machines"
+
+
+def _why_failed(summary: Summary, machine: str) -> str | None:
+    """Where the reasons are: every machine's by default, this one's alone where others' are in the store too."""
+    if summary.failed_here == summary.failed_in_store:
+        return "why they failed: lifededup failures" if summary.failed_in_store else None
+    return f"why they failed: lifededup failures --machine {shlex.quote(machine)}" if summary.failed_here else None
+
+
+def summary_lines(summary: Summary, *, reread: bool = False, machine: str = "") -> list[str]:
+    """``machine``: the one that ran (named in the command that lists its failures, on a shared store)."""
     lines = [
         f"new {summary.new}, updated {summary.updated}, unchanged {summary.unchanged}, "
         f"moved {summary.moved}, removed {summary.removed}, failed {summary.failed}{_failed_files(summary)}"
         f"{summary.vanished_words()} ({_pace(summary)})",
         f"store: {summary.exact_duplicates} exact duplicate(s), {summary.near_duplicates} near-duplicate(s), "
-        f"{summary.failed_in_store} failed item(s)",
+        f"{_stored_failures(summary)}",
     ]
-    if summary.failed_in_store:
-        lines.append("why they failed: lifededup failures")
+    why = _why_failed(summary, machine)
+    if why is not None:
+        lines.append(why)
     if summary.interrupted:
         lines.append("interrupted: the store is consistent; " + _FINISH[reread])
     return lines
@@ -128,7 +148,8 @@ def ocr_option(func: F) -> F:
               "`index` finishes it.")
 @click.option("--json", "as_json", is_flag=True,
               help="The summary as one JSON object (new, updated, unchanged, moved, removed, failed, items, bytes, "
-              "failed_files, vanished, exact_duplicates, near_duplicates, failed_in_store, seconds, interrupted).")
+              "failed_files, vanished, exact_duplicates, near_duplicates, failed_in_store (every machine's), failed_here "
+              "(this machine's of them), seconds, interrupted).")
 @db_option
 def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_mb: int, batch: int,
                   max_text_mb: float, ocr: bool, reread: bool, as_json: bool, db: str | None) -> None:
@@ -164,6 +185,7 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
 
     stop = threading.Event()
     with opened_store(db, verify=True) as store, stop_on_signals(stop):
+        machine = store.machine
         try:
             summary = run_in_folders(store, paths, list_folders(store), config, progress=progress_for_output(),
                                      stop=stop)
@@ -174,5 +196,5 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
     if as_json:
         click.echo(json.dumps(summary.as_dict(), indent=2))
         return
-    for line in summary_lines(summary, reread=reread):
+    for line in summary_lines(summary, reread=reread, machine=machine):
         click.echo(line)

@@ -48,8 +48,10 @@ class Summary(Tally):
 
     ``failed`` counts items (files or parts) that could not be read in this
     run; ``failed_in_store`` every item the store holds as failed, whose
-    reasons ``lifededup failures`` lists.  ``exact_duplicates``: stored
-    documents whose text is an exact copy of an earlier one;
+    reasons ``lifededup failures`` lists, and ``failed_here`` this machine's
+    of them (on a shared store the others are other computers' to fix).
+    ``exact_duplicates``: stored documents whose text is an exact copy of
+    an earlier one;
     ``near_duplicates``: the texts of a cluster other than its
     representative's, each once -- with the exact ones, the items a
     collapsed search hides (both None when the run was asked not to count
@@ -61,6 +63,7 @@ class Summary(Tally):
     exact_duplicates: int | None = None
     near_duplicates: int | None = None
     failed_in_store: int = 0
+    failed_here: int = 0
     seconds: float = 0.0
     interrupted: bool = False
     deferred: dict[str, str] = field(default_factory=dict)
@@ -371,9 +374,9 @@ def _read(store: Store, todo: Plan, config: IndexConfig, tally: Tally, progress:
 def _summary(store: Store, tally: Tally, started: float, interrupted: bool, duplicates: bool) -> Summary:
     counts = {f.name: getattr(tally, f.name) for f in fields(tally)}
     exact, near = (_count(store, _EXACT), _count(store, _NEAR)) if duplicates else (None, None)
-    return Summary(**counts, exact_duplicates=exact, near_duplicates=near,
-                   failed_in_store=failed_in_store(store), seconds=time.monotonic() - started,
-                   interrupted=interrupted)
+    failed, here = failed_counts(store)
+    return Summary(**counts, exact_duplicates=exact, near_duplicates=near, failed_in_store=failed, failed_here=here,
+                   seconds=time.monotonic() - started, interrupted=interrupted)
 
 
 def failed_in_store(store: Store) -> int:

@@ -234,12 +234,16 @@ class View:
     # -- failures and status ----------------------------------------------------
 
     def failures_page(self, request: Request) -> Response:
-        found = pages.failed_items(self.stores.get())
-        return self.html("failures.html", failures=found, limit=pages.FAILURES_SHOWN)
+        """Every machine's failures, or ``?machine=NAME``'s (the status page's
+        link where a shared store holds other machines' too)."""
+        machine = request.query_params.get("machine") or None
+        found = pages.failed_items(self.stores.get(), machine=machine)
+        return self.html("failures.html", failures=found, limit=pages.FAILURES_SHOWN, machine=machine)
 
     def failures_json(self, request: Request) -> Response:
-        """``lifededup failures --json --limit 1000``'s list."""
-        return JSONResponse([f.to_dict() for f in pages.failed_items(self.stores.get())])
+        """``lifededup failures --json --limit 1000 [--machine NAME]``'s list."""
+        machine = request.query_params.get("machine") or None
+        return JSONResponse([f.to_dict() for f in pages.failed_items(self.stores.get(), machine=machine)])
 
     def status_page(self, request: Request) -> Response:
         return self.html("status.html", view=pages.status_view(self.stores.get(), self.daemon_paths))

@@ -299,9 +299,9 @@ def open_original(path: Path) -> tuple[int, int] | None:
 # -- failures and status --------------------------------------------------------
 
 
-def failed_items(store: Store, limit: int = FAILURES_SHOWN) -> list[FailedItem]:
-    """``lifededup failures --limit N``."""
-    return failures(store, limit)
+def failed_items(store: Store, limit: int = FAILURES_SHOWN, *, machine: str | None = None) -> list[FailedItem]:
+    """``lifededup failures --limit N [--machine NAME]``."""
+    return failures(store, limit, machine=machine)
 
 
 @dataclass(frozen=True)
