@@ -100,10 +100,15 @@ def _utf8(text: str) -> str:
 _CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
 
 
+def as_stored(text: str) -> str:
+    """A title or text as the workers send it to be stored: its control characters spaces, a name's odd bytes U+FFFD."""
+    return _CONTROL.sub(" ", _utf8(text))
+
+
 def _clean(result: Extracted | Failure) -> Extracted | Failure:
     if isinstance(result, Failure):
         return replace(result, reason=_utf8(result.reason))
-    return replace(result, title=_CONTROL.sub(" ", _utf8(result.title)), text=_CONTROL.sub(" ", _utf8(result.text)),
+    return replace(result, title=as_stored(result.title), text=as_stored(result.text),
                    metadata={_utf8(k): _utf8(v) for k, v in result.metadata.items()})
 
 

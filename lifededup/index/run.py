@@ -15,6 +15,7 @@ from pathlib import Path, PurePath
 from lifededup.extract import Outcome, extract_many
 from lifededup.extract.mbox import GrownMailboxes
 from lifededup.extract.registry import extract_source, kind_by_name
+from lifededup.extract.renamed import LINK_MIME, renamed_title, titled_by_name
 from lifededup.fingerprint import DEFAULT_PARAMS
 from lifededup.index.config import IndexConfig, max_workers
 from lifededup.index.order import in_scan_order
@@ -40,6 +41,9 @@ _TOUCH = ("UPDATE items SET size = :size, mtime = :mtime, raw_sha1 = :sha1 "
 # a moved file's own failure reason, which names it (_named_anew)
 _REASON_OF = "SELECT id, error FROM items WHERE path = :path AND part = '' AND machine = :machine AND error IS NOT NULL"
 _SET_REASON = "UPDATE items SET error = :error WHERE id = :id"
+# a moved file's own title, and its text where it may be a man page's link (extract.renamed.titled_by_name)
+_TITLED_AT = ("SELECT id, kind, mime_type, title, CASE WHEN mime_type = :link THEN text END FROM items "
+              "WHERE path = :path AND part = '' AND machine = :machine AND title IS NOT NULL")
 
 
 @dataclass
@@ -295,12 +299,29 @@ def _name_moved(store: Store, old: str, new: str) -> None:
     """A file moved keeps its record: if it failed, the reason its reader
     gave names it by the name it has now.  `failures` listed a too-large
     file moved to ``Images/vm.pdf`` as "disk.pdf is 257 MiB, over the 256 MiB
-    limit", a name no file has any more."""
+    limit", a name no file has any more.  So does the title of a file its
+    reader titled by its name (:mod:`lifededup.extract.renamed`: a mailbox,
+    an archive), as reading it again would: search and `show` named
+    ``old.mbox`` after it became ``2023.mbox``."""
     _, rows = store.execute(_REASON_OF, {"path": new, "machine": store.machine})
     for item_id, reason in rows:
         renamed = _named_anew(str(reason), old.rsplit("/", 1)[-1], new.rsplit("/", 1)[-1])
         if renamed != reason:
             store.execute(_SET_REASON, {"error": renamed, "id": item_id})
+    _retitle_moved(store, old, new)
+
+
+def _retitle_moved(store: Store, old: str, new: str) -> None:
+    """The file's own item titled anew, if its title was its old name (the file is not read)."""
+    _, rows = store.execute(_TITLED_AT, {"path": new, "machine": store.machine, "link": LINK_MIME})
+    for item_id, kind, mime, title, link_text in rows:
+        if not titled_by_name(str(kind), None if mime is None else str(mime),
+                              None if link_text is None else str(link_text)):
+            continue
+        # the names as the reader had them: a stored name's escapes undone (model.stored_path)
+        retitled = renamed_title(str(title), os.path.basename(fs_path(old)), os.path.basename(fs_path(new)))
+        if retitled is not None and retitled != title:
+            store.retitle(int(str(item_id)), retitled)
 
 
 def _named_anew(reason: str, old: str, new: str) -> str:

@@ -39,6 +39,7 @@ Public API (everything else in this package is internal):
     ``record_failure(ItemRecord | path, error, status="failed") -> int``
     ``remove_items(paths) -> int`` / ``remove_ids(ids) -> int``  (children too)
     ``move_item(old_path, new_path) -> int``  ids, text and clusters kept
+    ``retitle(item_id, title)``  its title and the search index's words of it
     ``item_id(path, part="") -> int | None``
     ``params`` / ``set_params(FingerprintParams)``  the params the store was built with
     ``recluster(method="conservative" | "transitive", rule=None)``, ``cluster_method``,

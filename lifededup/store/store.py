@@ -21,6 +21,7 @@ from lifededup.store.dialect import Driver, driver, is_postgres, pyformat
 from lifededup.store.errors import ParamsMismatch, StoreTooNew
 from lifededup.store.opening import READS_ONLY, Location, take_write_turn
 from lifededup.store.records import ItemRecord, machine_name, utc_now
+from lifededup.store.searchable import apart
 from lifededup.store.settings import (
     CLUSTER_METHOD, CLUSTER_RULE, FEATURE_COLUMNS, FINGERPRINT_PARAMS, StoreSettings, read_settings,
 )
@@ -385,6 +386,13 @@ class Store:
             moved = conn.exec_driver_sql("UPDATE items SET path = :new WHERE path = :old AND machine = :machine",
                                          {"old": old, "new": new, "machine": self.machine})
             return int(moved.rowcount)
+
+    def retitle(self, item_id: int, title: str) -> None:
+        """Give an item another title (a file titled by its name, renamed),
+        with the words the search indexes read of it (``title_apart``)."""
+        with self.transaction() as conn:
+            conn.exec_driver_sql("UPDATE items SET title = :title, title_apart = :apart WHERE id = :id",
+                                 {"title": title, "apart": apart(title), "id": item_id})
 
     def recluster(self, method: Method = "conservative", rule: Rule | str | None = None, *,
                   progress: Callable[[int, int], None] | None = None) -> None:
