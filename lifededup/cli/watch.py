@@ -8,12 +8,15 @@ import json
 import logging
 import os
 import shlex
+import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from datetime import datetime
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -25,7 +28,7 @@ from lifededup.extract import Limits
 from lifededup.index import IndexConfig, absolute, default_workers, max_workers
 from lifededup.model import from_shown, fs_path, name_forms, shown, stored_path
 from lifededup.store import ENV_VAR, MACHINE_ENV
-from lifededup.watch import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, FOLLOW_S, WatchStatus
+from lifededup.watch import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, FOLLOW_S, RETRY_S, WatchStatus
 from lifededup.watch import daemon as daemons
 
 F = TypeVar("F", bound=Callable[..., object])
@@ -35,6 +38,7 @@ F = TypeVar("F", bound=Callable[..., object])
 # --help start without them.
 if TYPE_CHECKING:
     from lifededup.store import Store, WatchedFolder
+    from lifededup.store.opening import Location
 
 
 @main.group("folders")
@@ -286,6 +290,10 @@ def watcher_options(func: F) -> F:
                      help="Seconds a file must stay unchanged before it is read."),
         click.option("--rescan", type=SECONDS, default=DEFAULT_RESCAN_S, show_default=True,
                      help="Seconds between full rescans (they catch events the system dropped)."),
+        click.option("--retry", type=DELAY, default=RETRY_S, show_default=True,
+                     help="Seconds before work the store refused is tried again (locked, its disk full, its server "
+                     "down), and between tries to reach a store's server that does not answer as the watcher "
+                     "starts (a laptop that boots before its NAS)."),
         click.option("--workers", "-j", type=click.IntRange(1, max_workers()), default=default_workers,
                      show_default="one per core", help="Extraction worker processes (at most 4 per core)."),
         max_text_option,
@@ -299,8 +307,8 @@ def watcher_options(func: F) -> F:
 @click.argument("paths", nargs=-1, type=ExistingPath(file_okay=False, path_type=Path))
 @watcher_options
 @db_option
-def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers: int, max_text_mb: float,
-                  ocr: bool, db: str | None) -> None:
+def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, retry: float, workers: int,
+                  max_text_mb: float, ocr: bool, db: str | None) -> None:
     """Watch folders and keep the store true to them, in the foreground (for
     a terminal or systemd; `lifededup daemon start` runs it in the background).
 
@@ -308,7 +316,10 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
     moved or deleted file once it is stable.  Without PATHS it watches the
     folders of `lifededup folders list`, and takes up `folders add` and
     `folders remove` within seconds while it runs.  Ctrl-C or SIGTERM commits the batch
-    in flight and exits.  On a PostgreSQL store shared by several machines
+    in flight and exits.  A store's server that cannot be reached as it
+    starts (the NAS still booting) is said once and tried again every
+    --retry seconds, as a server that goes away while it runs; a wrong
+    database, user or password still ends it at once.  On a PostgreSQL store shared by several machines
     it keeps this machine's items true to its folders and never touches
     another's; set LIFEDEDUP_MACHINE to pin the machine's name.  A path
     not there as typed, but there with its accents encoded the other way
@@ -327,7 +338,8 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
     logging.getLogger("alembic").setLevel(logging.WARNING)
     daemon_paths = daemons.DaemonPaths.default()
     stop = threading.Event()
-    with opened_store(db, verify=True, too_new=TooOld) as store, stop_on_signals(stop):
+    waiting = _Waiting(daemon_paths, db, [stored_path(str(absolute(p))) for p in paths], retry)
+    with _store_once_reached(db, waiting) as store, stop_on_signals(stop):
         location = store.location
         folders = [WatchedFolder(stored_path(str(absolute(p)))) for p in paths] or list_folders(store)
         if not folders:
@@ -345,7 +357,7 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
         store_files = tuple(location.own_files())
         config = IndexConfig(workers=workers, max_text_chars=int(max_text_mb * 2**20), limits=Limits(ocr=ocr))
         status_file = _StatusFile(daemon_paths, str(location), store.machine, follows=not paths)
-        watcher = Watcher(store, folders, config, stop, delay=delay, rescan_every=rescan,
+        watcher = Watcher(store, folders, config, stop, delay=delay, rescan_every=rescan, retry_after=retry,
                           ignore=store_files, on_status=status_file,
                           # without PATHS, `folders add` and `remove` are followed while it runs
                           follow=None if paths else functools.partial(list_folders, store))
@@ -367,6 +379,93 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, workers:
         finally:
             daemons.release(daemon_paths)
     click.echo("stopped", err=True)
+
+
+class _Waiting:
+    """A watcher that waits, as it starts, for its store's server: says so
+    once (the log), claims the daemon's pid file and writes its status, so
+    that `daemon status` says it runs and what it waits for, as it does of
+    a server that goes away while the watcher runs."""
+
+    def __init__(self, paths: daemons.DaemonPaths, db: str | None, watching: list[str], every: float) -> None:
+        self.paths, self.db, self.every, self.claimed, self.location = paths, db, every, False, ""
+        self.status = WatchStatus(watching=watching, state="waiting for the store's server", retry_after=every)
+
+    def away(self, said: str) -> None:
+        """The server did not answer (``said``: the driver's first line)."""
+        from lifededup.store.opening import resolve
+
+        if not self.claimed:
+            try:
+                daemons.claim(self.paths)  # a second watcher is refused now, not once the server answers
+            except daemons.DaemonError as exc:
+                raise click.ClickException(str(exc)) from exc
+            self.claimed = True
+            self.location = str(resolve(self.db))  # (a server's password hidden, as `daemon status` names it)
+            _log.warning("the store's server cannot be reached: %s does not answer (%s); the watcher waits for it, "
+                         "trying every %g s (Ctrl-C stops it)", self.location, said, self.every)
+            self.status.unreachable_since = time.time()
+        self.status.unreachable = said
+        self._write()
+
+    def answered(self) -> None:
+        if self.claimed:
+            _log.info("the store's server answers: %s", self.location)
+
+    def stopped(self) -> None:
+        self.status.state = "stopped"
+        self._write()
+        daemons.release(self.paths)
+
+    def _write(self) -> None:
+        from lifededup.store.records import machine_name
+
+        daemons.write_status(self.paths, self.status, self.location, machine_name(), log=daemons.writes_log(self.paths),
+                             follows=not self.status.watching)
+
+
+_log = logging.getLogger("lifededup.watch")
+
+
+@contextmanager
+def _store_once_reached(db: str | None, waiting: _Waiting) -> Iterator[Store]:
+    """The watcher's store (``opened_store``), its server waited for while
+    it cannot be reached (``server_away``: not a wrong database, user or
+    password, nor a store that is not lifededup's, which end it at once).
+    Ctrl-C or SIGTERM while it waits stops it at once ("stopped", exit 0):
+    no batch is in flight."""
+    from lifededup.store.errors import driver_said, server_away
+
+    with ExitStack() as stack:
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            while True:
+                try:
+                    store = stack.enter_context(opened_store(db, verify=True, too_new=TooOld))
+                    break
+                except Exception as exc:
+                    away = server_away(exc)
+                    if away is None:
+                        raise
+                    waiting.away(driver_said(away).partition("\n")[0] or type(away).__name__)
+                time.sleep(waiting.every)
+        except KeyboardInterrupt:
+            if not waiting.claimed:
+                raise
+            waiting.stopped()
+            click.echo("stopped", err=True)
+            raise click.exceptions.Exit(0) from None
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+        if waiting.claimed:
+            stack.callback(daemons.release, waiting.paths)  # (claimed again by the watcher: released once it ends)
+        waiting.answered()
+        yield store
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM as Ctrl-C, while nothing is written yet (a watcher waiting for its store)."""
+    raise KeyboardInterrupt
 
 
 class Upgraded(click.ClickException):
@@ -408,31 +507,51 @@ def daemon_group() -> None:
 @watcher_options
 @click.option("--json", "as_json", is_flag=True, help='One JSON object: {"pid", "log"}.')
 @db_option
-def daemon_start(delay: float, rescan: float, workers: int, max_text_mb: float, ocr: bool, as_json: bool,
-                 db: str | None) -> None:
+def daemon_start(delay: float, rescan: float, retry: float, workers: int, max_text_mb: float, ocr: bool,
+                 as_json: bool, db: str | None) -> None:
     """Start `lifededup watch` detached, its log in the user's state folder
-    (the options are watch's, passed on to it).
+    (the options are watch's, passed on to it).  A store's server that
+    cannot be reached now is said, and the daemon waits for it.
 
     \b
     Example:
       lifededup daemon start
     """
-    from lifededup.store import list_folders
-
-    with opened_store(db) as store:  # fail here, not in the background, if the store or folders are wrong
-        if not list_folders(store):
-            raise click.ClickException("no folders to watch: add some first with `lifededup folders add PATH`")
-        location = store.location
+    location = _daemon_store(db)
     paths = daemons.DaemonPaths.default()
     # a server's URL goes by the environment, where its password does not show in `ps`
     store_option = ["--db", os.path.abspath(location.path)] if location.path is not None else []  # it runs from /
     argv = [sys.executable, "-m", "lifededup", "watch", *store_option, "--delay", str(delay), "--rescan", str(rescan),
-            "-j", str(workers), "--max-text-mb", str(max_text_mb), *(["--ocr"] if ocr else [])]
+            "--retry", str(retry), "-j", str(workers), "--max-text-mb", str(max_text_mb), *(["--ocr"] if ocr else [])]
     try:
         pid = daemons.start(argv, paths, env={} if location.url is None else {ENV_VAR: location.url})
     except daemons.DaemonError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(json.dumps({"pid": pid, "log": str(paths.log)}) if as_json else f"started (pid {pid}); log: {paths.log}")
+
+
+def _daemon_store(db: str | None) -> Location:
+    """The daemon's store, checked here, not in the background: a wrong one,
+    or no folders to watch, fail now; a server that cannot be reached now
+    (the NAS still booting) is said, and the daemon waits for it."""
+    from lifededup.store import list_folders
+    from lifededup.store.errors import driver_said, server_away
+    from lifededup.store.opening import resolve
+
+    try:
+        with opened_store(db) as store:
+            if not list_folders(store):
+                raise click.ClickException("no folders to watch: add some first with `lifededup folders add PATH`")
+            return store.location
+    except click.ClickException as exc:
+        away = server_away(exc)
+        if away is None:
+            raise
+    location = resolve(db)
+    click.echo(f"the store's server cannot be reached now: {location} does not answer "
+               f"({driver_said(away).partition(chr(10))[0]}); the daemon waits for it (`lifededup daemon status` "
+               "says whether it still does)", err=True)
+    return location
 
 
 @daemon_group.command("stop")
@@ -555,7 +674,9 @@ def daemon_status(as_json: bool) -> None:
             absent = {str(a["path"]): a for a in report.get("absent") or [] if a.get("items")}
             folders = [f + ("" if f in absent or os.path.isdir(fs_path(f)) else
                             " (not there: its items kept until it returns)") for f in report.get("watching", [])]
-            click.echo(f"watching: {', '.join(folders) or 'nothing'}")
+            # (a watcher that waits for its store's server, as it starts, has not read the store's folders yet)
+            nothing = "the store's folders, once it is reached" if report.get("unreachable") else "nothing"
+            click.echo(f"watching: {', '.join(folders) or nothing}")
             for folder in absent.values():
                 click.echo(_kept_words(folder))
             since = report.get("state_since")

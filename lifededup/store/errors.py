@@ -97,3 +97,34 @@ def is_unavailable(exc: BaseException) -> bool:
     psycopg = sys.modules.get("psycopg")
     # the server's connection, resource and shutdown errors (classes 08, 53, 57, 58)
     return psycopg is not None and isinstance(exc, psycopg.OperationalError)
+
+
+# What a server says as it turns a connection away for now: starting up, shutting
+# down or recovering ("the database system is ..."), its connections all taken
+_NOT_YET = ("the database system is", "too many clients", "remaining connection slots")
+
+
+def is_turned_away(exc: BaseException) -> bool:
+    """Whether the server answered and turned the connection away for a
+    reason waiting does not mend: no such database or role, a password
+    refused, or none given.  libpq gives a connection refused at its start
+    no SQLSTATE (``is_unreachable`` takes it for a server away): only the
+    words tell the server's own FATAL from a socket no one listens on."""
+    said = driver_said(exc)
+    if "no password supplied" in said:  # (libpq's own: the server asked for one)
+        return True
+    return "FATAL:" in said and not any(words in said for words in _NOT_YET)
+
+
+def server_away(exc: BaseException) -> BaseException | None:
+    """The driver's error in ``exc`` or in what caused it (opening a store
+    wraps it twice: ``opening.cannot_use``, then a command's message) that
+    says the store's server cannot be reached for now -- stopped, booting,
+    the network between away: waiting may mend it -- else None (a server
+    that answered and turned the connection away is not away)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if is_unreachable(seen):
+            return None if is_turned_away(seen) else driver_error(seen)
+        seen = seen.__cause__ or seen.__context__
+    return None

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from lifededup import lazy_names
 from lifededup.watch.debounce import Debouncer
-from lifededup.watch.status import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, FOLLOW_S, WatchStatus
+from lifededup.watch.status import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, FOLLOW_S, RETRY_S, WatchStatus
 
 # The watcher (watchdog, the indexer, SQLAlchemy) is imported when first used.
 if TYPE_CHECKING:
@@ -40,4 +40,4 @@ if TYPE_CHECKING:
 
 __getattr__ = lazy_names(__name__, {"Watcher": ("lifededup.watch.watcher", "Watcher")})
 
-__all__ = ["DEFAULT_DELAY_S", "DEFAULT_RESCAN_S", "FOLLOW_S", "Debouncer", "WatchStatus", "Watcher"]
+__all__ = ["DEFAULT_DELAY_S", "DEFAULT_RESCAN_S", "FOLLOW_S", "RETRY_S", "Debouncer", "WatchStatus", "Watcher"]

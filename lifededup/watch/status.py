@@ -16,6 +16,10 @@ DEFAULT_RESCAN_S = 3600.0
 # How often a watcher that follows the store's folders (``watch`` without
 # PATHS, the daemon) reads them again, to take up `folders add` and `remove`.
 FOLLOW_S = 5.0
+# Work the store refused (locked, disk full, its server down or restarting)
+# is tried again this soon: a rescan, the paths that changed meanwhile -- and,
+# as the watcher starts, a store whose server cannot be reached yet (`watch --retry`).
+RETRY_S = 30.0
 
 
 @dataclass

@@ -49,13 +49,10 @@ from lifededup.store.machines import still_named
 from lifededup.store.records import utc_now
 from lifededup.watch.debounce import MAX_WAIT_S, Debouncer, Stat, stat_of
 from lifededup.watch.events import WANTED, Change, Changes
-from lifededup.watch.status import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, FOLLOW_S, AbsentFolder, WatchStatus
+from lifededup.watch.status import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, FOLLOW_S, RETRY_S, AbsentFolder, WatchStatus
 
 log = logging.getLogger("lifededup.watch")
 
-# Work the store refused (locked, disk full, its server down or restarting)
-# is tried again this soon: a rescan, and the paths that changed meanwhile.
-RETRY_S = 30.0
 # The items a folder not there keeps are counted again this often (and at
 # the next look after a run of this watcher's moved or removed items): a
 # count of a disk's 100,000 items took 0.13 s on SQLite and 0.03 s on
