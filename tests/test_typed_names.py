@@ -119,13 +119,34 @@ def test_folders_remove_takes_a_watched_folder_typed_in_the_other_normalization(
 @EITHER_WAY
 def test_folders_add_watches_the_folder_on_disk_typed_in_the_other_normalization(tmp_path: Path, store_url: str,
                                                                                  on_disk: str, typed: str) -> None:
-    """Not "not there now (a disk not plugged in?)", waiting for a name that never appears."""
+    """Not "not there now (a disk not plugged in?)", waiting for a name that
+    never appears; and said once, as `index` says it, not done silently."""
     folder = tmp_path / on_disk
     folder.mkdir()
     added = CliRunner().invoke(main, ["folders", "add", str(tmp_path / typed), "--db", store_url])
-    assert added.exit_code == 0 and "not there" not in added.output, added.output
+    assert added.exit_code == 0 and "not there now" not in added.output, added.output
     listed = json.loads(cli("folders", "list", "--json", "--db", store_url))
     assert [f["path"] for f in listed] == [str(folder)], listed
+    said = [line for line in added.stderr.splitlines() if "accents" in line]
+    assert said == [f"{str(tmp_path / typed)!r} is not there with its accents {ENCODED[typed]}, as typed, but is "
+                    f"with them {ENCODED[on_disk]}: taking that one"], added.stderr
+    again = CliRunner().invoke(main, ["folders", "add", str(folder), "--json", "--db", store_url])
+    assert again.exit_code == 0 and "accents" not in again.stderr, f"typed as on disk: nothing said: {again.stderr}"
+
+
+ENCODED = {COMPOSED: "composed (NFC)", DECOMPOSED: "decomposed (NFD, as a Mac writes names)"}
+
+
+def test_folders_add_of_a_name_on_disk_in_both_normalizations_adds_the_one_typed(tmp_path: Path) -> None:
+    """Linux may hold both, two folders: the one typed is meant, and nothing is said."""
+    for name in (COMPOSED, DECOMPOSED):
+        (tmp_path / name).mkdir()
+    store = str(tmp_path / "store.db")
+    for name in (COMPOSED, DECOMPOSED):
+        added = CliRunner().invoke(main, ["folders", "add", str(tmp_path / name), "--db", store])
+        assert added.exit_code == 0 and "accents" not in added.stderr, added.output
+    listed = json.loads(cli("folders", "list", "--json", "--db", store))
+    assert sorted(f["path"] for f in listed) == sorted(str(tmp_path / n) for n in (COMPOSED, DECOMPOSED)), listed
 
 
 def test_an_ascii_glob_is_matched_as_before() -> None:

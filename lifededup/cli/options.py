@@ -236,22 +236,33 @@ class ExistingPath(click.Path):
         return super().convert(self._on_disk(os.fspath(value), param, ctx), param, ctx)
 
     def _on_disk(self, typed: str, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        """``typed``, or the one other Unicode form of it on disk when it is
-        not there (Linux keeps a name's bytes: "Re\u0301sume\u0301" and
-        "R\u00e9sum\u00e9" are two names, which may both be there -- then the
-        one typed is meant).  Only the names typed are tried, each a stat."""
-        if os.path.exists(typed):
-            return typed
-        there = [form for form in name_forms(typed)[1:] if os.path.exists(form)]
+        """``typed``, or the one other Unicode form of it on disk when it is not there (:func:`forms_there`)."""
+        there = forms_there(typed)
         if len(there) > 1:
             self.fail(f"{shown(typed)!r} is not there as typed, and {len(there)} names differing from it only in "
                       "how their accents are encoded are (" + ", ".join(ascii(form) for form in there)
                       + "): type the one meant as `ls` lists it", param, ctx)
-        if there:
-            click.echo(f"{shown(typed)!r} is not there with its accents {_encoded(typed)}, as typed, but is with "
-                       f"them {_encoded(there[0])}: taking that one", err=True)
+        if there and there[0] != typed:
+            say_taken(typed, there[0])
             return there[0]
         return typed
+
+
+def forms_there(typed: str, there: Callable[[str], bool] = os.path.exists) -> list[str]:
+    """``[typed]`` when it is ``there`` (on disk, by default); else the other
+    Unicode forms of it that are, in :func:`~lifededup.model.name_forms`'
+    order (Linux keeps a name's bytes: "Re\u0301sume\u0301" and
+    "R\u00e9sum\u00e9" are two names, which may both be there -- then the
+    one typed is meant).  Only the names typed are tried, each a stat."""
+    if there(typed):
+        return [typed]
+    return [form for form in name_forms(typed)[1:] if there(form)]
+
+
+def say_taken(typed: str, taken: str) -> None:
+    """Say on stderr that a path not there as typed is taken with its accents encoded the other way."""
+    click.echo(f"{shown(typed)!r} is not there with its accents {_encoded(typed)}, as typed, but is with "
+               f"them {_encoded(taken)}: taking that one", err=True)
 
 
 def _encoded(path: str) -> str:

@@ -23,7 +23,9 @@ import click
 
 from lifededup.cli import main
 from lifededup.cli.index import max_text_option, ocr_option, stop_on_signals
-from lifededup.cli.options import DELAY, SECONDS, ExistingPath, db_option, opened_listing, opened_store, unreachable
+from lifededup.cli.options import (
+    DELAY, SECONDS, ExistingPath, db_option, forms_there, opened_listing, opened_store, say_taken, unreachable,
+)
 from lifededup.extract import Limits
 from lifededup.index import IndexConfig, absolute, default_workers, max_workers
 from lifededup.model import from_shown, fs_path, name_forms, shown, stored_path
@@ -69,7 +71,8 @@ def folders_add(paths: tuple[Path, ...], include: tuple[str, ...], exclude: tupl
     """Watch PATHS (hidden and junk files are always skipped).  Adding a
     folder again replaces its patterns.  A folder that is not there (a disk
     not plugged in) may be added, or its patterns changed: it is scanned
-    once it appears.
+    once it appears.  A path not there as typed, but there with its accents
+    encoded the other way (a Mac's copy), is added as it is on disk, and said.
 
     \b
     Example:
@@ -83,7 +86,7 @@ def folders_add(paths: tuple[Path, ...], include: tuple[str, ...], exclude: tupl
             raise click.ClickException(f"{refused}; nothing added")
     with opened_store(db) as store:
         for path in paths:
-            folder = add_folder(store, _folder_named(store, path), include, exclude)
+            folder = add_folder(store, _folder_named(store, path, said=True), include, exclude)
             click.echo(json.dumps(_folder_dict(folder)) if as_json else f"watching {_describe(folder)}")
             if not os.path.exists(fs_path(folder.path)) and not as_json:
                 click.echo(f"{path} is not there now (a disk not plugged in?): it is scanned once it appears",
@@ -97,12 +100,14 @@ def folders_add(paths: tuple[Path, ...], include: tuple[str, ...], exclude: tupl
             click.echo(_running_daemon(store) or "index them now with `lifededup watch` (or `lifededup daemon start`)")
 
 
-def _folder_named(store: Store, typed: Path) -> str:
+def _folder_named(store: Store, typed: Path, *, said: bool = False) -> str:
     """The folder a typed path names, as the store holds it: a watched
     folder or one on disk, else one the store holds items under (gone, and
     no longer watched), as typed or else with its names composed where
     they were typed decomposed, or the reverse (a Mac's copy typed on a
-    keyboard); a path that is none of these, as typed."""
+    keyboard: ``forms_there``, as ``index`` takes it); a path that is none
+    of these, as typed.  ``said``: one taken from disk in another form is
+    said on stderr, as ``index`` says it."""
     from lifededup.store import items_under, list_folders
 
     path = stored_path(str(absolute(typed)))
@@ -113,13 +118,12 @@ def _folder_named(store: Store, typed: Path) -> str:
     if len(forms) == 1:
         return path
     watched = {folder.path for folder in list_folders(store)}
-    for form in forms:
-        if form in watched:
-            return form
-        if os.path.lexists(fs_path(form)):
-            return stored_path(str(absolute(fs_path(form))))
-    # a count a form, asked only of a name neither watched nor on disk in any form
-    return next((form for form in forms if items_under(store, form)), path)
+    there = forms_there(path, lambda form: form in watched or os.path.lexists(fs_path(form)))
+    if not there:  # a count a form, asked only of a name neither watched nor on disk in any form
+        return next((form for form in forms if items_under(store, form)), path)
+    if said and there[0] != path and os.path.lexists(fs_path(there[0])):
+        say_taken(str(typed), there[0])
+    return there[0] if there[0] in watched else stored_path(str(absolute(fs_path(there[0]))))
 
 
 def _as_printed(store: Store, typed: Path, path: str) -> str | None:
