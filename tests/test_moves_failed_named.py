@@ -8,6 +8,7 @@ runs) and for the watcher's real events, on both backends."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from click.testing import CliRunner, Result
@@ -90,3 +91,24 @@ def test_the_watcher_names_a_moved_file_too_large_to_read_where_it_is(store_url:
     assert now == {str(moved.resolve()): ("too-large", f"vm-image.pdf {LIMIT}")}, \
         f"`failures` names the file where it is, by its name now: {now}"
     assert after == {str(moved.resolve()): before[str(disk)]}, f"kept its item, the old path holds nothing: {after}"
+
+
+def test_index_names_a_renamed_file_whose_name_is_not_utf8_or_has_a_backslash_anew(store_url: str,
+                                                                                  tmp_path: Path) -> None:
+    """The reason names such a file as its reader did (an odd byte U+FFFD, a
+    backslash as it is), not as the store escapes its path: it kept its old
+    name ("caf\ufffd.txt is empty") after the move."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    raw = os.fsencode(root)
+    Path(os.fsdecode(raw + b"/caf\xe9.txt")).write_bytes(b"")
+    Path(os.fsdecode(raw + b"/back\\slash.txt")).write_bytes(b"\x00\x01\x02\x03 not a format" * 8)
+    index(store_url, root)
+    before = sorted(reason for _, _, reason in listed(store_url))
+    assert before[1] == "caf\ufffd.txt is empty (0 bytes)" and before[0].startswith("back\\slash.txt "), before
+    os.rename(raw + b"/caf\xe9.txt", raw + b"/th\xe9.txt")
+    os.rename(raw + b"/back\\slash.txt", raw + b"/for\\ward.txt")
+    said = index(store_url, root)
+    assert "moved 2" in said, said
+    now = sorted(reason for _, _, reason in listed(store_url))
+    assert now == [before[0].replace("back\\slash.txt", "for\\ward.txt", 1), "th\ufffd.txt is empty (0 bytes)"], now

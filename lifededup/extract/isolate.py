@@ -105,9 +105,14 @@ def as_stored(text: str) -> str:
     return _CONTROL.sub(" ", _utf8(text))
 
 
+def as_said(reason: str) -> str:
+    """A failure's reason as the workers send it to be stored: a name's odd bytes U+FFFD."""
+    return _utf8(reason)
+
+
 def _clean(result: Extracted | Failure) -> Extracted | Failure:
     if isinstance(result, Failure):
-        return replace(result, reason=_utf8(result.reason))
+        return replace(result, reason=as_said(result.reason))
     return replace(result, title=as_stored(result.title), text=as_stored(result.text),
                    metadata={_utf8(k): _utf8(v) for k, v in result.metadata.items()})
 

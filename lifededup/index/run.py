@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path, PurePath
 
 from lifededup.extract import Outcome, extract_many
+from lifededup.extract.isolate import as_said
 from lifededup.extract.mbox import GrownMailboxes
 from lifededup.extract.registry import extract_source, kind_by_name
 from lifededup.extract.renamed import LINK_MIME, renamed_title, titled_by_name
@@ -303,9 +304,11 @@ def _name_moved(store: Store, old: str, new: str) -> None:
     reader titled by its name (:mod:`lifededup.extract.renamed`: a mailbox,
     an archive), as reading it again would: search and `show` named
     ``old.mbox`` after it became ``2023.mbox``."""
+    # the names as the reader said them: a stored name's escapes undone (model.stored_path), odd bytes U+FFFD
+    old_name, new_name = (as_said(os.path.basename(fs_path(path))) for path in (old, new))
     _, rows = store.execute(_REASON_OF, {"path": new, "machine": store.machine})
     for item_id, reason in rows:
-        renamed = _named_anew(str(reason), old.rsplit("/", 1)[-1], new.rsplit("/", 1)[-1])
+        renamed = _named_anew(str(reason), old_name, new_name)
         if renamed != reason:
             store.execute(_SET_REASON, {"error": renamed, "id": item_id})
     _retitle_moved(store, old, new)
