@@ -193,6 +193,25 @@ def test_index_of_a_name_in_neither_normalization_says_it_does_not_exist(tmp_pat
     assert result.exit_code == 2 and "does not exist" in result.output, result.output
 
 
+def test_a_name_not_there_is_printed_as_the_store_prints_names(tmp_path: Path) -> None:
+    """click's own message printed a name by repr(): a newline as \\n, a byte
+    that is not UTF-8 as \\udce9 -- not the escapes `show` takes back."""
+    for name, printed in (("new\nline", "new\\x0aline"), (os.fsdecode(b"caf\xe9"), "caf\\xe9")):
+        result = CliRunner().invoke(main, ["index", str(tmp_path / name), "--db", str(tmp_path / "store.db")])
+        assert result.exit_code == 2, result.output
+        assert f"Path '{tmp_path}/{printed}' does not exist." in result.output, result.output
+
+
+def test_a_name_taken_in_the_other_normalization_is_printed_once_escaped(tmp_path: Path) -> None:
+    """The accents message quoted the escaped name by repr(), escaping its escapes again ("\\\\x0a")."""
+    (tmp_path / f"{DECOMPOSED}\nnotes").mkdir()
+    (tmp_path / f"{DECOMPOSED}\nnotes" / "a.txt").write_text("bow rehair and rosin for the cello", encoding="utf-8")
+    result = CliRunner().invoke(main, ["index", str(tmp_path / f"{COMPOSED}\nnotes"), "--workers", "1",
+                                       "--db", str(tmp_path / "store.db")])
+    assert result.exit_code == 0, result.output
+    assert f"'{tmp_path}/{COMPOSED}\\x0anotes' is not there with its accents" in result.stderr, result.stderr
+
+
 def test_index_of_a_name_two_other_forms_of_which_are_on_disk_names_them(tmp_path: Path) -> None:
     """Typed all composed, on disk mixed both ways: two folders, neither the
     one typed; which one is meant is not guessed."""

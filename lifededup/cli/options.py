@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from lifededup.model import name_forms
+from lifededup.model import name_forms, stored_path
 from lifededup.model import shown as shown  # re-exported: the commands print names through it
 from lifededup.store import (
     ENV_VAR, Queryable, Readable, StoreError, StoreTooNew, damage_of, driver_said, is_unavailable, open_reader, open_store,
@@ -82,6 +82,13 @@ def on_machine(name: str, machine: str) -> str:
     from lifededup.store import machine_name
 
     return f"{machine}:{name}" if machine and machine != machine_name() else name
+
+
+def _printed(path: str | os.PathLike[str]) -> str:
+    """A path as Python gives it (``os.fsdecode``), printed as the store
+    prints the names it holds (``shown(stored_path())``): the text ``show``
+    and ``folders remove`` take back."""
+    return shown(stored_path(os.fspath(path)))
 
 
 def item_name(path: str, part: str, machine: str = "") -> str:
@@ -233,13 +240,18 @@ class ExistingPath(click.Path):
         refused = unreachable(value)
         if refused is not None:
             self.fail(refused, param, ctx)
-        return super().convert(self._on_disk(os.fspath(value), param, ctx), param, ctx)
+        path = self._on_disk(os.fspath(value), param, ctx)
+        if not os.path.exists(path):
+            # click says it with repr(): a newline as \n where the store prints \x0a, a
+            # byte that is not UTF-8 as \udce9 where it prints \xe9
+            self.fail(f"{self.name.title()} '{_printed(path)}' does not exist.", param, ctx)
+        return super().convert(path, param, ctx)
 
     def _on_disk(self, typed: str, param: click.Parameter | None, ctx: click.Context | None) -> str:
         """``typed``, or the one other Unicode form of it on disk when it is not there (:func:`forms_there`)."""
         there = forms_there(typed)
         if len(there) > 1:
-            self.fail(f"{shown(typed)!r} is not there as typed, and {len(there)} names differing from it only in "
+            self.fail(f"'{_printed(typed)}' is not there as typed, and {len(there)} names differing from it only in "
                       "how their accents are encoded are (" + ", ".join(ascii(form) for form in there)
                       + "): type the one meant as `ls` lists it", param, ctx)
         if there and there[0] != typed:
@@ -261,7 +273,7 @@ def forms_there(typed: str, there: Callable[[str], bool] = os.path.exists) -> li
 
 def say_taken(typed: str, taken: str) -> None:
     """Say on stderr that a path not there as typed is taken with its accents encoded the other way."""
-    click.echo(f"{shown(typed)!r} is not there with its accents {_encoded(typed)}, as typed, but is with "
+    click.echo(f"'{_printed(typed)}' is not there with its accents {_encoded(typed)}, as typed, but is with "
                f"them {_encoded(taken)}: taking that one", err=True)
 
 
@@ -284,8 +296,8 @@ def unreachable(path: str | os.PathLike[str]) -> str | None:
         from lifededup.index import blocked_by  # the scan's: not for every command
 
         folder = blocked_by(os.fspath(path))
-        where = f": you may not open the folder {shown(folder)}" if folder is not None else ""
-        return f"{shown(os.fspath(path))!r} cannot be read, permission denied{where}"
+        where = f": you may not open the folder {_printed(folder)}" if folder is not None else ""
+        return f"'{_printed(path)}' cannot be read, permission denied{where}"
     except OSError:
         pass
     return None
