@@ -16,10 +16,9 @@ import tarfile
 import zipfile
 from pathlib import Path
 
-from click.testing import CliRunner, Result
+from test_moves_failed_named import cli, index
 from test_watch import eventually, watching
 
-from lifededup.cli import main
 from lifededup.extract.renamed import renamed_title
 from lifededup.store import Store, open_store
 
@@ -63,16 +62,6 @@ def a_folder(root: Path) -> Path:
                                     "<body><p>a page saved from the parish website</p></body></html>")
     (root / "notes.md").write_text("# notes.md\n\nwhat to plant next to the fence\n")
     return root
-
-
-def cli(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args))
-
-
-def index(store_url: str, folder: Path) -> str:
-    done = cli("index", "--db", store_url, "--workers", "1", str(folder))
-    assert done.exit_code == 0, done.output
-    return done.stdout
 
 
 def shown_title(store_url: str, path: Path) -> str:
