@@ -45,7 +45,7 @@ def same(readme: str, printed: str, what: str) -> None:
 
 def test_the_index_summary(corpus: CorpusStore) -> None:
     assert corpus.summary is not None
-    printed = "\n".join(summary_lines(corpus.summary)[:2])
+    printed = "\n".join(summary_lines(corpus.summary))
     readme = block_after("The summary at the end:")
     same(_TIMING.sub("(T)", readme), _TIMING.sub("(T)", printed), "index summary (timing aside)")
 
