@@ -323,7 +323,11 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, retry: f
     in flight and exits.  A store's server that cannot be reached as it
     starts (the NAS still booting) is said once and tried again every
     --retry seconds, as a server that goes away while it runs; a wrong
-    database, user or password still ends it at once.  On a PostgreSQL store shared by several machines
+    database, user or password still ends it at once -- but once it runs,
+    a server that starts turning it away (the role or database renamed,
+    the password changed) is said as such, with the server's reason, and
+    tried again every --retry seconds, so that an admin's fix on the server
+    needs no restart here.  On a PostgreSQL store shared by several machines
     it keeps this machine's items true to its folders and never touches
     another's; set LIFEDEDUP_MACHINE to pin the machine's name.  A path
     not there as typed, but there with its accents encoded the other way
@@ -628,13 +632,23 @@ def _failed_words(report: dict[str, Any]) -> str:
 
 
 def _unreachable_words(report: dict[str, Any]) -> str | None:
-    """What to say while the watcher cannot reach the store's server, or None."""
+    """What to say while the watcher cannot reach the store's server, or is
+    refused by it (a role or database renamed, a password changed: said as
+    a server away, the user looked for a network problem), or None."""
+    every = report.get("retry_after")
+    refused = report.get("refused")
+    if refused:
+        since = report.get("refused_since")
+        lasting = f" (for {_lasting(time.time() - since)})" if since else ""
+        return (f"the store's server refuses this watcher since {_when(since)}{lasting}: {refused}. The server, "
+                f"{report.get('store')}, answers but turns it away; the watcher tries again"
+                f"{f' every {every:g} s' if every else ''}: once the server's admin puts it right (the role, the "
+                "database, the password), the changes waiting are indexed, with no restart")
     said = report.get("unreachable")
     if not said:
         return None
     since = report.get("unreachable_since")
     lasting = f" (for {_lasting(time.time() - since)})" if since else ""
-    every = report.get("retry_after")
     return (f"the store cannot be reached since {_when(since)}{lasting}: its server, {report.get('store')}, "
             f"does not answer ({said}). The watcher waits for it{f' (tries every {every:g} s)' if every else ''}: "
             "the changes waiting are indexed once the server is back")
@@ -647,13 +661,16 @@ def _unreachable_words(report: dict[str, Any]) -> str | None:
               "read), waiting_folders (to scan), pending (their sum), absent (watched folders not there or "
               "empty whose items are kept: path, now, items), indexed, failed (the store's failed items), failed_here "
               "(this machine's of them), unreachable (what the store's server said while it cannot be reached, "
-              "else null), unreachable_since, retry_after (seconds), last_read, last_indexed_at, "
+              "else null), unreachable_since, refused (the server's words while it turns the watcher away: "
+              "no such role or database, a password refused; else null), refused_since, retry_after (seconds), "
+              "last_read, last_indexed_at, "
               "last_rescan_at, state_since as Unix times).")
 def daemon_status(as_json: bool) -> None:
     """Whether the daemon runs, what it watches, how many files wait, when it
     last indexed and how many items failed (this machine's apart on a store
     other machines' failures are in), and whether the store's server can be
-    reached (the watcher waits for it).  Exits 3 when it does not run.
+    reached (the watcher waits for it) or refuses the watcher, and why (it
+    tries again meanwhile).  Exits 3 when it does not run.
 
     \b
     Example:

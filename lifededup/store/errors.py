@@ -116,6 +116,18 @@ def is_turned_away(exc: BaseException) -> bool:
     return "FATAL:" in said and not any(words in said for words in _NOT_YET)
 
 
+def refusal(exc: BaseException) -> str | None:
+    """The server's own words as it turned the connection away
+    (``is_turned_away``) -- 'role "nas" does not exist', 'password
+    authentication failed for user "nas"' -- without libpq's socket or host
+    before them (nor a password: neither says one); None if it did not."""
+    if not is_unreachable(exc) or not is_turned_away(exc):
+        return None
+    lines = driver_said(exc).splitlines()
+    said = next((line for line in lines if "FATAL:" in line or "no password supplied" in line), lines[0])
+    return said.partition("FATAL:")[2].strip() or said.rpartition("failed: ")[2].strip()
+
+
 def server_away(exc: BaseException) -> BaseException | None:
     """The driver's error in ``exc`` or in what caused it (opening a store
     wraps it twice: ``opening.cannot_use``, then a command's message) that

@@ -62,3 +62,8 @@ class WatchStatus:
     unreachable: str | None = None
     unreachable_since: float | None = None
     retry_after: float | None = None
+    # the store's server answers and turns this watcher away (its role dropped or renamed, the database
+    # renamed, the password changed): the server's words, since when; tried again every retry_after, as
+    # an admin may put it right on the server with no restart here.  None once it lets the watcher in
+    refused: str | None = None
+    refused_since: float | None = None

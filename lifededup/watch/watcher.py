@@ -44,6 +44,7 @@ from lifededup.store import (
     items_under,
     mark_scanned,
 )
+from lifededup.store.errors import refusal
 from lifededup.store.failures import failed_counts, failures
 from lifededup.store.machines import still_named
 from lifededup.store.records import utc_now
@@ -226,17 +227,40 @@ class Watcher:
         if not is_unavailable(exc):
             return False
         if is_unreachable(exc):
+            self._away(exc)
+        return True
+
+    def _away(self, exc: Exception) -> None:
+        """The server cannot be reached, or it answers and turns this watcher
+        away (``refusal``: its role or database renamed or dropped, the
+        password changed), which was said as a server away -- the user looked
+        for a network problem.  Both are tried again every retry_after: an
+        admin may put the server right, and the watcher goes on, unrestarted."""
+        refused = refusal(exc)
+        if refused is None:
             if self._status.unreachable is None:
                 self._status.unreachable_since = time.time()
             self._status.unreachable = driver_said(exc).partition("\n")[0] or type(exc).__name__
-        return True
+            self._status.refused = self._status.refused_since = None
+            return
+        if self._status.refused != refused:  # said once, not at every try
+            log.warning("the store's server refuses this watcher: %s; it tries again every %g s (once the "
+                        "server's admin puts it right, the changes waiting are indexed, with no restart)",
+                        refused, self.retry_after)
+        if self._status.refused is None:
+            self._status.refused_since = time.time()
+        self._status.refused = refused
+        self._status.unreachable = self._status.unreachable_since = None
 
     def _answered(self) -> None:
         """The store answered: its server is reached again, and the changes
         that wait for it are read now, not up to retry_after later."""
-        if self._status.unreachable is not None:
+        if self._status.unreachable is not None or self._status.refused is not None:
             self._paused_until = 0.0
+        if self._status.refused is not None:
+            log.info("the store's server lets this watcher in again")
         self._status.unreachable = self._status.unreachable_since = None
+        self._status.refused = self._status.refused_since = None
 
     def _report(self, state: str) -> None:
         if state != self._status.state:
@@ -497,6 +521,9 @@ class Watcher:
             if self._refused(exc):
                 # the database's own words (driver_said), without SQLAlchemy's statement and link
                 said = str(exc) if isinstance(exc, StoreError) else driver_said(exc)
+                refused = refusal(exc)
+                if refused is not None:  # libpq's words name the socket before the server's own
+                    said = f"its server refuses this watcher: {refused}"
                 log.warning("%s: could not write to the store, will try again in %g s: %s",
                             ", ".join(f.path for f in folders), self.retry_after, said)
                 return False
