@@ -134,9 +134,31 @@ def server_away(exc: BaseException) -> BaseException | None:
     says the store's server cannot be reached for now -- stopped, booting,
     the network between away: waiting may mend it -- else None (a server
     that answered and turned the connection away is not away)."""
+    trouble = server_trouble(exc)
+    return None if trouble is None or is_turned_away(trouble) else trouble
+
+
+def server_trouble(exc: BaseException) -> BaseException | None:
+    """The driver's error in ``exc`` or in what caused it that says the
+    store's server cannot be reached, or answered and turned the connection
+    away (``refusal`` tells which); else None."""
     seen: BaseException | None = exc
     while seen is not None:
         if is_unreachable(seen):
-            return None if is_turned_away(seen) else driver_error(seen)
+            return driver_error(seen)
         seen = seen.__cause__ or seen.__context__
     return None
+
+
+def server_words(exc: BaseException) -> str | None:
+    """What to say of a store's server that cannot be reached or refuses
+    the connection, in the server's (or the driver's) words -- "refuses
+    this connection: role "nas" does not exist", "cannot be reached
+    (connection failed: ...)" -- else None."""
+    trouble = server_trouble(exc)
+    if trouble is None:
+        return None
+    refused = refusal(trouble)
+    if refused is not None:
+        return f"refuses this connection: {refused}"
+    return f"cannot be reached ({driver_said(trouble).partition(chr(10))[0] or type(trouble).__name__})"

@@ -23,6 +23,7 @@ from starlette.staticfiles import StaticFiles
 from lifededup.model import REORDERING, fs_path
 from lifededup.search import QuerySyntaxError, items_said, syntax_of
 from lifededup.store import ItemDetails, Store, StoreError, clusters, driver_said, is_unavailable, machine_name, open_store
+from lifededup.store.errors import refusal
 from lifededup.store.listing import kinds_held
 from lifededup.watch import daemon as daemons
 from lifededup.web import pages
@@ -246,10 +247,11 @@ class View:
         return JSONResponse([f.to_dict() for f in pages.failed_items(self.stores.get(), machine=machine)])
 
     def status_page(self, request: Request) -> Response:
-        return self.html("status.html", view=pages.status_view(self.stores.get(), self.daemon_paths))
+        return self.html("status.html", view=pages.status_view(self.stores.get, self.stores.location,
+                                                                self.daemon_paths))
 
     def status_json(self, request: Request) -> Response:
-        return JSONResponse(pages.status_view(self.stores.get(), self.daemon_paths).to_dict())
+        return JSONResponse(pages.status_view(self.stores.get, self.stores.location, self.daemon_paths).to_dict())
 
     def routes(self) -> list[Route | Mount]:
         pairs: list[tuple[str, Callable[[Request], Response], Callable[[Request], Response]]] = [
@@ -275,6 +277,10 @@ class View:
         if is_unavailable(exc):  # the store's server stopped (the NAS reboots): the next request connects again
             said = driver_said(exc).partition("\n")[0] or "no answer"
             status, message = 503, f"the store's server cannot be reached ({said}); reload this page once it is back"
+            refused = refusal(exc)
+            if refused is not None:  # its role or database renamed, its password changed: no network problem
+                message = (f"the store's server refuses this view's connection: {refused}; reload this page once "
+                           "its admin puts it right")
         if request.url.path.endswith(".json"):
             return JSONResponse({"error": message}, status_code=status)
         return self.html("error.html", status, status=status, message=message)

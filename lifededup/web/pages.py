@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
@@ -30,6 +30,7 @@ from lifededup.store import (
     item_text,
     list_folders,
 )
+from lifededup.store.errors import server_words
 from lifededup.watch import daemon as daemons
 from lifededup.web.diff import WordDiff, word_diff
 
@@ -314,6 +315,8 @@ class StatusView:
     daemon: daemons.DaemonStatus
     log: list[str]
     log_path: str  # empty when the watcher writes none (run in a terminal or under systemd)
+    # the store's server cannot be reached, or refuses this view (server_words), its folders unread; else ""
+    server: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -322,6 +325,7 @@ class StatusView:
             "daemon": self.daemon.to_dict(),
             "log": self.log,
             "log_path": self.log_path,
+            "server": self.server or None,
         }
 
 
@@ -345,7 +349,19 @@ def _tail(path: Path, lines: int = LOG_LINES) -> list[str]:
         return []
 
 
-def status_view(store: Store, paths: daemons.DaemonPaths) -> StatusView:
+def status_view(store: Callable[[], Store], location: str, paths: daemons.DaemonPaths) -> StatusView:
+    """The status of ``store`` (opened when asked), ``location`` as it is
+    named.  A store whose server cannot be reached or refuses the view (the
+    NAS off, its role renamed) still shows the watcher's part -- which says
+    whether the watcher waits for that server -- where the page was an
+    error, and said "cannot be reached" of a server that refused."""
     daemon = daemons.read_status(paths)
     log, log_path = ([], "") if daemon.writes_no_log() else (_tail(paths.log), str(paths.log))
-    return StatusView(str(store.location), list_folders(store), daemon, log, log_path)
+    try:
+        folders, server = list_folders(store()), ""
+    except Exception as exc:
+        words = server_words(exc)
+        if words is None:
+            raise
+        folders, server = [], words
+    return StatusView(location, folders, daemon, log, log_path, server)
