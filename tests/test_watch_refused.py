@@ -119,6 +119,8 @@ def test_a_running_watcher_the_server_turns_away_says_so_and_goes_on_once_put_ri
             assert "cannot be reached" not in page and "s3cret" not in page, page
             assert listed["daemon"]["report"]["refused"] == reason, listed
             assert listed["server"] == f"refuses this connection: {reason}", listed
+            said = web.get("/failures.json").json()["error"]  # another page: the server's words, no network problem
+            assert reason in said and "cannot be reached" not in said, said
             log = Path(json.loads(lifededup(env, "daemon", "status", "--json").stdout)["log"]).read_text()
             assert log.count(f"the store's server refuses this watcher: {reason}; it tries again every 0.5 s") \
                 == 1, f"said once, not at every try:\n{log}"
