@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -85,20 +88,44 @@ def test_daemon_status_of_a_store_with_this_machines_failures_alone_says_them_as
     assert "failed items in store: 2\n" in said, said
 
 
+@dataclass
+class Nas:
+    """A store on a server of its own, which a test stops and starts again
+    (``restart``), and the laptop's folder that feeds it."""
+
+    server: Server
+    url: str
+    folder: Path
+    env: dict[str, str]
+
+    def restart(self) -> None:
+        self.server = Server.start(root=self.server.root)
+
+
+@contextmanager
+def a_laptop_and_its_nas(tmp_path: Path) -> Iterator[Nas]:
+    """A store on a server of its own (``postgres`` only skips a test where
+    none can run), its URL holding a password (the server's trust
+    authentication takes it without asking: never shown), and the laptop's
+    folder of one file, the laptop's environment pointing at them."""
+    nas = Nas(Server.start(), "", tmp_path / "laptop", {})
+    try:
+        nas.url = nas.server.new_database().replace("postgres@", "postgres:s3cret@")
+        nas.folder.mkdir()
+        (nas.folder / "report.txt").write_text(prose(3))
+        nas.env = {**os.environ, "LIFEDEDUP_DB": nas.url, "LIFEDEDUP_MACHINE": "laptop"}
+        yield nas
+    finally:
+        nas.server.stop()
+
+
 def test_daemon_status_says_the_stores_server_cannot_be_reached_and_the_daemon_waits(
         postgres: Server, tmp_path: Path) -> None:
     """The NAS is off: `daemon status` said "state: watching, waiting: 1
-    file", nothing of the server.  (A server of its own, which this test
-    stops and starts again; ``postgres`` only skips it where none can run.)"""
-    server = Server.start()
-    try:
-        # a password in the URL (the server's trust authentication takes it without asking): never shown
-        url = server.new_database().replace("postgres@", "postgres:s3cret@")
-        folder = tmp_path / "laptop"
-        folder.mkdir()
-        (folder / "report.txt").write_text(prose(3))
-        env = {**os.environ, "LIFEDEDUP_DB": url, "LIFEDEDUP_MACHINE": "laptop"}
-        with daemon(tmp_path, folder, "--delay", "0.3", env=env) as env:
+    file", nothing of the server."""
+    with a_laptop_and_its_nas(tmp_path) as nas:
+        server, url, folder = nas.server, nas.url, nas.folder
+        with daemon(tmp_path, folder, "--delay", "0.3", env=nas.env) as env:
             assert "cannot be reached" not in lifededup(env, "daemon", "status").stdout
             server.stop(keep=True)
             (folder / "written while the server was down.txt").write_text(prose(4))
@@ -115,14 +142,12 @@ def test_daemon_status_says_the_stores_server_cannot_be_reached_and_the_daemon_w
             assert "s3cret" not in down.stdout, down.stdout
             report = json.loads(lifededup(env, "daemon", "status", "--json").stdout)["report"]
             assert report["unreachable"] and report["unreachable_since"], report
-            server = Server.start(root=server.root)
+            nas.restart()
             eventually(lambda: "cannot be reached" not in lifededup(env, "daemon", "status").stdout,
                        "the server back, daemon status no longer says it is away")
             with open_store(url, readonly=True) as reader:
                 eventually(lambda: len(reader.execute("SELECT path FROM items")[1]) == 2,
                            "the file written meanwhile is indexed, not 30 s after the server is back")
-    finally:
-        server.stop()
 
 
 def test_index_summary_counts_this_machines_failures_apart_from_other_machines(tmp_path: Path,

@@ -23,6 +23,7 @@ import pytest
 from pg_server import Server
 from store_samples import prose
 from test_daemon import lifededup
+from test_shared_store_failures import a_laptop_and_its_nas
 from test_watch import eventually
 from test_watch_status import daemon
 
@@ -144,16 +145,10 @@ def test_the_web_status_page_says_the_daemon_waits_for_a_server_that_cannot_be_r
         postgres: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A daemon waiting for its store's server as it starts: the status page
     said "watching: nothing" and nothing of the server -- or, the view's own
-    reads failing, was a bare error page.  (A server of its own, stopped and
-    started again; ``postgres`` only skips the test where none can run.)"""
-    server = Server.start()
-    try:
-        url = server.new_database().replace("postgres@", "postgres:s3cret@")
-        folder = tmp_path / "laptop"
-        folder.mkdir()
-        (folder / "report.txt").write_text(prose(3))
-        env = {**os.environ, "LIFEDEDUP_DB": url, "LIFEDEDUP_MACHINE": "laptop",
-               "XDG_STATE_HOME": str(tmp_path / "state")}
+    reads failing, was a bare error page."""
+    with a_laptop_and_its_nas(tmp_path) as nas:
+        server, url, folder = nas.server, nas.url, nas.folder
+        env = {**nas.env, "XDG_STATE_HOME": str(tmp_path / "state")}
         assert lifededup(env, "folders", "add", str(folder)).returncode == 0
         monkeypatch.setenv("LIFEDEDUP_MACHINE", "laptop")  # the view's machine: its watched folders
         with web_view(url, tmp_path) as web:  # served while the NAS was on
@@ -172,7 +167,7 @@ def test_the_web_status_page_says_the_daemon_waits_for_a_server_that_cannot_be_r
                 assert listed["daemon"]["report"]["unreachable"], listed
                 assert listed["server"].startswith("cannot be reached ("), listed
 
-                server = Server.start(root=server.root)
+                nas.restart()
                 eventually(lambda: "state: watching" in lifededup(env, "daemon", "status").stdout, "it watches")
                 eventually(lambda: "The store cannot be reached" not in web_status(web)[0], "the page no longer "
                            "says so (its log's tail still does)")
@@ -182,5 +177,3 @@ def test_the_web_status_page_says_the_daemon_waits_for_a_server_that_cannot_be_r
                 assert [f["path"] for f in listed["folders"]] == [str(folder)] and listed["server"] is None, listed
             finally:
                 assert lifededup(env, "daemon", "stop").returncode == 0
-    finally:
-        server.stop()
