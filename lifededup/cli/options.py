@@ -15,7 +15,7 @@ import click
 from lifededup.model import name_forms, stored_path
 from lifededup.model import shown as shown  # re-exported: the commands print names through it
 from lifededup.store import (
-    ENV_VAR, Queryable, Readable, StoreError, StoreTooNew, damage_of, driver_said, is_unavailable, open_reader, open_store,
+    ENV_VAR, Queryable, Readable, StoreError, StoreTooNew, damage_of, first_said, is_unavailable, open_reader, open_store,
 )
 
 if TYPE_CHECKING:
@@ -182,7 +182,7 @@ def _raise_refused(exc: Exception) -> None:
 
     if getattr(driver_error(exc), "sqlstate", None) != _REFUSED:
         return
-    said = driver_said(exc).partition("\n")[0]
+    said = first_said(exc)
     raise click.ClickException(
         f"the store's server refused this command: {said}. The role in the store's URL may not do this: "
         "reading commands (search, dups, show, stats, check) need SELECT on the store's tables, indexing and "
@@ -205,7 +205,7 @@ def _raise_unavailable(exc: Exception, store: Readable) -> None:
     again finishes the work."""
     if not is_unavailable(exc):
         return
-    said = driver_said(exc).partition("\n")[0] or type(exc).__name__
+    said = first_said(exc)
     if store.location.url is not None:
         what, when = f"lost the store's server, {store.location}: {said}", "once the server is back"
     elif "full" in said:

@@ -442,7 +442,7 @@ def _store_once_reached(db: str | None, waiting: _Waiting) -> Iterator[Store]:
     password, nor a store that is not lifededup's, which end it at once).
     Ctrl-C or SIGTERM while it waits stops it at once ("stopped", exit 0):
     no batch is in flight."""
-    from lifededup.store.errors import driver_said, server_away
+    from lifededup.store.errors import first_said, server_away
 
     with ExitStack() as stack:
         previous = signal.signal(signal.SIGTERM, _interrupt)
@@ -455,7 +455,7 @@ def _store_once_reached(db: str | None, waiting: _Waiting) -> Iterator[Store]:
                     away = server_away(exc)
                     if away is None:
                         raise
-                    waiting.away(driver_said(away).partition("\n")[0] or type(away).__name__)
+                    waiting.away(first_said(away))
                 time.sleep(waiting.every)
         except KeyboardInterrupt:
             if not waiting.claimed:
@@ -543,7 +543,7 @@ def _daemon_store(db: str | None) -> Location:
     or no folders to watch, fail now; a server that cannot be reached now
     (the NAS still booting) is said, and the daemon waits for it."""
     from lifededup.store import list_folders
-    from lifededup.store.errors import driver_said, server_away
+    from lifededup.store.errors import first_said, server_away
     from lifededup.store.opening import resolve
 
     try:
@@ -557,7 +557,7 @@ def _daemon_store(db: str | None) -> Location:
             raise
     location = resolve(db)
     click.echo(f"the store's server cannot be reached now: {location} does not answer "
-               f"({driver_said(away).partition(chr(10))[0]}); the daemon waits for it (`lifededup daemon status` "
+               f"({first_said(away)}); the daemon waits for it (`lifededup daemon status` "
                "says whether it still does)", err=True)
     return location
 

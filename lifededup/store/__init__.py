@@ -116,6 +116,7 @@ if TYPE_CHECKING:
         StoreTooNew,
         UnsupportedStore,
         driver_said,
+        first_said,
         is_unavailable,
         is_unreachable,
     )
@@ -152,6 +153,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "StoreTooNew": ("lifededup.store.errors", "StoreTooNew"),
     "UnsupportedStore": ("lifededup.store.errors", "UnsupportedStore"),
     "driver_said": ("lifededup.store.errors", "driver_said"),
+    "first_said": ("lifededup.store.errors", "first_said"),
     "is_unavailable": ("lifededup.store.errors", "is_unavailable"),
     "is_unreachable": ("lifededup.store.errors", "is_unreachable"),
     "WatchedFolder": ("lifededup.store.folders", "WatchedFolder"),
@@ -237,6 +239,7 @@ __all__ = [
     "StoreTooNew",
     "UnsupportedStore",
     "driver_said",
+    "first_said",
     "is_unavailable",
     "is_unreachable",
     "WatchedFolder",

@@ -80,6 +80,12 @@ def driver_said(exc: BaseException) -> str:
     return str(driver_error(exc)).strip()
 
 
+def first_said(exc: BaseException) -> str:
+    """The first line of :func:`driver_said` (libpq goes on with hints and
+    the socket tried), or the error's type where the driver said nothing."""
+    return driver_said(exc).partition("\n")[0] or type(exc).__name__
+
+
 def is_unavailable(exc: BaseException) -> bool:
     """Whether ``exc`` says the store cannot be used just now -- SQLite locked
     past its busy timeout, its disk full or away, a PostgreSQL server down,
@@ -161,4 +167,4 @@ def server_words(exc: BaseException) -> str | None:
     refused = refusal(trouble)
     if refused is not None:
         return f"refuses this connection: {refused}"
-    return f"cannot be reached ({driver_said(trouble).partition(chr(10))[0] or type(trouble).__name__})"
+    return f"cannot be reached ({first_said(trouble)})"

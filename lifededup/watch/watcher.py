@@ -44,7 +44,7 @@ from lifededup.store import (
     items_under,
     mark_scanned,
 )
-from lifededup.store.errors import refusal
+from lifededup.store.errors import first_said, refusal
 from lifededup.store.failures import failed_counts, failures
 from lifededup.store.machines import still_named
 from lifededup.store.records import utc_now
@@ -240,7 +240,7 @@ class Watcher:
         if refused is None:
             if self._status.unreachable is None:
                 self._status.unreachable_since = time.time()
-            self._status.unreachable = driver_said(exc).partition("\n")[0] or type(exc).__name__
+            self._status.unreachable = first_said(exc)
             self._status.refused = self._status.refused_since = None
             return
         if self._status.refused != refused:  # said once, not at every try
