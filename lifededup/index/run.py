@@ -304,25 +304,26 @@ def _name_moved(store: Store, old: str, new: str) -> None:
     reader titled by its name (:mod:`lifededup.extract.renamed`: a mailbox,
     an archive), as reading it again would: search and `show` named
     ``old.mbox`` after it became ``2023.mbox``."""
-    # the names as the reader said them: a stored name's escapes undone (model.stored_path), odd bytes U+FFFD
-    old_name, new_name = (as_said(os.path.basename(fs_path(path))) for path in (old, new))
+    # the names as the reader had them: a stored name's escapes undone (model.stored_path)
+    old_name, new_name = (os.path.basename(fs_path(path)) for path in (old, new))
+    said = as_said(old_name), as_said(new_name)  # as its reason says them: odd bytes U+FFFD
     _, rows = store.execute(_REASON_OF, {"path": new, "machine": store.machine})
     for item_id, reason in rows:
-        renamed = _named_anew(str(reason), old_name, new_name)
+        renamed = _named_anew(str(reason), *said)
         if renamed != reason:
             store.execute(_SET_REASON, {"error": renamed, "id": item_id})
-    _retitle_moved(store, old, new)
+    _retitle_moved(store, new, old_name, new_name)
 
 
-def _retitle_moved(store: Store, old: str, new: str) -> None:
-    """The file's own item titled anew, if its title was its old name (the file is not read)."""
+def _retitle_moved(store: Store, new: str, old_name: str, new_name: str) -> None:
+    """The file's own item at ``new`` titled anew, if its title was its old
+    name (the file is not read): its names as the reader had them."""
     _, rows = store.execute(_TITLED_AT, {"path": new, "machine": store.machine, "link": LINK_MIME})
     for item_id, kind, mime, title, link_text in rows:
         if not titled_by_name(str(kind), None if mime is None else str(mime),
                               None if link_text is None else str(link_text)):
             continue
-        # the names as the reader had them: a stored name's escapes undone (model.stored_path)
-        retitled = renamed_title(str(title), os.path.basename(fs_path(old)), os.path.basename(fs_path(new)))
+        retitled = renamed_title(str(title), old_name, new_name)
         if retitled is not None and retitled != title:
             store.retitle(int(str(item_id)), retitled)
 
