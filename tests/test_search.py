@@ -772,6 +772,12 @@ GLOB_CHARS = st.sampled_from(["*", "?", "[a-c]", "[^b]", "[]]", "[", "]", "^", "
 # a class that never closes matches nothing in SQLite, not a "[" (found by a run of this test)
 @example("[", ["[", "", "a"])
 @example("a*[]", ["a[]", "ab"])
+# a [ in a class: read by PostgreSQL as a collating element, an equivalence or a named class
+# ("[[.[a-c]": "brackets [] not balanced", found by a run of this test)
+@example("[[.[a-c]", ["", "[", ".", "a", "d"])
+@example("[[:]x", ["[x", ":x", "]x", "x"])
+@example("[[=a=]]", ["[]", "=]", "a]", "a", "b]"])
+@example("[[-a]", ["[", "a", "B", "\\", "-"])
 def test_a_path_glob_matches_on_postgresql_what_sqlite_glob_matches(postgres: object, glob: str,
                                                                     paths: list[str]) -> None:
     """Law: ``i.path ~ glob_regex(g)`` on PostgreSQL, and ``i.path LIKE

@@ -143,7 +143,11 @@ def glob_regex(glob: str) -> str:
         elif char == "?":
             out.append(".")
         elif end > 0:
-            out.append("[" + glob[at + 1 : end].replace("\\", "\\\\") + "]")
+            # a backslash and a [ are members as they are: escaped, since a
+            # regular expression's class reads \ as an escape and [. [= [: as
+            # the start of a collating element, an equivalence class or a
+            # named class ('[[.a]' was "brackets [] not balanced")
+            out.append("[" + glob[at + 1 : end].replace("\\", "\\\\").replace("[", "\\[") + "]")
             at = end
         else:
             out.append(re.escape(char))
