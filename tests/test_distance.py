@@ -4,14 +4,17 @@ sample_corpus/ and through a real store's clustering."""
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
 from lifededup.extract import extract
 from lifededup.fingerprint.compare import word_edit_distance
-from lifededup.fingerprint.distance import MOVE_COST, bag_distance, in_order, word_distance
+from lifededup.fingerprint.distance import MOVE_COST, TILE_WORDS, _tiles, bag_distance, in_order, word_distance
 from lifededup.index import IndexConfig, run
 from lifededup.normalize import word_stream
 from lifededup.store import open_store
@@ -138,3 +141,49 @@ def test_compare_says_when_moved_blocks_made_the_distance(tmp_path: Path) -> Non
                                                  str(tmp_path / "b.txt")]).output)
     assert data["plain_word_edit_distance"] > 0.3 > data["word_edit_distance"] and data["clustered"], data
 
+
+
+def greedy_tiles(left: list[object], right: list[object]) -> list[tuple[int, int, int]]:
+    """The tiling as its docstring defines it, word by word: at each place of
+    ``right`` the run of at least TILE_WORDS words found in ``left`` -- where
+    the last run ended if it is there, else its first place -- grown as far
+    as the words agree."""
+    k = TILE_WORDS
+    tiles: list[tuple[int, int, int]] = []
+    expected = j = 0
+    while j <= len(right) - k:
+        places = [i for i in range(len(left) - k + 1) if left[i:i + k] == right[j:j + k]]
+        if not places:
+            j += 1
+            continue
+        i = expected if expected in places else places[0]
+        length = k
+        while i + length < len(left) and j + length < len(right) and left[i + length] == right[j + length]:
+            length += 1
+        tiles.append((j, i, length))
+        expected, j = i + length, j + length
+    return tiles
+
+
+@given(st.data())
+def test_the_runs_found_by_their_keys_are_the_greedy_tiling(data: st.DataObject) -> None:
+    """The runs are looked up by a 64-bit key of their words, all at once:
+    the same runs as the word-by-word definition, for words that are small
+    numbers (few words, repeated: runs that recur), strings, and the store's
+    hashes in an ``array('Q')``."""
+    vocabulary = data.draw(st.integers(2, 40))
+    left = data.draw(st.lists(st.integers(0, vocabulary), max_size=90))
+    right = list(left)
+    for _ in range(data.draw(st.integers(0, 5))):
+        if len(right) > 12 and data.draw(st.booleans()):  # a block moved
+            start = data.draw(st.integers(0, len(right) - 10))
+            end = data.draw(st.integers(start + 1, min(len(right), start + 40)))
+            block, right[start:end] = right[start:end], []
+            at = data.draw(st.integers(0, len(right)))
+            right[at:at] = block
+        elif right:  # a word changed
+            right[data.draw(st.integers(0, len(right) - 1))] = data.draw(st.integers(0, vocabulary))
+    want = greedy_tiles(list(left), right)
+    for one, other in ((left, right), ([str(w) for w in left], [str(w) for w in right]),
+                       (array("Q", left), array("Q", right))):
+        assert _tiles(one, other) == want, (one, other)
