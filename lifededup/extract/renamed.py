@@ -9,9 +9,21 @@ its inner name, once per layer (:func:`compressed.inner_name`:
 ``backup.tar.gz`` is the archive ``backup.tar``).  Every other title comes
 from the contents (a PDF's metadata, an HTML ``<title>``, a mail's subject,
 a man page's NAME line) or is none, and a rename leaves it as it is.
+
+A name decides more than a title where its suffix changes: which reader
+reads a file whose content has no signature (``page.txt`` is text,
+``page.html`` a web page), and what that reader makes of it (a ``.md``
+file's first line is its title, a ``.csv`` is ``text/csv``, a failed
+``.eml`` an ``email``).  Readers take from a name its suffix, at each layer
+of compression the name tells, and whether it says a tar; besides that,
+only the name itself, in a title by the name (:func:`renamed_title`) and in
+what a failure says of the file.  :func:`read_alike` tells whether two
+names leave a file read the same.
 """
 
 from __future__ import annotations
+
+from pathlib import PurePosixPath
 
 from lifededup.extract.compressed import inner_name
 from lifededup.extract.isolate import as_stored
@@ -40,6 +52,23 @@ def renamed_title(title: str, old: str, new: str) -> str | None:
     layers = [n for n in range(deepest) if as_stored(olds[min(n, len(olds) - 1)]) == title]
     titles = {as_stored(news[min(n, len(news) - 1)]) for n in layers}
     return titles.pop() if len(titles) == 1 else None
+
+
+def read_alike(old: str, new: str) -> bool:
+    """Whether a file read under the name ``old`` is read under ``new`` as
+    it was, but for the name itself (a title by it, a failure's words):
+    the same suffix, case aside, at each layer of compression, and a tar
+    named at the same layers (``.tar.`` in ``x.tar.bz2``: the bzip2 data is
+    the archive reader's).  Taken strictly, by the name alone: ``a.tgz`` and
+    ``a.tar.gz``, a PDF named ``.bak`` and ``.pdf`` (its content says PDF)
+    read alike but are not said to -- a file renamed so is read again, which
+    costs a read and gives what it gave."""
+    return _suffixes(old) == _suffixes(new)
+
+
+def _suffixes(name: str) -> list[tuple[str, bool]]:
+    """What a reader takes from ``name`` at each layer of compression: its last suffix, and whether it says a tar."""
+    return [(PurePosixPath(n).suffix.lower(), ".tar." in n.lower()) for n in _inner_names(name)]
 
 
 def _inner_names(name: str) -> list[str]:

@@ -19,6 +19,11 @@ disk has
    (a rename keeps all four; an inode reused by another file keeps none of
    the last two).  It was taken for a file deleted and a new one.
 
+A file moved keeps its item, but is read again under it where its new
+name reads otherwise (:func:`_named_alike`: ``page.txt`` become
+``page.html``, ``notes.txt`` become ``notes.md``, another date in the
+name): it is stored as reading it afresh stores it.
+
 The stored file is looked for first among the files that vanished from the
 paths of this run, then anywhere in the store (a file moved from a watched
 folder this run does not scan), as long as the folder it was in is still
@@ -50,7 +55,9 @@ from pathlib import PurePath
 
 from lifededup.extract import Limits
 from lifededup.extract.mbox import Separators
+from lifededup.extract.renamed import read_alike
 from lifededup.extract.sandbox import REFUSED
+from lifededup.index.dates import date_in_name
 from lifededup.index.scan import Seen, opened_found, raw_sha1
 from lifededup.model import fs_path
 from lifededup.store import Store, UnsupportedStore
@@ -413,10 +420,23 @@ def _decide(file: Seen, stored: Known | None, vanished: _Vanished, result: Plan,
         return
     old, same_bytes = found
     result.moves.append((old, file.path))
-    if same_bytes and not reread:
+    if same_bytes and not reread and _named_alike(old, file.path):
         result.touched.append((file, sha1, identity))  # its stat as found at its new place
     else:
-        result.to_read.append(ToRead(file, sha1, is_new=False, identity=identity))  # moved, then changed
+        result.to_read.append(ToRead(file, sha1, is_new=False, identity=identity))  # changed, or named anew
+
+
+def _named_alike(old: str, new: str) -> bool:
+    """Whether a file moved from ``old`` to ``new`` (stored paths), read
+    afresh, is what it was: read alike by its names (as the reader has them,
+    :func:`~lifededup.extract.renamed.read_alike`) and the same date in them
+    (the stored names, as the writer reads them: :func:`~lifededup.index.dates.date_in_name`,
+    for a format that records none -- whether this one does is not stored).
+    Otherwise it is read again under its item: ``page.txt`` become
+    ``page.html`` was kept as text, tags and all, with no title."""
+    if not read_alike(*(os.path.basename(fs_path(path)) for path in (old, new))):
+        return False
+    return date_in_name(PurePath(old).name) == date_in_name(PurePath(new).name)
 
 
 def _worth_hashing(file: Seen, hash_up_to: int | None) -> bool:

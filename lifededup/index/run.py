@@ -279,9 +279,15 @@ def _follow(store: Store, todo: Plan, tally: Tally, skipped: list[Skipped]) -> N
         passed_over = _record_skipped(store, skipped)  # files, each failed whole
         tally.failed += passed_over
         tally.failed_files += passed_over
+        again = {t.seen.path for t in todo.to_read}
         for old, new in todo.moves:
             store.move_item(old, new)
             _name_moved(store, old, new)
+            if new in again:
+                # to be read again under its item (changed, or renamed to be read otherwise), its stat
+                # still the old file's -- which a rename keeps: marked half written, so that a run
+                # stopped before the read leaves it to the next one, not taken for unchanged
+                store.execute(_UNREAD, {"machine": store.machine, "path": new})
         if todo.removals:
             store.remove_items(todo.removals)
         for seen, sha1, identity in todo.touched:
