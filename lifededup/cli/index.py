@@ -159,8 +159,9 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
     skipped (same size and mtime, or same bytes); moved or renamed files keep
     their item and cluster (one renamed to a name read otherwise -- page.txt
     to page.html, another date in its name -- is read again under its item);
-    files gone from the folders are removed from the store.  Files that cannot be read, and paths passed over (a link out of
-    the folders, a FIFO, an unreadable folder), are recorded with their
+    files gone from the folders are removed from the store.  Files that
+    cannot be read, and paths passed over (a link out of the folders, a
+    FIFO, an unreadable folder), are recorded with their
     reason (see `lifededup failures`) and do not stop the run.  Nothing
     outside PATHS (or the watched folders they lie in) is read: a link that
     leads out is recorded and skipped.  Files in a watched
