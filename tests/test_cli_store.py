@@ -259,6 +259,29 @@ def test_show_explains_membership(db: str) -> None:
     assert "no text" in run("show", "/docs/locked.pdf", db=db)
 
 
+def test_show_of_a_note_too_short_to_sample_does_not_count_its_features(any_db: str) -> None:
+    """A short note has no features: it and its copy were shown sharing
+    "0/6" with their representative -- the note itself 0/6 against itself,
+    an exact copy 0/6 -- where nothing was counted. The column says so
+    (-, and why), on both backends; --json says ``sampled``."""
+    note = "Key under the blue pot. Back Sunday."
+    with open_store(any_db) as store:
+        first = store.upsert_item(ItemRecord("/notes/key.txt", text=note), fp(note))
+        store.upsert_item(ItemRecord("/notes/key copy.txt", text=note.lower()), fp(note.lower()))
+    assert fp(note).features is None, "the note is long enough to sample"
+    text = run("show", "/notes/key copy.txt", db=any_db)
+    rows = [line for line in text.splitlines() if line.rstrip().endswith((" /notes/key.txt", " /notes/key copy.txt"))]
+    assert len(rows) == 2 and all(" 0/6 " not in row and "representative              -" in rows[0]
+                                  for row in rows), text
+    assert "exact copy                  -" in rows[1], text
+    assert "(shared -: a text too short to sample: only an exact copy counts)" in text, text
+    shown = json.loads(run("show", str(first), "--json", db=any_db))
+    assert [(m["sampled"], m["shared_features"]) for m in shown["members"]] == [(False, 0), (False, 0)], shown
+    budget = json.loads(run("show", "/docs/budget.txt", "--json", db=any_db))
+    assert all(m["sampled"] for m in budget["members"]), budget
+    assert "shared -:" not in run("show", "/docs/budget.txt", db=any_db)
+
+
 def test_show_lists_a_drafts_near_copies_in_other_clusters(any_db: str) -> None:
     """Drafts split by the order they came in (issue 8): B is 20% from the
     first version A and joins it; C is 20% from B but 40% from A, past the

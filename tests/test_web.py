@@ -235,6 +235,26 @@ def test_cluster_page_says_the_rule_its_members_were_admitted_by(tmp_path: Path,
         assert want in " ".join(shown.split()), f"rule {rule or 'default'}: show does not say {want!r}:\n{shown}"
 
 
+def test_cluster_page_of_a_note_too_short_to_sample_counts_no_features(tmp_path: Path, store_url: str) -> None:
+    """A short note and its copy have no features: their page said each
+    shares "0/6" with the representative, the note itself included, where
+    nothing was counted. The cell says so, as show does, on both backends."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "key.txt").write_text("Key under the blue pot. Back Sunday.\n", encoding="utf-8")
+    (folder / "key copy.txt").write_text("key under the blue pot -- back Sunday\n", encoding="utf-8")
+    with open_store(store_url) as store:
+        run(store, [folder], IndexConfig(workers=1))
+    with TestClient(create_app(store_url), base_url=LOCAL) as client:
+        cluster = get(client, "/search.json?q=pot").json()["hits"][0]["cluster_id"]
+        html = get(client, f"/clusters/{cluster}").text
+        members = html.split('<table class="members">', 1)[1].split("</table>", 1)[0]
+        assert "/6" not in members, f"features counted for texts too short to sample: {members}"
+        unsampled = '<span title="a text too short to sample: only an exact copy counts">&ndash;</span>'
+        assert members.count(unsampled) == 2, members
+        assert [m["sampled"] for m in get(client, f"/clusters/{cluster}.json").json()["members"]] == [False, False]
+
+
 def test_a_member_is_not_a_cluster(client: TestClient) -> None:
     cluster = get(client, "/clusters.json").json()[0]
     member = cluster["members"][0]["id"]

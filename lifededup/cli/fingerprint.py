@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import ExistingPath
+from lifededup.cli.options import UNSAMPLED, ExistingPath
 from lifededup.config import FilterParams, FingerprintParams
 from lifededup.model import Fingerprint, stored_path
 
@@ -206,7 +206,7 @@ def compare_command(a: Path, b: Path, rule: Rule, as_json: bool, **options: obje
         return
     verdict = "exact copy" if result.exact else (f"near copy by {rule.spec}" if joined
                                                  else f"different by {rule.spec}")
-    sampled = "" if result.sampled else " (a text too short to sample: only an exact copy counts)"
+    sampled = "" if result.sampled else f" ({UNSAMPLED})"
     click.echo(
         f"{verdict}\n"
         f"  shared features     {result.shared_features} of {params.features} (threshold {params.threshold}){sampled}\n"

@@ -91,6 +91,10 @@ def _printed(path: str | os.PathLike[str]) -> str:
     return shown(stored_path(os.fspath(path)))
 
 
+# a text with no features, to the near-copy rule (compare's verdict, show's shared column)
+UNSAMPLED = "a text too short to sample: only an exact copy counts"
+
+
 def item_name(path: str, part: str, machine: str = "") -> str:
     """An item's name, the one way everywhere: ``path [part]`` for a part
     inside a file, ``MACHINE:`` before it for another machine's file."""

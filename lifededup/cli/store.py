@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import TerminalBar, db_option, item_name, opened_reader, opened_store
+from lifededup.cli.options import UNSAMPLED, TerminalBar, db_option, item_name, opened_reader, opened_store
 from lifededup.store.similarity import METHODS, Method, Rule
 
 # The clustering engine and SQLAlchemy are imported by the commands that use
@@ -32,8 +32,9 @@ def show_command(item: str, as_json: bool, db: str | None) -> None:
 
     For each member: whether it is an exact copy (same SHA-1 of the
     normalized text), how many of the 6 features it shares with the
-    representative (2 make a near copy), and the exact resemblance of their
-    shingle sets and their word edit distance (seeds/000 section 3.1).
+    representative (2 make a near copy; - where a text is too short to
+    sample, which only an exact copy joins), and the exact resemblance of
+    their shingle sets and their word edit distance (seeds/000 section 3.1).
 
     Then the texts like it in other clusters: within half their words of
     it, but joined to another representative or to none (a draft that went
@@ -86,9 +87,12 @@ def _print_explanation(found: Explanation) -> None:
     for reason in found.reasons:
         why = found.why(reason)
         mark = ">" if reason.item.id == item.id else " "
-        click.echo(f"{mark} {reason.item.id:>7}  {why:<22} {reason.shared_features:>4}/6 "
+        shared = f"{reason.shared_features:>4}/6" if reason.sampled else f"{'-':>6}"
+        click.echo(f"{mark} {reason.item.id:>7}  {why:<22} {shared} "
                    f"{_fraction(reason.resemblance):>11} {_fraction(reason.word_edit_distance):>9}  "
                    f"{item_name(reason.item.path, reason.item.part, reason.item.machine)}")
+    if not all(reason.sampled for reason in found.reasons):
+        click.echo(f"  (shared -: {UNSAMPLED})")
 
 
 @main.command("check")

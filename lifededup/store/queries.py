@@ -70,6 +70,10 @@ class Reason:
     shared_features: int
     resemblance: float | None  # exact Jaccard of the shingle sets (None without text)
     word_edit_distance: float | None
+    # False when it or its representative is too short to sample (no features): only an exact
+    # copy joins such a text, and its shared features (0) say nothing -- a short note's show
+    # read "representative 0/6", the note against itself
+    sampled: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "item": self.item.to_dict()}
@@ -244,7 +248,8 @@ def _reason(member: ItemSummary, rep_id: int, prints: dict[int, tuple[str, tuple
 
         measured = compare(rep_text, member_text, params)
         resemblance, distance = measured.resemblance, measured.word_edit_distance
-    return Reason(member, member.id == rep_id, exact, shared_features(features, rep_features), resemblance, distance)
+    return Reason(member, member.id == rep_id, exact, shared_features(features, rep_features), resemblance, distance,
+                  features is not None and rep_features is not None)
 
 
 def explain(store: Readable, item: int | str, *, elsewhere: bool = False) -> Explanation:
