@@ -102,6 +102,38 @@ def test_empty_file(tmp_path: Path) -> None:
     assert caught.value.status == "empty"
 
 
+def test_a_file_of_whitespace_alone_is_empty(tmp_path: Path) -> None:
+    path = tmp_path / "blank.txt"
+    path.write_bytes(b" \n\t\r\n\x0c  \n" * 100)
+    with pytest.raises(EmptyFile) as caught:
+        extract(path)
+    assert caught.value.status == "empty"
+
+
+def test_windows_line_ends_are_read_as_newlines_and_a_lone_cr_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "letter.txt"
+    path.write_bytes(b"Dear Ann,\r\nthe roof leaks.\r\nA lone \r stays.\n")
+    assert extract(path).text == "Dear Ann,\nthe roof leaks.\nA lone \r stays.\n"
+
+
+def test_a_markdown_title_is_its_first_line_and_a_text_has_none(tmp_path: Path) -> None:
+    body = "\n  \n# Moving house\r\n\r\nBoxes first.\n"
+    (tmp_path / "plan.md").write_text(body, newline="")
+    (tmp_path / "plan.txt").write_text(body, newline="")
+    assert extract(tmp_path / "plan.md").title == "Moving house"
+    assert not extract(tmp_path / "plan.txt").title
+
+
+def test_a_text_whose_first_line_starts_with_a_dot_is_no_man_page(tmp_path: Path) -> None:
+    """A file of no known name is asked whether it is roff: its first line that is neither blank nor a
+    comment starts with a dot, and some line is a page header (.TH, .Dd, .Dt, .so) -- the first line,
+    or one after it."""
+    (tmp_path / "NOTES").write_text(".profile edits\n.bashrc too\n")
+    (tmp_path / "PAGE").write_text('.\\" made by hand\n.de XX\n..\n.TH PAGE 1\n.SH NAME\npage \\- a page\n')
+    (tmp_path / "LATE").write_text("text first\n.TH LATE 1\n")
+    assert [extract(tmp_path / name).mime for name in ("NOTES", "PAGE", "LATE")] == ["text/plain", "text/troff", "text/plain"]
+
+
 @pytest.mark.parametrize("name", ["README.Debian", "copyright", "AUTHORS", "TODO"])
 def test_text_with_no_known_name_is_read_by_its_content(tmp_path: Path, name: str) -> None:
     """Debian's own documentation files, as they sit in /usr/share/doc (gzipped ones are read in test_archive)."""
