@@ -131,7 +131,8 @@ def test_a_text_whose_first_line_starts_with_a_dot_is_no_man_page(tmp_path: Path
     (tmp_path / "NOTES").write_text(".profile edits\n.bashrc too\n")
     (tmp_path / "PAGE").write_text('.\\" made by hand\n.de XX\n..\n.TH PAGE 1\n.SH NAME\npage \\- a page\n')
     (tmp_path / "LATE").write_text("text first\n.TH LATE 1\n")
-    assert [extract(tmp_path / name).mime for name in ("NOTES", "PAGE", "LATE")] == ["text/plain", "text/troff", "text/plain"]
+    read = [extract(tmp_path / name).mime for name in ("NOTES", "PAGE", "LATE")]
+    assert read == ["text/plain", "text/troff", "text/plain"], read
 
 
 @pytest.mark.parametrize("name", ["README.Debian", "copyright", "AUTHORS", "TODO"])
