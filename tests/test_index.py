@@ -454,6 +454,12 @@ def test_the_summary_adds_up_whole_files_and_parts_that_failed(store: Store, tmp
     assert (summary.new, summary.failed, summary.failed_files) == (2, 2, 1), summary
     assert summary.new + summary.updated + summary.failed_files == 3, "the files read"
     assert "failed 2 (1 file(s) and 1 part(s) inside files)" in summary_lines(summary)[0], summary_lines(summary)
+    # a mail archive's failures all attachments: not "(0 file(s) and 1 part(s) inside files)"
+    (folder / "empty.txt").write_text("written since", encoding="utf-8")
+    again = run(store, [folder], replace(CONFIG, reread=True))
+    assert (again.failed, again.failed_files) == (1, 0), again
+    line = summary_lines(again)[0]
+    assert "failed 1 (all of them parts inside files, no whole file)" in line and "0 file(s)" not in line, line
 
 
 def test_a_store_kept_in_a_folder_it_indexes_is_not_one_of_its_files(tmp_path: Path) -> None:

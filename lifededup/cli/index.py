@@ -59,6 +59,8 @@ def _failed_files(summary: Summary) -> str:
     parts = summary.failed - summary.failed_files
     if not parts:
         return ""
+    if not summary.failed_files:  # a mail archive's first run: "(0 file(s) and 18 part(s) inside files)"
+        return " (all of them parts inside files, no whole file)"
     return f" ({summary.failed_files} file(s) and {parts} part(s) inside files)"
 
 
