@@ -77,7 +77,7 @@ def test_truncated_pdf_names_both_engines() -> None:
 def test_read_pages_falls_back_to_pdfminer_when_pdfium_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
     import lifededup.extract.pdf as pdf
 
-    monkeypatch.setattr(pdf, "pdfium", None)  # as on a machine without the pypdfium2 wheel
+    monkeypatch.setattr(pdf, "_pdfium", lambda: None)  # as on a machine without the pypdfium2 wheel
     pages, meta, engine = read_pages(MINUTES.read_bytes())
     assert engine == "pdfminer.six" and len(pages) >= 2 and meta.get("Title"), (engine, meta)
 

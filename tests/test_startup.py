@@ -57,6 +57,24 @@ def test_the_help_of_index_watch_and_reports_loads_no_engine(command: list[str])
     assert not heavy and not engine, f"`lifededup {' '.join(command)} --help` imported {sorted(heavy | engine)[:8]}"
 
 
+# what reads one format alone: asked to sniff a file, every format's module is imported
+FORMAT_LIBRARIES = {"bs4", "soupsieve", "docx", "pypdfium2"}
+
+
+def test_reading_a_text_file_imports_no_other_formats_library(tmp_path: Path) -> None:
+    """Sniffing a file imports every format's module; each imports its
+    library (BeautifulSoup, python-docx, PDFium: 0.45 s together) where a
+    file of its format is read, so a folder of text loads none -- in each of
+    the fingerprint command's workers, and in `index`."""
+    (tmp_path / "notes.txt").write_text("the roof leaks over the shed\n" * 40)
+    (tmp_path / "page.html").write_text("<html><title>Roof</title><body><p>the roof leaks</p></body></html>")
+    text = imported_after(["fingerprint", str(tmp_path / "notes.txt")])
+    page = imported_after(["fingerprint", str(tmp_path / "page.html")])
+    assert "lifededup.extract.html" in text, "the text's format was not sniffed among the others: what ran?"
+    assert not {m.split(".")[0] for m in text} & FORMAT_LIBRARIES, sorted(text & FORMAT_LIBRARIES)
+    assert "bs4" in page, "a web page was read without BeautifulSoup's encoding guesses"
+
+
 def test_daemon_status_reads_its_files_alone(tmp_path: Path) -> None:
     """`daemon status` reads the pid and status files: no store, no watcher
     (it exits 3: no daemon runs in this state folder)."""

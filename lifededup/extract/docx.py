@@ -12,16 +12,17 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator
 from datetime import timezone
+from typing import TYPE_CHECKING
 
-import docx
 from lxml import etree  # type: ignore[import-untyped]
-from docx import types as t
-from docx.document import Document
-from docx.opc.constants import RELATIONSHIP_TYPE as RT
-from docx.table import Table
 
 from lifededup.extract.base import Extracted, Format, Probe, Source, last_saved
 from lifededup.extract.layout import clean_text
+
+if TYPE_CHECKING:  # python-docx is imported where a document is read (extract/html.py says why)
+    from docx import types as t
+    from docx.document import Document
+    from docx.table import Table
 
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -89,6 +90,8 @@ def _blocks(container: etree._Element, parent: t.ProvidesStoryPart) -> Iterator[
         if child.tag == f"{_W}p":
             yield from _paragraph_blocks(child, parent) if _HAS_BOX(child) else (_paragraph_text(child),)
         elif child.tag == f"{_W}tbl":
+            from docx.table import Table
+
             yield "\n".join(_table_lines(Table(child, parent)))
         elif child.tag == f"{_W}sdt":
             for content in child.iterchildren(f"{_W}sdtContent"):
@@ -115,6 +118,8 @@ def _body(document: Document) -> Iterator[str]:
 
 def _notes(document: Document) -> Iterator[str]:
     """Footnote and endnote texts (python-docx has no API for them: read their XML parts)."""
+    from docx.opc.constants import RELATIONSHIP_TYPE as RT
+
     for rel in document.part.rels.values():
         if rel.is_external or rel.reltype not in (RT.FOOTNOTES, RT.ENDNOTES):
             continue
@@ -187,6 +192,8 @@ def as_main_type(data: bytes, variants: tuple[str, ...], main: str) -> bytes:
 
 
 def extract_docx(source: Source) -> Extracted:
+    import docx
+
     document = docx.Document(io.BytesIO(as_main_type(source.read_bytes(), _WORD_VARIANTS, WORD_MAIN)))
     _drop_entities(document.element)
     text = clean_text("\n\n".join([*_body(document), *_notes(document)]))

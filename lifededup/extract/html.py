@@ -26,14 +26,20 @@ import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, Tag, XMLParsedAsHTMLWarning
-from bs4.dammit import EncodingDetector
-from bs4.element import NavigableString, PageElement
 from lxml import etree  # type: ignore[import-untyped]
 
 from lifededup.extract.base import EmptyFile, Extracted, Format, Probe, Source
 from lifededup.extract.layout import clean_text
+
+# BeautifulSoup is imported where a page is read, not with the module: every
+# process that sniffs a file's format imports each format's module, and bs4
+# (with soupsieve) took 0.26 s of it -- in each of the fingerprint command's
+# workers, for a folder of plain text (tests/test_startup.py).
+if TYPE_CHECKING:
+    from bs4 import BeautifulSoup, Tag
+    from bs4.element import PageElement
 
 # Elements that never hold the article's text.
 _DROP_TAGS = ("script", "style", "noscript", "template", "iframe", "svg", "canvas", "form", "button",
@@ -92,6 +98,8 @@ def _is_furniture(tag: Tag) -> bool:
 
 
 def _title(soup: BeautifulSoup) -> str:
+    from bs4 import Tag
+
     og = soup.find("meta", attrs={"property": "og:title"})
     if isinstance(og, Tag) and og.get("content"):
         return str(og["content"]).strip()
@@ -161,6 +169,8 @@ def _lxml_tree(markup: bytes | str) -> etree._Element | None:
         markup = markup[1:] if markup[:1] == "\N{BYTE ORDER MARK}" else markup
         attempts = [(markup, None), (markup.encode("utf8"), "utf8")]
     else:
+        from bs4.dammit import EncodingDetector
+
         detector = EncodingDetector(markup, is_html=True, exclude_encodings=_unusable_encodings(markup))
         attempts = ((detector.markup, encoding) for encoding in detector.encodings)
     for data, encoding in attempts:
@@ -305,12 +315,16 @@ def _unusable_encodings(markup: bytes | str) -> list[str]:
     ``<meta charset>`` with control characters in it): skipped like unknown ones."""
     if isinstance(markup, str):
         return []
+    from bs4.dammit import EncodingDetector
+
     declared = EncodingDetector(markup, is_html=True).encodings
     return [name for name in declared if name and not (name.isascii() and name.isprintable())]
 
 
 def parse_html_with_soup(markup: bytes | str) -> Page:
     """:func:`parse_html` through BeautifulSoup: the reference, and the reading of pages lxml alone cannot match."""
+    from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, XMLParsedAsHTMLWarning
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
         warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)  # XHTML (EPUB chapters) reads fine as HTML
@@ -337,6 +351,9 @@ def _soup_text(root: Tag) -> str:
     by a space.  Inserting those strings into the tree, as before, made bs4 walk down to the block's
     last descendant and up to its ancestors' next sibling each time, quadratic in the depth (with the
     ``decomposed`` asked first above, 5,000 nested <div> took 4.05 s, now 0.05 s; load 0.8, 2 cores)."""
+    from bs4 import Tag
+    from bs4.element import NavigableString
+
     types = root.interesting_string_types or Tag.MAIN_CONTENT_STRING_TYPES  # what get_text() keeps
     parts: list[str] = []
     # what is still to read, last first; a plain str is what goes after a block or cell once inside it is read

@@ -25,13 +25,15 @@ from email.header import decode_header
 from email.message import EmailMessage, MIMEPart
 from email.parser import BytesParser
 from email.utils import parsedate_to_datetime
-
-from bs4 import BeautifulSoup, Tag
+from typing import TYPE_CHECKING
 
 from lifededup.extract.base import EmptyFile, Extracted, ExtractionError, Failure, Format, Probe, Source, nested
 from lifededup.extract.html import parse_html
 from lifededup.extract.layout import clean_text
 from lifededup.extract.text import decode
+
+if TYPE_CHECKING:  # imported where an HTML message is read (extract/html.py says why)
+    from bs4 import Tag
 
 # The line that introduces a reply's quote, as the mail programs write it in
 # English ("On ... wrote:"), German ("Am ... schrieb NAME:"), French ("Le ...
@@ -225,6 +227,8 @@ def without_html_quotes(markup: bytes | str) -> bytes | str:
     seen = markup if isinstance(markup, str) else markup.decode("latin-1")
     if not any(mark in seen for mark in ("gmail_quote", "cite", "divRplyFwdMsg", "appendonsend")):
         return markup  # most messages: no second parse
+    from bs4 import BeautifulSoup
+
     soup = BeautifulSoup(markup, "lxml")
     for quote in soup.select(_HTML_QUOTES):
         if not quote.decomposed and not _forwards(quote):

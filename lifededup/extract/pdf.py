@@ -10,6 +10,7 @@ status instead of an empty document.
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 from datetime import datetime, timedelta, timezone
@@ -21,10 +22,16 @@ from lifededup.extract.base import (
 from lifededup.extract.layout import clean_pages
 from lifededup.extract.ocr import read_scanned_pdf
 
-try:
-    import pypdfium2 as pdfium  # type: ignore[import-untyped]
-except ImportError:  # pragma: no cover - pypdfium2 is a dependency, but the fallback must stand alone
-    pdfium = None
+
+@functools.cache
+def _pdfium() -> Any:
+    """pypdfium2, or None without it; imported where a PDF is read, not with the module (extract/html.py says why)."""
+    try:
+        import pypdfium2  # type: ignore[import-untyped]
+    except ImportError:  # pragma: no cover - pypdfium2 is a dependency, but the fallback must stand alone
+        return None
+    return pypdfium2
+
 
 _PDF_DATE = re.compile(r"D?:?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?([Zz+\-])?(\d{2})?'?(\d{2})?")
 
@@ -46,6 +53,7 @@ def parse_pdf_date(value: str) -> datetime | None:
 
 
 def _pages_pdfium(data: bytes) -> tuple[list[str], dict[str, str]]:
+    pdfium = _pdfium()
     assert pdfium is not None
     try:
         document = pdfium.PdfDocument(data)
@@ -92,7 +100,7 @@ def _pages_pdfminer(data: bytes) -> tuple[list[str], dict[str, str]]:
 def read_pages(data: bytes) -> tuple[list[str], dict[str, str], str]:
     """(page texts, document info, engine used); PDFium first, pdfminer.six when PDFium fails."""
     errors = []
-    if pdfium is not None:
+    if _pdfium() is not None:
         try:
             return (*_pages_pdfium(data), "pypdfium2")
         except EncryptedFile:
