@@ -8,13 +8,15 @@ from array import array
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
 from lifededup.extract import extract
 from lifededup.fingerprint.compare import word_edit_distance
-from lifededup.fingerprint.distance import MOVE_COST, TILE_WORDS, _tiles, bag_distance, in_order, word_distance
+from lifededup.fingerprint import distance
+from lifededup.fingerprint.distance import MOVE_COST, TILE_WORDS, bag_distance, in_order, word_distance
 from lifededup.index import IndexConfig, run
 from lifededup.normalize import word_stream
 from lifededup.store import open_store
@@ -167,10 +169,11 @@ def greedy_tiles(left: list[object], right: list[object]) -> list[tuple[int, int
 
 @given(st.data())
 def test_the_runs_found_by_their_keys_are_the_greedy_tiling(data: st.DataObject) -> None:
-    """The runs are looked up by a 64-bit key of their words, all at once:
-    the same runs as the word-by-word definition, for words that are small
-    numbers (few words, repeated: runs that recur), strings, and the store's
-    hashes in an ``array('Q')``."""
+    """The runs of a long pair are looked up by a 64-bit key of their words,
+    all at once, a short pair's by their words: either way the runs of the
+    word-by-word definition, for words that are small numbers (few words,
+    repeated: runs that recur), strings, and the store's hashes in an
+    ``array('Q')``."""
     vocabulary = data.draw(st.integers(2, 40))
     left = data.draw(st.lists(st.integers(0, vocabulary), max_size=90))
     right = list(left)
@@ -184,6 +187,9 @@ def test_the_runs_found_by_their_keys_are_the_greedy_tiling(data: st.DataObject)
         elif right:  # a word changed
             right[data.draw(st.integers(0, len(right) - 1))] = data.draw(st.integers(0, vocabulary))
     want = greedy_tiles(list(left), right)
-    for one, other in ((left, right), ([str(w) for w in left], [str(w) for w in right]),
-                       (array("Q", left), array("Q", right))):
-        assert _tiles(one, other) == want, (one, other)
+    for keyed_past in (distance.KEYED_WORDS, 0):  # short texts word by word, long ones by numpy's keys
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(distance, "KEYED_WORDS", keyed_past)
+            for one, other in ((left, right), ([str(w) for w in left], [str(w) for w in right]),
+                               (array("Q", left), array("Q", right))):
+                assert distance._tiles(one, other) == want, (keyed_past, one, other)

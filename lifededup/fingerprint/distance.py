@@ -158,27 +158,64 @@ def _tiles(left: Words, right: Words) -> list[tuple[int, int, int]]:
     with ``left``, as (start in right, start in left, length), in right's
     order, found greedily in one pass over ``right``: at each position the
     run starting there, preferring the place in ``left`` that follows the
-    last run (a text mostly in order stays in order).
-
-    The runs are looked up by a 64-bit key of their words, all at once
-    (numpy), so the pass visits only the places where a run starts, not
-    every word: a tuple of words a place, hashed and looked up in Python,
-    took a quarter of a second on a 75,000-word manual and its PDF, and
-    ``verify`` 11 s on an archive of three formats of six manuals."""
-    k = TILE_WORDS
-    if len(left) < k or len(right) < k:
+    last run (a text mostly in order stays in order)."""
+    if len(left) < TILE_WORDS or len(right) < TILE_WORDS:
         return []
+    if max(len(left), len(right)) > KEYED_WORDS:
+        return _keyed_tiles(left, right)
+    return _word_tiles(left, right)
+
+
+# Texts longer than this many words have their runs looked up by numpy, all
+# at once: a tuple of words built, hashed and looked up in Python at every
+# place took a quarter of a second on a 75,000-word manual and its PDF
+# (``verify`` 11 s on an archive of six manuals in three formats).  Shorter
+# ones word by word: numpy's fixed cost (some thirty array operations, 0.1
+# ms) is more than a short pair's whole tiling, and the store measures such
+# pairs by the thousand.
+KEYED_WORDS = 500
+
+
+def _word_tiles(left: Words, right: Words) -> list[tuple[int, int, int]]:
+    """``_tiles`` of a short pair: each run looked up by its words."""
+    k = TILE_WORDS
+    starts: dict[tuple[Hashable, ...], list[int]] = {}
+    for i in range(len(left) - k + 1):
+        starts.setdefault(tuple(left[i:i + k]), []).append(i)
+    tiles: list[tuple[int, int, int]] = []
+    expected = 0  # where in left the next run would continue the last
+    j = 0
+    while j <= len(right) - k:
+        found = starts.get(tuple(right[j:j + k]))
+        if found is None:
+            j += 1
+            continue
+        after = bisect_left(found, expected)
+        i = found[after] if after < len(found) and found[after] == expected else found[0]
+        length = k
+        while i + length < len(left) and j + length < len(right) and left[i + length] == right[j + length]:
+            length += 1
+        tiles.append((j, i, length))
+        expected = i + length
+        j += length
+    return tiles
+
+
+def _keyed_tiles(left: Words, right: Words) -> list[tuple[int, int, int]]:
+    """``_tiles`` of a long pair: each run looked up by a 64-bit key of its
+    words, all at once (numpy), so that the pass visits only the places
+    where a shared run starts, not every word."""
     import numpy as np  # not on a search's path: distance is measured when a cluster is formed or shown
 
+    k = TILE_WORDS
     words_left, words_right = _word_keys(left), _word_keys(right)
     runs_left, runs_right = _run_keys(words_left, k), _run_keys(words_right, k)
     keys, first = np.unique(runs_left, return_index=True)  # each key's first place in left
     at = np.searchsorted(keys, runs_right).clip(max=keys.size - 1)
-    shared = keys[at] == runs_right
     first_in_left = first[at]
-    starts = np.flatnonzero(shared)  # the places in right where a run of left's begins
+    starts = np.flatnonzero(keys[at] == runs_right)  # the places in right where a run of left's begins
     tiles: list[tuple[int, int, int]] = []
-    expected = 0  # where in left the next run would continue the last
+    expected = 0
     j = 0
     while True:
         n = int(np.searchsorted(starts, j))
