@@ -14,7 +14,7 @@ import os
 import random
 import re
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote_from_bytes
@@ -420,6 +420,40 @@ def test_status_sees_a_running_watcher(corpus: CorpusStore, tmp_path: Path) -> N
             assert "earlier daemon" in get(client, "/status").text
     finally:
         daemons.release(paths)
+
+
+def test_status_page_says_its_times_in_local_time_with_its_zone(store_url: str, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page said the watcher's last full scan in local time, and beside it
+    its folder's last scan as the store keeps it, in UTC, neither zone named:
+    04:08:09 and 03:08 for one scan, in Paris. Both are said as `daemon
+    status` says them: local time, the zone named."""
+    import time
+
+    from lifededup.store import add_folder
+    from lifededup.store.folders import mark_scanned
+
+    monkeypatch.setenv("TZ", "Asia/Kolkata")  # 5 h 30 min ahead of UTC, no summer time
+    time.tzset()
+    try:
+        folder, paths = tmp_path / "docs", daemons.DaemonPaths(tmp_path / "state")
+        folder.mkdir()
+        paths.folder.mkdir()
+        scanned = datetime(2026, 11, 27, 3, 8, 9)  # UTC, as the store keeps it
+        with open_store(store_url) as store:
+            add_folder(store, str(folder))
+            mark_scanned(store, str(folder), scanned)
+        at = scanned.replace(tzinfo=timezone.utc).timestamp()
+        daemons.write_status(paths, WatchStatus(watching=[str(folder)], state="watching", last_rescan_at=at),
+                             str(resolve(store_url)))
+        with TestClient(create_app(store_url, daemon_paths=paths), base_url=LOCAL) as client:
+            html = get(client, "/status").text
+        said = "2026-11-27 08:38:09 IST"
+        assert f"<dt>last full scan</dt><dd>{said}</dd>" in html, html
+        assert f"<td>{said}</td>" in html, f"the folder's last scan is not said as the watcher's: {html}"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
 
 
 # -- hostile documents -------------------------------------------------------------

@@ -32,6 +32,7 @@ from lifededup.model import from_shown, fs_path, name_forms, shown, stored_path
 from lifededup.store import ENV_VAR, MACHINE_ENV
 from lifededup.watch import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, FOLLOW_S, RETRY_S, WatchStatus
 from lifededup.watch import daemon as daemons
+from lifededup.watch.status import said_when
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -582,12 +583,6 @@ def daemon_stop(as_json: bool) -> None:
         click.echo("not running" if pid is None else f"stopped (pid {pid})")
 
 
-def _when(timestamp: float | None) -> str:
-    if not timestamp:
-        return "never"
-    return datetime.fromtimestamp(timestamp).astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")  # its zone said
-
-
 def _lasting(seconds: float) -> str:
     """How long, as a person says it: 42 s, 3 min 5 s, 2 h 10 min."""
     whole = max(int(seconds), 0)
@@ -640,7 +635,7 @@ def _unreachable_words(report: dict[str, Any]) -> str | None:
     if refused:
         since = report.get("refused_since")
         lasting = f" (for {_lasting(time.time() - since)})" if since else ""
-        return (f"the store's server refuses this watcher since {_when(since)}{lasting}: {refused}. The server, "
+        return (f"the store's server refuses this watcher since {said_when(since)}{lasting}: {refused}. The server, "
                 f"{report.get('store')}, answers but turns it away; the watcher tries again"
                 f"{f' every {every:g} s' if every else ''}: once the server's admin puts it right (the role, the "
                 "database, the password), the changes waiting are indexed, with no restart")
@@ -649,7 +644,7 @@ def _unreachable_words(report: dict[str, Any]) -> str | None:
         return None
     since = report.get("unreachable_since")
     lasting = f" (for {_lasting(time.time() - since)})" if since else ""
-    return (f"the store cannot be reached since {_when(since)}{lasting}: its server, {report.get('store')}, "
+    return (f"the store cannot be reached since {said_when(since)}{lasting}: its server, {report.get('store')}, "
             f"does not answer ({said}). The watcher waits for it{f' (tries every {every:g} s)' if every else ''}: "
             "the changes waiting are indexed once the server is back")
 
@@ -705,9 +700,9 @@ def daemon_status(as_json: bool) -> None:
             click.echo(f"state: {report.get('state')}{lasting}, waiting: {_waiting_words(report)}")
             if status.running and report.get("state") == "indexing" and report.get("last_read"):
                 click.echo(f"last file read: {shown(str(report['last_read']))}")
-            click.echo(f"last indexed: {_when(report.get('last_indexed_at'))}, "
+            click.echo(f"last indexed: {said_when(report.get('last_indexed_at'))}, "
                        f"files read since it started: {report.get('indexed', 0)}, {_failed_words(report)}")
-            click.echo(f"last full scan: {_when(report.get('last_rescan_at'))}")
+            click.echo(f"last full scan: {said_when(report.get('last_rescan_at'))}")
         click.echo(f"log: {log}" if log else "log: none: this watcher was not started by `daemon start`; its output "
                    "goes to its terminal, or to systemd's journal (journalctl --user -u lifededup)")
     if not status.running:

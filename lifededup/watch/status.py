@@ -6,6 +6,7 @@ the indexer or SQLAlchemy."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 
 # Quiet time before a file is read: long enough for an editor's atomic save
 # or a copy to finish, short enough to feel live (paperless-ngx waits about as long).
@@ -20,6 +21,20 @@ FOLLOW_S = 5.0
 # is tried again this soon: a rescan, the paths that changed meanwhile -- and,
 # as the watcher starts, a store whose server cannot be reached yet (`watch --retry`).
 RETRY_S = 30.0
+
+
+def said_when(moment: float | datetime | None) -> str:
+    """A moment as ``daemon status`` and the web view's status page say it:
+    in local time, its zone named. A status file's times are seconds since
+    the epoch; the store keeps a folder's last scan as a naive UTC datetime.
+    The page said a watcher's last full scan in local time and its folder's
+    last scan beside it in UTC, neither zone named (04:08:09 and 03:08 for
+    one scan, in Paris)."""
+    if not moment:
+        return "never"
+    if isinstance(moment, datetime):
+        moment = moment.replace(tzinfo=moment.tzinfo or timezone.utc).timestamp()
+    return datetime.fromtimestamp(moment).astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
 
 
 @dataclass

@@ -7,7 +7,6 @@ import os
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -26,6 +25,7 @@ from lifededup.store import ItemDetails, Store, StoreError, clusters, driver_sai
 from lifededup.store.errors import refusal
 from lifededup.store.listing import kinds_held
 from lifededup.watch import daemon as daemons
+from lifededup.watch.status import said_when
 from lifededup.web import pages
 from lifededup.web.access import Access, Guard
 from lifededup.web.pages import BadRequest, NotFound, SearchForm
@@ -112,10 +112,6 @@ def _items_said(count: int, exact: bool = True) -> str:
     return items_said(count, exact=exact)
 
 
-def _when(timestamp: float | None) -> str:
-    return "never" if not timestamp else datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
-
-
 def _unreordered(value: object) -> object:
     """Every value a page shows, with the characters that reorder text made
     visible as the CLI prints them (``model.REORDERING``): "photo<U+202E>gnp.txt"
@@ -126,7 +122,7 @@ def _unreordered(value: object) -> object:
 def _environment() -> Environment:
     env = Environment(loader=PackageLoader("lifededup.web", "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=_unreordered)
-    env.filters.update(home=_home, place=_place, size=_size, format=_format, fraction=_fraction, when=_when,
+    env.filters.update(home=_home, place=_place, size=_size, format=_format, fraction=_fraction, when=said_when,
                        count=_count, items=_items_said)
     return env
 
