@@ -46,14 +46,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lifededup.extract.base import (
-    BrokenLink, Crashed, CorruptFile, EmptyFile, EncryptedFile, Extracted, ExtractionError, Failure, Format, Limits,
-    LinkLoop, LinkOutside, MissingTool, NoText, NoTextLayer, Probe, Source, Timeout, TooLarge, UnsupportedFormat,
+    PATH_STATUSES, BrokenLink, Crashed, CorruptFile, EmptyFile, EncryptedFile, Extracted, ExtractionError, Failure,
+    Format, Limits, LinkLoop, LinkOutside, MissingTool, NoText, NoTextLayer, Probe, Source, Timeout, TooLarge,
+    UnsupportedFormat,
 )
 from lifededup.extract.isolate import MAX_TEXT_CHARS, Outcome, extract_many
 from lifededup.extract.registry import extract, extract_as, extract_source, formats, sniff, supported_suffixes
 
 __all__ = [
-    "MAX_TEXT_CHARS", "BrokenLink", "Crashed", "CorruptFile", "EmptyFile", "EncryptedFile", "Extracted",
+    "MAX_TEXT_CHARS", "PATH_STATUSES", "BrokenLink", "Crashed", "CorruptFile", "EmptyFile", "EncryptedFile", "Extracted",
     "ExtractionError", "Failure", "Format", "Limits", "LinkLoop", "LinkOutside", "MissingTool", "NoText",
     "NoTextLayer", "Outcome", "Probe", "Source", "Timeout", "TooLarge", "UnsupportedFormat", "extract", "extract_as",
     "extract_many", "extract_source", "extract_text", "formats", "sniff", "supported_suffixes", "walk",

@@ -181,6 +181,13 @@ class BrokenLink(ExtractionError):
     status = "broken-link"
 
 
+# The statuses of what a path is -- a FIFO, a link out of the folders, round a circle or to
+# nothing -- not of what its bytes say: a file being written never fails so.  The watcher said
+# of a FIFO and of links dropped in a folder that each "is still being written", deferred them,
+# and warned of them two seconds later.
+PATH_STATUSES = frozenset({NotAFile.status, LinkOutside.status, LinkLoop.status, BrokenLink.status})
+
+
 class TooLarge(ExtractionError):
     """Over the size limit, or a zip that would unpack to more than the limit (a zip bomb)."""
 

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from lifededup.config import FingerprintParams
-from lifededup.extract import Extracted, Failure, Outcome
+from lifededup.extract import PATH_STATUSES, Extracted, Failure, Outcome
 from lifededup.extract.registry import kind_by_name
 from lifededup.fingerprint import fingerprint_many
 from lifededup.index.dates import date_in_name
@@ -277,7 +277,8 @@ class BatchWriter:
         read (``unsettled``, or ``changing``): nothing of it is written."""
         path, result = str(outcome.path), outcome.result
         if not (outcome.part == "" and isinstance(result, Failure)
-                and result.status != "vanished"):  # (vanished: not a failure, and recorded to be read again)
+                and result.status != "vanished"  # (vanished: not a failure, and recorded to be read again)
+                and result.status not in PATH_STATUSES):  # a FIFO, a link: what the path is, not half its bytes
             return False
         if path not in self.unsettled and (self.changing is None or not self.changing(self.to_read[path].seen)):
             return False

@@ -28,6 +28,7 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 # the watch, one line of kilobytes in the daemon's log for each.
 warnings.filterwarnings("ignore", message=r"Callback with id .* already exists for watch", category=RuntimeWarning)
 
+from lifededup.extract import PATH_STATUSES
 from lifededup.index import IndexConfig, Quiet, Seen, run_in_folders
 from lifededup.model import fs_path, shown, stored_path
 from lifededup.store import (
@@ -579,7 +580,7 @@ class Watcher:
                 # a file of no text is no fault (a browser's placeholder while it downloads, an editor between
                 # its truncate and its write): said, not warned of
                 log.info("could not read %s: %s", what, shown(item.reason))
-            elif self._still_written(disk, began, overdue):
+            elif item.status not in PATH_STATUSES and self._still_written(disk, began, overdue):
                 log.log(logging.DEBUG if said_before else logging.INFO,
                         "%s is still being written: not readable yet (%s); read again once it is still",
                         what, shown(item.reason))
