@@ -6,14 +6,17 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from corpus_store import CorpusStore
 from detect_texts import document, substitute, vocabulary
 
 from lifededup.cli import main
-from lifededup.detect import DETECTOR_NAMES
+from lifededup.detect import DETECTOR_NAMES, Detector, Signature
 from lifededup.eval import TruthError, evaluate, format_table, load_truth, read_corpus, true_clusters
+from lifededup.store import open_store
 
 VOCAB = vocabulary(3000, seed=31)
 
@@ -215,3 +218,40 @@ def test_eval_on_a_store_without_truth_labels_a_sample_by_edit_distance(tmp_path
     assert verified.near == six.near > 0, scores
     assert six.precision == 1.0 and verified.precision >= 0.75, scores
     assert verified.recall > six.recall and verified.f1 > six.f1, f"verification should find more drafts: {scores}"
+
+
+def test_eval_on_a_store_gives_each_detector_the_clusters_it_makes_alone(corpus: CorpusStore) -> None:
+    """``eval --store`` prepares each text once for every detector (one
+    normalizing, fingerprinting and term count where detectors share them):
+    the sample corpus's store, both backends, every detector's cluster count
+    is the one that detector makes on its own from the plain texts, and
+    every signature made from the shared text is the one made from the text."""
+    from lifededup.detect import PreparedText, collection_statistics, conservative_clusters, make_detector
+
+    result = CliRunner().invoke(main, ["eval", "--store", "--json", "--db", str(corpus.db)])
+    assert result.exit_code == 0, result.output
+    got = {row["detector"]: row["clusters"] for row in map(json.loads, result.output.splitlines())}
+    with open_store(corpus.db, readonly=True) as store:
+        _, rows = store.execute(
+            "SELECT i.id, i.text FROM items i JOIN fingerprints f ON f.item_id = i.id ORDER BY i.id")
+    texts = {int(str(i)): str(t or "") for i, t in rows}
+    assert len(texts) > 100, "the sample corpus's store should hold its texts"
+    shared = {i: PreparedText(t) for i, t in texts.items()}
+    want = {}
+    for spec in DETECTOR_NAMES:
+        alone = make_detector(spec, collection_statistics(texts.values()))
+        signed = {i: alone.signature(t) for i, t in texts.items()}
+        want[alone.spec] = len(set(conservative_clusters(alone, sorted(signed.items())).values()))
+        # the same detector, its text prepared with every other detector's
+        together = make_detector(spec, collection_statistics(shared.values()))
+        for i, prepared in shared.items():
+            mine = together.signature(prepared)
+            assert _signed(together, mine) == _signed(alone, signed[i]), f"{spec}: item {i}'s signature changed"
+    assert got == want, f"eval --store's clusters differ from each detector's own: {got} != {want}"
+
+
+def _signed(detector: Detector[Any], signature: Signature[Any]) -> tuple[str, bytes | None, object]:
+    """A signature as comparable values: its SHA-1, its sketch as the store
+    keeps it, and the words the verified rule carries beside it."""
+    body = signature.body
+    return signature.sha1, None if body is None else detector.encode(body), getattr(body, "words", None)

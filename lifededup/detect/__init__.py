@@ -8,7 +8,9 @@ Each detector gives a text a :class:`Signature`, files it under index keys,
 and decides near-duplicates; :class:`CandidateIndex` is the in-memory lookup,
 :func:`conservative_clusters` the store's clustering engine over it,
 :func:`make_detector` builds one from a spec such as ``"simhash:3"``, and
-:func:`dedup_results` de-duplicates a query's result set (seeds/004).
+:func:`dedup_results` de-duplicates a query's result set (seeds/004);
+a :class:`PreparedText` is one text several detectors share, normalized,
+fingerprinted and counted once.
 """
 
 from lifededup.detect.base import EXACT_SLOT, Detector, IndexKey, Signature
@@ -16,6 +18,7 @@ from lifededup.detect.eightbytes import EightBytes
 from lifededup.detect.imatch import IMatch, RandomizedIMatch
 from lifededup.detect.index import CandidateIndex, conservative_clusters
 from lifededup.detect.minhash import MinHashLSH
+from lifededup.detect.prepared import PreparedText
 from lifededup.detect.query import Deduplicated, dedup_results
 from lifededup.detect.simhash import SimHash
 from lifededup.detect.spec import DEFAULT_DETECTOR, DETECTOR_NAMES, make_detector, needs_statistics
@@ -35,6 +38,7 @@ __all__ = [
     "IMatch",
     "IndexKey",
     "MinHashLSH",
+    "PreparedText",
     "RandomizedIMatch",
     "Signature",
     "SimHash",

@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeVar
 
-from lifededup.normalize import word_stream
+from lifededup.detect.prepared import Text, prepared
 
 __all__ = ["EXACT_SLOT", "Detector", "IndexKey", "Signature", "as_signed64", "signed64"]
 
@@ -66,7 +66,7 @@ class Detector(ABC, Generic[Body]):
     name: ClassVar[str]
 
     @abstractmethod
-    def sketch(self, text: str) -> Body | None:
+    def sketch(self, text: Text) -> Body | None:
         """The detector's own sketch of ``text`` (``None``: too short for it)."""
 
     @abstractmethod
@@ -90,10 +90,11 @@ class Detector(ABC, Generic[Body]):
         """How to ask for this very detector again (``name:args``)."""
         return self.name
 
-    def signature(self, text: str) -> Signature[Body]:
+    def signature(self, text: Text) -> Signature[Body]:
         """The sketch, and the SHA-1 the fingerprint stage gives exact copies."""
-        sha1 = hashlib.sha1(word_stream(text).encode("utf-8")).hexdigest()
-        return Signature(sha1=sha1, body=self.sketch(text))
+        made = prepared(text)
+        sha1 = hashlib.sha1(made.word_stream().encode("utf-8")).hexdigest()
+        return Signature(sha1=sha1, body=self.sketch(made))
 
     def keys(self, signature: Signature[Body]) -> list[IndexKey]:
         exact = (EXACT_SLOT, signed64(bytes.fromhex(signature.sha1)))

@@ -12,7 +12,8 @@ from dataclasses import replace
 
 from lifededup.config import FingerprintParams
 from lifededup.detect.base import Detector, IndexKey
-from lifededup.fingerprint import DEFAULT_PARAMS, fingerprint
+from lifededup.detect.prepared import Text, prepared
+from lifededup.fingerprint import DEFAULT_PARAMS
 from lifededup.normalize import DocFrequencies
 
 __all__ = ["DEFAULT_BYTE_THRESHOLD", "EIGHT_FEATURES", "EightBytes", "lead_bytes"]
@@ -49,8 +50,8 @@ class EightBytes(Detector[bytes]):
     def spec(self) -> str:
         return f"{self.name}:{self.threshold}"
 
-    def sketch(self, text: str) -> bytes | None:
-        features = fingerprint(text, self.params, self.doc_freq).features
+    def sketch(self, text: Text) -> bytes | None:
+        features = prepared(text).fingerprint(self.params, self.doc_freq).features
         return None if features is None else lead_bytes(features)
 
     def body_keys(self, body: bytes) -> list[IndexKey]:

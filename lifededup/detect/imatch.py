@@ -29,7 +29,8 @@ import numpy.typing as npt
 from lifededup.config import FingerprintParams
 from lifededup.detect.base import Detector, IndexKey, signed64
 from lifededup.detect.permutation import U64, mix64, permutation_keys
-from lifededup.detect.terms import CollectionStatistics, term_counts
+from lifededup.detect.prepared import Text, prepared
+from lifededup.detect.terms import CollectionStatistics
 from lifededup.fingerprint import DEFAULT_PARAMS
 
 __all__ = [
@@ -85,14 +86,14 @@ class IMatch(Detector[tuple[bytes, ...]]):
     def spec(self) -> str:
         return f"{self.name}:{self.lexicons}" if self.lexicons else self.name
 
-    def significant(self, text: str) -> npt.NDArray[np.uint64]:
+    def significant(self, text: Text) -> npt.NDArray[np.uint64]:
         """The sorted distinct term values that survive the filters and the IDF cut."""
-        values = term_counts(text, self.params).values
+        values = prepared(text).term_counts(self.params).values
         if self.statistics is None:
             return values
         return values[self.statistics.normalized_idf(values) >= self.min_nidf]
 
-    def sketch(self, text: str) -> tuple[bytes, ...] | None:
+    def sketch(self, text: Text) -> tuple[bytes, ...] | None:
         values = self.significant(text)
         if values.size == 0:
             return None

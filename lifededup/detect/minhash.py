@@ -23,6 +23,7 @@ import numpy.typing as npt
 from lifededup.config import FingerprintParams
 from lifededup.detect.base import Detector, IndexKey, signed64
 from lifededup.detect.permutation import U64, permutation_keys, permute
+from lifededup.detect.prepared import Text, prepared
 from lifededup.fingerprint import DEFAULT_PARAMS, shingle
 from lifededup.normalize import DocFrequencies
 
@@ -95,9 +96,9 @@ class MinHashLSH(Detector[Signature]):
     def spec(self) -> str:
         return f"{self.name}:{self.bands}x{self.rows}:{self.threshold:g}"
 
-    def sketch(self, text: str) -> Signature | None:
+    def sketch(self, text: Text) -> Signature | None:
         # one polynomial: every shingle value, of any array shape, is one column
-        values = shingle(text, self.params, self.doc_freq).values.ravel()
+        values = shingle(prepared(text).text, self.params, self.doc_freq).values.ravel()
         return minhash(values, self.bands * self.rows, self.seed)
 
     def body_keys(self, body: Signature) -> list[IndexKey]:

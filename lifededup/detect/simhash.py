@@ -22,7 +22,7 @@ import numpy.typing as npt
 from lifededup.config import FingerprintParams
 from lifededup.detect.base import Detector, IndexKey, as_signed64
 from lifededup.detect.permutation import U64, mix64
-from lifededup.detect.terms import term_counts
+from lifededup.detect.prepared import Text, prepared
 from lifededup.fingerprint import DEFAULT_PARAMS
 
 __all__ = [
@@ -82,8 +82,8 @@ class SimHash(Detector[int]):
     def spec(self) -> str:
         return f"{self.name}:{self.distance}"
 
-    def sketch(self, text: str) -> int | None:
-        found = term_counts(text, self.params)
+    def sketch(self, text: Text) -> int | None:
+        found = prepared(text).term_counts(self.params)
         if len(found) == 0:
             return None
         # features are the terms, weighted by how often they occur; their

@@ -9,7 +9,8 @@ import struct
 
 from lifededup.config import FingerprintParams
 from lifededup.detect.base import Detector, IndexKey
-from lifededup.fingerprint import DEFAULT_PARAMS, fingerprint
+from lifededup.detect.prepared import Text, prepared
+from lifededup.fingerprint import DEFAULT_PARAMS
 from lifededup.model import shared_features
 from lifededup.normalize import DocFrequencies
 
@@ -29,8 +30,8 @@ class SuperShingles(Detector[tuple[int, ...]]):
     def spec(self) -> str:
         return f"{self.name}:{self.params.threshold}"
 
-    def sketch(self, text: str) -> tuple[int, ...] | None:
-        return fingerprint(text, self.params, self.doc_freq).features
+    def sketch(self, text: Text) -> tuple[int, ...] | None:
+        return prepared(text).fingerprint(self.params, self.doc_freq).features
 
     def body_keys(self, body: tuple[int, ...]) -> list[IndexKey]:
         # a pair sharing `threshold` >= 1 features shares at least one

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -21,7 +22,7 @@ import numpy.typing as npt
 from lifededup.config import FingerprintParams
 from lifededup.fingerprint import DEFAULT_PARAMS, shingle
 
-__all__ = ["CollectionStatistics", "TermCounts", "collection_statistics", "term_counts"]
+__all__ = ["CollectionStatistics", "Counted", "TermCounts", "collection_statistics", "term_counts"]
 
 
 @dataclass(frozen=True)
@@ -58,8 +59,14 @@ class CollectionStatistics:
         return nidf
 
 
+class Counted(Protocol):
+    """A text that keeps its term counts (:class:`~lifededup.detect.prepared.PreparedText`)."""
+
+    def term_counts(self, params: FingerprintParams = DEFAULT_PARAMS) -> TermCounts: ...
+
+
 def collection_statistics(
-    texts: Iterable[str], params: FingerprintParams = DEFAULT_PARAMS
+    texts: Iterable[str | Counted], params: FingerprintParams = DEFAULT_PARAMS
 ) -> CollectionStatistics:
     """Term document frequencies of a collection, read in a first pass over
     it: the two-pass way of getting I-Match's statistics (seeds/002)."""
@@ -67,5 +74,6 @@ def collection_statistics(
     documents = 0
     for text in texts:
         documents += 1
-        frequencies.update(term_counts(text, params).values.tolist())
+        found = term_counts(text, params) if isinstance(text, str) else text.term_counts(params)
+        frequencies.update(found.values.tolist())
     return CollectionStatistics(documents=documents, frequencies=dict(frequencies))

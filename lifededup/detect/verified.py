@@ -10,9 +10,10 @@ from dataclasses import dataclass
 
 from lifededup.config import FingerprintParams
 from lifededup.detect.base import Detector, IndexKey
-from lifededup.fingerprint import DEFAULT_PARAMS, fingerprint
+from lifededup.detect.prepared import Text, prepared
+from lifededup.fingerprint import DEFAULT_PARAMS
 from lifededup.model import shared_features
-from lifededup.normalize import DocFrequencies, word_stream
+from lifededup.normalize import DocFrequencies
 from lifededup.store.similarity import Rule, measure, sketch_values
 
 __all__ = ["Verified", "VerifiedSketch"]
@@ -46,11 +47,12 @@ class Verified(Detector[VerifiedSketch]):
     def spec(self) -> str:
         return self.rule.spec
 
-    def sketch(self, text: str) -> VerifiedSketch | None:
-        made = fingerprint(text, self.params, self.doc_freq)
+    def sketch(self, text: Text) -> VerifiedSketch | None:
+        source = prepared(text)
+        made = source.fingerprint(self.params, self.doc_freq)
         if made.sketch is None or made.features is None:
             return None  # short texts are exact-only
-        return VerifiedSketch(made.sketch, made.features, tuple(word_stream(text).split()))
+        return VerifiedSketch(made.sketch, made.features, tuple(source.word_stream().split()))
 
     def body_keys(self, body: VerifiedSketch) -> list[IndexKey]:
         values = [(_MINIMA_SLOT, int(v)) for v in dict.fromkeys(sketch_values(body.sketch).tolist())]

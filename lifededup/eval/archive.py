@@ -24,10 +24,15 @@ from typing import Any
 
 import numpy as np
 
-from lifededup.detect import collection_statistics, conservative_clusters, make_detector, needs_statistics
+from lifededup.detect import (
+    PreparedText,
+    collection_statistics,
+    conservative_clusters,
+    make_detector,
+    needs_statistics,
+)
 from lifededup.eval.table import render
 from lifededup.fingerprint import shingle
-from lifededup.normalize import word_stream
 from lifededup.store import Store
 from lifededup.store.similarity import bounded_word_distance
 
@@ -76,7 +81,7 @@ def sharing_pairs(texts: dict[int, str]) -> set[tuple[int, int]]:
     return {p for p, n in shared.items() if n >= MIN_SHARED * max(1, min(shingles[p[0]].size, shingles[p[1]].size))}
 
 
-def _clusters(spec: str, texts: dict[int, str]) -> dict[int, int]:
+def _clusters(spec: str, texts: dict[int, PreparedText]) -> dict[int, int]:
     statistics = collection_statistics(texts.values()) if needs_statistics(spec) else None
     detector = make_detector(spec, statistics)
     return conservative_clusters(detector, ((i, detector.signature(t)) for i, t in sorted(texts.items())))
@@ -96,11 +101,14 @@ def evaluate_archive(store: Store, specs: Sequence[str], *, items: int = 2000, p
     for spec in specs:
         make_detector(spec)  # a bad spec fails before any work is done
     texts = _texts(store, items, seed)
-    clusters = {spec: _clusters(spec, texts) for spec in specs}
+    # each text normalized, fingerprinted and counted once for every detector
+    # (the sample is at most `items` texts, so all of it is kept at once)
+    made = {i: PreparedText(t) for i, t in texts.items()}
+    clusters = {spec: _clusters(spec, made) for spec in specs}
     accepted = {spec: _together(c) for spec, c in clusters.items()}
     pool = sorted(sharing_pairs(texts).union(*accepted.values()))
     sample = pool if len(pool) <= pairs else random.Random(seed).sample(pool, pairs)
-    words = {i: word_stream(t).split() for i, t in texts.items()}
+    words = {i: made[i].word_stream().split() for i in texts}
     near = {p for p in sample if bounded_word_distance(words[p[0]], words[p[1]], bound) is not None}
     scores = []
     for spec in specs:
