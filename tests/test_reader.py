@@ -63,6 +63,9 @@ def same_as_sqlalchemy(url: str) -> bool:
     got = resolve(url)
     assert got == Location(url=want), f"{url!r}: resolved to {got.url!r}, SQLAlchemy's reading {want!r}"
     shown = make_url(want).set(drivername="postgresql").render_as_string(hide_password=True)
+    # as SQLAlchemy shows it, but a query's slashes as they are (host=/run/postgresql, not %2F)
+    head, mark, query = shown.partition("?")
+    shown = head + mark + query.replace("%2F", "/")
     assert str(got) == shown, f"{url!r}: shown as {str(got)!r}, SQLAlchemy shows {shown!r}"
     # the reader connects with the parts of the resolved URL, as the engine made of it does
     resolved = pg_url.parse(want)

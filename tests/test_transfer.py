@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from click.testing import CliRunner
@@ -129,12 +130,12 @@ def test_a_store_that_holds_anything_is_refused_unless_replaced(source: str, sto
     with open_store(store_url) as store:
         store.upsert_item(ItemRecord("/other/archive.txt", text=text), fp(text))
     out = run("export", "--db", source, store_url, code=1)
-    assert "not empty (1 items" in out and "--replace" in out and "never merges" in out, out
+    assert "not empty (1 item," in out and "--replace" in out and "never merges" in out, out
     with open_store(store_url, readonly=True) as store:
         _, kept = store.execute("SELECT path FROM items")
     assert kept == [("/other/archive.txt",)], f"a refused move must change nothing: {kept}"
     out = run("export", "--db", source, store_url, "--replace")
-    assert "replacing its 1 items" in out, out
+    assert "replacing its 1 item)" in out, out
     assert rows(store_url) == rows(source)
     assert run("check", "--db", store_url).startswith("ok:")
 
@@ -318,3 +319,26 @@ def test_export_on_a_terminal_shows_a_bar_per_table_and_in_a_pipe_only_its_resul
     assert b"items:" in shown and b"fingerprints:" in shown and b"row/s" in shown, shown
     piped = subprocess.run([*command, str(tmp_path / "piped.db")], capture_output=True, text=True, timeout=120)
     assert piped.returncode == 0 and piped.stderr == "", piped.stderr
+
+
+def test_a_move_says_its_rows_and_its_server_as_a_person_reads_them(tmp_path: Path, pg_url: str) -> None:
+    """``export`` and ``import`` through the CLI, a real server reached by its
+    socket folder: one row of a table is said in the singular ("1 machine",
+    not "1 machines"), the server's socket folder as the path it is (not
+    ``host=%2Ftmp%2F...``), and a password in the URL never."""
+    folder = parse_qs(urlsplit(pg_url).query)["host"][0]
+    with_password = pg_url.replace("@/", ":s3cret@/", 1)
+    text = prose(4)
+    with open_store(pg_url, machine="laptop") as store:
+        store.upsert_item(ItemRecord("/home/me/notes.txt", text=text), fp(text))
+    out = run("export", "--db", with_password, str(tmp_path / "one.db"))
+    assert ": 1 item, 1 machine, " in out, out
+    assert f"?host={folder}&" in out and "%2F" not in out, f"the socket folder {folder} is not shown as a path: {out}"
+    assert "s3cret" not in out and ":***@/" in out, f"the password is shown: {out}"
+    with open_store(pg_url, machine="nas") as store:
+        store.upsert_item(ItemRecord("/home/me/other.txt", text=prose(5)), fp(prose(5)))
+    out = run("export", "--db", pg_url, str(tmp_path / "two.db"))
+    assert ": 2 items, 2 machines, " in out, out
+    refused = run("import", "--db", with_password, str(tmp_path / "one.db"), code=1)
+    assert f"the target {str(resolve(with_password))} is not empty (2 items, 2 machines," in refused, refused
+    assert f"?host={folder}&" in refused and "s3cret" not in refused, refused

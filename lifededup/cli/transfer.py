@@ -36,7 +36,7 @@ _HOW = """
 
 def _move(source: str | None, target: str | None, replace: bool, as_json: bool) -> None:
     """The one library call both commands make, and its report."""
-    from lifededup.store.transfer import copy_store
+    from lifededup.store.transfer import copy_store, rows_said
 
     made = resolve(target).path
     made = made if made is not None and not made.exists() else None
@@ -61,9 +61,8 @@ def _move(source: str | None, target: str | None, replace: bool, as_json: bool) 
     if as_json:
         click.echo(json.dumps(moved.to_dict(), indent=2))
         return
-    counts = ", ".join(f"{n} {table}" for table, n in moved.rows.items())
-    replaced = f" (replacing its {moved.replaced} items)" if moved.replaced else ""
-    click.echo(f"copied {moved.source} to {moved.target}{replaced} in {moved.seconds:.1f} s: {counts}")
+    replaced = f" (replacing its {rows_said({'items': moved.replaced})})" if moved.replaced else ""
+    click.echo(f"copied {moved.source} to {moved.target}{replaced} in {moved.seconds:.1f} s: {rows_said(moved.rows)}")
 
 
 class _Bar:

@@ -84,15 +84,28 @@ class Location:
 
     def __str__(self) -> str:
         if self.url is not None:
-            parsed = pg_url.parse(self.url)
-            if parsed is not None:  # without importing SQLAlchemy, the same text
-                return parsed.render("postgresql", hide_password=True)
-            from sqlalchemy.engine import make_url
-
-            made = make_url(self.url)
-            hidden = {k: ("***" if k in pg_url.SECRET_KEYS else v) for k, v in made.query.items()}
-            return made.set(drivername="postgresql", query=hidden).render_as_string(hide_password=True)
+            return _slashes_shown(_password_hidden(self.url))
         return str(self.path)
+
+
+def _password_hidden(url: str) -> str:
+    parsed = pg_url.parse(url)
+    if parsed is not None:  # without importing SQLAlchemy, the same text
+        return parsed.render("postgresql", hide_password=True)
+    from sqlalchemy.engine import make_url
+
+    made = make_url(url)
+    hidden = {k: ("***" if k in pg_url.SECRET_KEYS else v) for k, v in made.query.items()}
+    return made.set(drivername="postgresql", query=hidden).render_as_string(hide_password=True)
+
+
+def _slashes_shown(url: str) -> str:
+    """A URL's query with its slashes as they are: a server reached by its
+    socket folder reads ``host=/run/postgresql``, not ``host=%2Frun%2Fpostgresql``
+    (a '/' needs no escape in a query, so the URL still reads back the same;
+    a '%' of a value is escaped as %25, so no other %2F is made a slash)."""
+    head, mark, query = url.partition("?")
+    return head + mark + query.replace("%2F", "/")
 
 
 def default_path() -> Path:

@@ -92,6 +92,12 @@ class Moved:
                 "replaced": self.replaced, "seconds": round(self.seconds, 3)}
 
 
+def rows_said(rows: dict[str, int]) -> str:
+    """Rows per table as a person reads them: ``1 machine, 2 items``."""
+    # every table's name is a plural made with an s (items, sketch_keys, params)
+    return ", ".join(f"{n} {table[:-1] if n == 1 else table}" for table, n in rows.items())
+
+
 def tables() -> list[Table]:
     """The store's tables, parents before the tables that point at them."""
     return list(Base.metadata.sorted_tables)
@@ -170,7 +176,7 @@ def _make_room(writing: Connection, target: Store, replace: bool) -> int:
     if not any(held.values()):
         return 0
     if not replace:
-        shown = ", ".join(f"{n} {name}" for name, n in held.items() if n)
+        shown = rows_said({name: n for name, n in held.items() if n})
         raise TransferRefused(
             f"the target {target.location} is not empty ({shown}): a transfer never merges two stores. "
             "Give an empty database or a new file, or --replace to empty this one first (its rows are "
