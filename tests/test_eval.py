@@ -222,10 +222,11 @@ def test_eval_on_a_store_without_truth_labels_a_sample_by_edit_distance(tmp_path
 
 def test_eval_on_a_store_gives_each_detector_the_clusters_it_makes_alone(corpus: CorpusStore) -> None:
     """``eval --store`` prepares each text once for every detector (one
-    normalizing, fingerprinting and term count where detectors share them):
-    the sample corpus's store, both backends, every detector's cluster count
-    is the one that detector makes on its own from the plain texts, and
-    every signature made from the shared text is the one made from the text."""
+    normalizing, fingerprinting and term count where detectors share them,
+    fingerprints made in batches): the sample corpus's store, both backends,
+    every detector's cluster count is the one that detector makes on its own
+    from the plain texts one by one, and every signature made from the shared
+    text is the one made from the text alone."""
     from lifededup.detect import PreparedText, collection_statistics, conservative_clusters, make_detector
 
     result = CliRunner().invoke(main, ["eval", "--store", "--json", "--db", str(corpus.db)])
@@ -244,6 +245,7 @@ def test_eval_on_a_store_gives_each_detector_the_clusters_it_makes_alone(corpus:
         want[alone.spec] = len(set(conservative_clusters(alone, sorted(signed.items())).values()))
         # the same detector, its text prepared with every other detector's
         together = make_detector(spec, collection_statistics(shared.values()))
+        together.prepare(list(shared.values()))  # as eval does: fingerprinted in batches
         for i, prepared in shared.items():
             mine = together.signature(prepared)
             assert _signed(together, mine) == _signed(alone, signed[i]), f"{spec}: item {i}'s signature changed"

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeVar
 
-from lifededup.detect.prepared import Text, prepared
+from lifededup.detect.prepared import PreparedText, Text, prepared
 
 __all__ = ["EXACT_SLOT", "Detector", "IndexKey", "Signature", "as_signed64", "signed64"]
 
@@ -89,6 +90,10 @@ class Detector(ABC, Generic[Body]):
     def spec(self) -> str:
         """How to ask for this very detector again (``name:args``)."""
         return self.name
+
+    def prepare(self, texts: Sequence[PreparedText]) -> None:
+        """Make at once, for every text, what :meth:`sketch` will ask of each
+        (nothing, unless a detector has a faster way for many texts)."""
 
     def signature(self, text: Text) -> Signature[Body]:
         """The sketch, and the SHA-1 the fingerprint stage gives exact copies."""

@@ -8,11 +8,12 @@ probability 1/256, and on 3 of 8 with about C(8,3)/256^3 = 3.3e-6 per pair.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from lifededup.config import FingerprintParams
 from lifededup.detect.base import Detector, IndexKey
-from lifededup.detect.prepared import Text, prepared
+from lifededup.detect.prepared import PreparedText, Text, fingerprint_all, prepared
 from lifededup.fingerprint import DEFAULT_PARAMS
 from lifededup.normalize import DocFrequencies
 
@@ -49,6 +50,9 @@ class EightBytes(Detector[bytes]):
     @property
     def spec(self) -> str:
         return f"{self.name}:{self.threshold}"
+
+    def prepare(self, texts: Sequence[PreparedText]) -> None:
+        fingerprint_all(texts, self.params, self.doc_freq)
 
     def sketch(self, text: Text) -> bytes | None:
         features = prepared(text).fingerprint(self.params, self.doc_freq).features

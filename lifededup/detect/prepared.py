@@ -7,19 +7,23 @@ parameters, SimHash, I-Match, its lexicon variant and I-Match's collection
 statistics all count its terms, and every detector hashes its word stream.
 A :class:`PreparedText` keeps each of these the first time one is asked for,
 so the next detector gets the very same value (the same function on the
-same text) without the work.  A plain ``str`` given to a detector is
-prepared for that one call, as before.
+same text) without the work.  A detector that can make its part for many
+texts at once does so in :meth:`Detector.prepare` (the fingerprint, by
+:func:`fingerprint_all`, a batch at a time).  A plain ``str`` given to a
+detector is prepared for that one call, as before.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from lifededup.config import FingerprintParams
 from lifededup.detect.terms import TermCounts, term_counts
-from lifededup.fingerprint import DEFAULT_PARAMS, fingerprint
+from lifededup.fingerprint import DEFAULT_PARAMS, fingerprint, fingerprint_many
 from lifededup.model import Fingerprint
 from lifededup.normalize import DocFrequencies, word_stream
 
-__all__ = ["PreparedText", "Text", "prepared"]
+__all__ = ["PreparedText", "Text", "fingerprint_all", "prepared"]
 
 
 class PreparedText:
@@ -51,6 +55,20 @@ class PreparedText:
         if params not in self._terms:
             self._terms[params] = term_counts(self.text, params)
         return self._terms[params]
+
+
+def fingerprint_all(texts: Sequence[PreparedText], params: FingerprintParams = DEFAULT_PARAMS,
+                    doc_freq: DocFrequencies | None = None) -> None:
+    """Fingerprint every text not yet fingerprinted under ``params``, a batch
+    at a time (:func:`~lifededup.fingerprint.fingerprint_many`, as the indexer
+    does): one vectorised pass for many small texts, where one call a text
+    pays numpy's fixed cost each time.  Each text's fingerprint is the one
+    :func:`~lifededup.fingerprint.fingerprint` gives it alone."""
+    if doc_freq is not None:
+        return  # never kept (PreparedText.fingerprint)
+    missing = [t for t in texts if params not in t._fingerprints]
+    for text, made in zip(missing, fingerprint_many([t.text for t in missing], params)):
+        text._fingerprints[params] = made
 
 
 #: what a detector sketches: a text, or one prepared for several detectors

@@ -6,10 +6,11 @@ it behind the detector contract."""
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 
 from lifededup.config import FingerprintParams
 from lifededup.detect.base import Detector, IndexKey
-from lifededup.detect.prepared import Text, prepared
+from lifededup.detect.prepared import PreparedText, Text, fingerprint_all, prepared
 from lifededup.fingerprint import DEFAULT_PARAMS
 from lifededup.model import shared_features
 from lifededup.normalize import DocFrequencies
@@ -29,6 +30,9 @@ class SuperShingles(Detector[tuple[int, ...]]):
     @property
     def spec(self) -> str:
         return f"{self.name}:{self.params.threshold}"
+
+    def prepare(self, texts: Sequence[PreparedText]) -> None:
+        fingerprint_all(texts, self.params, self.doc_freq)
 
     def sketch(self, text: Text) -> tuple[int, ...] | None:
         return prepared(text).fingerprint(self.params, self.doc_freq).features

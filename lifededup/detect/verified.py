@@ -6,11 +6,12 @@ admitted within the word edit distance and resemblance bounds
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lifededup.config import FingerprintParams
 from lifededup.detect.base import Detector, IndexKey
-from lifededup.detect.prepared import Text, prepared
+from lifededup.detect.prepared import PreparedText, Text, fingerprint_all, prepared
 from lifededup.fingerprint import DEFAULT_PARAMS
 from lifededup.model import shared_features
 from lifededup.normalize import DocFrequencies
@@ -46,6 +47,9 @@ class Verified(Detector[VerifiedSketch]):
     @property
     def spec(self) -> str:
         return self.rule.spec
+
+    def prepare(self, texts: Sequence[PreparedText]) -> None:
+        fingerprint_all(texts, self.params, self.doc_freq)
 
     def sketch(self, text: Text) -> VerifiedSketch | None:
         source = prepared(text)

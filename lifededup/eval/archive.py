@@ -84,6 +84,7 @@ def sharing_pairs(texts: dict[int, str]) -> set[tuple[int, int]]:
 def _clusters(spec: str, texts: dict[int, PreparedText]) -> dict[int, int]:
     statistics = collection_statistics(texts.values()) if needs_statistics(spec) else None
     detector = make_detector(spec, statistics)
+    detector.prepare(list(texts.values()))
     return conservative_clusters(detector, ((i, detector.signature(t)) for i, t in sorted(texts.items())))
 
 
