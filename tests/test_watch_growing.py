@@ -66,7 +66,7 @@ def test_a_pdf_written_slowly_is_said_once_quietly_and_read_whole(tmp_path: Path
                    "the PDF is read whole once written")
     warned = said(caplog, logging.WARNING, "minutes.pdf")
     assert not warned, f"a PDF still being written was warned of: {[r.getMessage() for r in warned]}"
-    quiet = said(caplog, logging.INFO, "minutes.pdf is still being written")
+    quiet = said(caplog, logging.INFO, "minutes.pdf: not readable")
     assert len(quiet) == 1, f"said once, at INFO, while it grew: {[r.getMessage() for r in caplog.records]}"
 
 
@@ -84,5 +84,5 @@ def test_a_pdf_that_stops_half_written_is_warned_of_once_still(tmp_path: Path,
     warned = said(caplog, logging.WARNING, "cut.pdf")
     assert len(warned) == 1 and "damaged or truncated PDF" in warned[0].getMessage(), \
         f"warned of once, when still: {[(r.created - ended, r.getMessage()) for r in warned]}"
-    quiet = said(caplog, logging.INFO, "cut.pdf is still being written")
+    quiet = said(caplog, logging.INFO, "cut.pdf: not readable")
     assert len(quiet) == 1 and quiet[0].created < ended, [r.getMessage() for r in caplog.records]

@@ -46,7 +46,7 @@ def test_a_rescan_records_nothing_of_a_pdf_still_being_written(tmp_path: Path,
     root.mkdir()
     with rescanning(tmp_path, root, None) as store:
         ended = written_unlisted(store, root / "minutes.pdf")
-    quiet = said(caplog, logging.INFO, "minutes.pdf is still being written")
+    quiet = said(caplog, logging.INFO, "minutes.pdf: not readable")
     assert quiet and all(r.created < ended for r in quiet), \
         f"said at INFO while it grew: {[r.getMessage() for r in caplog.records]}"
     assert not said(caplog, logging.WARNING, "minutes.pdf"), [r.getMessage() for r in caplog.records]

@@ -64,5 +64,5 @@ def test_a_damaged_file_first_taken_for_one_being_written_is_warned_of_once_stil
         eventually(lambda: any(r.levelno == logging.WARNING and "could not read" in r.getMessage()
                                and "broken.pdf" in r.getMessage() for r in caplog.records),
                    "the damaged PDF is warned of once still")
-    quiet = [r for r in caplog.records if "broken.pdf is still being written" in r.getMessage()]
+    quiet = [r for r in caplog.records if "broken.pdf: not readable" in r.getMessage()]
     assert len(quiet) == 1 and quiet[0].levelno == logging.INFO, [r.getMessage() for r in caplog.records]

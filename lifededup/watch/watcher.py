@@ -581,9 +581,8 @@ class Watcher:
                 # its truncate and its write): said, not warned of
                 log.info("could not read %s: %s", what, shown(item.reason))
             elif item.status not in PATH_STATUSES and self._still_written(disk, began, overdue):
-                log.log(logging.DEBUG if said_before else logging.INFO,
-                        "%s is still being written: not readable yet (%s); read again once it is still",
-                        what, shown(item.reason))
+                log.log(logging.DEBUG if said_before else logging.INFO, _CHANGED_UNREADABLE,
+                        what, shown(item.reason), self.delay, self.delay)
             else:
                 log.warning("could not read %s: %s", what, shown(item.reason))
         if failed > len(named):
@@ -596,9 +595,8 @@ class Watcher:
         them (on disk)."""
         for path, reason in deferred.items():
             disk, now = fs_path(path), stat_of(fs_path(path))
-            log.log(logging.DEBUG if disk in self._unsettled else logging.INFO,
-                    "%s is still being written: not readable yet (%s); read again once it is still",
-                    shown(path), shown(reason))
+            log.log(logging.DEBUG if disk in self._unsettled else logging.INFO, _CHANGED_UNREADABLE,
+                    shown(path), shown(reason), self.delay, self.delay)
             if now is not None:
                 self._unsettled[disk] = now
             self.debouncer.note(disk)
@@ -643,6 +641,10 @@ class Watcher:
 
 # failed files a run names in the log (the rest are counted)
 _FAILURES_NAMED = 10
+# What the watcher knows of a file it could not read that had just changed: not that anything
+# still writes it (a half PDF placed in one go is as still as it will be), only that it looks again
+_CHANGED_UNREADABLE = ("%s: not readable (%s) and changed in the last %g s; read again once unchanged for %g s, "
+                       "warned of then if still not readable")
 
 
 class _Counting(Quiet):
