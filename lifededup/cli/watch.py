@@ -155,8 +155,12 @@ def _running_daemon(store: Store) -> str:
     status = daemons.read_status(daemons.DaemonPaths.default())
     if not status.running:
         return ""
+    from lifededup.store.opening import slashes_shown
+
     report = status.report or {}
-    if report.get("store") == str(store.location) and report.get("machine") == store.machine:
+    # a daemon started before its store was shown with slashes (host=%2Frun%2Fpostgresql) is the same store
+    reported = slashes_shown(str(report.get("store", ""))) if store.location.url is not None else report.get("store")
+    if reported == str(store.location) and report.get("machine") == store.machine:
         if report.get("follows") is False:
             return (f"the watcher (pid {status.pid}) watches the folders it was given (lifededup watch PATH...), "
                     "not this list: it does not take this change up; run `lifededup watch` without PATHS, or "

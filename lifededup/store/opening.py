@@ -84,7 +84,7 @@ class Location:
 
     def __str__(self) -> str:
         if self.url is not None:
-            return _slashes_shown(_password_hidden(self.url))
+            return slashes_shown(_password_hidden(self.url))
         return str(self.path)
 
 
@@ -99,7 +99,7 @@ def _password_hidden(url: str) -> str:
     return made.set(drivername="postgresql", query=hidden).render_as_string(hide_password=True)
 
 
-def _slashes_shown(url: str) -> str:
+def slashes_shown(url: str) -> str:
     """A URL's query with its slashes as they are: a server reached by its
     socket folder reads ``host=/run/postgresql``, not ``host=%2Frun%2Fpostgresql``
     (a '/' needs no escape in a query, so the URL still reads back the same;
