@@ -110,7 +110,7 @@ def _sqlite_checks(conn: Connection) -> list[Problem]:
 
 
 # The indexes PostgreSQL alone has, which the models do not declare: those
-# of items_fts (revisions 0002 and 0025; the table is plain SQL), through
+# of items_fts and items_fts_pieces (revisions 0002, 0025 and 0027; the tables are plain SQL), through
 # which a search reads (without one a common word's page scans every
 # document), and the items' paths in byte order (revision 0026), through
 # which a scan finds the items under its folder.
@@ -119,6 +119,8 @@ _SERVER_INDEXES = {
     "ix_items_fts_heading": ("items_fts",
                              "CREATE INDEX ix_items_fts_heading ON items_fts USING gin (ts_filter(document, '{a}'))"),
     "ix_items_fts_length": ("items_fts", "CREATE INDEX ix_items_fts_length ON items_fts (length(document))"),
+    "ix_items_fts_pieces_document": ("items_fts_pieces", "CREATE INDEX ix_items_fts_pieces_document "
+                                     "ON items_fts_pieces USING gin (document)"),
     "ix_items_path_bytes": ("items", 'CREATE INDEX ix_items_path_bytes ON items (machine, path COLLATE "C")'),
 }
 
