@@ -121,6 +121,8 @@ _SERVER_INDEXES = {
     "ix_items_fts_length": ("items_fts", "CREATE INDEX ix_items_fts_length ON items_fts (length(document))"),
     "ix_items_fts_pieces_document": ("items_fts_pieces", "CREATE INDEX ix_items_fts_pieces_document "
                                      "ON items_fts_pieces USING gin (document)"),
+    "ix_items_fts_pieces_heads": ("items_fts_pieces", "CREATE INDEX ix_items_fts_pieces_heads "
+                                  "ON items_fts_pieces (rowid) WHERE piece = 0"),
     "ix_items_path_bytes": ("items", 'CREATE INDEX ix_items_path_bytes ON items (machine, path COLLATE "C")'),
 }
 

@@ -72,6 +72,9 @@ END $$
 """,
 )
 
+# the pieced items: a phrase's search reads their document no more (search/phrases.py)
+HEADS = "CREATE INDEX ix_items_fts_pieces_heads ON items_fts_pieces (rowid) WHERE piece = 0"
+
 _TABLE = (
     """
 CREATE TABLE items_fts_pieces (
@@ -83,6 +86,7 @@ CREATE TABLE items_fts_pieces (
 """,
     "ALTER TABLE items_fts_pieces SET (toast_tuple_target = 8160)",  # as items_fts' (0021)
     "CREATE INDEX ix_items_fts_pieces_document ON items_fts_pieces USING gin (document)",
+    HEADS,
 )
 
 _COLUMNS = ("title", "text", "people")
