@@ -247,6 +247,9 @@ def _joined(query: str) -> tuple[str, list[list[str]]]:
             words = [either(w, "") for w in piece.strip('"').split()]
             if all(len(w) == 1 for w in words):
                 return piece
+            closed = len(piece) > 1 and piece.endswith('"')
+            if words and closed and found.string[found.end():found.end() + 1] == "*":  # "a b"*: b a prefix
+                words[-1] = [w + PREFIX_MARK for w in words[-1]]  # the * left after the mark reads as nothing
             phrases = [""]
             for choices in words:  # past 16 phrases, a joined word is read as typed alone
                 phrases = [f"{p} {c}" for p in phrases for c in (choices if len(phrases) < 16 else choices[:1])]
