@@ -5,6 +5,7 @@ an SQLite file and on a real PostgreSQL server (the ``store_url`` fixture)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from lifededup.store.similarity import sketch_values
 from lifededup.store.models import Base
 from lifededup.store import Store
 from lifededup.store.opening import alembic_config, make_engine, resolve
+from lifededup.store.searchable import apart
 
 
 def upgrade_to(path: Path | str, revision: str, *, down: bool = False) -> None:
@@ -946,4 +948,144 @@ def test_0022_finds_a_word_inside_cjk_text_and_rewrites_only_the_items_holding_o
     engine.dispose()
     with open_store(store_url, machine="m") as store:  # up again
         assert [h.id for h in search(store, "東京", collapse=False).hits] == [1]
+        assert [p for p in check_store(store) if p.check == "fts-index"] == []
+
+
+# A hundred short words, each of a long filler text's 16,400 164 times: such
+# a text's document loses places past its 16,383rd word, and no word's 256
+# places are all taken (nor is it 100,000 characters long).
+_SHORT_WORDS = [c + v for c in "bcdfghjklmnprstvwxz" for v in "aeiouy"][:100]
+
+
+def _filler(count: int) -> list[str]:
+    return [_SHORT_WORDS[n % len(_SHORT_WORDS)] for n in range(count)]
+
+
+def _long_texts() -> dict[int, str]:
+    """(a) a phrase past a text's 16,383rd word, and one across its first
+    two pieces (words 998-1000); (b) ``the package`` past the 256th ``the``,
+    one ``the`` in six words; (c) short texts with the same phrases; (d) a
+    phrase past the 16,383rd character of a Chinese text (each character a word)."""
+    placed = _filler(16_400)
+    placed[998:1001] = ["bright", "harbour", "lights"]
+    plain = [chr(c) for c in range(0x4E00, 0x4F40) if chr(c) not in "東京"]
+    return {1: " ".join(placed) + " per Filesystem Hierarchy Standard.",
+            2: _the_package(),
+            3: "A short note: install the package first.",
+            4: "The Filesystem Hierarchy Standard in brief.",
+            5: "".join(plain[n % len(plain)] for n in range(16_500)) + "東京に住んでいます。"}
+
+
+def _the_package() -> str:
+    return " ".join(f"the {' '.join(_filler(5))}" for _ in range(300)) + " then install the package now."
+
+
+def phrase_ids(store: Store, phrase: str, *, pieces_alone: bool = False) -> list[int]:
+    """The items whose words hold ``phrase``, by the store's own index:
+    FTS5's phrase on SQLite; on PostgreSQL a document's, or (revision
+    0027) one of its pieces' (``pieces_alone``: only those)."""
+    if store.location.url is None:
+        sql, query = "SELECT rowid FROM items_fts WHERE items_fts MATCH :q", f'"{phrase}"'
+    else:
+        found = "document @@ phraseto_tsquery('simple', :q)"
+        parts = [] if pieces_alone else [f"SELECT rowid FROM items_fts WHERE {found}"]
+        if "items_fts_pieces" in catalog(store, "tables"):
+            parts.append(f"SELECT rowid FROM items_fts_pieces WHERE {found}")
+        sql, query = " UNION ".join(parts), phrase
+    return sorted({int(str(r[0])) for r in store.execute(sql, {"q": query})[1]})
+
+
+def pieces_and_made(store: Store) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+    """Every item's pieces as stored, and as the pieces' function makes them of its document and text now."""
+    stored = store.execute("SELECT rowid, piece, CAST(document AS text) FROM items_fts_pieces ORDER BY 1, 2")[1]
+    made = store.execute("SELECT f.rowid, p.piece, CAST(p.words AS text) FROM items_fts f JOIN items i ON i.id = f.rowid"
+                         " CROSS JOIN LATERAL items_fts_pieces_of(f.document, coalesce(i.text_apart, i.text)) AS p"
+                         " ORDER BY 1, 2")[1]
+    return stored, made
+
+
+def assert_pieces_cover(store: Store, item_id: int) -> None:
+    """Piece 0 is the item's title; pieces 1.. are its text a thousand words
+    at a time, every word of it in one, each piece's places all kept."""
+    _, [(body,)] = store.execute("SELECT coalesce(text_apart, text) FROM items WHERE id = :i", {"i": item_id})
+    words = len(re.split(r"[\s\x01]+", str(body).strip()))
+    _, rows = store.execute("SELECT piece, CAST(document AS text) FROM items_fts_pieces WHERE rowid = :i ORDER BY 1",
+                            {"i": item_id})
+    assert [int(str(r[0])) for r in rows] == list(range(-(-words // 1000) + 1)), f"item {item_id}: {words} words"
+    assert rows[0][1] == "'notes':1A", "piece 0: the title, weighted A"
+    _, [(missing, clamped)] = store.execute(
+        "SELECT (SELECT count(*) FROM (SELECT unnest(tsvector_to_array(items_fts_document(NULL, b.body, NULL)))"
+        "  EXCEPT SELECT unnest(tsvector_to_array(k.document)) FROM items_fts_pieces k"
+        "  WHERE k.rowid = :i AND k.piece > 0) AS w),"
+        " (SELECT count(*) FROM items_fts_pieces k WHERE k.rowid = :i AND items_fts_clamped(k.document, ''))"
+        " FROM (SELECT coalesce(text_apart, text) AS body FROM items WHERE id = :i) AS b", {"i": item_id})
+    assert (missing, clamped) == (0, 0), f"item {item_id}: {missing} words in no piece, {clamped} pieces lost places"
+
+
+def test_0027_finds_a_phrase_past_a_long_texts_16383rd_word_or_a_words_256th_place(store_url: str) -> None:
+    """A tsvector keeps no place past the 16,383rd and at most 256 places of
+    a word, so PostgreSQL missed a phrase there: 0027 keeps such a text also
+    in pieces of 1,000 words, in which the phrase is found; the trigger keeps
+    them as items are written, changed and removed; down again they are
+    gone, up again made anew. SQLite: no change, and the same items found."""
+    upgrade_to(store_url, "0026")
+    texts = _long_texts()
+    engine = make_engine(resolve(store_url), readonly=False)
+    with engine.begin() as conn:
+        write_texts(conn, texts)
+        conn.exec_driver_sql("UPDATE items SET text_apart = :a WHERE id = 5", {"a": apart(texts[5])})
+    engine.dispose()
+    postgres = "://" in store_url
+    wanted = {"filesystem hierarchy standard": [1, 4], "the package": [2, 3], "東 京": [5], "bright harbour lights": [1]}
+    with open_store(store_url, machine="m", migrate=False, readonly=True) as store:
+        before = {what: catalog(store, what) for what in ("tables", "triggers")}
+        found = {phrase: phrase_ids(store, phrase) for phrase in wanted}
+    if postgres:
+        assert found == {**wanted, "filesystem hierarchy standard": [4], "the package": [3], "東 京": []}, \
+            "at 0026 the places lost"
+    else:
+        assert found == wanted
+    upgrade_to(store_url, "0027")
+    with open_store(store_url, machine="m") as store:
+        assert {phrase: phrase_ids(store, phrase) for phrase in wanted} == wanted
+        after = {what: catalog(store, what) for what in ("tables", "triggers")}
+        assert after == ({**before, "tables": sorted(before["tables"] + ["items_fts_pieces"])} if postgres
+                         else before), "SQLite: no change"
+        if postgres:
+            assert phrase_ids(store, "bright harbour lights", pieces_alone=True) == [1], "across two pieces"
+            stored, made = pieces_and_made(store)
+            assert sorted({int(str(r[0])) for r in stored}) == [1, 2, 5], "the long texts alone"
+            assert stored == made
+            for item_id in (1, 2, 5):
+                assert_pieces_cover(store, item_id)
+        long_text = texts[1].replace("bright", "dim")
+        new = store.upsert_item(ItemRecord("/6.txt", title="notes", text=long_text), fp(long_text))
+        store.upsert_item(ItemRecord("/3.txt", title="notes", text=texts[2] + " Again."), fp(texts[2] + " Again."))
+        store.upsert_item(ItemRecord("/1.txt", title="notes", text=texts[4]), fp(texts[4]))
+        store.remove_ids([2])
+        assert {phrase: phrase_ids(store, phrase) for phrase in wanted} == {
+            "filesystem hierarchy standard": [1, 4, new], "the package": [3], "東 京": [5], "bright harbour lights": []}
+        if postgres:
+            stored, made = pieces_and_made(store)
+            assert sorted({int(str(r[0])) for r in stored}) == [3, 5, new], \
+                "written, changed to a long text, changed to a short one, removed"
+            assert stored == made
+            assert_pieces_cover(store, new)
+        assert [p for p in check_store(store) if p.check == "fts-index"] == []
+    if not postgres:
+        return
+    downgrade_to(store_url, "0026")
+    with open_store(store_url, machine="m", migrate=False, readonly=True) as store:
+        assert catalog(store, "tables") == before["tables"], "down again, the pieces are gone"
+        _, [(functions,)] = store.execute("SELECT count(*) FROM pg_proc WHERE proname IN "
+                                          "('items_fts_pieces_of', 'items_fts_clamped')")
+        assert functions == 0, "and their functions"
+    engine = make_engine(resolve(store_url), readonly=False)
+    with engine.begin() as conn:
+        write_texts(conn, {new + 1: _the_package()})  # through the trigger as it was at 0026
+    engine.dispose()
+    with open_store(store_url, machine="m") as store:  # up again
+        stored, made = pieces_and_made(store)
+        assert sorted({int(str(r[0])) for r in stored}) == [3, 5, new, new + 1] and stored == made
+        assert phrase_ids(store, "the package") == [3, new + 1]
         assert [p for p in check_store(store) if p.check == "fts-index"] == []
