@@ -15,7 +15,8 @@ from sqlalchemy.exc import DBAPIError
 from lifededup.store.clustering import misplaced_keys, unmeasured_members
 from lifededup.store.settings import FEATURE_COLUMNS
 from lifededup.store.opening import damage_of, damaged_message
-from lifededup.store.searchable import CJK, CJK_CHARS, apart, pg_document
+from lifededup.store.searchable import (CJK, CJK_CHARS, PG_PIECES_BODY, apart, pg_document, pg_fill_pieces,
+                                        pg_pieces_of)
 from lifededup.store.store import Store
 
 
@@ -142,19 +143,47 @@ def _server_fts_check(conn: Connection) -> list[Problem]:
     return problems
 
 
+# Whether an item has pieces (piece 0) where its document lost none, or none
+# where it lost some (revision 0027): the one look at every item's places.
+_PIECED_WRONG = (f"items_fts_clamped(f.document, {PG_PIECES_BODY}) IS DISTINCT FROM "
+                 "EXISTS (SELECT 1 FROM items_fts_pieces k WHERE k.rowid = i.id AND k.piece = 0)")
+# The pieced items whose pieces are not all and only those their text makes:
+# made again for those items alone.
+_PIECES_DIFFER = (
+    "SELECT DISTINCT coalesce(m.rowid, k.rowid) FROM (SELECT f.rowid, p.piece, p.words FROM items_fts f "
+    f"JOIN items i ON i.id = f.rowid CROSS JOIN LATERAL {pg_pieces_of()} AS p "
+    "WHERE f.rowid IN (SELECT rowid FROM items_fts_pieces)) AS m "
+    "FULL JOIN items_fts_pieces k ON k.rowid = m.rowid AND k.piece = m.piece "
+    "WHERE m.rowid IS NULL OR k.rowid IS NULL OR k.document IS DISTINCT FROM m.words ORDER BY 1")
+_REPIECE = (f"lifededup sql --write {shlex.quote('DELETE FROM items_fts_pieces')} "
+            f"and lifededup sql --write {shlex.quote(pg_fill_pieces())}")
+
+
 def _stale_documents(store: Store) -> list[Problem]:
     """On PostgreSQL, the items whose search row is not what the store's
     trigger makes of their title, text and people (``items_fts_document``): a row
-    written by hand, or by a function since changed.  FTS5's integrity
-    check compares the same on SQLite.  Every item's words are made again
-    -- 44 s at a million items -- so this is a read of its own, which does
-    not hold the writers' lock (any committed state has each row as the
-    trigger made it)."""
+    written by hand, or by a function since changed; and those whose pieces
+    (``items_fts_pieces``, revision 0027) are not the ones it makes of their
+    text: missing for a text whose document lost places, left for one whose
+    document lost none, or written by hand.  FTS5's integrity check compares
+    the same on SQLite.  Every item's words are made again -- 44 s at a
+    million items -- and every document's places looked at (whether it lost
+    some: TIMING), in the same pass; only the pieced items' pieces are made
+    again.  So this is a read of its own, which does not hold the writers'
+    lock (any committed state has each row as the trigger made it)."""
+    document = pg_document("i.")
     _, rows = store.execute(
-        "SELECT i.id FROM items i JOIN items_fts f ON f.rowid = i.id "
-        f"WHERE f.document IS DISTINCT FROM {pg_document('i.')} ORDER BY i.id")
-    ids = [int(str(r[0])) for r in rows]
-    return [Problem("fts-index", "items_fts rows that are not their item's title, text and people", ids)] if ids else []
+        f"SELECT i.id, f.document IS DISTINCT FROM {document} FROM items i JOIN items_fts f ON f.rowid = i.id "
+        f"WHERE f.document IS DISTINCT FROM {document} OR {_PIECED_WRONG} ORDER BY i.id")
+    stale = [int(str(r[0])) for r in rows if r[1]]
+    _, differ = store.execute(_PIECES_DIFFER)
+    pieces = sorted({int(str(r[0])) for r in rows if not r[1]} | {int(str(r[0])) for r in differ})
+    problems = [Problem("fts-index", "items_fts rows that are not their item's title, text and people", stale)]
+    problems.append(Problem("fts-index", "items whose pieces (items_fts_pieces, where a phrase is looked for in a "
+                            "long text) are not the ones its text makes: missing, changed or left over (written "
+                            f"by hand, or by a load with the trigger off?); make them all again with: {_REPIECE}",
+                            pieces))
+    return [p for p in problems if p.item_ids]
 
 
 # The columns the search index reads apart (revision 0022) and theirs.

@@ -62,3 +62,25 @@ def pg_document(row: str = "") -> str:
     them (revision 0022): ``row`` the items' alias and a dot, or nothing."""
     read = ", ".join(f"coalesce({row}{c}_apart, {row}{c})" for c in ("title", "text", "people"))
     return f"items_fts_document({read})"
+
+
+# the text an item's pieces are made of (revision 0027), as its trigger reads it
+PG_PIECES_BODY = "coalesce(i.text_apart, i.text)"
+
+
+def pg_pieces_of(document: str = "f.document") -> str:
+    """The SQL of an item's pieces on PostgreSQL (revision 0027: ``piece``,
+    ``words``), as its trigger makes them: its search row's ``document`` and
+    the text of the items aliased ``i``; no rows for a text whose document
+    lost no places."""
+    return f"items_fts_pieces_of({document}, {PG_PIECES_BODY})"
+
+
+def pg_fill_pieces(where: str = "") -> str:
+    """The SQL that writes the pieces of the items whose search row is in
+    ``items_fts`` (aliased ``f``, the items ``i``; ``where``: which of them),
+    as the trigger writes them: for a bulk load that wrote ``items_fts`` with
+    the trigger off, which writes none."""
+    return ("INSERT INTO items_fts_pieces (rowid, piece, document) SELECT f.rowid, p.piece, p.words "
+            f"FROM items_fts f JOIN items i ON i.id = f.rowid CROSS JOIN LATERAL {pg_pieces_of()} AS p"
+            + (f" WHERE {where}" if where else ""))
