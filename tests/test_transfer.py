@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from corpus_store import CORPUS, corpus_store
 from sqlalchemy import select
 from store_samples import fp, prose
-from test_migrations import upgrade_to
+from test_migrations import _long_texts, phrase_ids, pieces_and_made, upgrade_to
 
 from lifededup.cli import main
 from lifededup.search import search
@@ -351,3 +351,32 @@ def test_a_move_says_its_rows_and_its_server_as_a_person_reads_them(tmp_path: Pa
     refused = run("import", "--db", with_password, str(tmp_path / "one.db"), code=1)
     assert f"the target {str(resolve(with_password))} is not empty (2 items, 2 machines," in refused, refused
     assert f"?host={folder}&" in refused and "s3cret" not in refused, refused
+
+
+def test_a_long_texts_pieces_move_into_postgresql_and_between_servers(tmp_path: Path, postgres: Any) -> None:
+    """Moved into PostgreSQL, whose ``items_fts`` a move writes with its
+    trigger off, a long text's pieces (revision 0027) are made too, or
+    copied from another server: the phrase past its 16,383rd word or its
+    256th ``the`` is found there, and ``check`` is clean; back in SQLite too."""
+    source = str(tmp_path / "long.db")
+    texts = _long_texts()
+    with open_store(source) as store:
+        ids = {n: store.upsert_item(ItemRecord(f"/{n}.txt", title="notes", text=text), fp(text))
+               for n, text in texts.items()}
+    wanted = {"filesystem hierarchy standard": [ids[1], ids[4]], "the package": [ids[2], ids[3]], "東 京": [ids[5]]}
+    first, second = postgres.new_database(), postgres.new_database()
+    try:
+        run("export", "--db", source, first)
+        run("export", "--db", first, second)
+        run("export", "--db", second, str(tmp_path / "back.db"))
+        for target in (first, second):
+            with open_store(target, readonly=True) as store:
+                stored, made = pieces_and_made(store)
+                assert sorted({int(str(r[0])) for r in stored}) == [ids[1], ids[2], ids[5]] and stored == made
+                assert {phrase: phrase_ids(store, phrase) for phrase in wanted} == wanted
+            assert run("check", "--db", target).startswith("ok:")
+        with open_store(str(tmp_path / "back.db"), readonly=True) as store:
+            assert {phrase: phrase_ids(store, phrase) for phrase in wanted} == wanted
+    finally:
+        for url in (first, second):
+            postgres.drop_database(url)

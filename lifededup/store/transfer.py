@@ -20,8 +20,9 @@ How:
 * The target's indexes are built once the rows are in, not grown row by row:
   they are dropped first and made again from their own definitions, and the
   search index is filled from every item at once (FTS5's ``rebuild``;
-  PostgreSQL's ``items_fts`` in one statement, or its rows copied as they
-  are from another server), the trigger that fills it off meanwhile.  The
+  PostgreSQL's ``items_fts`` and its long texts' pieces, ``items_fts_pieces``,
+  in a statement each, or their rows copied as they are from another
+  server), the trigger that fills them off meanwhile.  The
   id sequences continue where the source's did (ids are never reused).
 * A target that holds anything is refused unless ``replace`` (never a silent
   merge of two stores): then it is emptied first, in the same transaction.
@@ -39,14 +40,18 @@ from sqlalchemy import Connection, Table, inspect
 from lifededup.store.dialect import driver_errors, is_postgres
 from lifededup.store.errors import StoreError, driver_said
 from lifededup.store.models import Base
-from lifededup.store.searchable import pg_document
+from lifededup.store.searchable import pg_document, pg_fill_pieces
 from lifededup.store.store import Store
 
 # Rows a server-side cursor fetches at once: texts average a few kB, so a
 # few MB in memory (a text is at most the indexer's --max-text-mb).
 FETCH_ROWS = 1_000
 
-_TRIGGER = "items_ai"  # PostgreSQL's trigger filling items_fts (revision 0002)
+_TRIGGER = "items_ai"  # PostgreSQL's trigger filling items_fts (revision 0002) and items_fts_pieces (0027)
+# PostgreSQL's search tables, which the models do not declare, made of the
+# items (or copied as they are from another server): their columns and key
+_SERVER_SEARCH = (("items_fts", "rowid, document", "rowid"),
+                  ("items_fts_pieces", "rowid, piece, document", "rowid, piece"))
 
 
 class TransferRefused(StoreError):
@@ -122,7 +127,7 @@ def copy_store(source: Store, target: Store, *, replace: bool = False,
                 rows[table.name] = _copy_table(reading, writing, table, columns, progress)
             _rebuild_indexes(reading, writing, deferred, progress)
             _continue_sequences(reading, writing)
-            _recount(writing, rows, target)
+            _recount(reading, writing, rows, target)
     except driver_errors() as exc:
         reason = driver_said(exc)
         # the target's indexes and trigger are set aside while rows arrive: the owner's right
@@ -347,7 +352,7 @@ def _defer_indexes(writing: Connection) -> list[str]:
     them again: an index built once over all rows is much faster than one
     grown row by row (and the search index from all items at once).  DDL is
     transactional on both backends: an interrupted copy brings them back."""
-    names = [t.name for t in tables()] + ["items_fts"]
+    names = [t.name for t in tables()] + [table for table, _, _ in _SERVER_SEARCH]
     if is_postgres(writing):
         writing.exec_driver_sql(f"ALTER TABLE items DISABLE TRIGGER {_TRIGGER}")
         writing.exec_driver_sql("SET LOCAL maintenance_work_mem = '256MB'")
@@ -373,23 +378,32 @@ def _rebuild_indexes(reading: Connection, writing: Connection, statements: Seque
                      progress: Progress) -> None:
     """The search index over every copied item (from another server, copied
     as it is), then the indexes and the trigger :func:`_defer_indexes` took away."""
-    items = int(writing.exec_driver_sql("SELECT count(*) FROM items").scalar() or 0)
-    progress.table("items_fts", items)
-    if is_postgres(reading) and is_postgres(writing):
-        into = writing.connection.driver_connection
-        _pipe(reading, into, "SELECT rowid, document FROM items_fts ORDER BY rowid", "items_fts", "rowid, document",
-              progress)
-    else:
-        writing.exec_driver_sql(f"INSERT INTO items_fts (rowid, document) SELECT id, {pg_document()} FROM items"
-                                if is_postgres(writing)
-                                else "INSERT INTO items_fts (items_fts) VALUES ('rebuild')")
-        progress.advance(items)
+    _fill_search(reading, writing, progress)
     if is_postgres(writing):
         writing.exec_driver_sql(f"ALTER TABLE items ENABLE TRIGGER {_TRIGGER}")
     progress.table("indexes", len(statements))
     for statement in statements:
         writing.exec_driver_sql(statement)
         progress.advance(1)
+
+
+def _fill_search(reading: Connection, writing: Connection, progress: Progress) -> None:
+    """The target's search tables: FTS5's rebuilt, PostgreSQL's copied from
+    another server or made by the trigger's own SQL (the pieces of the documents just made)."""
+    items = _count(writing, "items")
+    if is_postgres(reading) and is_postgres(writing):
+        into = writing.connection.driver_connection
+        for table, columns, key in _SERVER_SEARCH:
+            progress.table(table, _count(reading, table))
+            _pipe(reading, into, f"SELECT {columns} FROM {table} ORDER BY {key}", table, columns, progress)
+        return
+    made = ((("items_fts", f"INSERT INTO items_fts (rowid, document) SELECT id, {pg_document()} FROM items"),
+             ("items_fts_pieces", pg_fill_pieces())) if is_postgres(writing)
+            else (("items_fts", "INSERT INTO items_fts (items_fts) VALUES ('rebuild')"),))
+    for table, statement in made:
+        progress.table(table, items)
+        writing.exec_driver_sql(statement)
+        progress.advance(items)
 
 
 # -- ids ---------------------------------------------------------------------------
@@ -440,13 +454,20 @@ def _continue_sequences(reading: Connection, writing: Connection) -> None:
                                     {"t": table.name, "v": last})
 
 
-def _recount(writing: Connection, rows: dict[str, int], target: Store) -> None:
-    """Every row arrived, and every item is in the search index: else nothing is committed."""
+def _count(conn: Connection, table: str) -> int:
+    return int(conn.exec_driver_sql(f"SELECT count(*) FROM {table}").scalar() or 0)
+
+
+def _recount(reading: Connection, writing: Connection, rows: dict[str, int], target: Store) -> None:
+    """Every row arrived, every item is in the search index, and another
+    server's pieces all came: else nothing is committed."""
     expected = dict(rows)
     if is_postgres(writing):
         expected["items_fts"] = rows.get("items", 0)
+    if is_postgres(reading) and is_postgres(writing):
+        expected["items_fts_pieces"] = _count(reading, "items_fts_pieces")
     for table, want in expected.items():
-        got = int(writing.exec_driver_sql(f"SELECT count(*) FROM {table}").scalar() or 0)
+        got = _count(writing, table)
         if got != want:
             raise TransferRefused(f"{table} in {target.location} holds {got} rows after the copy, not {want}; "
                                   "nothing was committed")
