@@ -65,7 +65,7 @@ from lifededup.store import ItemRecord, Store, check_store, open_store  # noqa: 
 from lifededup.store.check import Problem  # noqa: E402
 from lifededup.store.clustering import _words_of  # noqa: E402
 from lifededup.store.records import machine_name  # noqa: E402
-from lifededup.store.searchable import apart, pg_document  # noqa: E402
+from lifededup.store.searchable import apart, pg_document, pg_fill_pieces  # noqa: E402
 from lifededup.store.similarity import Rule, measure, sketch_values  # noqa: E402
 
 PARAMS = FingerprintParams()
@@ -312,7 +312,7 @@ def load_postgres(url: str, paths: list[Path], base: int) -> float:
         cur.execute("SET synchronous_commit = off")  # this session's commits only; the timed ones are durable
         secondary = cur.execute(
             "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename = ANY(%s)"
-            " AND indexname NOT IN (SELECT conname FROM pg_constraint)", (list(PG_TABLES),)).fetchall()
+            " AND indexname NOT IN (SELECT conname FROM pg_constraint)", ([*PG_TABLES, "items_fts_pieces"],)).fetchall()
         for name, _ in secondary:
             cur.execute(f'DROP INDEX "{name}"')
         cur.execute("ALTER TABLE items DISABLE TRIGGER items_ai")
@@ -331,6 +331,8 @@ def load_postgres(url: str, paths: list[Path], base: int) -> float:
         # the trigger's own function, for the rows COPY wrote
         cur.execute(f"INSERT INTO items_fts (rowid, document) SELECT id, {pg_document()}"
                     " FROM items WHERE id BETWEEN %s AND %s", (first, last))
+        # and a long text's pieces (revision 0027), as the trigger writes them
+        cur.execute(pg_fill_pieces("i.id BETWEEN %s AND %s"), (first, last))
         values, owners = _sorted_keys(keys)
         _copy_binary(cur, "sketch_keys", values, owners)
         for _, definition in secondary:
