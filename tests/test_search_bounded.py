@@ -171,6 +171,42 @@ def test_a_page_found_by_the_bound_is_the_page_ranking_every_match_gives(pg_corp
     assert counted >= 8, f"only {counted} pages were found by the bound"
 
 
+def test_a_page_found_by_the_bound_holds_the_long_texts_found_by_their_pieces(
+        pg_url: str, every_read_bounded: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A phrase's page found by the bound ranks the items kept in pieces
+    (revision 0027) whole beside its reads: every page is the one ranking
+    every match gives, the long text whose only mention stands past its
+    16,383rd word among them."""
+    from test_search_long_texts import _topics
+
+    long_text = _topics() + "\n\nThe minutes of the meeting were read again."
+    with open_store(pg_url) as store, store.transaction():
+        for n in range(40):  # longer and longer: the long text ranks among them
+            words = " ".join(f"word{i}" for i in range(n * 600))
+            text = f"Kept by {n} clerks: the minutes of the meeting, {words} in the ledger."
+            store.upsert_item(ItemRecord(f"/m/{n}.txt", text=text, title=f"Minutes of the meeting {n}"), fp(text))
+        long_id = store.upsert_item(ItemRecord("/m/topics.txt", text=long_text, title="Minutes of the meeting"),
+                                    fp(long_text))
+    reads: list[str] = []
+    best = bounded.best
+    monkeypatch.setattr(bounded, "best", lambda *a: (lambda found: found and reads.append("best") or found)(best(*a)))
+    shapes = [(collapse, offset) for collapse in (True, False) for offset in range(0, 30, 5)]
+    # the second leaves the long text out (a query with ! ranks every match 0: its pages rank them all)
+    queries = ['"of the meeting"', 'minutes -"read again"']
+    with open_reader(pg_url) as reader:
+        pages = {q: [search(reader, q, collapse=c, offset=o, limit=5).hits for c, o in shapes] for q in queries}
+        assert reads, "no page was found by the bound"
+        monkeypatch.setattr(results, "_bounded", lambda *a: None)
+        wholes = {q: [search(reader, q, collapse=c, offset=o, limit=5).hits for c, o in shapes] for q in queries}
+    for query in queries:
+        for (collapse, offset), page, whole in zip(shapes, pages[query], wholes[query]):
+            assert [(h.id, h.rank, h.hidden) for h in page] == [(h.id, h.rank, h.hidden) for h in whole], \
+                (query, collapse, offset)
+    found = {q: [h.id for page in pages[q][len(shapes) // 2:] for h in page] for q in queries}
+    assert long_id in found[queries[0]] and long_id not in found[queries[1]], found
+    assert len(reads) >= 5, f"only {len(reads)} pages were found by the bound"
+
+
 def test_the_footer_says_more_than_the_matches_it_counted(pg_corpus: CorpusStore, sqlite_corpus: CorpusStore,
                                                           every_read_bounded: None) -> None:
     with open_reader(pg_corpus.db) as reader:

@@ -45,6 +45,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from lifededup.search.phrases import PIECED, Pieced
 from lifededup.search.query import PG_RANK
 from lifededup.store.dialect import Driver
 
@@ -111,19 +112,32 @@ def longest_beating(bound: float, score: float) -> int | None:
     return math.floor(2 ** (bound / score) - 1)
 
 
-def _window_sql(tsquery: str, heading: bool) -> str:
+def _window_sql(tsquery: str, heading: bool, pieced: Pieced | None = None) -> str:
     """The best ``:limit`` matches of more than ``:shortest`` and at most
     ``:longest`` distinct words, with their clusters; ``heading``: of those
     whose title or people match.  The document's match is a condition on
     the rows the length and heading indexes give (``IS TRUE`` keeps the
     planner from ANDing in the document's GIN lists, long for common
-    words: a phrase with ``the`` at a million items, 176 ms of 180)."""
+    words: a phrase with ``the`` at a million items, 176 ms of 180).
+    ``pieced``: the items that match by their pieces alone are left out
+    (``pieced_sql`` reads them)."""
     rank = PG_RANK.format(tsquery=tsquery)
     heading_matches = f"ts_filter(f.document, '{{a}}') @@ {tsquery} AND " if heading else ""
+    if pieced is not None and not pieced.positive:
+        heading_matches += f"f.rowid NOT IN ({PIECED}) AND "
     return (f"SELECT b.id, b.rank, (SELECT c.cluster_id FROM clusters c WHERE c.item_id = b.id) "
             f"FROM (SELECT f.rowid AS id, {rank} AS rank FROM items_fts f WHERE {heading_matches}"
             f"length(f.document) > :shortest AND length(f.document) <= :longest AND (f.document @@ {tsquery}) IS TRUE "
             "ORDER BY rank, id LIMIT :limit) AS b ORDER BY b.rank, b.id")
+
+
+def pieced_sql(pieced: Pieced) -> str:
+    """The best ``:limit`` of the items kept in pieces that match a phrase
+    (``search.phrases``), ranked as a page ranks them, with their clusters:
+    they are few (the texts too long for a tsvector), and read whole."""
+    ranked = pieced.by_pieces(f", {PG_RANK.format(tsquery=pieced.rank_tsquery)} AS rank")
+    return (f"SELECT b.id, b.rank, (SELECT c.cluster_id FROM clusters c WHERE c.item_id = b.id) "
+            f"FROM ({ranked} ORDER BY rank, id LIMIT :limit) AS b ORDER BY b.rank, b.id")
 
 
 # The heading matches are read by windows of length: up to FIRST_WINDOW
@@ -174,14 +188,17 @@ class Plan:
     bound: Bound
     longest_text: int
     chosen: bool
+    pieced: Pieced | None = None
 
 
-def plan(conn: Driver, tsquery: str, params: dict[str, Any], k: int, counted: int, run_all: Any) -> Plan | None:
+def plan(conn: Driver, tsquery: str, params: dict[str, Any], k: int, counted: int, run_all: Any,
+         pieced: Pieced | None = None) -> Plan | None:
     """What the reads need to know of ``tsquery``, and whether its best
     ``k`` matches are found sooner by them than by ranking every match, and
     the first ``counted`` + 1 counted (above); None where its rank has no
     bound.  ``run_all(conn, [(sql, params), ...])`` runs the statements at
-    once, a list of rows each."""
+    once, a list of rows each.  ``pieced``: how the items kept in pieces
+    match the query's phrase; the reads leave them to ``pieced_sql``."""
     said, everything, heading, table = run_all(conn, [
         (f"SELECT CAST({tsquery} AS text)", params),
         (f"EXPLAIN (FORMAT JSON) SELECT 1 FROM items_fts f WHERE f.document @@ {tsquery}", params),
@@ -195,7 +212,7 @@ def plan(conn: Driver, tsquery: str, params: dict[str, Any], k: int, counted: in
         return None
     matches, headed = _planned_rows(everything[0][0]), _planned_rows(heading[0][0])
     items = max(float(table[0][0]), matches)  # -1: never analyzed
-    return Plan(tsquery, bound, int(table[0][1]), worth(bound, matches, headed, items, k, counted))
+    return Plan(tsquery, bound, int(table[0][1]), worth(bound, matches, headed, items, k, counted), pieced)
 
 
 def worth(bound: Bound, matches: float, headed: float, items: float, k: int, counted: int) -> bool:
@@ -211,11 +228,13 @@ def best(conn: Driver, planned: Plan, params: dict[str, Any], k: int, run: Any) 
     best first, ties by id, as ranking every match gives them; None where
     the titles and people match fewer than ``k``.  ``run(conn, sql,
     params)`` runs a statement (the page's settings)."""
-    tsquery, bound = planned.tsquery, planned.bound
+    tsquery, bound, pieced = planned.tsquery, planned.bound, planned.pieced
     found: dict[int, Row] = {}
+    if pieced is not None:  # ranked whole; every other match is read as below
+        found = {int(r[0]): (r[0], r[1], r[2]) for r in run(conn, pieced_sql(pieced), {**params, "limit": k})}
 
     def read(heading: bool, shortest: int, longest: int) -> list[Row]:
-        for row in run(conn, _window_sql(tsquery, heading),
+        for row in run(conn, _window_sql(tsquery, heading, pieced),
                        {**params, "limit": k, "shortest": shortest, "longest": longest}):
             found[int(row[0])] = (row[0], row[1], row[2])
         return sorted(found.values(), key=lambda r: (r[1], r[0]))[:k]

@@ -14,9 +14,13 @@ import os
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import TYPE_CHECKING
 
 from lifededup.model import name_forms, stored_path
 from lifededup.search.syntax import cjk_apart
+
+if TYPE_CHECKING:
+    from lifededup.search.phrases import Pieced
 
 # The date a person would file a document under: its own (a mail's Date
 # header, a PDF's creation date) when the extractor found one, else the file's
@@ -328,7 +332,7 @@ def pg_query(query: str) -> tuple[str, str]:
 
 def results_sql(
     query: str | None, filters: Filters, *, cluster: int | None = None, ranked: bool = True,
-    postgres: bool = False,
+    postgres: bool = False, pieced: Pieced | None = None,
 ) -> tuple[str, dict[str, object]]:
     """A SELECT of ``id, rank`` (``id`` alone when not ``ranked``) for the
     items that match ``query`` and ``filters`` (and belong to ``cluster``).
@@ -336,7 +340,9 @@ def results_sql(
     With a query, rank is FTS5's bm25 (lower is better); on PostgreSQL minus
     ts_rank, where a title's words weigh more than the text's.  Without
     one -- a search by date, kind or path alone, or the listing of a cluster
-    -- the newest item comes first."""
+    -- the newest item comes first.  ``pieced``: how the PostgreSQL items
+    kept in pieces match a query's phrase (``search.phrases``), where their
+    documents do not say."""
     conditions, params = filters.where(postgres=postgres)
     if cluster is not None:
         conditions.append("i.id IN (SELECT item_id FROM clusters WHERE cluster_id = :cluster)")
@@ -347,7 +353,12 @@ def results_sql(
         tsquery, params["query"] = pg_query(query)
         rank = f", {PG_RANK.format(tsquery=tsquery)} AS rank" if ranked else ""
         join = " JOIN items i ON i.id = f.rowid" if conditions else ""
-        return f"SELECT f.rowid AS id{rank} FROM items_fts f{join} WHERE f.document @@ {tsquery}{where}", params
+        found = f"SELECT f.rowid AS id{rank} FROM items_fts f{join} WHERE f.document @@ {tsquery}{where}"
+        if pieced is None:
+            return found, params
+        params.update(pieced.params)
+        rank = f", {PG_RANK.format(tsquery=pieced.rank_tsquery)} AS rank" if ranked else ""
+        return f"{found}{pieced.by_documents('f.rowid')} UNION ALL {pieced.by_pieces(rank, join, where)}", params
     if query is not None:
         params["query"] = query
         rank = ", bm25(items_fts) AS rank" if ranked else ""

@@ -20,6 +20,7 @@ from lifededup.store.reader import Readable
 
 if TYPE_CHECKING:
     from lifededup.search.bounded import Plan
+    from lifededup.search.phrases import Pieced
 
 Mode = Literal["collapsed", "all", "cluster", "dedup"]
 
@@ -226,11 +227,12 @@ def _search(store: Readable, query: str | None, filters: Filters, limit: int, co
             dedup: str | None, offset: int, postgres: bool) -> SearchResult:
     with store.reading() as conn:
         try:
+            pieced = _pieced(conn, query) if postgres else None
             if dedup is not None:
-                return _deduplicated(conn, query, filters, limit, dedup, postgres)
+                return _deduplicated(conn, query, filters, limit, dedup, postgres, pieced)
             collapse = collapse and cluster is None
             mode: Mode = "cluster" if cluster is not None else ("collapsed" if collapse else "all")
-            return _page(conn, query, filters, limit, cluster, mode, offset, postgres)
+            return _page(conn, query, filters, limit, cluster, mode, offset, postgres, pieced)
         except sqlite3.Error as exc:
             reason = str(exc)
             if query is not None and is_query_error(reason):
@@ -241,6 +243,17 @@ def _search(store: Readable, query: str | None, filters: Filters, limit: int, co
                 raise MissingIndex(f"{store.location} has lost an index a search reads through ({reason}): "
                                    "`lifededup check` names it and the statement that makes it again") from exc
             raise
+
+
+def _pieced(conn: Connection, query: str | None) -> Pieced | None:
+    """How the items kept in pieces match a PostgreSQL query holding a
+    phrase (``search.phrases``); None where the documents answer alone."""
+    from lifededup.search.phrases import maybe_phrase, pieced
+
+    if query is None or not maybe_phrase(query):
+        return None
+    tsquery, marked = pg_query(query)
+    return pieced(conn, tsquery, {"query": marked})
 
 
 def _item_columns(postgres: bool) -> str:
@@ -517,12 +530,13 @@ def _collapsed_page(conn: Connection, results: str, params: dict[str, object], l
 
 
 def _totals(conn: Connection, query: str | None, filters: Filters, cluster: int | None,
-            mode: Mode, postgres: bool, cap: int | None = None) -> tuple[int, int, bool, bool]:
+            mode: Mode, postgres: bool, cap: int | None = None,
+            pieced: Pieced | None = None) -> tuple[int, int, bool, bool]:
     """How many items match, how many clusters they are in (collapsed;
     otherwise the matches again), and whether each is exact (see
     EXACT_ROWS).  ``cap``: counted among the first ``cap`` + 1 matches
     alone, past which neither is (PG_COUNTED)."""
-    matching, params = results_sql(query, filters, cluster=cluster, ranked=False, postgres=postgres)
+    matching, params = results_sql(query, filters, cluster=cluster, ranked=False, postgres=postgres, pieced=pieced)
     if cap is not None:
         if mode == "collapsed":
             sampled, clusters = (int(n) for n in conn.execute(_sample_sql(matching, postgres, cap), params).fetchone())
@@ -540,7 +554,7 @@ def _totals(conn: Connection, query: str | None, filters: Filters, cluster: int 
 
 
 def _page(conn: Connection, query: str | None, filters: Filters, limit: int, cluster: int | None,
-          mode: Mode, offset: int = 0, postgres: bool = False) -> SearchResult:
+          mode: Mode, offset: int = 0, postgres: bool = False, pieced: Pieced | None = None) -> SearchResult:
     """One page and its totals.  The totals come from the ranked results
     the page read where those were every match (a rare word); else from
     the page's first ranked query, which keeps the matches it finds, on
@@ -553,15 +567,16 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
 
     On PostgreSQL, a search by words alone finds its best rows without
     ranking every match where it can (``search.bounded``), and then counts
-    the first PG_COUNTED + 1 matches alone."""
-    results, params = results_sql(query, filters, cluster=cluster, postgres=postgres)
+    the first PG_COUNTED + 1 matches alone.  ``pieced``: how the items
+    kept in pieces match a PostgreSQL phrase (``search.phrases``)."""
+    results, params = results_sql(query, filters, cluster=cluster, postgres=postgres, pieced=pieced)
     once = postgres or (query is not None and has_phrase(query))
     tsquery, best = _bounded(query, filters, cluster, postgres), None
     if tsquery is not None:
         from lifededup.search import bounded as bounding
 
         wanted = 2 * (offset + limit) if mode == "collapsed" else offset + limit
-        planned = bounding.plan(conn, tsquery, params, wanted, PG_COUNTED, _pipelined)
+        planned = bounding.plan(conn, tsquery, params, wanted, PG_COUNTED, _pipelined, pieced)
         best = planned if planned is not None and planned.chosen else None
     totals: list[Any] = []  # matches, rows, rows exact: when the page's first query counts them
     read = None
@@ -585,7 +600,7 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
                 totals = [int(rows[0][2])] * 2 + [True]  # the count, after the id and rank
     matches, rows_shown, exact, matches_exact = (
         (*totals, True) if totals else
-        _totals(conn, query, filters, cluster, mode, postgres, PG_COUNTED if bounded else None))
+        _totals(conn, query, filters, cluster, mode, postgres, PG_COUNTED if bounded else None, pieced))
     # each hit made once, with its snippet (dataclasses.replace() of a hit
     # costs 5 us: at a million items a third of a rare word's page)
     hits = _shown(conn, page, query, postgres, matches)
@@ -601,7 +616,7 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
             _check_cluster(conn, cluster)
     if mode == "collapsed":
         hits = _with_copies(conn, hits, query, filters, postgres, read if read and read.complete else None,
-                            matches)
+                            matches, pieced)
     return SearchResult(query, mode, hits, rows_shown, matches, exact, matches_exact)
 
 
@@ -703,7 +718,7 @@ def _rowid(query: str, matches: int, rows: int) -> str:
 
 
 def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: Filters,
-                 postgres: bool, read: _Read | None, matches: int) -> list[Hit]:
+                 postgres: bool, read: _Read | None, matches: int, pieced: Pieced | None = None) -> list[Hit]:
     """The other results of each collapsed row's cluster: how many (``hidden``)
     and where they live.  Given every match (``read``), they are the
     matches of the rows' clusters; otherwise found by a query (the search
@@ -721,7 +736,19 @@ def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: 
         conditions, params = [f"i.id IN ({_ids(others)})"], {}
     elif query is not None and postgres:
         tsquery, params["query"] = pg_query(query)
-        conditions.append(f"EXISTS (SELECT 1 FROM items_fts f WHERE f.rowid = i.id AND f.document @@ {tsquery})")
+        members = f"SELECT m.item_id FROM clusters m WHERE m.cluster_id IN ({_ids(shared)})"
+        long = [] if pieced is None else [int(r[0]) for r in conn.execute(
+            f"SELECT p.rowid FROM items_fts_pieces p WHERE p.piece = 0 AND p.rowid IN ({members})")]
+        if pieced is None or not long:  # no member is pieced: their documents say
+            conditions.append(f"EXISTS (SELECT 1 FROM items_fts f WHERE f.rowid = i.id AND f.document @@ {tsquery})")
+        else:
+            # the members' documents, and the pieced members' pieces, read by
+            # their keys (beside an OR, PostgreSQL made the EXISTS above a
+            # hash of every match, and read every piece holding the words)
+            params.update(pieced.params)
+            conditions.append(f"(i.id IN (SELECT f.rowid FROM items_fts f WHERE f.rowid IN ({members}) "
+                              f"AND f.document @@ {tsquery}{pieced.by_documents('f.rowid')}) "
+                              f"OR {pieced.found_among('i.id', _ids(long))})")
     elif query is not None:
         matching = "SELECT rowid FROM items_fts WHERE items_fts MATCH :query"
         # one index seek per member rather than the whole result set again,
@@ -783,12 +810,12 @@ def _check_cluster(conn: Connection, cluster: int) -> None:
 
 
 def _deduplicated(conn: Connection, query: str | None, filters: Filters, limit: int, spec: str,
-                  postgres: bool) -> SearchResult:
+                  postgres: bool, pieced: Pieced | None = None) -> SearchResult:
     """seeds/004's query-biased de-duplication: the stored clusters are not
     used; the best-ranked results are de-duplicated among themselves."""
     from lifededup.detect import dedup_results  # the detectors' numpy, only for --dedup
 
-    window = _page(conn, query, filters, limit * DEDUP_WINDOW_PER_ROW, None, "all", postgres=postgres)
+    window = _page(conn, query, filters, limit * DEDUP_WINDOW_PER_ROW, None, "all", postgres=postgres, pieced=pieced)
     texts = {
         int(r[0]): str(r[1] or "")
         for r in conn.execute(f"SELECT id, text FROM items WHERE id IN ({_ids([h.id for h in window.hits])})")

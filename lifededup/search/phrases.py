@@ -1,0 +1,229 @@
+"""A phrase on PostgreSQL in the texts too long for their ``tsvector`` (revision 0027).
+
+A ``tsvector`` places no word past its 16,383rd and keeps at most 256
+places of a word, so ``document @@ query`` misses a phrase standing past
+either.  The items whose document lost places are kept in pieces too
+(``items_fts_pieces``: piece 0 their title and people, then their text a
+thousand words at a time), whose places are whole.  For a query holding a
+phrase, those items are matched by their pieces, not their document:
+
+* the query's tsquery, as PostgreSQL reads it (its text, read back once),
+  is cut into what one piece must hold -- a word, or a phrase whole -- and
+  the ``&``, ``|`` and ``!`` between them, which hold across pieces;
+* each of those is found in the pieces through their GIN index, and the
+  operators are the sets' ``INTERSECT``, ``UNION`` and ``EXCEPT``;
+* every other item matches by its document as before.
+
+So ``"Filesystem Hierarchy Standard"`` finds the Debian Policy manual,
+whose mentions lie past its 16,383rd word, and ``"a b" -"c d"`` leaves out
+a long text holding ``c d`` anywhere.  A phrase across the end of a piece
+is found within the 50 words the next piece repeats.  A query without a
+phrase reads the documents alone: a word is in the document wherever it
+stands (in the text's first million characters).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from lifededup.store.searchable import CJK
+
+# a tsquery's text: a quoted lexeme ('it''s' doubles a quote) with its prefix
+# or weight marks, a phrase operator (<-> and <N>), the other operators, a parenthesis
+_TOKEN = re.compile(r"'(?:[^']|'')*'(?::[*A-D]+)?|<\d*-?>|[&|!()]|\s+")
+# the runs of letters and digits PostgreSQL's parser reads as words apart
+_RUN = re.compile(r"[^\W_]+")
+# a quoted string (its closing quote may be missing) or a bare run of the query
+_CHUNK = re.compile(r'"[^"]*"?|[^\s"]+')
+# the pieced items (each has a piece 0: ix_items_fts_pieces_heads)
+PIECED = "SELECT rowid FROM items_fts_pieces WHERE piece = 0"
+
+
+def maybe_phrase(query: str) -> bool:
+    """Whether websearch may read a phrase in ``query``: a quoted string or
+    a run of the query that holds two words (``"river survey"``,
+    ``e-mail``, ``debian.org``, ``14:30``, ``foo_bar``), or a Chinese,
+    Japanese or Korean character (a word of them is the phrase of its
+    characters).  Where it says no, no phrase is read; where it says yes,
+    the tsquery says."""
+    return CJK.search(query) is not None or any(len(_RUN.findall(c)) >= 2 for c in _CHUNK.findall(query))
+
+
+@dataclass(frozen=True)
+class Node:
+    """A tsquery cut at the operators that hold across pieces: ``op`` is
+    ``&``, ``|`` or ``!`` over ``children``, or ``""`` for what one piece
+    must hold, ``text`` (a word, or a phrase whole; ``phrase`` if so)."""
+
+    op: str
+    text: str = ""
+    children: tuple[Node, ...] = ()
+    phrase: bool = False
+
+    def has_phrase(self) -> bool:
+        return self.phrase or any(c.has_phrase() for c in self.children)
+
+
+class _Reader:
+    """A recursive descent over a tsquery's text, by PostgreSQL's
+    precedence: ``!`` binds tightest, then the phrase operators, ``&``, ``|``."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens: list[tuple[str, int, int]] = []  # token, start, end
+        at = 0
+        while at < len(text):
+            found = _TOKEN.match(text, at)
+            if found is None:
+                raise ValueError(f"not a tsquery's text: {text!r}")
+            if not found.group(0).isspace():
+                self.tokens.append((found.group(0), found.start(), found.end()))
+            at = found.end()
+        self.at = 0
+
+    def peek(self) -> str | None:
+        return self.tokens[self.at][0] if self.at < len(self.tokens) else None
+
+    def take(self) -> tuple[str, int, int]:
+        if self.at >= len(self.tokens):
+            raise ValueError(f"a tsquery's text ends early: {self.text!r}")
+        self.at += 1
+        return self.tokens[self.at - 1]
+
+    def either(self) -> Node:
+        nodes = [self.both()]
+        while self.peek() == "|":
+            self.take()
+            nodes.append(self.both())
+        return nodes[0] if len(nodes) == 1 else Node("|", children=tuple(nodes))
+
+    def both(self) -> Node:
+        nodes = [self.followed()]
+        while self.peek() == "&":
+            self.take()
+            nodes.append(self.followed())
+        return nodes[0] if len(nodes) == 1 else Node("&", children=tuple(nodes))
+
+    def followed(self) -> Node:
+        start = self.tokens[self.at][1] if self.at < len(self.tokens) else len(self.text)
+        node = self.unary()
+        phrase = False
+        while (token := self.peek()) is not None and token.startswith("<"):
+            self.take()
+            self.unary()
+            phrase = True
+        if not phrase:
+            return node
+        end = self.tokens[self.at - 1][2]
+        return Node("", text=self.text[start:end], phrase=True)  # one piece must hold it whole
+
+    def unary(self) -> Node:
+        token, start, end = self.take()
+        if token == "!":
+            return Node("!", children=(self.unary(),))
+        if token == "(":
+            node = self.either()
+            if self.take()[0] != ")":
+                raise ValueError(f"an unclosed parenthesis: {self.text!r}")
+            return node
+        if not token.startswith("'"):
+            raise ValueError(f"{token!r} where a word should stand: {self.text!r}")
+        return Node("", text=token)
+
+
+def parse(text: str) -> Node | None:
+    """The tsquery whose text (``CAST(... AS text)``) is ``text``, cut as
+    :class:`Node` says; None for an empty one."""
+    if not text.strip():
+        return None
+    reader = _Reader(text)
+    node = reader.either()
+    if reader.peek() is not None:
+        raise ValueError(f"a tsquery's text goes on past its end: {text!r}")
+    return node
+
+
+def _ids_sql(node: Node, params: dict[str, object], among: str = "") -> str:
+    """A SELECT of the pieced items that match ``node``, its tsqueries
+    bound in ``params``; ``among``: of those whose id is in that SELECT
+    (a few, whose pieces are read by their key, not the GIN index)."""
+    within = f" AND rowid IN ({among})" if among else ""
+    if node.op == "":
+        name = f"pieced_{len(params)}"
+        params[name] = node.text
+        return f"SELECT rowid FROM items_fts_pieces WHERE document @@ CAST(:{name} AS tsquery){within}"
+    pieced = f"{PIECED}{within}"
+    if node.op == "|":
+        return " UNION ".join(f"({_ids_sql(c, params, among)})" for c in node.children)
+    if node.op == "!":
+        return f"({pieced}) EXCEPT ({_ids_sql(node.children[0], params, among)})"
+    held = [c for c in node.children if c.op != "!"]
+    left_out = [c.children[0] for c in node.children if c.op == "!"]
+    sql = " INTERSECT ".join(f"({_ids_sql(c, params, among)})" for c in held) if held else f"({pieced})"
+    return "".join([f"({sql})"] + [f" EXCEPT ({_ids_sql(c, params, among)})" for c in left_out])
+
+
+# a phrase operator in a tsquery's text
+_FOLLOWED = re.compile(r"<\d*-?>")
+
+
+@dataclass(frozen=True)
+class Pieced:
+    """How the pieced items match ``tsquery``, a query holding a phrase
+    whose text PostgreSQL reads as ``node``, its tsqueries bound in
+    ``params``.  A query of no ``!`` matches wherever the document says so
+    (its places are the text's, if not all of them): a pieced item is read
+    from its pieces only where its document does not match (``positive``),
+    few for a common phrase, which most long texts hold early on.  With a
+    ``!``, a pieced item matches by its pieces alone.  Those read from their
+    pieces are ranked by ``rank_tsquery``, the query with its phrases'
+    words ANDed (the document holds the words, not all their places)."""
+
+    tsquery: str
+    node: Node
+    positive: bool
+    params: dict[str, object] = field(default_factory=dict)
+    rank_tsquery: str = "CAST(:pieced_rank AS tsquery)"
+
+    def by_documents(self, rowid: str) -> str:
+        """What more the items matched by their documents (``document @@
+        tsquery``) must be, ``rowid`` theirs: ``AND ...`` or nothing."""
+        return "" if self.positive else f" AND {rowid} NOT IN ({PIECED})"
+
+    def by_pieces(self, ranked: str = "", join: str = "", where: str = "") -> str:
+        """A SELECT of the items that match by their pieces (and not by
+        their document): ``id``, then ``ranked`` (a column after a comma,
+        of ``f``, their ``items_fts`` row), ``join``ed and filtered by
+        ``where`` (`` AND ...``) as ``query.results_sql`` does.  They are
+        few: each row is read by its key (``OFFSET 0`` keeps PostgreSQL
+        from hashing the table for them, whose estimate of a phrase's test
+        misses a long document's cost: a scan of every document to find 3)."""
+        alone = f"NOT (f.document @@ {self.tsquery})" if self.positive else "true"
+        return (f"SELECT f.rowid AS id{ranked} FROM (SELECT DISTINCT p.rowid FROM ({_ids_sql(self.node, {})}) AS p) "
+                "AS s CROSS JOIN LATERAL (SELECT rowid, document FROM items_fts WHERE rowid = s.rowid OFFSET 0) AS f"
+                f"{join} WHERE {alone}{where}")
+
+    def found_among(self, rowid: str, among: str) -> str:
+        """The condition that ``rowid``, one of the few pieced items
+        ``among`` lists (or selects), matches by its pieces (by its
+        document too or not): their pieces read by their key."""
+        return f"{rowid} IN ({_ids_sql(self.node, {}, among)})"
+
+
+def pieced(conn: Any, tsquery: str, params: dict[str, object]) -> Pieced | None:
+    """How the pieced items match ``tsquery`` (an SQL expression, bound in
+    ``params``); None where the documents alone answer: the query holds no
+    phrase, or no item is pieced.  One round trip, made only for a query
+    that may hold a phrase (:func:`maybe_phrase`)."""
+    text, any_pieced = conn.execute(f"SELECT CAST({tsquery} AS text), EXISTS ({PIECED})", params).fetchone()
+    if not any_pieced:
+        return None
+    node = parse(str(text))
+    if node is None or not node.has_phrase():
+        return None
+    bound: dict[str, object] = {}
+    _ids_sql(node, bound)  # names its tsqueries, as every later making of the SQL names them
+    bound["pieced_rank"] = _FOLLOWED.sub("&", str(text))
+    return Pieced(tsquery, node, "!" not in str(text), bound)
