@@ -998,7 +998,8 @@ def phrase_ids(store: Store, phrase: str, *, pieces_alone: bool = False) -> list
 def pieces_and_made(store: Store) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
     """Every item's pieces as stored, and as the pieces' function makes them of its document and text now."""
     stored = store.execute("SELECT rowid, piece, CAST(document AS text) FROM items_fts_pieces ORDER BY 1, 2")[1]
-    made = store.execute("SELECT f.rowid, p.piece, CAST(p.words AS text) FROM items_fts f JOIN items i ON i.id = f.rowid"
+    made = store.execute("SELECT f.rowid, p.piece, CAST(p.words AS text) FROM items_fts f"
+                         " JOIN items i ON i.id = f.rowid"
                          " CROSS JOIN LATERAL items_fts_pieces_of(f.document, coalesce(i.text_apart, i.text)) AS p"
                          " ORDER BY 1, 2")[1]
     return stored, made
@@ -1036,7 +1037,8 @@ def test_0027_finds_a_phrase_past_a_long_texts_16383rd_word_or_a_words_256th_pla
         conn.exec_driver_sql("UPDATE items SET text_apart = :a WHERE id = 5", {"a": apart(texts[5])})
     engine.dispose()
     postgres = "://" in store_url
-    wanted = {"filesystem hierarchy standard": [1, 4], "the package": [2, 3], "東 京": [5], "bright harbour lights": [1]}
+    wanted = {"filesystem hierarchy standard": [1, 4], "the package": [2, 3], "東 京": [5],
+              "bright harbour lights": [1]}
     with open_store(store_url, machine="m", migrate=False, readonly=True) as store:
         before = {what: catalog(store, what) for what in ("tables", "triggers")}
         found = {phrase: phrase_ids(store, phrase) for phrase in wanted}
@@ -1064,7 +1066,8 @@ def test_0027_finds_a_phrase_past_a_long_texts_16383rd_word_or_a_words_256th_pla
         store.upsert_item(ItemRecord("/1.txt", title="notes", text=texts[4]), fp(texts[4]))
         store.remove_ids([2])
         assert {phrase: phrase_ids(store, phrase) for phrase in wanted} == {
-            "filesystem hierarchy standard": [1, 4, new], "the package": [3], "東 京": [5], "bright harbour lights": []}
+            "filesystem hierarchy standard": [1, 4, new], "the package": [3], "東 京": [5],
+            "bright harbour lights": []}
         if postgres:
             stored, made = pieces_and_made(store)
             assert sorted({int(str(r[0])) for r in stored}) == [3, 5, new], \
