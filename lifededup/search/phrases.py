@@ -215,13 +215,13 @@ class Pieced:
 def pieced(conn: Any, tsquery: str, params: dict[str, object]) -> Pieced | None:
     """How the pieced items match ``tsquery`` (an SQL expression, bound in
     ``params``); None where the documents alone answer: the query holds no
-    phrase, or no item is pieced.  One round trip, made only for a query
-    that may hold a phrase (:func:`maybe_phrase`)."""
-    text, any_pieced = conn.execute(f"SELECT CAST({tsquery} AS text), EXISTS ({PIECED})", params).fetchone()
-    if not any_pieced:
-        return None
-    node = parse(str(text))
-    if node is None or not node.has_phrase():
+    phrase, or no item is pieced (or the store, opened as it is, predates
+    revision 0027).  Made only for a query that may hold a phrase
+    (:func:`maybe_phrase`): a round trip, and one more where it does."""
+    text, kept = conn.execute(f"SELECT CAST({tsquery} AS text), to_regclass('items_fts_pieces') IS NOT NULL",
+                              params).fetchone()
+    node = parse(str(text)) if kept else None
+    if node is None or not node.has_phrase() or not conn.execute(f"SELECT EXISTS ({PIECED})").fetchone()[0]:
         return None
     bound: dict[str, object] = {}
     _ids_sql(node, bound)  # names its tsqueries, as every later making of the SQL names them
