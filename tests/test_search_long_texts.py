@@ -130,6 +130,8 @@ def test_a_phrase_anywhere_in_a_long_text_is_found_as_sqlite_finds_it(indexed: s
     for query in _queries(archive):
         assert found(indexed, query, "--all") == found(oracle, query, "--all"), query
         assert cluster(found(indexed, query)) == cluster(found(oracle, query)), query
+        filtered = ("--all", "--path", "*/topics*")  # a filter reads the items: the pieces' matches too
+        assert found(indexed, query, *filtered) == found(oracle, query, *filtered), (query, filtered)
     late = f'"{archive.late}"'
     assert found(indexed, late, "--all") == ["note.txt", "topics-copy.txt", "topics.txt"]
     assert found(indexed, f'"{archive.the_late}"', "--all") == ["topics-copy.txt", "topics.txt"]

@@ -358,6 +358,9 @@ def results_sql(
             return found, params
         params.update(pieced.params)
         rank = f", {PG_RANK.format(tsquery=pieced.rank_tsquery)} AS rank" if ranked else ""
+        if pieced.positive:  # the matches by document, and those by pieces besides
+            return (f"WITH found AS MATERIALIZED ({found}) SELECT * FROM found UNION ALL "
+                    f"{pieced.by_pieces(rank, join, where, besides='found')}", params)
         return f"{found}{pieced.by_documents('f.rowid')} UNION ALL {pieced.by_pieces(rank, join, where)}", params
     if query is not None:
         params["query"] = query
