@@ -150,11 +150,12 @@ _PIECED_WRONG = (f"items_fts_clamped(f.document, {PG_PIECES_BODY}) IS DISTINCT F
 # The pieced items whose pieces are not all and only those their text makes:
 # made again for those items alone.
 _PIECES_DIFFER = (
-    "SELECT DISTINCT coalesce(m.rowid, k.rowid) FROM (SELECT f.rowid, p.piece, p.words FROM items_fts f "
+    "SELECT DISTINCT coalesce(m.rowid, k.rowid) FROM (SELECT f.rowid, p.piece, p.words, p.text_at FROM items_fts f "
     f"JOIN items i ON i.id = f.rowid CROSS JOIN LATERAL {pg_pieces_of()} AS p "
     "WHERE f.rowid IN (SELECT rowid FROM items_fts_pieces)) AS m "
     "FULL JOIN items_fts_pieces k ON k.rowid = m.rowid AND k.piece = m.piece "
-    "WHERE m.rowid IS NULL OR k.rowid IS NULL OR k.document IS DISTINCT FROM m.words ORDER BY 1")
+    "WHERE m.rowid IS NULL OR k.rowid IS NULL OR k.document IS DISTINCT FROM m.words "
+    "OR k.text_at IS DISTINCT FROM m.text_at ORDER BY 1")
 _REPIECE = (f"lifededup sql --write {shlex.quote('DELETE FROM items_fts_pieces')} "
             f"and lifededup sql --write {shlex.quote(pg_fill_pieces())}")
 

@@ -70,7 +70,7 @@ PG_PIECES_BODY = "coalesce(i.text_apart, i.text)"
 
 def pg_pieces_of(document: str = "f.document") -> str:
     """The SQL of an item's pieces on PostgreSQL (revision 0027: ``piece``,
-    ``words``), as its trigger makes them: its search row's ``document`` and
+    ``words``, ``text_at``), as its trigger makes them: its search row's ``document`` and
     the text of the items aliased ``i``; no rows for a text whose document
     lost no places."""
     return f"items_fts_pieces_of({document}, {PG_PIECES_BODY})"
@@ -81,6 +81,6 @@ def pg_fill_pieces(where: str = "") -> str:
     ``items_fts`` (aliased ``f``, the items ``i``; ``where``: which of them),
     as the trigger writes them: for a bulk load that wrote ``items_fts`` with
     the trigger off, which writes none."""
-    return ("INSERT INTO items_fts_pieces (rowid, piece, document) SELECT f.rowid, p.piece, p.words "
+    return ("INSERT INTO items_fts_pieces (rowid, piece, document, text_at) SELECT f.rowid, p.piece, p.words, p.text_at "
             f"FROM items_fts f JOIN items i ON i.id = f.rowid CROSS JOIN LATERAL {pg_pieces_of()} AS p"
             + (f" WHERE {where}" if where else ""))

@@ -51,7 +51,7 @@ _TRIGGER = "items_ai"  # PostgreSQL's trigger filling items_fts (revision 0002) 
 # PostgreSQL's search tables, which the models do not declare, made of the
 # items (or copied as they are from another server): their columns and key
 _SERVER_SEARCH = (("items_fts", "rowid, document", "rowid"),
-                  ("items_fts_pieces", "rowid, piece, document", "rowid, piece"))
+                  ("items_fts_pieces", "rowid, piece, document, text_at", "rowid, piece"))
 
 
 class TransferRefused(StoreError):

@@ -15,7 +15,8 @@ word), ``"the package"`` nothing past a text's 256th ``the``.
 word at the last place or with 255 places or more, or a text cut at
 100,000 characters or more), its title and people (piece 0, the
 document's words of weight A) and its text in pieces of 1,000 words, each
-with the next piece's first 50 (pieces 1, 2, ...): each piece's places are
+with the next piece's first 50 (pieces 1, 2, ...), and where in the text
+each starts (``text_at``, for a search's snippet): each piece's places are
 all kept.  A search for a phrase reads those items' pieces instead of
 their document (``search/phrases.py``).  The trigger that keeps
 ``items_fts`` keeps the pieces too (``items_fts_pieces_of``).
@@ -50,23 +51,30 @@ $$
 """,
     # piece 0: the title and people; 1, 2, ...: the text's words a thousand at a
     # time (whitespace, and the CJK characters' U+0001, between them), with
-    # the next piece's first fifty; nothing for a document that lost no place
+    # the next piece's first fifty, and where in the text each starts (its
+    # first character's place); nothing for a document that lost no place
     f"""
 CREATE FUNCTION items_fts_pieces_of(document tsvector, body text)
-RETURNS TABLE (piece integer, words tsvector) LANGUAGE plpgsql IMMUTABLE AS $$
+RETURNS TABLE (piece integer, words tsvector, text_at integer) LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
   IF NOT items_fts_clamped(document, body) THEN
     RETURN;
   END IF;
-  RETURN QUERY SELECT 0, ts_filter(document, '{{a}}');
+  RETURN QUERY SELECT 0, ts_filter(document, '{{a}}'), CAST(NULL AS integer);
   RETURN QUERY
   WITH w AS (SELECT s.n - 1 AS n, s.word
-             FROM regexp_split_to_table(body, '[[:space:]\\x01]+') WITH ORDINALITY AS s(word, n))
-  SELECT CAST(x.p + 1 AS integer), items_fts_document(NULL, string_agg(x.word, ' ' ORDER BY x.n), NULL)
-  FROM (SELECT w.n / {PIECE_WORDS} AS p, w.n, w.word FROM w
+             FROM regexp_split_to_table(body, '[[:space:]\\x01]+') WITH ORDINALITY AS s(word, n)),
+  gaps AS (SELECT s.n, length(s.m[1]) AS gap
+           FROM regexp_matches(body, '([[:space:]\\x01]+)', 'g') WITH ORDINALITY AS s(m, n)),
+  placed AS (SELECT w.n, w.word, 1 + coalesce(sum(length(w.word) + coalesce(gaps.gap, 0))
+                    OVER (ORDER BY w.n ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS at
+             FROM w LEFT JOIN gaps ON gaps.n = w.n + 1)
+  SELECT CAST(x.p + 1 AS integer), items_fts_document(NULL, string_agg(x.word, ' ' ORDER BY x.n), NULL),
+         CAST(min(x.at) AS integer)
+  FROM (SELECT placed.n / {PIECE_WORDS} AS p, placed.n, placed.word, placed.at FROM placed
         UNION ALL
-        SELECT w.n / {PIECE_WORDS} - 1, w.n, w.word FROM w
-        WHERE w.n % {PIECE_WORDS} < {OVERLAP} AND w.n >= {PIECE_WORDS}) AS x
+        SELECT placed.n / {PIECE_WORDS} - 1, placed.n, placed.word, placed.at FROM placed
+        WHERE placed.n % {PIECE_WORDS} < {OVERLAP} AND placed.n >= {PIECE_WORDS}) AS x
   GROUP BY x.p;
 END $$
 """,
@@ -81,6 +89,7 @@ CREATE TABLE items_fts_pieces (
   rowid BIGINT NOT NULL REFERENCES items (id) ON DELETE CASCADE,
   piece INTEGER NOT NULL,
   document tsvector NOT NULL,
+  text_at INTEGER,
   PRIMARY KEY (rowid, piece)
 )
 """,
@@ -114,16 +123,16 @@ BEGIN
   IF TG_OP = 'UPDATE' THEN
     DELETE FROM items_fts_pieces WHERE rowid = new.id;
   END IF;
-  INSERT INTO items_fts_pieces (rowid, piece, document)
-  SELECT new.id, p.piece, p.words FROM items_fts_pieces_of(made, {read[1]}) AS p;
+  INSERT INTO items_fts_pieces (rowid, piece, document, text_at)
+  SELECT new.id, p.piece, p.words, p.text_at FROM items_fts_pieces_of(made, {read[1]}) AS p;
   RETURN NULL;
 END $$
 """
 
 
 # every item's pieces, from its document as stored
-_FILL = ("INSERT INTO items_fts_pieces (rowid, piece, document) "
-         "SELECT f.rowid, p.piece, p.words FROM items_fts f JOIN items i ON i.id = f.rowid "
+_FILL = ("INSERT INTO items_fts_pieces (rowid, piece, document, text_at) "
+         "SELECT f.rowid, p.piece, p.words, p.text_at FROM items_fts f JOIN items i ON i.id = f.rowid "
          "CROSS JOIN LATERAL items_fts_pieces_of(f.document, coalesce(i.text_apart, i.text)) AS p")
 
 
