@@ -229,3 +229,18 @@ def test_a_query_is_read_back_only_where_it_may_hold_a_phrase(pg_url: str, query
         tsquery, marked = pg_query(query)
         text = str(conn.execute(f"SELECT CAST({tsquery} AS text)", {"query": marked}).fetchone()[0])
     assert ("<" in text) is phrase, text
+
+
+def test_a_long_texts_snippet_shows_its_phrase_far_on(indexed: str, archive: Archive) -> None:
+    """The snippet of a text whose phrase stands only past its first 20,000
+    characters shows the phrase marked, on both backends: FTS5's snippet
+    finds it anywhere; PostgreSQL's headline is made from the piece that
+    holds it (``text_at``), where it showed the text's start, unmarked."""
+    done = CliRunner().invoke(main, ["search", "--json", "--all", "--path", "*/topics.txt", "--db", indexed,
+                                     "--", f'"{archive.late}"'])
+    assert done.exit_code == 0, done.output
+    [hit] = json.loads(done.output)["hits"]
+    marked = [hit["snippet"][start:end].lower() for start, end in hit["highlights"]]
+    words = archive.late.split()  # marked first (PostgreSQL marks their later lone words too)
+    assert _WORD.findall(" ".join(marked))[:len(words)] == words, (marked, hit["snippet"])
+    assert hit["snippet"].startswith("…"), "the snippet is from far into the text"

@@ -220,6 +220,17 @@ class Pieced:
                 "AS s CROSS JOIN LATERAL (SELECT rowid, document FROM items_fts WHERE rowid = s.rowid OFFSET 0) AS f"
                 f"{join} WHERE {alone}{where}")
 
+    def shown_from(self, item: str) -> str:
+        """Where a page's snippet of the item ``item`` (its id) starts: in
+        a pieced item, its first piece (past piece 0) that holds one of the
+        query's phrases (not one left out), whose place in the text the
+        pieces keep (``text_at``) -- a phrase past the text's first 20,000
+        characters showed its start, unmarked; else the text's start."""
+        if "pieced_shown" not in self.params:
+            return "1"
+        return (f"coalesce((SELECT p.text_at FROM items_fts_pieces p WHERE p.rowid = {item} AND p.piece > 0 "
+                "AND p.document @@ CAST(:pieced_shown AS tsquery) ORDER BY p.piece LIMIT 1), 1)")
+
     def found_among(self, rowid: str, among: str) -> str:
         """The condition that ``rowid``, one of the few pieced items
         ``among`` lists (or selects), matches by its pieces (by its
@@ -241,4 +252,16 @@ def pieced(conn: Any, tsquery: str, params: dict[str, object]) -> Pieced | None:
     bound: dict[str, object] = {}
     _ids_sql(node, bound)  # names its tsqueries, as every later making of the SQL names them
     bound["pieced_rank"] = _FOLLOWED.sub("&", str(text))
+    shown = _phrases_held(node)
+    if shown:
+        bound["pieced_shown"] = " | ".join(f"( {phrase} )" for phrase in shown)
     return Pieced(tsquery, node, "!" not in str(text), bound)
+
+
+def _phrases_held(node: Node) -> list[str]:
+    """The texts of ``node``'s phrases that a match holds or may hold (not those under a ``!``)."""
+    if node.op == "!":
+        return []
+    if node.op == "":
+        return [node.text] if node.phrase else []
+    return [text for child in node.children for text in _phrases_held(child)]

@@ -603,7 +603,7 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
         _totals(conn, query, filters, cluster, mode, postgres, PG_COUNTED if bounded else None, pieced))
     # each hit made once, with its snippet (dataclasses.replace() of a hit
     # costs 5 us: at a million items a third of a rare word's page)
-    hits = _shown(conn, page, query, postgres, matches)
+    hits = _shown(conn, page, query, postgres, matches, pieced)
     if mode == "collapsed" and hits and not exact:
         # the sample is the first matches in the order they are stored, not
         # ranked: a cluster of thousands stored first may fill it, below the
@@ -631,14 +631,14 @@ def _bounded(query: str | None, filters: Filters, cluster: int | None, postgres:
 
 
 def _shown(conn: Connection, page: Sequence[tuple[int, float, int | None]], query: str | None, postgres: bool,
-           matches: int) -> list[Hit]:
+           matches: int, pieced: Pieced | None = None) -> list[Hit]:
     """The hits of a page, (item, rank, its row's cluster or None) each:
     their items and snippets in one statement (``_shown_sql``; a statement
     of each cost a rare word's page at a million items a sixth of its time),
     of a search of ``matches`` items."""
     if not page:
         return []
-    sql, params = _shown_sql([item_id for item_id, _, _ in page], query, postgres, matches)
+    sql, params = _shown_sql([item_id for item_id, _, _ in page], query, postgres, matches, pieced)
     items = {r[0]: r for r in conn.execute(sql, params)}
     snippet = (Snippet.preview if query is None else
                (lambda r: Snippet.from_headline(r[0], r[1], int(r[2] or 0), int(r[3] or 0))) if postgres else
@@ -651,7 +651,8 @@ def _shown(conn: Connection, page: Sequence[tuple[int, float, int | None]], quer
 _SNIPPET_AT = 13
 
 
-def _shown_sql(ids: Sequence[int], query: str | None, postgres: bool, matches: int) -> tuple[str, dict[str, object]]:
+def _shown_sql(ids: Sequence[int], query: str | None, postgres: bool, matches: int,
+               pieced: Pieced | None = None) -> tuple[str, dict[str, object]]:
     """The ``_item_columns`` of the items ``ids`` and their snippets' columns:
     the start of the text without a query; PostgreSQL's headlines
     (``headline_sql``); FTS5's ``snippet()``, from a MATCH of ``matches``
@@ -665,9 +666,10 @@ def _shown_sql(ids: Sequence[int], query: str | None, postgres: bool, matches: i
                 {})
     if postgres:
         tsquery, marked = pg_query(query)
+        start = "1" if pieced is None else pieced.shown_from("i.id")
         return (f"SELECT {_item_columns(postgres)}, h.headline, h.title_headline, h.found_at, h.read "
-                f"FROM {items} JOIN ({headline_sql(tsquery, listed)}) AS h ON h.id = i.id "
-                f"WHERE i.id IN ({listed})", {"query": marked})
+                f"FROM {items} JOIN ({headline_sql(tsquery, listed, start)}) AS h ON h.id = i.id "
+                f"WHERE i.id IN ({listed})", {"query": marked, **({} if pieced is None else pieced.params)})
     return (f"SELECT {_item_columns(postgres)}, {SNIPPET_SQL} FROM items_fts CROSS JOIN {items} "
             f"WHERE i.id = items_fts.rowid AND items_fts MATCH :query "
             f"AND {_rowid(query, matches, len(ids))} IN ({listed})", {"query": query})

@@ -36,24 +36,29 @@ _HEADLINE_OPTIONS = (f"'StartSel=' || chr(2) || ', StopSel=' || chr(3) || "
                      f"', MaxWords={SNIPPET_TOKENS}, MinWords={SNIPPET_TOKENS - 4}, ShortWord=0'")
 
 
-def headline_sql(tsquery: str, ids: str) -> str:
+def headline_sql(tsquery: str, ids: str, start: str = "1") -> str:
     """PostgreSQL's counterpart of ``SNIPPET_SQL`` for the items ``ids``:
     rows of ``id``, the text's ``headline``, the title's
     (``title_headline``), where the headline starts in the text
-    (``found_at``, 1: at its start) and the length of the text read
-    (``read``).  Each subquery is fenced (``OFFSET 0``): pulled up into the
-    query around it, the headline was made twice, once for itself and once
-    for ``found_at`` (20 rows: 0.89 against 0.41 ms).  Made of the text as
-    the index reads it (a CJK text's ``text_apart``, revision 0022), whose
-    separators ``Snippet.from_marked`` drops."""
+    (``found_at``, 1: at its start; 0: not found) and the end of the text
+    read (``read``).  Each subquery is fenced (``OFFSET 0``): pulled up into
+    the query around it, the headline was made twice, once for itself and
+    once for ``found_at`` (20 rows: 0.89 against 0.41 ms).  Made of the text
+    as the index reads it (a CJK text's ``text_apart``, revision 0022),
+    whose separators ``Snippet.from_marked`` drops; from its character
+    ``start`` on (an SQL expression of the item ``i``: where a long text's
+    piece holding the phrase starts, ``search.phrases``)."""
     return (
-        "SELECT id, h AS headline, th AS title_headline, strpos(body, translate(h, chr(2) || chr(3), '')) AS found_at, "
-        "length(rtrim(body)) AS read FROM (SELECT id, body, "
+        "SELECT id, h AS headline, th AS title_headline, "
+        "CASE WHEN strpos(body, translate(h, chr(2) || chr(3), '')) = 0 THEN 0 "
+        "ELSE at - 1 + strpos(body, translate(h, chr(2) || chr(3), '')) END AS found_at, "
+        "at - 1 + length(rtrim(body)) AS read FROM (SELECT id, body, at, "
         f"ts_headline('simple', left(body, {HEADLINE_CHARS}), {tsquery}, {_HEADLINE_OPTIONS}) AS h, "
         f"ts_headline('simple', title, {tsquery}, {_HEADLINE_OPTIONS}) AS th FROM ("
-        f"SELECT i.id, translate(left(coalesce(i.text_apart, i.text), {HEADLINE_CHARS + 1}), {_HIDE}) AS body, "
-        f"translate(coalesce(i.title_apart, i.title, ''), {_HIDE}) AS title "
-        f"FROM items i WHERE i.id IN ({ids}) OFFSET 0) AS texts OFFSET 0) AS headlines"
+        f"SELECT i.id, translate(substr(coalesce(i.text_apart, i.text), s.at, {HEADLINE_CHARS + 1}), {_HIDE}) "
+        f"AS body, s.at, translate(coalesce(i.title_apart, i.title, ''), {_HIDE}) AS title "
+        f"FROM items i CROSS JOIN LATERAL (SELECT {start} AS at) AS s WHERE i.id IN ({ids}) OFFSET 0) AS texts "
+        "OFFSET 0) AS headlines"
     )
 
 
