@@ -167,13 +167,14 @@ def _stale_documents(store: Store) -> list[Problem]:
     (``items_fts_pieces``, revision 0027) are not the ones it makes of their
     text: missing for a text whose document lost places, left for one whose
     document lost none, or written by hand.  FTS5's integrity check compares
-    the same on SQLite.  Every item's words are made again -- 44 s at a
-    million items -- and every document's places looked at (whether it lost
-    some), in the same pass; only the pieced items' pieces are made again.
-    At the real-text million (none of it pieced: 685,728 texts of 509
-    characters or more, whose places are read), on a 2-core machine at a
-    load of 2-3, the pass took 150-200 s without the places and 184-212 s
-    with them (+12 to +34 s, three runs alternated; their look alone 31 s).
+    the same on SQLite.  Every item's words are made again, and every
+    document's places looked at (whether it lost some), in the same pass;
+    only the pieced items' pieces are made again.  At the real-text million
+    (none of it pieced: 685,728 texts of 509 characters or more, whose
+    places are read), quiet and its pages in memory, the pass took 145 s
+    without the places and 163 s with them (an earlier session's 44 s no
+    longer holds); at a load of 2-3, 150-200 s and 184-212 s (three runs
+    alternated; the places' look alone 31 s).
     So this is a read of its own, which does not hold the writers' lock (any
     committed state has each row as the trigger made it)."""
     document = pg_document("i.")
