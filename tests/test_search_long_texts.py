@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_search_bounded import tsquery_text
 
 from lifededup.cli import main
 from lifededup.search.phrases import Node, maybe_phrase, parse
-from lifededup.search.query import pg_query
 from lifededup.store import open_store
 
 _WORD = re.compile(r"[^\W_]+")
@@ -199,8 +199,7 @@ def test_a_tsquery_is_cut_where_its_operators_hold_across_pieces(pg_url: str, qu
     ``phrases.parse``: put together again it is the same tsquery, and each
     piece of it one tsquery PostgreSQL reads as written."""
     with open_store(pg_url, machine="m") as store, store.reading() as conn:
-        tsquery, marked = pg_query(query)
-        text = str(conn.execute(f"SELECT CAST({tsquery} AS text)", {"query": marked}).fetchone()[0])
+        text = tsquery_text(conn, query)
         node = parse(text)
         assert node is not None
         again = conn.execute("SELECT CAST(CAST(:t AS tsquery) AS text)", {"t": _rebuilt(node)}).fetchone()[0]
@@ -226,8 +225,7 @@ def test_a_query_is_read_back_only_where_it_may_hold_a_phrase(pg_url: str, query
     back: where it says no, PostgreSQL's tsquery holds no phrase."""
     assert maybe_phrase(query) is phrase
     with open_store(pg_url, machine="m") as store, store.reading() as conn:
-        tsquery, marked = pg_query(query)
-        text = str(conn.execute(f"SELECT CAST({tsquery} AS text)", {"query": marked}).fetchone()[0])
+        text = tsquery_text(conn, query)
     assert ("<" in text) is phrase, text
 
 

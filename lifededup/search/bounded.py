@@ -41,11 +41,10 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from typing import Any
 
-from lifededup.search.phrases import PIECED, Pieced
+from lifededup.search.phrases import TOKEN, Pieced
 from lifededup.search.query import PG_RANK
 from lifededup.store.dialect import Driver
 
@@ -53,9 +52,6 @@ from lifededup.store.dialect import Driver
 _ANY = 1.0 * (1 + 1e-5)
 _TEXT = 0.4 * (1 + 1e-5)  # words ORed, none in the title or people: every position of weight B
 
-# a tsquery's text: a quoted lexeme ('it''s' doubles a quote), its prefix
-# or weight marks, an operator (<-> and <N> phrases), a parenthesis
-_TOKEN = re.compile(r"'(?:[^']|'')*'(:[*A-D]+)?|<\d*-?>|[&|!()]|\s+")
 
 
 @dataclass(frozen=True)
@@ -75,7 +71,7 @@ def rank_bound(tsquery: str) -> Bound | None:
     depth, top, operators, lexemes = 0, set(), set(), set()
     at = 0
     while at < len(tsquery):
-        found = _TOKEN.match(tsquery, at)
+        found = TOKEN.match(tsquery, at)
         if found is None:
             return None  # not a tsquery's text as this reads it: rank every match
         token = found.group(0)
@@ -123,12 +119,11 @@ def _window_sql(tsquery: str, heading: bool, pieced: Pieced | None = None) -> st
     (``pieced_sql`` reads them)."""
     rank = PG_RANK.format(tsquery=tsquery)
     heading_matches = f"ts_filter(f.document, '{{a}}') @@ {tsquery} AND " if heading else ""
-    if pieced is not None and not pieced.positive:
-        heading_matches += f"f.rowid NOT IN ({PIECED}) AND "
+    by_documents = "" if pieced is None else pieced.by_documents("f.rowid")
     return (f"SELECT b.id, b.rank, (SELECT c.cluster_id FROM clusters c WHERE c.item_id = b.id) "
             f"FROM (SELECT f.rowid AS id, {rank} AS rank FROM items_fts f WHERE {heading_matches}"
-            f"length(f.document) > :shortest AND length(f.document) <= :longest AND (f.document @@ {tsquery}) IS TRUE "
-            "ORDER BY rank, id LIMIT :limit) AS b ORDER BY b.rank, b.id")
+            f"length(f.document) > :shortest AND length(f.document) <= :longest AND (f.document @@ {tsquery}) IS TRUE"
+            f"{by_documents} ORDER BY rank, id LIMIT :limit) AS b ORDER BY b.rank, b.id")
 
 
 def pieced_sql(pieced: Pieced) -> str:

@@ -25,18 +25,19 @@ stands (in the text's first million characters).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lifededup.search.query import CHUNK
 from lifededup.store.searchable import CJK
 
-# a tsquery's text: a quoted lexeme ('it''s' doubles a quote) with its prefix
-# or weight marks, a phrase operator (<-> and <N>), the other operators, a parenthesis
-_TOKEN = re.compile(r"'(?:[^']|'')*'(?::[*A-D]+)?|<\d*-?>|[&|!()]|\s+")
+# a tsquery's text: a quoted lexeme ('it''s' doubles a quote) and its prefix
+# or weight marks (group 1), a phrase operator (<-> and <N>), the other
+# operators, a parenthesis, a space (search.bounded reads it too)
+TOKEN = re.compile(r"'(?:[^']|'')*'(:[*A-D]+)?|<\d*-?>|[&|!()]|\s+")
 # the runs of letters and digits PostgreSQL's parser reads as words apart
 _RUN = re.compile(r"[^\W_]+")
-# a quoted string (its closing quote may be missing) or a bare run of the query
-_CHUNK = re.compile(r'"[^"]*"?|[^\s"]+')
 # the pieced items (each has a piece 0: ix_items_fts_pieces_heads)
 PIECED = "SELECT rowid FROM items_fts_pieces WHERE piece = 0"
 
@@ -48,7 +49,7 @@ def maybe_phrase(query: str) -> bool:
     Japanese or Korean character (a word of them is the phrase of its
     characters).  Where it says no, no phrase is read; where it says yes,
     the tsquery says."""
-    return CJK.search(query) is not None or any(len(_RUN.findall(c)) >= 2 for c in _CHUNK.findall(query))
+    return CJK.search(query) is not None or any(len(_RUN.findall(c)) >= 2 for c in CHUNK.findall(query))
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ class _Reader:
         self.tokens: list[tuple[str, int, int]] = []  # token, start, end
         at = 0
         while at < len(text):
-            found = _TOKEN.match(text, at)
+            found = TOKEN.match(text, at)
             if found is None:
                 raise ValueError(f"not a tsquery's text: {text!r}")
             if not found.group(0).isspace():
@@ -93,18 +94,18 @@ class _Reader:
         return self.tokens[self.at - 1]
 
     def either(self) -> Node:
-        nodes = [self.both()]
-        while self.peek() == "|":
-            self.take()
-            nodes.append(self.both())
-        return nodes[0] if len(nodes) == 1 else Node("|", children=tuple(nodes))
+        return self._chain("|", self.both)
 
     def both(self) -> Node:
-        nodes = [self.followed()]
-        while self.peek() == "&":
+        return self._chain("&", self.followed)
+
+    def _chain(self, op: str, operand: Callable[[], Node]) -> Node:
+        """``operand``s joined by ``op``: the one alone, or a node of them all."""
+        nodes = [operand()]
+        while self.peek() == op:
             self.take()
-            nodes.append(self.followed())
-        return nodes[0] if len(nodes) == 1 else Node("&", children=tuple(nodes))
+            nodes.append(operand())
+        return nodes[0] if len(nodes) == 1 else Node(op, children=tuple(nodes))
 
     def followed(self) -> Node:
         start = self.tokens[self.at][1] if self.at < len(self.tokens) else len(self.text)

@@ -209,7 +209,7 @@ _ASCII_MARKS = "!\"#$%&'()*+,./:;<=>?@[\\]^_`{|}~-"
 _JOINED = re.compile(r"[^\W_][" + re.escape(_ASCII_MARKS[:-1]) + r"]+[^\W_]")
 _PART = re.compile(r"[^\s" + re.escape(_ASCII_MARKS) + r"]+")
 # a quoted string (its closing quote may be missing) or a bare run of the query
-_PIECE = re.compile(r'"[^"]*"?|[^\s"]+')
+CHUNK = re.compile(r'"[^"]*"?|[^\s"]+')
 _BARE = re.compile(r"(-?)(.*?)(\*?)", re.DOTALL)
 _SEP = chr(31)  # between the pieces of the text bound as :query
 JOINED_MARK = "qqjoined{}qq"
@@ -268,7 +268,7 @@ def _joined(query: str) -> tuple[str, list[list[str]]]:
         said = mark([f'"{c}"' for c in choices])
         return f" {bare.group(1)}{said} "
 
-    marked = _PIECE.sub(read, query.replace(_SEP, " "))
+    marked = CHUNK.sub(read, query.replace(_SEP, " "))
     return (marked if marks else query), marks
 
 
@@ -287,7 +287,7 @@ def _websearch_operators(query: str) -> str:
     reads both as words: on a store moved to a server, `river NOT bank`
     found the texts holding bank, where SQLite left them out).  A quoted
     phrase is left as it is; ``OR`` websearch reads itself."""
-    pieces = list(_PIECE.finditer(query))
+    pieces = list(CHUNK.finditer(query))
     if not any(p.group(0) in ("AND", "NOT") for p in pieces[1:]):
         return query
     said: list[str] = []

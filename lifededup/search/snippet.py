@@ -50,8 +50,7 @@ def headline_sql(tsquery: str, ids: str, start: str = "1") -> str:
     piece holding the phrase starts, ``search.phrases``)."""
     return (
         "SELECT id, h AS headline, th AS title_headline, "
-        "CASE WHEN strpos(body, translate(h, chr(2) || chr(3), '')) = 0 THEN 0 "
-        "ELSE at - 1 + strpos(body, translate(h, chr(2) || chr(3), '')) END AS found_at, "
+        "coalesce(at - 1 + nullif(strpos(body, translate(h, chr(2) || chr(3), '')), 0), 0) AS found_at, "
         "at - 1 + length(rtrim(body)) AS read FROM (SELECT id, body, at, "
         f"ts_headline('simple', left(body, {HEADLINE_CHARS}), {tsquery}, {_HEADLINE_OPTIONS}) AS h, "
         f"ts_headline('simple', title, {tsquery}, {_HEADLINE_OPTIONS}) AS th FROM ("
