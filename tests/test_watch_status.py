@@ -8,10 +8,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
+
+import pytest
 
 from index_samples import write_text
 from test_daemon import lifededup
@@ -135,3 +140,39 @@ def test_daemon_status_names_a_folder_whose_items_are_kept_though_it_is_gone_or_
         assert "the store keeps" not in text, text
         count = lifededup(env, "sql", "--csv", "SELECT count(*) FROM items")
         assert count.stdout.split() == ["count(*)", "1"], count.stdout + count.stderr
+
+
+def _said_at(html: str, label: str) -> datetime:
+    """The moment the status page says after ``label`` (said_when's local time; its zone dropped)."""
+    found = re.search(re.escape(label) + r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)", html)
+    assert found is not None, f"the page does not say {label!r}: {html}"
+    return datetime.strptime(found.group(1), "%Y-%m-%d %H:%M:%S")
+
+
+def test_the_status_page_says_since_when_the_daemon_watches_not_when_its_last_batch_ended(tmp_path: Path) -> None:
+    """The page said "Running, watching since 09:14" of a daemon watching
+    since the morning: the state's since, which a batch (a state of its
+    own) sets again as it ends.  It says when the daemon began watching,
+    and its last batch apart, as "last indexed"."""
+    pytest.importorskip("starlette", reason="the web view needs its extra: pip install '.[web]'")
+    from starlette.testclient import TestClient
+
+    from lifededup.watch import daemon as daemons
+    from lifededup.web import create_app
+
+    root = tmp_path / "home"
+    write_text(root / "a.txt", seed=1)
+    with daemon(tmp_path, root, "--delay", "0.3") as env:
+        watching = datetime.fromtimestamp(int(time.time()))  # the daemon watches already: to the second
+        time.sleep(2.0)  # its batch ends seconds later
+        write_text(root / "b.txt", seed=2)
+        eventually(lambda: status_of(env)[1]["indexed"] == 2 and status_of(env)[1]["state"] == "watching",
+                   "the new file is read, and the daemon watches again")
+        with TestClient(create_app(env["LIFEDEDUP_DB"], daemon_paths=daemons.DaemonPaths(tmp_path / "state"
+                                                                                           / "lifededup")),
+                        base_url="http://127.0.0.1:8765") as client:
+            html = client.get("/status").text
+    since = _said_at(html, ", watching since ")
+    last = _said_at(html, "<dt>last indexed</dt><dd>")
+    assert since <= watching < last, f"watching since {since}, last batch {last}: the page says {html}"
+    assert _said_at(html, "<dt>started watching</dt><dd>") == since, html

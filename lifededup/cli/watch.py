@@ -663,7 +663,8 @@ def _unreachable_words(report: dict[str, Any]) -> str | None:
               "else null), unreachable_since, refused (the server's words while it turns the watcher away: "
               "no such role or database, a password refused; else null), refused_since, retry_after (seconds), "
               "last_read, last_indexed_at, "
-              "last_rescan_at, state_since as Unix times).")
+              "last_rescan_at, state_since (when the state began: of watching, when the last batch or scan "
+              "ended), watching_since (when the watcher began watching) as Unix times).")
 def daemon_status(as_json: bool) -> None:
     """Whether the daemon runs, what it watches, how many files wait, when it
     last indexed and how many items failed (this machine's apart on a store

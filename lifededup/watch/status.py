@@ -66,8 +66,12 @@ class WatchStatus:
     last_indexed_at: float | None = None  # wall-clock time.time()
     last_rescan_at: float | None = None
     state: str = "starting"
-    # when the state began (wall clock): `daemon status` says how long it has been indexing
+    # when the state began (wall clock): `daemon status` says how long it has been indexing.  Of "watching",
+    # it is when the last batch or scan ended (each is a state of its own), not when watching began
     state_since: float | None = None
+    # when this watcher began watching (wall clock): the web view's "watching since" (None: a watcher before it,
+    # or one waiting for its store's server)
+    watching_since: float | None = None
     # the last file read (its stored path): what a long scan is at
     last_read: str | None = None
     # watched folders whose items are kept though the folder is not there (or empty): `daemon status` names them

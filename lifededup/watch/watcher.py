@@ -141,6 +141,7 @@ class Watcher:
         self._disk = {f.path: fs_path(f.path) for f in self.folders}
 
     def run(self) -> None:
+        self._status.watching_since = time.time()
         overflows = _Overflows()
         _WATCHDOG_LOG.addHandler(overflows)
         observer = Observer()
