@@ -1,10 +1,11 @@
 """A FIFO and links dropped in a watched folder -- a link out of the
 folders, one to nothing, two round a circle -- fail for what the path is,
-not for what its bytes say: a file being written never fails so.  The
-watcher said of each "is still being written: not readable yet ...; read
-again once it is still", at INFO, and warned of it two seconds later
-(a tester's folder on the real archive). Each is warned of once, at once,
-and recorded. Real watchdog events."""
+not for what its bytes say: a file being written never fails so.  Dropped
+in a folder just made, beside an empty file and an archive (as in a
+tester's folder on the real archive), each is recorded with its status
+(not-a-file, link-outside, broken-link, link-loop), and the log names it
+once: one WARNING "could not read" and no other line (none of the INFO
+that a file changed too lately to be read gets).  Real watchdog events."""
 
 from __future__ import annotations
 
