@@ -466,6 +466,10 @@ class Format:
     streamed: bool = False
     # The kind (one of KINDS) of a whole file of this format: a file that could not be read is recorded under it.
     kind: str = "document"
+    # Name endings that are spellings of one (".html", ".htm"): its extract function reads a file named by
+    # any of a group as by the group's first, so a file renamed from one to another is not read again
+    # (:func:`lifededup.extract.renamed.read_alike_here`).  Each group's names claim this format.
+    spellings: tuple[tuple[str, ...], ...] = ()
 
 
 def nested(item: Extracted, part: str) -> Extracted:

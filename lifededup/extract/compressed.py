@@ -90,4 +90,6 @@ def _is_compressed(probe: Probe) -> bool:
     return kind == "gzip"
 
 
-FORMAT = Format(name="gzip", extract=extract_gzip, suffixes=(".gz", ".tgz", ".bz2", ".xz"), magic=_is_compressed)
+# a gzipped tar's two names: each read as the tar it holds (inner_name)
+FORMAT = Format(name="gzip", extract=extract_gzip, suffixes=(".gz", ".tgz", ".bz2", ".xz"), magic=_is_compressed,
+                spellings=((".tar.gz", ".tgz"),))

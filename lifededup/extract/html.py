@@ -386,4 +386,5 @@ def _is_html(probe: Probe) -> bool:
 
 
 FORMAT = Format(name="html", kind="web page", extract=extract_html, suffixes=(".html", ".htm", ".xhtml", ".shtml"),
+                spellings=((".html", ".htm"),),
                 looks_like=_is_html)

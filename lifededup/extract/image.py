@@ -97,4 +97,5 @@ def _is_image(probe: Probe) -> bool:
 
 
 FORMAT = Format(name="image", extract=extract_image,
-                suffixes=(".png", ".jpg", ".jpeg", ".tif", ".tiff", ".gif", ".bmp", ".webp"), magic=_is_image)
+                suffixes=(".png", ".jpg", ".jpeg", ".tif", ".tiff", ".gif", ".bmp", ".webp"), magic=_is_image,
+                spellings=((".jpg", ".jpeg"), (".tif", ".tiff")))

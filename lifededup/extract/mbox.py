@@ -118,7 +118,7 @@ def _is_mbox(probe: Probe) -> bool:
 
 
 FORMAT = Format(name="mbox", kind="mailbox", extract=extract_mbox, suffixes=(".mbox", ".mbx"), looks_like=_is_mbox,
-                streamed=True)
+                streamed=True, spellings=((".mbox", ".mbx"),))
 
 
 class Separators:

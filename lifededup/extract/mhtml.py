@@ -44,4 +44,5 @@ def _is_mhtml(probe: Probe) -> bool:
     return b"multipart/related" in headers and (b"snapshot-content-location:" in headers or b"<saved by " in headers)
 
 
-FORMAT = Format(name="mhtml", kind="web page", extract=extract_mhtml, suffixes=(".mhtml", ".mht"), magic=_is_mhtml)
+FORMAT = Format(name="mhtml", kind="web page", extract=extract_mhtml, suffixes=(".mhtml", ".mht"), magic=_is_mhtml,
+                spellings=((".mhtml", ".mht"),))

@@ -18,15 +18,21 @@ file's first line is its title, a ``.csv`` is ``text/csv``, a failed
 of compression the name tells, and whether it says a tar; besides that,
 only the name itself, in a title by the name (:func:`renamed_title`) and in
 what a failure says of the file.  :func:`read_alike` tells whether two
-names leave a file read the same.
+names leave a file read the same; :func:`read_alike_here`, whether they
+leave this file read the same, where the names are two spellings of its
+format's suffix (``.htm`` and ``.html``, ``.jpg`` and ``.jpeg``, ``.tgz``
+and ``.tar.gz``: ``Format.spellings``).
 """
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+import functools
+from pathlib import Path, PurePosixPath
 
+from lifededup.extract.base import Source
 from lifededup.extract.compressed import inner_name
 from lifededup.extract.isolate import as_stored
+from lifededup.extract.registry import formats, sniff
 
 # The kinds of a whole file titled by its name (a calendar's one event is an "event", titled by its summary).
 NAMED_KINDS = frozenset({"mailbox", "archive", "calendar", "address book"})
@@ -60,10 +66,49 @@ def read_alike(old: str, new: str) -> bool:
     the same suffix, case aside, at each layer of compression, and a tar
     named at the same layers (``.tar.`` in ``x.tar.bz2``: the bzip2 data is
     the archive reader's).  Taken strictly, by the name alone: ``a.tgz`` and
-    ``a.tar.gz``, a PDF named ``.bak`` and ``.pdf`` (its content says PDF)
-    read alike but are not said to -- a file renamed so is read again, which
-    costs a read and gives what it gave."""
+    ``a.tar.gz`` are told alike from the file (:func:`read_alike_here`); a
+    PDF named ``.bak`` and ``.pdf`` (its content says PDF) reads alike but is
+    not said to -- a file renamed so is read again, which costs a read and
+    gives what it gave."""
     return _suffixes(old) == _suffixes(new)
+
+
+def read_alike_here(path: Path, old: str, new: str) -> bool:
+    """Whether the file at ``path``, read under the name ``old``, is read
+    under ``new`` as it was: :func:`read_alike`, or its names two spellings
+    of one format's suffix (``Format.spellings``: ``page.htm`` become
+    ``page.html``) and the file that format by its content and either name
+    -- a binary file named ``.jpg`` is refused in words that quote its
+    suffix, a bzip2 tar named ``.tgz`` is read as a compressed file and
+    named ``.tar.gz`` as a tar: both are read again."""
+    if read_alike(old, new):
+        return True
+    if _suffixes(_respelled(old)) != _suffixes(_respelled(new)):
+        return False
+    return _format_of(path, old) == _format_of(path, new) is not None
+
+
+@functools.cache
+def _spellings() -> tuple[tuple[str, str], ...]:
+    """(a name's ending, the ending it is a spelling of) for every format's spellings, the longest first."""
+    pairs = [(other, group[0]) for fmt in formats().values() for group in fmt.spellings for other in group[1:]]
+    return tuple(sorted(pairs, key=lambda pair: -len(pair[0])))
+
+
+def _respelled(name: str) -> str:
+    """``name`` with its ending in the spelling its format reads it as (``page.htm``: ``page.html``)."""
+    for ending, first in _spellings():
+        if name.lower().endswith(ending) and len(name) > len(ending):
+            return name[:-len(ending)] + first
+    return name
+
+
+def _format_of(path: Path, name: str) -> str | None:
+    """The format the registry reads the file at ``path`` as, named ``name``; None if it refuses it."""
+    try:
+        return sniff(Source(name=name, path=path))
+    except Exception:  # noqa: BLE001 -- refused, damaged or gone: the read says which
+        return None
 
 
 def _suffixes(name: str) -> list[tuple[str, bool]]:

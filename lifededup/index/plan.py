@@ -51,11 +51,11 @@ import shutil
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import PurePath
+from pathlib import Path, PurePath
 
 from lifededup.extract import Limits
 from lifededup.extract.mbox import Separators
-from lifededup.extract.renamed import read_alike
+from lifededup.extract.renamed import read_alike_here
 from lifededup.extract.sandbox import REFUSED
 from lifededup.index.dates import date_in_name
 from lifededup.index.scan import Seen, opened_found, raw_sha1
@@ -429,12 +429,13 @@ def _decide(file: Seen, stored: Known | None, vanished: _Vanished, result: Plan,
 def _named_alike(old: str, new: str) -> bool:
     """Whether a file moved from ``old`` to ``new`` (stored paths), read
     afresh, is what it was: read alike by its names (as the reader has them,
-    :func:`~lifededup.extract.renamed.read_alike`) and the same date in them
+    :func:`~lifededup.extract.renamed.read_alike_here`: by another spelling
+    of its format's suffix too, ``.htm`` become ``.html``) and the same date in them
     (the stored names, as the writer reads them: :func:`~lifededup.index.dates.date_in_name`,
     for a format that records none -- whether this one does is not stored).
     Otherwise it is read again under its item: ``page.txt`` become
     ``page.html`` was kept as text, tags and all, with no title."""
-    if not read_alike(*(os.path.basename(fs_path(path)) for path in (old, new))):
+    if not read_alike_here(Path(fs_path(new)), *(os.path.basename(fs_path(path)) for path in (old, new))):
         return False
     return date_in_name(PurePath(old).name) == date_in_name(PurePath(new).name)
 
