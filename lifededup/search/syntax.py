@@ -21,9 +21,10 @@ Query syntax (SQLite FTS5; case and the accents of Latin letters do not matter):
   title:report          the word in the title only (columns: title, text, people)
   people:alice          a mail from or to alice (her name or address)
   NEAR(river survey, 5) both words within 5 words of each other
-A word with punctuation in it (e-mail, 2.0, c++, 14:30, a web address) is read
-as if quoted: "e-mail". Chinese, Japanese and Korean words are found inside a
-sentence: 東京 is read as the phrase of its characters, "東 京"."""
+A word with punctuation in it (e-mail, 2.0, c++, 14:30, a web address) and
+pasted code (print(x):, (Pdb) p) are read as if quoted: "e-mail", "print(x):".
+Chinese, Japanese and Korean words are found inside a sentence: 東京 is read
+as the phrase of its characters, "東 京"."""
 
 # The same for a PostgreSQL store (websearch_to_tsquery, search/query.py).
 PG_SYNTAX = """\
@@ -74,6 +75,16 @@ def quoted(query: str) -> str:
 _CHUNK = re.compile(r'-?"(?:[^"]|"")*"\*?|\S+')  # "a b"*: the phrase, its last word a prefix
 _BARE = re.compile(r"\^?\w+\*?")
 _SYNTAX_CHARS = re.compile(r'[()"]')
+# Code and markup pasted into the box (``app.route('/``, ``int):``,
+# ``Foo-Flask".``, ``(:issue:`649`):``), read in the pieces FTS5 reads: a
+# string where FTS5 opens one -- at a chunk's start or after ( : ^ + - (a "
+# elsewhere is text) --, a bareword (FTS5's: letters, digits, _ and any
+# character past ASCII), or one character.
+_OPENS_STRING = r'(?<![^\s(:^+-])"(?:[^"]|"")*"'
+_TEXT_CHUNK = re.compile(rf"(?:{_OPENS_STRING}|\S)+")
+_PIECE = re.compile(rf"{_OPENS_STRING}|[\w\x80-\U0010ffff]+|.", re.DOTALL)
+_WORD = re.compile(r"[\w\x80-\U0010ffff]")
+_QUOTE_IN_WORDS = re.compile(r'(?<=\w)"(?=\w)')
 _COLUMN = re.compile(r"[(^]*(title|text|people)\s*:", re.IGNORECASE)
 _OPERATORS = frozenset({"AND", "OR", "NOT"})
 # A word left out, as web search engines and PostgreSQL's websearch read it: -bank, -"river bank", -surv*,
@@ -127,7 +138,9 @@ def as_fts5(query: str) -> str:
     characters (:func:`cjk_apart`)."""
     query = cjk_apart(query)
     chunks = _CHUNK.findall(query)
-    grouped = any(c.startswith(("(", "NEAR")) or c.endswith(")") for c in chunks)
+    near = _holds_near(query)
+    grouped = any((c.startswith(("(", "NEAR")) or c.endswith(")")) and not _cannot_be_syntax(c, near, True)
+                  for c in chunks)
     if grouped:
         if any(_EXCLUDED.fullmatch(c.lstrip("(").rstrip(")")) for c in chunks):
             raise syntax_error(query, "-word cannot leave a word out inside parentheses: write NOT word")
@@ -161,18 +174,66 @@ def quoted_words(query: str) -> str:
     (``5.3.5``, ``dpkg-buildpackage``, ``c++``, ``14:30``, ``http://x.org``)
     quoted, the rest as typed: ``pytest 5.3.5`` -> ``pytest "5.3.5"``; one
     ending in ``*`` a phrase prefix: ``debian.or*`` -> ``"debian.or"*``.
-    Chunks that are FTS5's own syntax -- strings, groups, ``title:``,
-    ``word*``, ``NEAR(``, operators -- are left alone."""
+    So is code whose parentheses or double quotes cannot be FTS5's
+    (:func:`_cannot_be_syntax`), without its own ``"``:
+    ``app.register_error_handler(500`` -> ``"app.register_error_handler(500"``
+    (the phrase app register error handler 500), ``Foo-Flask".`` ->
+    ``"Foo-Flask."``.  Chunks that are FTS5's own syntax -- strings, groups,
+    ``title:``, ``word*``, ``NEAR(``, operators -- are left alone."""
+    chunks = _TEXT_CHUNK.findall(query)
+    near = _holds_near(query)
+    # parentheses group words only around an operator: (Pdb) n, object.__eq__(self, other) are text
+    grouping = near or any(chunk in _OPERATORS or chunk == "or" for chunk in chunks)
     out = []
-    for chunk in _CHUNK.findall(query):
-        if (chunk.startswith('"') or chunk in _OPERATORS or _BARE.fullmatch(chunk) or _COLUMN.match(chunk)
-                or _SYNTAX_CHARS.search(chunk) or chunk.startswith("NEAR")):
+    for chunk in chunks:
+        if (chunk in _OPERATORS or _BARE.fullmatch(chunk) or _COLUMN.match(chunk) or chunk.startswith("NEAR")
+                or (_SYNTAX_CHARS.search(chunk) and not _cannot_be_syntax(chunk, near, grouping))):
             out.append(chunk)
-        elif chunk.endswith("*") and chunk[:-1][-1:].isalnum():  # debian.or*: the phrase, its last word a prefix
-            out.append('"' + chunk[:-1].replace("\0", "") + '"*')
+            continue
+        # a string cannot hold a bare ": dropped, a space where it parts two words ("a b"c: a b c, not a bc)
+        words = _QUOTE_IN_WORDS.sub(" ", chunk).replace('"', "").replace("\0", "")
+        if words.endswith("*") and words[:-1][-1:].isalnum():  # debian.or*: the phrase, its last word a prefix
+            out.append('"' + words[:-1] + '"*')
         else:
-            out.append('"' + chunk.replace("\0", "") + '"')
+            out.append('"' + words + '"')
     return " ".join(out)
+
+
+def _cannot_be_syntax(chunk: str, near: bool, grouping: bool) -> bool:
+    """Whether a chunk's parentheses or double quotes cannot be FTS5's, read
+    as FTS5 reads them (``fts5parse.y``): a ``(`` opens a group only after
+    ``(``, a column's ``:`` or ``NEAR`` and before a word, a string, ``(``,
+    ``^``, ``-`` or ``{`` (not ``func(``, ``('/``, ``(:issue:``); a ``)``
+    closes one only after a word, a string, ``*`` or ``)`` and before
+    nothing or ``)`` (not ``int):``, ``').``); a ``"`` opens a string only
+    where :data:`_OPENS_STRING` says (not ``Foo-Flask".``), and a closed
+    string is followed by nothing, ``*``, ``+``, ``)`` or, in a ``NEAR``
+    group, ``,`` (not ``"breakpoint()",``); and there is no group at all
+    in a query without an operator (not ``grouping``).  ``(a``, ``b)``,
+    ``("a b"``, ``"unterminated`` and ``title:(a`` can be, and are left to
+    FTS5 and its error message."""
+    pieces = _PIECE.findall(chunk)
+    if not grouping and ("(" in pieces or ")" in pieces):
+        return True
+    return any(not _may_follow(before, after, near) for before, after in zip(pieces, pieces[1:]))
+
+
+def _may_follow(before: str, after: str, near: bool) -> bool:
+    """Whether FTS5 can read the piece ``after`` right after ``before`` (pieces of :data:`_PIECE`)."""
+    string = len(before) > 1 and before[0] == '"'  # a closed string (a " alone opens one left open)
+    if before == "(":
+        return _WORD.match(after) is not None or after[0] in '"(^-{'
+    if after == "(":
+        return before in ("(", ":", "NEAR")
+    if before == ")":
+        return after == ")"
+    if after == ")":
+        return _WORD.match(before) is not None or string or before in ("*", ")")
+    if after == '"':  # a string left open: FTS5 reads one only where it may start
+        return before in ("(", ":", "^", "+", "-")
+    if string:
+        return after in ("*", "+") or (near and after == ",")
+    return True
 
 
 def syntax_error(query: str, reason: str, *, postgres: bool = False) -> QuerySyntaxError:
@@ -196,12 +257,17 @@ def has_prefix(query: str) -> bool:
 _NEAR = re.compile(r"\bNEAR\s*\(")
 
 
+def _holds_near(query: str) -> bool:
+    """Whether an FTS5 query holds a ``NEAR`` group (outside its strings)."""
+    return _NEAR.search(_STRING.sub("", query)) is not None
+
+
 def has_phrase(query: str) -> bool:
     """Whether an FTS5 query holds a phrase -- a quoted string of two words
     or more (``"river survey"``, and ``"e-mail"``, which FTS5 reads as two) --
     or a ``NEAR`` group: their matches are found by comparing the words'
     positions in every item that holds them all."""
-    if _NEAR.search(_STRING.sub("", query)):
+    if _holds_near(query):
         return True
     return any(len(re.findall(r"\w+", m.group(0))) >= 2 for m in _STRING.finditer(query))
 

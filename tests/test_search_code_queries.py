@@ -1,0 +1,132 @@
+"""Code and reStructuredText pasted into the search box (a real archive's
+differential run: ``app.register_error_handler(500``, ``int): return``,
+``Fix (:issue:`649`):``, ``Foo-Flask".`` all "cannot understand the query"
+on SQLite, answered on PostgreSQL): each is searched for as the phrases of
+its words, on both backends, while FTS5's grouping typed as such keeps
+working and keeps its error messages.  The text is real documentation:
+CPython's help topics (``pydoc_data``) and click's docstrings."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+from pydoc_data.topics import topics
+from test_search import MALFORMED
+
+from lifededup.cli import main
+from lifededup.search import SYNTAX
+
+# The documents indexed: file name -> text.
+DOCS = {
+    "debugger.txt": topics["debugger"],
+    "specialnames.txt": topics["specialnames"],
+    "string-methods.txt": topics["string-methods"],
+    "click-context-scope.rst": inspect.getdoc(click.Context.scope) or "",
+}
+
+# (document, what is pasted from it, the phrases of its words a person means)
+CODE = [
+    ("specialnames.txt", "object.__eq__(self, other)", '"object __eq__ self" "other"'),
+    ("specialnames.txt", "super().__init__([args...])", '"super __init__ args"'),
+    ("specialnames.txt", "super().__init_subclass__(**kwargs)", '"super __init_subclass__ kwargs"'),
+    ("string-methods.txt", "iskeyword('hello')", '"iskeyword hello"'),
+    ("string-methods.txt", 's.upper().isupper()" might be', '"s upper isupper" might be'),
+    ("string-methods.txt", "str.removeprefix(", '"str removeprefix"'),
+    ("debugger.txt", "pdb.run(statement, globals=None,", '"pdb run statement" "globals None"'),
+    ("debugger.txt", "(Pdb) continue", '"Pdb" continue'),
+    ("click-context-scope.rst", "local (see :func:`get_current_context`).", 'local "see" "func get_current_context"'),
+    # a word left out beside code: not "-word inside parentheses"
+    ("specialnames.txt", "super().__init__([args...]) -zzzqqq", '"super __init__ args"'),
+]
+
+
+def indexed(tmp_path: Path, store: str) -> str:
+    """The store, with the documents indexed into it by ``lifededup index``."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name, text in DOCS.items():
+        assert text, f"{name}: no text to index"
+        (folder / name).write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(main, ["index", "--db", store, str(folder)])
+    assert result.exit_code == 0, result.output
+    return store
+
+
+@pytest.fixture
+def docs_store(tmp_path: Path, store_url: str) -> str:
+    """The documents' store, on each backend."""
+    return indexed(tmp_path, store_url)
+
+
+@pytest.fixture
+def sqlite_docs(tmp_path: Path) -> str:
+    """The documents' SQLite store: FTS5's query syntax is SQLite's alone."""
+    return indexed(tmp_path, str(tmp_path / "docs.db"))
+
+
+def searched(store: str, query: str) -> tuple[int, str, set[str]]:
+    """``lifededup search --all --json``: its exit code, output, and the names of the files it found."""
+    result = CliRunner().invoke(main, ["search", "--db", store, "--all", "--json", "--", query])
+    if result.exit_code != 0:
+        return result.exit_code, result.output, set()
+    return 0, result.output, {Path(hit["path"]).name for hit in json.loads(result.output)["hits"]}
+
+
+@pytest.mark.parametrize(("doc", "pasted", "meant"), CODE, ids=[pasted for _, pasted, _ in CODE])
+def test_code_pasted_from_a_document_finds_the_phrases_of_its_words(docs_store: str, doc: str, pasted: str,
+                                                                     meant: str) -> None:
+    assert pasted.split(" -")[0] in DOCS[doc], f"{pasted!r} is not in {doc}: the documentation changed"
+    code, out, found = searched(docs_store, pasted)
+    assert code == 0 and "cannot understand" not in out, out
+    assert json.loads(out)["query"] == pasted, out
+    wanted = searched(docs_store, meant)[2]
+    assert doc in wanted, f"{meant} does not find {doc}, which holds {pasted!r}: nothing compared"
+    assert found == wanted, f"{pasted!r} found {sorted(found)}, {meant} finds {sorted(wanted)}"
+
+
+@pytest.mark.parametrize("query", MALFORMED)
+def test_malformed_fts5_syntax_is_still_refused_with_the_syntax(sqlite_docs: str, query: str) -> None:
+    code, out, _ = searched(sqlite_docs, query)
+    assert code == 1 and "cannot understand the query" in out and SYNTAX in out, out
+    assert "Traceback" not in out, out
+
+
+def test_a_group_typed_as_such_still_groups(sqlite_docs: str) -> None:
+    """``(A OR B) AND C``: the items holding A or B, and C."""
+    a, b, c = (searched(sqlite_docs, word)[2] for word in ("breakpoint", "metaclass", "whitespace"))
+    assert (a | b) & c and (a | b) & c != c and (a | b) & c != a | b, f"{a} {b} {c}: nothing compared"
+    code, out, found = searched(sqlite_docs, "(breakpoint OR metaclass) AND whitespace")
+    assert code == 0 and found == (a | b) & c, out
+
+
+# The queries of the real archive's differential run FTS5 refused, and how they are read: each piece of code the
+# phrase of its words (FTS5 reads punctuation in a string as spaces), the plain words as typed.
+ARCHIVE = {
+    "@app.route('/": "\"@app.route('/\"",
+    "int): return": '"int):" return',
+    "pytest_addhooks(pluginmanager) hook.": '"pytest_addhooks(pluginmanager)" "hook."',
+    "test_get_json(mock_response): result": '"test_get_json(mock_response):" result',
+    "Fix (:issue:`649`):": 'Fix "(:issue:`649`):"',
+    'Foo-Flask".': '"Foo-Flask."',
+    "class:`webob.Response`).": '"class:`webob.Response`)."',
+    "async_db_query(...": '"async_db_query(..."',
+    "validate_rolls(ctx": '"validate_rolls(ctx"',
+    "click.echo('Well": "\"click.echo('Well\"",
+    "app.register_error_handler(500": '"app.register_error_handler(500"',
+    "show_teardown(exception": '"show_teardown(exception"',
+    "pytest_pyfunc_call(pyfuncitem": '"pytest_pyfunc_call(pyfuncitem"',
+}
+
+
+@pytest.mark.parametrize("pasted", ARCHIVE)
+def test_the_archives_refused_code_is_searched_for(sqlite_docs: str, pasted: str) -> None:
+    from lifededup.search.syntax import as_fts5, quoted_words
+
+    assert quoted_words(as_fts5(pasted)) == ARCHIVE[pasted]
+    code, out, _ = searched(sqlite_docs, pasted)
+    assert code == 0 and "cannot understand" not in out, out
