@@ -1092,3 +1092,64 @@ def test_0027_finds_a_phrase_past_a_long_texts_16383rd_word_or_a_words_256th_pla
         assert sorted({int(str(r[0])) for r in stored}) == [3, 5, new, new + 1] and stored == made
         assert phrase_ids(store, "the package") == [3, new + 1]
         assert [p for p in check_store(store) if p.check == "fts-index"] == []
+
+
+def _documents(store: Store) -> list[tuple[object, ...]]:
+    """Every search row's words and every piece's, as stored (PostgreSQL)."""
+    return (store.execute("SELECT rowid, CAST(document AS text) FROM items_fts ORDER BY 1")[1]
+            + store.execute("SELECT rowid, piece, CAST(document AS text) FROM items_fts_pieces ORDER BY 1, 2")[1])
+
+
+def test_0028_reads_punctuation_as_spaces_so_a_phrase_runs_through_a_joined_word(store_url: str) -> None:
+    """PostgreSQL's parser kept setup.py, setup/teardown, bug-fix and 4.5 as
+    words of their own (0019 read their parts again after the text), so a
+    phrase running into one was not found, where SQLite, which reads every
+    punctuation mark as a space, found it. 0028 makes every document and
+    every piece again with punctuation as spaces: both backends find the
+    same items, a text written after too, ``check`` is clean; down again,
+    the documents are what they were. SQLite: no change."""
+    upgrade_to(store_url, "0027")
+    placed = _filler(16_400)
+    texts = {1: "Run the setup.py file; see https://debian.org/doc for a bug-fix release 4.5 by doko@debian.org.",
+             2: "A bug fix here: the setup/teardown mechanism runs <b>twice</b> & more.",
+             3: "Plain words only, with a full stop.",
+             4: " ".join(placed) + " then run the setup.py file."}  # pieced (0027): past the 16,383rd word
+    engine = make_engine(resolve(store_url), readonly=False)
+    with engine.begin() as conn:
+        write_texts(conn, texts)
+    engine.dispose()
+    postgres = "://" in store_url
+    wanted = {"setup py file": [1, 4], "the setup teardown mechanism": [2], "for a bug": [1],
+              "release 4 5 by": [1], "doko debian org": [1], "bug fix": [1, 2], "runs b twice b": [2]}
+    with open_store(store_url, machine="m", migrate=False, readonly=True) as store:
+        found = {phrase: phrase_ids(store, phrase) for phrase in wanted}
+        before = _documents(store) if postgres else []
+        function = (store.execute("SELECT pg_get_functiondef(CAST('items_fts_document(text,text,text)' "
+                                  "AS regprocedure))")[1] if postgres else [])
+    if postgres:
+        assert found == {**wanted, "setup py file": [], "the setup teardown mechanism": [], "for a bug": [],
+                         "release 4 5 by": [], "runs b twice b": []}, "at 0027 a phrase ran into a joined word in vain"
+    else:
+        assert found == wanted
+    upgrade_to(store_url, "0028")
+    with open_store(store_url, machine="m") as store:
+        assert {phrase: phrase_ids(store, phrase) for phrase in wanted} == wanted
+        new = store.upsert_item(ItemRecord("/5.txt", title="setup.py notes", text="Then the setup.py file, again."),
+                                fp("Then the setup.py file, again."))
+        assert phrase_ids(store, "setup py file") == [1, 4, new], "a text written after, through the trigger"
+        assert phrase_ids(store, "setup py notes") == [new], "its title too"
+        if postgres:
+            assert phrase_ids(store, "setup py file", pieces_alone=True) == [4], "the pieces made again"
+            stored, made = pieces_and_made(store)
+            assert stored == made
+        assert [p for p in check_store(store) if p.check == "fts-index"] == []
+        assert sorted(h.path for h in search(store, "setup.py file", collapse=False).hits) == [
+            "/1.txt", "/4.txt", "/5.txt"], "as the user types it"
+        store.remove_ids([new])
+    if not postgres:
+        return
+    downgrade_to(store_url, "0027")
+    with open_store(store_url, machine="m", migrate=False, readonly=True) as store:
+        assert store.execute("SELECT pg_get_functiondef(CAST('items_fts_document(text,text,text)' "
+                             "AS regprocedure))")[1] == function, "0019's function again"
+        assert _documents(store) == before, "and the documents and pieces it made"

@@ -201,75 +201,46 @@ PG_RANK = ("-ts_rank(f.document, {tsquery}) * 0.6931471805599453 "
            "/ ln(greatest(length(f.document), 1) + 1)")
 
 
-# ASCII's punctuation; a word joined by any of them but the hyphen between two
-# letters or digits (``debian.org``, ``doko@debian.org``, ``1.2.3``, ``14:30``,
-# ``www.debian.org/doc``) is read as SQLite reads it (``_joined``); a
-# hyphenated word (``e-mail``) PostgreSQL already reads so.
-_ASCII_MARKS = "!\"#$%&'()*+,./:;<=>?@[\\]^_`{|}~-"
-_JOINED = re.compile(r"[^\W_][" + re.escape(_ASCII_MARKS[:-1]) + r"]+[^\W_]")
-_PART = re.compile(r"[^\s" + re.escape(_ASCII_MARKS) + r"]+")
+# ASCII's punctuation: FTS5's tokenizer reads each mark as a space, and so
+# does a PostgreSQL store's document since revision 0028; a query is read
+# so too (``_as_spaces``).
+_MARKS = re.compile(r"[!-/:-@\[-`{-~]")
 # a quoted string (its closing quote may be missing) or a bare run of the query
 CHUNK = re.compile(r'"[^"]*"?|[^\s"]+')
-_BARE = re.compile(r"(-?)(.*?)(\*?)", re.DOTALL)
-_SEP = chr(31)  # between the pieces of the text bound as :query
-JOINED_MARK = "qqjoined{}qq"
+# a bare run: a word left out (one hyphen before it: -bank, not --upgrade), the run, a prefix's *
+_BARE = re.compile(r"(-(?!-))?(.*?)(\*?)", re.DOTALL)
 
 
-def _joined(query: str) -> tuple[str, list[list[str]]]:
-    """The query with each joined word, or quoted phrase holding one,
-    replaced by a mark word, and for each mark the websearch texts it stands
-    for, any of which may match: the word as typed, quoted (``"debian.org"``,
-    read as PostgreSQL's parser reads it: ``'debian.org'``), and its parts as
-    a phrase (``"debian org"``); a phrase with each of its joined words
-    either way (``"read lists.debian.org"``, ``"read lists debian org"``).
-
-    SQLite reads every punctuation mark as a space, so ``debian.org`` is the
-    phrase debian org there, found in ``lists.debian.org``; PostgreSQL's
-    parser keeps a host, an address, a URL or a version as one word, which
-    ``lists.debian.org`` is not.  The store's document reads such words of a
-    text (and a mail's people) again with punctuation as spaces, after the
-    text (revisions 0018 and 0019): the phrase of the parts finds them there,
-    the word as typed where it stands in the text, or alone (a title, which
-    is not read again).  A phrase is written out whole for each choice:
-    PostgreSQL misreads an OR of phrases of different lengths inside a
-    phrase when both match (``'a' <-> ( 'x.y' | 'x' <-> 'y' ) <-> 'b'``)."""
-    marks: list[list[str]] = []
-
-    def either(word: str, prefix: str) -> list[str]:
-        if not _JOINED.search(word):
-            return [word + prefix]
-        last = PREFIX_MARK if prefix else ""  # the mark pg_query makes a prefix, inside a phrase too
-        return [word + last, " ".join(_PART.findall(word)) + last]
-
-    def mark(texts: list[str]) -> str:
-        marks.append(texts)
-        return JOINED_MARK.format(len(marks) - 1)
+def _as_spaces(query: str) -> str:
+    """The query with ASCII punctuation read as spaces, as the store's
+    documents read it (revision 0028) and FTS5 reads a query: a quoted
+    phrase's marks are spaces (``"setup.py file"`` is ``"setup py file"``),
+    a bare word of several parts is their phrase (``debian.org``,
+    ``e-mail``, ``-x.y``, ``x.y*``: ``"debian org"``, ``"e mail"``,
+    ``-"x y"``, ``"x y"*``), and one hyphen before a word or a quote leaves
+    it out (``-bank``, ``-"river bank"``; not ``--upgrade`` or ``- when``,
+    whose hyphens are punctuation, as on SQLite).  A run of punctuation
+    alone is nothing (websearch read ``..`` as a word)."""
 
     def read(found: re.Match[str]) -> str:
-        piece = found.group(0)
+        piece, text = found.group(0), found.string
         if piece.startswith('"'):
-            words = [either(w, "") for w in piece.strip('"').split()]
-            if all(len(w) == 1 for w in words):
-                return piece
             closed = len(piece) > 1 and piece.endswith('"')
-            if words and closed and found.string[found.end():found.end() + 1] == "*":  # "a b"*: b a prefix
-                words[-1] = [w + PREFIX_MARK for w in words[-1]]  # the * left after the mark reads as nothing
-            phrases = [""]
-            for choices in words:  # past 16 phrases, a joined word is read as typed alone
-                phrases = [f"{p} {c}" for p in phrases for c in (choices if len(phrases) < 16 else choices[:1])]
-            said = mark([f'"{p.strip()}"' for p in phrases])
-            left_out = found.string[found.start() - 1 : found.start()] == "-"  # -"river x.y"
-            return f"{'' if left_out else ' '}{said} "  # apart from a word glued to the quote
+            return '"' + _MARKS.sub(" ", piece[1 : -1 if closed else None]) + ('"' if closed else "")
         bare = _BARE.fullmatch(piece)
         assert bare is not None
-        choices = either(bare.group(2), bare.group(3))
-        if len(choices) == 1:
-            return piece
-        said = mark([f'"{c}"' for c in choices])
-        return f" {bare.group(1)}{said} "
+        # a prefix's * after a letter or digit, as SQLite reads it (i.* is the word i)
+        left_out, prefix = bare.group(1) or "", bare.group(3) if bare.group(2)[-1:].isalnum() else ""
+        parts = _MARKS.sub(" ", bare.group(2)).split()
+        if not parts:  # but a - before a quote, a * after one: -"river bank", "debian or"*
+            if piece == "-" and text[found.end():found.end() + 1] == '"':
+                return piece
+            return piece if piece == "*" and text[found.start() - 1:found.start()] == '"' else " "
+        if len(parts) == 1:
+            return f"{left_out}{parts[0]}{prefix}"
+        return f' {left_out}"{" ".join(parts)}"{prefix} '
 
-    marked = CHUNK.sub(read, query.replace(_SEP, " "))
-    return (marked if marks else query), marks
+    return CHUNK.sub(read, query)
 
 
 def _prefix_marked(query: str) -> str:
@@ -306,28 +277,12 @@ def _websearch_operators(query: str) -> str:
 
 def pg_query(query: str) -> tuple[str, str]:
     """The tsquery expression for ``query`` on PostgreSQL, and the text to
-    bind as ``:query``.  A joined word (``_joined``) is sent as a mark word,
-    which the tsquery's text then reads as any of its texts:
-    ``( 'debian.org' | 'debian' <-> 'org' )``; they are bound in the same
-    text, after the query, each after a chr(31).  A Chinese, Japanese or
-    Korean word is the phrase of its characters (``cjk_apart``)."""
-    query, marks = _joined(_websearch_operators(cjk_apart(query)))
+    bind as ``:query``: ASCII punctuation read as spaces (``_as_spaces``), a
+    Chinese, Japanese or Korean word the phrase of its characters
+    (``cjk_apart``), ``word*`` a prefix."""
+    query = _as_spaces(_websearch_operators(cjk_apart(query)))
     marked = _prefix_marked(query)
-    if not marks:
-        return (TSQUERY if marked == query else PG_PREFIX_TSQUERY), marked
-    piece = "CAST(websearch_to_tsquery('simple', split_part(:query, chr(31), {})) AS text)"
-    text, n = piece.format(1), 1
-    for number, texts in enumerate(marks):
-        said = []
-        for choice in texts:
-            marked += _SEP + choice
-            n += 1
-            said.append(piece.format(n))
-        either = " || ' | ' || ".join(said)
-        text = f"replace({text}, '''{JOINED_MARK.format(number)}''', '( ' || {either} || ' )')"
-    if PREFIX_MARK in marked:
-        text = f"replace({text}, '{PREFIX_MARK}''', ''':*')"
-    return f"CAST({text} AS tsquery)", marked
+    return (TSQUERY if marked == query else PG_PREFIX_TSQUERY), marked
 
 
 def results_sql(

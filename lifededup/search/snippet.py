@@ -24,41 +24,64 @@ SNIPPET_SQL = f"snippet(items_fts, -1, char(2), char(3), '{ELLIPSIS}', {SNIPPET_
 # bounded start of the text: a page of snippets costs the same whatever the
 # texts' length (a text matched only past it shows its start, unmarked).
 HEADLINE_CHARS = 20_000
-# PostgreSQL's parser reads <...> as HTML tags (and a <script>'s body as
-# nothing), which ts_headline then leaves out of the text it shows: the
-# headline is made over the text with < > & as private-use characters, put
-# back when it is read (``from_headline``; a text's own U+E000-U+E002, which
-# no font draws, would show as < > & there).
-_HIDDEN = {"<": "\ue000", ">": "\ue001", "&": "\ue002"}
-_SHOWN_AGAIN = str.maketrans({v: k for k, v in _HIDDEN.items()})
-_HIDE = "'<>&', chr(57344) || chr(57345) || chr(57346)"
+# A PostgreSQL store's words are read with ASCII punctuation as spaces
+# (revision 0028), so the headline is made over the text read so:
+# PostgreSQL's parser would keep ``setup.py`` whole and mark no ``setup``
+# in it, and read ``<b>`` as a tag it leaves out.  The text shown is the
+# text itself (``shown``, the same characters as the headline's but for
+# the marks: a mark for a space, one for one), put back in
+# ``from_headline``.
+_SPACES = "regexp_replace({}, '[!-/:-@\\[-`{{-~]', ' ', 'g')"
 _HEADLINE_OPTIONS = (f"'StartSel=' || chr(2) || ', StopSel=' || chr(3) || "
                      f"', MaxWords={SNIPPET_TOKENS}, MinWords={SNIPPET_TOKENS - 4}, ShortWord=0'")
+_UNMARKED = "translate({}, chr(2) || chr(3), '')"
 
 
 def headline_sql(tsquery: str, ids: str, start: str = "1") -> str:
     """PostgreSQL's counterpart of ``SNIPPET_SQL`` for the items ``ids``:
-    rows of ``id``, the text's ``headline``, the title's
-    (``title_headline``), where the headline starts in the text
-    (``found_at``, 1: at its start; 0: not found) and the end of the text
-    read (``read``).  Each subquery is fenced (``OFFSET 0``): pulled up into
-    the query around it, the headline was made twice, once for itself and
-    once for ``found_at`` (20 rows: 0.89 against 0.41 ms).  Made of the text
-    as the index reads it (a CJK text's ``text_apart``, revision 0022),
-    whose separators ``Snippet.from_marked`` drops; from its character
-    ``start`` on (an SQL expression of the item ``i``: where a long text's
-    piece holding the phrase starts, ``search.phrases``)."""
+    rows of ``id``, the text's ``headline`` and the title's
+    (``title_headline``), each over the text with punctuation as spaces;
+    where the headline starts in the text (``found_at``, 1: at its start;
+    0: not found); the end of the text read (``read``); and the text and
+    title the headlines show (``shown``, ``title_shown``: NULL where not
+    found).  Each subquery is fenced (``OFFSET 0``): pulled up into the
+    query around it, the headline was made twice, once for itself and
+    once for ``found_at`` (20 rows: 0.89 against 0.41 ms).  Made of the
+    text as the index reads it (a CJK text's ``text_apart``, revision
+    0022), whose separators ``Snippet.from_marked`` drops; from its
+    character ``start`` on (an SQL expression of the item ``i``: where a
+    long text's piece holding the phrase starts, ``search.phrases``)."""
+    found, title_found = (f"nullif(strpos({spaced}, {_UNMARKED.format(h)}), 0)"
+                          for spaced, h in (("spaced", "h"), ("spaced_title", "th")))
     return (
-        "SELECT id, h AS headline, th AS title_headline, "
-        "coalesce(at - 1 + nullif(strpos(body, translate(h, chr(2) || chr(3), '')), 0), 0) AS found_at, "
-        "at - 1 + length(rtrim(body)) AS read FROM (SELECT id, body, at, "
-        f"ts_headline('simple', left(body, {HEADLINE_CHARS}), {tsquery}, {_HEADLINE_OPTIONS}) AS h, "
-        f"ts_headline('simple', title, {tsquery}, {_HEADLINE_OPTIONS}) AS th FROM ("
-        f"SELECT i.id, translate(substr(coalesce(i.text_apart, i.text), s.at, {HEADLINE_CHARS + 1}), {_HIDE}) "
-        f"AS body, s.at, translate(coalesce(i.title_apart, i.title, ''), {_HIDE}) AS title "
+        f"SELECT id, h AS headline, th AS title_headline, coalesce(at - 1 + {found}, 0) AS found_at, "
+        f"at - 1 + length(rtrim(body)) AS read, substr(body, {found}, length({_UNMARKED.format('h')})) AS shown, "
+        f"substr(title, {title_found}, length({_UNMARKED.format('th')})) AS title_shown "
+        "FROM (SELECT id, body, at, title, spaced, spaced_title, "
+        f"ts_headline('simple', left(spaced, {HEADLINE_CHARS}), {tsquery}, {_HEADLINE_OPTIONS}) AS h, "
+        f"ts_headline('simple', spaced_title, {tsquery}, {_HEADLINE_OPTIONS}) AS th FROM ("
+        f"SELECT id, body, at, title, {_SPACES.format('body')} AS spaced, {_SPACES.format('title')} AS spaced_title "
+        f"FROM (SELECT i.id, substr(coalesce(i.text_apart, i.text), s.at, {HEADLINE_CHARS + 1}) AS body, s.at, "
+        "coalesce(i.title_apart, i.title, '') AS title "
         f"FROM items i CROSS JOIN LATERAL (SELECT {start} AS at) AS s WHERE i.id IN ({ids}) OFFSET 0) AS texts "
-        "OFFSET 0) AS headlines"
+        "OFFSET 0) AS read OFFSET 0) AS headlines"
     )
+
+
+def _shown(marked: str, text: str | None) -> str:
+    """A headline's ``marked`` characters with ``text``'s put back where the
+    two differ (a space for a punctuation mark), the marks kept."""
+    if not text:
+        return marked
+    out: list[str] = []
+    at = 0
+    for piece in _MARKS.split(marked):
+        if piece in (OPEN, CLOSE) or not piece:
+            out.append(piece)
+        else:
+            out.append(text[at:at + len(piece)])
+            at += len(piece)
+    return "".join(out)
 
 
 @dataclass(frozen=True)
@@ -92,16 +115,18 @@ class Snippet:
         return cls("".join(out), tuple(spans))
 
     @classmethod
-    def from_headline(cls, text: str | None, title: str | None, start: int, length: int) -> Snippet:
+    def from_headline(cls, text: str | None, title: str | None, start: int, length: int,
+                      shown: str | None = None, title_shown: str | None = None) -> Snippet:
         """Read a row of :func:`headline_sql`: the text's headline, with an
         ellipsis where the text goes on (as FTS5 writes it), else the
-        title's when only the title matched."""
-        text, title = (text or "").translate(_SHOWN_AGAIN), (title or "").translate(_SHOWN_AGAIN)
+        title's when only the title matched; each with the characters of
+        the text it shows (``shown``, ``title_shown``)."""
+        text, title = _shown(text or "", shown), _shown(title or "", title_shown)
         if OPEN not in text and OPEN in title:
             return cls.from_marked(title)
-        shown = len(text) - text.count(OPEN) - text.count(CLOSE)
+        shown_chars = len(text) - text.count(OPEN) - text.count(CLOSE)
         before = ELLIPSIS if start != 1 else ""
-        after = ELLIPSIS if start < 1 or start - 1 + shown < length else ""
+        after = ELLIPSIS if start < 1 or start - 1 + shown_chars < length else ""
         return cls.from_marked(before + text + after if text else "")
 
     @classmethod

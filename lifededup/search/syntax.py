@@ -35,6 +35,8 @@ Query syntax on a PostgreSQL store (websearch; case matters not, accents do):
   river -bank           river, but not bank (river NOT bank the same)
   surv*                 any word starting with surv
 No parentheses, NEAR or column filters (title:); anything else is read as words.
+A word with punctuation in it (e-mail, 2.0, setup.py, a web address) is the
+phrase of its words, as on SQLite: e-mail finds "e mail" too.
 Chinese, Japanese and Korean words are found inside a sentence: 東京 is read as
 the phrase of its characters, "東 京"."""
 
