@@ -115,3 +115,15 @@ def test_the_snippet_shows_the_text_as_written_with_the_words_marked(indexed: st
         snippet, marked = hit["snippet"], [hit["snippet"][s:e] for s, e in hit["highlights"]]
         assert "exc_info" in snippet, snippet
         assert marked and set(re.findall(r"[a-z]+", " ".join(marked))) == {"exc", "info"}, (snippet, marked)
+
+
+@pytest.mark.parametrize(("typed", "meant"), [
+    ("- class", "class"),  # a hyphen apart from the word is punctuation (websearch read it as NOT)
+    ("object --class", "object class"),  # so are two (--upgrade, an option's name)
+    ("_ OR lambda", "lambda"),  # punctuation alone is nothing, and an OR beside it joins nothing
+    (".. built-in", '"built in"'),  # websearch read .. as a word
+    ("i.*", "i"),  # a prefix's * after punctuation: the word
+    ("_*", "zzzqqqnothing"),  # made websearch a prefix of no word: a syntax error on PostgreSQL
+])
+def test_punctuation_around_words_reads_alike_on_both_backends(indexed: str, typed: str, meant: str) -> None:
+    assert _names(_search(indexed, typed)) == _names(_search(indexed, meant))

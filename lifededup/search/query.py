@@ -220,7 +220,8 @@ def _as_spaces(query: str) -> str:
     ``-"x y"``, ``"x y"*``), and one hyphen before a word or a quote leaves
     it out (``-bank``, ``-"river bank"``; not ``--upgrade`` or ``- when``,
     whose hyphens are punctuation, as on SQLite).  A run of punctuation
-    alone is nothing (websearch read ``..`` as a word)."""
+    alone is nothing (websearch read ``..`` as a word, and ``_*`` made a
+    prefix of no word)."""
 
     def read(found: re.Match[str]) -> str:
         piece, text = found.group(0), found.string
@@ -235,7 +236,8 @@ def _as_spaces(query: str) -> str:
         if not parts:  # but a - before a quote, a * after one: -"river bank", "debian or"*
             if piece == "-" and text[found.end():found.end() + 1] == '"':
                 return piece
-            return piece if piece == "*" and text[found.start() - 1:found.start()] == '"' else " "
+            # else nothing, which websearch reads _ as (an OR beside it then joins nothing: "_ OR werkzeug")
+            return piece if piece == "*" and text[found.start() - 1:found.start()] == '"' else " _ "
         if len(parts) == 1:
             return f"{left_out}{parts[0]}{prefix}"
         return f' {left_out}"{" ".join(parts)}"{prefix} '
