@@ -124,6 +124,8 @@ def test_the_snippet_shows_the_text_as_written_with_the_words_marked(indexed: st
     (".. built-in", '"built in"'),  # websearch read .. as a word
     ("i.*", "i"),  # a prefix's * after punctuation: the word
     ("_*", "zzzqqqnothing"),  # made websearch a prefix of no word: a syntax error on PostgreSQL
+    ('RuntimeError("Something', '"RuntimeError Something"'),  # a quote inside code: websearch opened a phrase
+    ('-"built in" class', 'class -"built in"'),  # a quote after a hyphen leaves the phrase out
 ])
 def test_punctuation_around_words_reads_alike_on_both_backends(indexed: str, typed: str, meant: str) -> None:
     assert _names(_search(indexed, typed)) == _names(_search(indexed, meant))

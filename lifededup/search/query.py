@@ -205,8 +205,9 @@ PG_RANK = ("-ts_rank(f.document, {tsquery}) * 0.6931471805599453 "
 # does a PostgreSQL store's document since revision 0028; a query is read
 # so too (``_as_spaces``).
 _MARKS = re.compile(r"[!-/:-@\[-`{-~]")
-# a quoted string (its closing quote may be missing) or a bare run of the query
-CHUNK = re.compile(r'"[^"]*"?|[^\s"]+')
+# a quoted string (its closing quote may be missing) or a bare run of the query,
+# a " inside which is punctuation (RuntimeError("Something), as SQLite reads it
+CHUNK = re.compile(r'"[^"]*"?|(?:[^\s"]|(?<=[^\s-])")+')
 # a bare run: a word left out (one hyphen before it: -bank, not --upgrade), the run, a prefix's *
 _BARE = re.compile(r"(-(?!-))?(.*?)(\*?)", re.DOTALL)
 
