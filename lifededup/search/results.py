@@ -641,7 +641,7 @@ def _shown(conn: Connection, page: Sequence[tuple[int, float, int | None]], quer
     sql, params = _shown_sql([item_id for item_id, _, _ in page], query, postgres, matches, pieced)
     items = {r[0]: r for r in conn.execute(sql, params)}
     snippet = (Snippet.preview if query is None else
-               (lambda r: Snippet.from_headline(r[0], r[1], int(r[2] or 0), int(r[3] or 0), r[4], r[5])) if postgres else
+               (lambda r: Snippet.from_headline(r[0], r[1], int(r[2] or 0), int(r[3] or 0), *r[4:6])) if postgres else
                (lambda r: Snippet.from_marked(r[0] or "")))
     return [_hit(row, rank, snippet(row[_SNIPPET_AT] if query is None else row[_SNIPPET_AT:]), cluster)
             for row, rank, cluster in ((items[item_id], rank, cluster) for item_id, rank, cluster in page)]
@@ -667,8 +667,8 @@ def _shown_sql(ids: Sequence[int], query: str | None, postgres: bool, matches: i
     if postgres:
         tsquery, marked = pg_query(query)
         start = "1" if pieced is None else pieced.shown_from("i.id")
-        return (f"SELECT {_item_columns(postgres)}, h.headline, h.title_headline, h.found_at, h.read, h.shown, h.title_shown "
-                f"FROM {items} JOIN ({headline_sql(tsquery, listed, start)}) AS h ON h.id = i.id "
+        return (f"SELECT {_item_columns(postgres)}, h.headline, h.title_headline, h.found_at, h.read, h.shown, "
+                f"h.title_shown FROM {items} JOIN ({headline_sql(tsquery, listed, start)}) AS h ON h.id = i.id "
                 f"WHERE i.id IN ({listed})", {"query": marked, **({} if pieced is None else pieced.params)})
     return (f"SELECT {_item_columns(postgres)}, {SNIPPET_SQL} FROM items_fts CROSS JOIN {items} "
             f"WHERE i.id = items_fts.rowid AND items_fts MATCH :query "
