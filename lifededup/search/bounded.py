@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -207,7 +208,35 @@ def plan(conn: Driver, tsquery: str, params: dict[str, Any], k: int, counted: in
         return None
     matches, headed = _planned_rows(everything[0][0]), _planned_rows(heading[0][0])
     items = max(float(table[0][0]), matches)  # -1: never analyzed
+    if _PHRASE.search(str(said[0][0])) and worth(bound, matches, headed, items, k, counted):
+        headed = _sampled_heading(conn, tsquery, params, items, run_all)
     return Plan(tsquery, bound, int(table[0][1]), worth(bound, matches, headed, items, k, counted), pieced)
+
+
+# A phrase's operator in a tsquery's text (<->, <2>).
+_PHRASE = re.compile(r"<(?:-|\d+)>")
+# The items whose titles a phrase's heading estimate is sampled from, and
+# the fewest of them that must hold it for the estimate to count.
+SAMPLED_ITEMS = 5_000
+MIN_SAMPLED = 5
+
+
+def _sampled_heading(conn: Driver, tsquery: str, params: dict[str, Any], items: float, run_all: Any) -> float:
+    """How many items' titles and people hold the phrase of ``tsquery``, from
+    a sample of about SAMPLED_ITEMS of them (every item of a smaller store).
+    The planner's estimate is of its words ANDed: at the real-text million
+    288,954 titles for ``"the note"``, which 41 hold; read by windows of
+    length the page took 978 ms against the 314 of ranking every match.
+    The sample (a fixed one: the same query is planned the same way) holds
+    0-1 of those, 12-21 of ``"using the"``'s 3,185, 8 ms.  Fewer than
+    MIN_SAMPLED found in a part of the store say nothing: none."""
+    share = min(100.0, 100.0 * SAMPLED_ITEMS / max(items, 1.0))
+    [[found, read]] = run_all(conn, [(
+        f"SELECT count(*) FILTER (WHERE ts_filter(f.document, '{{a}}') @@ {tsquery}), count(*) "
+        f"FROM items_fts f TABLESAMPLE SYSTEM ({share:.6f}) REPEATABLE (0)", params)])[0]
+    if share >= 100.0:
+        return float(found)
+    return 0.0 if found < MIN_SAMPLED else float(found) * items / max(float(read), 1.0)
 
 
 def worth(bound: Bound, matches: float, headed: float, items: float, k: int, counted: int) -> bool:
