@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,10 +58,12 @@ _TEXT = 0.4 * (1 + 1e-5)  # words ORed, none in the title or people: every posit
 class Bound:
     """What ``ts_rank`` of a query can reach: ``value`` for any match,
     ``text`` for one whose title and people do not match (the same but
-    for words ORed)."""
+    for words ORed); ``phrase``: whether the query holds a phrase (whose
+    titles the planner estimates by its words ANDed, ``plan``)."""
 
     value: float
     text: float
+    phrase: bool = False
 
 
 def rank_bound(tsquery: str) -> Bound | None:
@@ -93,7 +94,7 @@ def rank_bound(tsquery: str) -> Bound | None:
     if not lexemes or "!" in top and not top - {"!"}:
         return None  # !word: every match ranks 0
     plain = operators <= {"|"}  # a word, or words ORed: matching the title and people is holding one of them there
-    return Bound(_ANY, _TEXT if plain else _ANY)
+    return Bound(_ANY, _TEXT if plain else _ANY, "<>" in operators)
 
 
 # The longest text a bound lets through: past 2^40 words, every text
@@ -208,13 +209,12 @@ def plan(conn: Driver, tsquery: str, params: dict[str, Any], k: int, counted: in
         return None
     matches, headed = _planned_rows(everything[0][0]), _planned_rows(heading[0][0])
     items = max(float(table[0][0]), matches)  # -1: never analyzed
-    if _PHRASE.search(str(said[0][0])) and worth(bound, matches, headed, items, k, counted):
-        headed = _sampled_heading(conn, tsquery, params, items, run_all)
-    return Plan(tsquery, bound, int(table[0][1]), worth(bound, matches, headed, items, k, counted), pieced)
+    chosen = worth(bound, matches, headed, items, k, counted)
+    if chosen and bound.phrase:  # the planner's estimate of its titles is of its words ANDed
+        chosen = worth(bound, matches, _sampled_heading(conn, tsquery, params, items, run_all), items, k, counted)
+    return Plan(tsquery, bound, int(table[0][1]), chosen, pieced)
 
 
-# A phrase's operator in a tsquery's text (<->, <2>).
-_PHRASE = re.compile(r"<(?:-|\d+)>")
 # The items whose titles a phrase's heading estimate is sampled from, and
 # the fewest of them that must hold it for the estimate to count.
 SAMPLED_ITEMS = 5_000
