@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from lifededup.model import name_forms, stored_path
 from lifededup.search.syntax import cjk_apart
+from lifededup.store.searchable import MARKS
 
 if TYPE_CHECKING:
     from lifededup.search.phrases import Pieced
@@ -201,10 +202,6 @@ PG_RANK = ("-ts_rank(f.document, {tsquery}) * 0.6931471805599453 "
            "/ ln(greatest(length(f.document), 1) + 1)")
 
 
-# ASCII's punctuation: FTS5's tokenizer reads each mark as a space, and so
-# does a PostgreSQL store's document since revision 0028; a query is read
-# so too (``_as_spaces``).
-_MARKS = re.compile(r"[!-/:-@\[-`{-~]")
 # a quoted string (its closing quote may be missing) or a bare run of the query,
 # a " inside which is punctuation (RuntimeError("Something), as SQLite reads it
 CHUNK = re.compile(r'"[^"]*"?|(?:[^\s"]|(?<=[^\s-])")+')
@@ -228,12 +225,12 @@ def _as_spaces(query: str) -> str:
         piece, text = found.group(0), found.string
         if piece.startswith('"'):
             closed = len(piece) > 1 and piece.endswith('"')
-            return '"' + _MARKS.sub(" ", piece[1 : -1 if closed else None]) + ('"' if closed else "")
+            return '"' + MARKS.sub(" ", piece[1 : -1 if closed else None]) + ('"' if closed else "")
         bare = _BARE.fullmatch(piece)
         assert bare is not None
         # a prefix's * after a letter or digit, as SQLite reads it (i.* is the word i)
         left_out, prefix = bare.group(1) or "", bare.group(3) if bare.group(2)[-1:].isalnum() else ""
-        parts = _MARKS.sub(" ", bare.group(2)).split()
+        parts = MARKS.sub(" ", bare.group(2)).split()
         if not parts:  # but a - before a quote, a * after one: -"river bank", "debian or"*
             if piece == "-" and text[found.end():found.end() + 1] == '"':
                 return piece

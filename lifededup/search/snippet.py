@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lifededup.store.searchable import together
+from lifededup.store.searchable import pg_spaced, together
 
 # FTS5's snippet() (and ts_headline) wrap each matched token in these; control characters
 # cannot occur in stored text's words, so they cannot be confused with it.
@@ -25,13 +25,12 @@ SNIPPET_SQL = f"snippet(items_fts, -1, char(2), char(3), '{ELLIPSIS}', {SNIPPET_
 # texts' length (a text matched only past it shows its start, unmarked).
 HEADLINE_CHARS = 20_000
 # A PostgreSQL store's words are read with ASCII punctuation as spaces
-# (revision 0028), so the headline is made over the text read so:
+# (revision 0028), so the headline is made over the text read so (``pg_spaced``):
 # PostgreSQL's parser would keep ``setup.py`` whole and mark no ``setup``
 # in it, and read ``<b>`` as a tag it leaves out.  The text shown is the
 # text itself (``shown``, the same characters as the headline's but for
 # the marks: a mark for a space, one for one), put back in
 # ``from_headline``.
-_SPACES = "regexp_replace({}, '[!-/:-@\\[-`{{-~]', ' ', 'g')"
 _HEADLINE_OPTIONS = (f"'StartSel=' || chr(2) || ', StopSel=' || chr(3) || "
                      f"', MaxWords={SNIPPET_TOKENS}, MinWords={SNIPPET_TOKENS - 4}, ShortWord=0'")
 _UNMARKED = "translate({}, chr(2) || chr(3), '')"
@@ -60,7 +59,7 @@ def headline_sql(tsquery: str, ids: str, start: str = "1") -> str:
         "FROM (SELECT id, body, at, title, spaced, spaced_title, "
         f"ts_headline('simple', left(spaced, {HEADLINE_CHARS}), {tsquery}, {_HEADLINE_OPTIONS}) AS h, "
         f"ts_headline('simple', spaced_title, {tsquery}, {_HEADLINE_OPTIONS}) AS th FROM ("
-        f"SELECT id, body, at, title, {_SPACES.format('body')} AS spaced, {_SPACES.format('title')} AS spaced_title "
+        f"SELECT id, body, at, title, {pg_spaced('body')} AS spaced, {pg_spaced('title')} AS spaced_title "
         f"FROM (SELECT i.id, substr(coalesce(i.text_apart, i.text), s.at, {HEADLINE_CHARS + 1}) AS body, s.at, "
         "coalesce(i.title_apart, i.title, '') AS title "
         f"FROM items i CROSS JOIN LATERAL (SELECT {start} AS at) AS s WHERE i.id IN ({ids}) OFFSET 0) AS texts "

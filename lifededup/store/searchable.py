@@ -57,6 +57,20 @@ def together(text: str) -> str:
     return text.replace(APART, "")
 
 
+# ASCII's punctuation, each mark of which FTS5's tokenizer reads as a space,
+# and a PostgreSQL store's documents too (revision 0028, whose function holds
+# its own copy): a class of byte ranges, which Python and PostgreSQL read
+# alike, in any locale.
+PUNCTUATION = r"[!-/:-@\[-`{-~]"
+MARKS = re.compile(PUNCTUATION)
+
+
+def pg_spaced(text: str) -> str:
+    """The SQL of ``text`` (an SQL expression) with its punctuation as
+    spaces, one for one, as a PostgreSQL store's documents read it."""
+    return f"regexp_replace({text}, '{PUNCTUATION}', ' ', 'g')"
+
+
 def pg_document(row: str = "") -> str:
     """The SQL of an item's search words on PostgreSQL, as its trigger makes
     them (revision 0022): ``row`` the items' alias and a dot, or nothing."""
