@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_search_long_texts import _index
 
 from lifededup.cli import main
 
@@ -33,11 +34,6 @@ def _topics() -> dict[str, str]:
     from pydoc_data.topics import topics
 
     return dict(topics)
-
-
-def _index(folder: Path, db: str) -> None:
-    done = CliRunner().invoke(main, ["index", str(folder), "--db", db])
-    assert done.exit_code == 0, done.output
 
 
 def _search(db: str, query: str) -> dict[str, object]:
