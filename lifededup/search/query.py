@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from lifededup.model import name_forms, stored_path
 from lifededup.search.syntax import cjk_apart
-from lifededup.store.searchable import MARKS
+from lifededup.store.searchable import MARKS, TS_CONFIG
 
 if TYPE_CHECKING:
     from lifededup.search.phrases import Pieced
@@ -176,9 +176,8 @@ def _class_end(glob: str, start: int) -> int:
 
 
 # websearch_to_tsquery reads any text (what it cannot read it leaves out: it
-# never fails); the 'simple' configuration lower-cases words and stems none,
-# as the store's tsvector does (revision 0002).
-TSQUERY = "websearch_to_tsquery('simple', :query)"
+# never fails), with the configuration the store's documents are made with.
+TSQUERY = f"websearch_to_tsquery('{TS_CONFIG}', :query)"
 # A prefix term (``surv*``) is not websearch syntax: the word is sent with
 # this mark on its end instead, and the mark is made the prefix match
 # (``'surv':*``) in the tsquery's text, which the cast reads back.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lifededup.store.searchable import pg_spaced, together
+from lifededup.store.searchable import TS_CONFIG, pg_spaced, together
 
 # FTS5's snippet() (and ts_headline) wrap each matched token in these; control characters
 # cannot occur in stored text's words, so they cannot be confused with it.
@@ -57,8 +57,8 @@ def headline_sql(tsquery: str, ids: str, start: str = "1") -> str:
         f"at - 1 + length(rtrim(body)) AS read, substr(body, {found}, length({_UNMARKED.format('h')})) AS shown, "
         f"substr(title, {title_found}, length({_UNMARKED.format('th')})) AS title_shown "
         "FROM (SELECT id, body, at, title, spaced, spaced_title, "
-        f"ts_headline('simple', left(spaced, {HEADLINE_CHARS}), {tsquery}, {_HEADLINE_OPTIONS}) AS h, "
-        f"ts_headline('simple', spaced_title, {tsquery}, {_HEADLINE_OPTIONS}) AS th FROM ("
+        f"ts_headline('{TS_CONFIG}', left(spaced, {HEADLINE_CHARS}), {tsquery}, {_HEADLINE_OPTIONS}) AS h, "
+        f"ts_headline('{TS_CONFIG}', spaced_title, {tsquery}, {_HEADLINE_OPTIONS}) AS th FROM ("
         f"SELECT id, body, at, title, {pg_spaced('body')} AS spaced, {pg_spaced('title')} AS spaced_title "
         f"FROM (SELECT i.id, substr(coalesce(i.text_apart, i.text), s.at, {HEADLINE_CHARS + 1}) AS body, s.at, "
         "coalesce(i.title_apart, i.title, '') AS title "

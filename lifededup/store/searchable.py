@@ -64,6 +64,11 @@ def together(text: str) -> str:
 PUNCTUATION = r"[!-/:-@\[-`{-~]"
 MARKS = re.compile(PUNCTUATION)
 
+# The text search configuration a PostgreSQL store's documents are made with
+# (revision 0002: lower-cases words and stems none); a query and a headline
+# must read words with the same one, or they miss what the documents hold.
+TS_CONFIG = "simple"
+
 
 def pg_spaced(text: str) -> str:
     """The SQL of ``text`` (an SQL expression) with its punctuation as
