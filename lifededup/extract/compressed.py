@@ -17,6 +17,7 @@ import lzma
 import zlib
 from pathlib import PurePosixPath
 
+from lifededup.extract.archive import is_compressed_tar
 from lifededup.extract.base import CorruptFile, Extracted, Format, Probe, Source, TooLarge
 
 _INNER_SUFFIX = {".tgz": ".tar", ".svgz": ".svg"}
@@ -85,8 +86,7 @@ def extract_gzip(source: Source) -> Extracted:
 def _is_compressed(probe: Probe) -> bool:
     kind = _compression(probe.head)
     if kind in ("bzip2", "xz"):  # a tar compressed by them is the archive reader's, which streams its members
-        name = probe.source.name.lower()
-        return ".tar." not in name and probe.source.suffix not in (".tbz", ".tbz2", ".txz")
+        return not is_compressed_tar(probe.source.name)
     return kind == "gzip"
 
 
