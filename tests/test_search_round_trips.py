@@ -65,3 +65,19 @@ def test_a_search_pages_decision_and_first_read_each_go_in_one_round_trip(pg_cor
     first_read = [q for q in queries if "set_config" in q]
     assert len(first_read) == 1 and "MATERIALIZED" in first_read[0], queries
     assert not [text for kind, text in sent if kind == "Parse" and ("EXPLAIN" in text or "set_config" in text)]
+
+
+def test_a_rare_words_items_and_copies_go_in_one_round_trip(pg_corpus: CorpusStore, tmp_path: Path) -> None:
+    """Where the page read every match, the copies its rows hide are known
+    before the rows' items are: the two statements go at once."""
+    with open_reader(pg_corpus.db) as reader:
+        found: list[object] = []
+        sent = traced(reader._conn, tmp_path / "trace",  # type: ignore[union-attr]
+                      lambda: found.append(search(reader, "lighthouse", limit=5)))
+    hits = found[0].hits  # type: ignore[attr-defined]
+    hiding = [h for h in hits if h.hidden]
+    assert hiding and all(len(h.copies) == h.hidden for h in hiding), hits  # the sample's copies are shown
+    queries = [text for kind, text in sent if kind == "Query"]
+    together = [q for q in queries if "ts_headline" in q]
+    assert len(together) == 1 and "FROM clusters c JOIN items i" in together[0], queries
+    assert not [text for kind, text in sent if kind == "Parse" and "FROM clusters c JOIN items i" in text], sent

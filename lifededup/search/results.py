@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -603,7 +603,10 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
         _totals(conn, query, filters, cluster, mode, postgres, PG_COUNTED if bounded else None, pieced))
     # each hit made once, with its snippet (dataclasses.replace() of a hit
     # costs 5 us: at a million items a third of a rare word's page)
-    hits = _shown(conn, page, query, postgres, matches, pieced)
+    # given every match, the copies are known before the page's items are:
+    # their statement goes with the items', one round trip for both
+    known = _known_copies(page, read, postgres) if mode == "collapsed" and read and read.complete else None
+    hits, copied = _shown(conn, page, query, postgres, matches, pieced, known)
     if mode == "collapsed" and hits and not exact:
         # the sample is the first matches in the order they are stored, not
         # ranked: a cluster of thousands stored first may fill it, below the
@@ -615,8 +618,8 @@ def _page(conn: Connection, query: str | None, filters: Filters, limit: int, clu
         if cluster is not None:
             _check_cluster(conn, cluster)
     if mode == "collapsed":
-        hits = _with_copies(conn, hits, query, filters, postgres, read if read and read.complete else None,
-                            matches, pieced)
+        hits = (_copied(hits, copied) if read and read.complete else
+                _with_copies(conn, hits, query, filters, postgres, matches, pieced))
     return SearchResult(query, mode, hits, rows_shown, matches, exact, matches_exact)
 
 
@@ -631,20 +634,26 @@ def _bounded(query: str | None, filters: Filters, cluster: int | None, postgres:
 
 
 def _shown(conn: Connection, page: Sequence[tuple[int, float, int | None]], query: str | None, postgres: bool,
-           matches: int, pieced: Pieced | None = None) -> list[Hit]:
+           matches: int, pieced: Pieced | None = None,
+           also: tuple[str, dict[str, object]] | None = None) -> tuple[list[Hit], list[Any]]:
     """The hits of a page, (item, rank, its row's cluster or None) each:
     their items and snippets in one statement (``_shown_sql``; a statement
     of each cost a rare word's page at a million items a sixth of its time),
-    of a search of ``matches`` items."""
+    of a search of ``matches`` items; and the rows of ``also``, a statement
+    sent with it (``_pipelined``), or none."""
     if not page:
-        return []
+        return [], []
     sql, params = _shown_sql([item_id for item_id, _, _ in page], query, postgres, matches, pieced)
-    items = {r[0]: r for r in conn.execute(sql, params)}
+    if also is None:
+        found, beside = conn.execute(sql, params), []
+    else:
+        found, beside = _pipelined(conn, [(sql, params), also])
+    items = {r[0]: r for r in found}
     snippet = (Snippet.preview if query is None else
                (lambda r: Snippet.from_headline(r[0], r[1], int(r[2] or 0), int(r[3] or 0), *r[4:6])) if postgres else
                (lambda r: Snippet.from_marked(r[0] or "")))
     return [_hit(row, rank, snippet(row[_SNIPPET_AT] if query is None else row[_SNIPPET_AT:]), cluster)
-            for row, rank, cluster in ((items[item_id], rank, cluster) for item_id, rank, cluster in page)]
+            for row, rank, cluster in ((items[item_id], rank, cluster) for item_id, rank, cluster in page)], beside
 
 
 # Where a row of _shown_sql has its snippet's columns, after _item_columns.
@@ -719,24 +728,30 @@ def _rowid(query: str, matches: int, rows: int) -> str:
     return "+items_fts.rowid" if _one_pass(query, matches, rows) else "items_fts.rowid"
 
 
+def _known_copies(page: Sequence[tuple[int, float, int | None]], read: _Read,
+                  postgres: bool) -> tuple[str, dict[str, object]] | None:
+    """The statement of the other results of a collapsed page's clusters,
+    given every match (``read``): the matches of the rows' clusters that
+    the page does not show; None where there are none."""
+    shown = {item_id for item_id, _, _ in page}
+    clusters = [cluster for _, _, cluster in page if cluster is not None]
+    others = [i for i in read.members(clusters) if i not in shown]
+    if not others:
+        return None
+    return _copies_sql(clusters, shown, [f"i.id IN ({_ids(others)})"], postgres), {}
+
+
 def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: Filters,
-                 postgres: bool, read: _Read | None, matches: int, pieced: Pieced | None = None) -> list[Hit]:
+                 postgres: bool, matches: int, pieced: Pieced | None = None) -> list[Hit]:
     """The other results of each collapsed row's cluster: how many (``hidden``)
-    and where they live.  Given every match (``read``), they are the
-    matches of the rows' clusters; otherwise found by a query (the search
-    has ``matches`` items)."""
+    and where they live, found by a query (the search has ``matches``
+    items); ``_known_copies`` where every match was read."""
     # only a cluster of more than one can hide results
     shared = [h.cluster_id for h in hits if h.cluster_id is not None and h.cluster_size > 1]
     if not shared:
         return hits
-    shown = {h.id for h in hits}
     conditions, params = filters.where(postgres=postgres)
-    if read is not None:
-        others = [i for i in read.members(shared) if i not in shown]
-        if not others:
-            return hits
-        conditions, params = [f"i.id IN ({_ids(others)})"], {}
-    elif query is not None and postgres:
+    if query is not None and postgres:
         tsquery, params["query"] = pg_query(query)
         members = f"SELECT m.item_id FROM clusters m WHERE m.cluster_id IN ({_ids(shared)})"
         long = [] if pieced is None else [int(r[0]) for r in conn.execute(
@@ -763,15 +778,23 @@ def _with_copies(conn: Connection, hits: list[Hit], query: str | None, filters: 
         conditions.append(f"+i.id IN ({matching})" if _one_pass(query, matches, seeks)
                           else f"EXISTS ({matching} AND rowid = i.id)")
         params["query"] = query
-    rows = conn.execute(
-        "SELECT c.cluster_id, i.id, i.path, i.part, c.resemblance, c.word_distance, i.machine, "
-        f"{item_date(postgres)} AS dated, i.doc_date IS NULL "
-        "FROM clusters c JOIN items i ON i.id = c.item_id "
-        f"WHERE c.cluster_id IN ({_ids(shared)}) "
-        f"AND i.id NOT IN ({_ids(list(shown))}) {''.join(' AND ' + c for c in conditions)} "
-        "ORDER BY c.cluster_id, dated DESC NULLS LAST, i.mtime DESC NULLS LAST, i.path, i.part",
-        params,
-    )
+    return _copied(hits, conn.execute(_copies_sql(shared, {h.id for h in hits}, conditions, postgres), params))
+
+
+def _copies_sql(clusters: Sequence[int], shown: set[int], conditions: Sequence[str], postgres: bool) -> str:
+    """The members of ``clusters`` but those ``shown``, meeting
+    ``conditions``: a row each, as ``_copied`` reads them."""
+    return ("SELECT c.cluster_id, i.id, i.path, i.part, c.resemblance, c.word_distance, i.machine, "
+            f"{item_date(postgres)} AS dated, i.doc_date IS NULL "
+            "FROM clusters c JOIN items i ON i.id = c.item_id "
+            f"WHERE c.cluster_id IN ({_ids(clusters)}) "
+            f"AND i.id NOT IN ({_ids(list(shown))}) {''.join(' AND ' + c for c in conditions)} "
+            "ORDER BY c.cluster_id, dated DESC NULLS LAST, i.mtime DESC NULLS LAST, i.path, i.part")
+
+
+def _copied(hits: list[Hit], rows: Iterable[Sequence[Any]]) -> list[Hit]:
+    """``hits`` with their clusters' other results (``_copies_sql``'s
+    ``rows``): how many each row hides, and the first COPIES_LISTED."""
     copies: dict[int, list[Copy]] = {}
     hidden: dict[int, int] = {}
     for cluster_id, item_id, path, part, resemblance, distance, machine, when, undated in rows:
