@@ -59,7 +59,7 @@ def test_daemon_start_status_stop(tmp_path: Path) -> None:
 
         status = lifededup(env, "daemon", "status")
         assert status.returncode == 0, status.stdout + status.stderr
-        for want in (f"running (pid {pid})", f"watching: {root.resolve()}", "state: watching (for ", "waiting: ",
+        for want in (f"running (pid {pid})", f"watching: {root.resolve()}", "state: watching since ", "waiting: ",
                      "last indexed: 20",
                      "failed items in store: 0", str(state / "lifededup" / "watch.log")):
             assert want in status.stdout, f"{want!r} missing from:\n{status.stdout}"

@@ -176,3 +176,36 @@ def test_the_status_page_says_since_when_the_daemon_watches_not_when_its_last_ba
     last = _said_at(html, "<dt>last indexed</dt><dd>")
     assert since <= watching < last, f"watching since {since}, last batch {last}: the page says {html}"
     assert _said_at(html, "<dt>started watching</dt><dd>") == since, html
+
+
+def _seconds(lasting: str) -> int:
+    """``42 s``, ``3 min 5 s``, ``2 h 10 min`` (as `daemon status` says how long) in seconds."""
+    units = {"h": 3600, "min": 60, "s": 1}
+    words = lasting.split()
+    return sum(int(n) * units[unit] for n, unit in zip(words[::2], words[1::2]))
+
+
+def test_daemon_status_says_since_when_the_daemon_watches_and_how_long_ago_its_last_batch_ended(
+        tmp_path: Path) -> None:
+    """`daemon status` said "state: watching (for 4 s)" of a daemon watching
+    for minutes: the state's since, which a batch (a state of its own) sets
+    again as it ends.  It says when the daemon began watching and for how
+    long, as the status page does, and how long ago its last batch ended."""
+    root = tmp_path / "home"
+    write_text(root / "a.txt", seed=1)
+    with daemon(tmp_path, root, "--delay", "0.3") as env:
+        watching = datetime.fromtimestamp(int(time.time()))  # the daemon watches already: to the second
+        time.sleep(3.0)  # its batch ends seconds later
+        write_text(root / "b.txt", seed=2)
+        eventually(lambda: status_of(env)[1]["indexed"] == 2 and status_of(env)[1]["state"] == "watching",
+                   "the new file is read, and the daemon watches again")
+        text, report = status_of(env)
+    line = next((line for line in text.splitlines() if line.startswith("state: ")), text)
+    said = re.fullmatch(r"state: watching since (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) \S+ \(for ([\w ]+)\), "
+                        r"last batch or scan ([\w ]+) ago, waiting: 0 files", line)
+    assert said is not None, f"the state's line: {line}"
+    assert datetime.strptime(said[1], "%Y-%m-%d %H:%M:%S") <= watching, line
+    # watching began before the pause, the batch ended after it: the time watching passes its end's by 3 s
+    assert _seconds(said[3]) <= _seconds(said[2]) - 3, line
+    assert said[1] == datetime.fromtimestamp(float(str(report["watching_since"]))).strftime("%Y-%m-%d %H:%M:%S"), \
+        (line, report)

@@ -597,6 +597,23 @@ def _lasting(seconds: float) -> str:
     return f"{whole // 3600} h {whole % 3600 // 60} min"
 
 
+def _state_words(report: dict[str, Any], running: bool) -> str:
+    """The state, and how long it has lasted while the watcher runs.  Of
+    "watching", since when it watches and how long ago its last batch or
+    scan ended: that end is the state's since (each is a state of its own),
+    and "watching (for 4 min)" read as the watcher's time watching, of one
+    watching since the morning -- the web view's status page says the same."""
+    state, since = report.get("state"), report.get("state_since")
+    if not running:
+        return str(state)
+    now = time.time()
+    if state != "watching":
+        return f"{state}" + (f" (for {_lasting(now - since)})" if since else "")
+    began = report.get("watching_since")  # (None: written by an older watcher)
+    said = "watching" + (f" since {said_when(began)} (for {_lasting(now - began)})" if began else "")
+    return said + (f", last batch or scan {_lasting(now - since)} ago" if since else "")
+
+
 def _waiting_words(report: dict[str, Any]) -> str:
     """What waits, in what a person can act on: "1,200 files, 3 folders to scan"."""
     if "waiting_files" not in report:  # written by an older watcher: paths, and events not yet taken up
@@ -666,8 +683,9 @@ def _unreachable_words(report: dict[str, Any]) -> str | None:
               "last_rescan_at, state_since (when the state began: of watching, when the last batch or scan "
               "ended), watching_since (when the watcher began watching) as Unix times).")
 def daemon_status(as_json: bool) -> None:
-    """Whether the daemon runs, what it watches, how many files wait, when it
-    last indexed and how many items failed (this machine's apart on a store
+    """Whether the daemon runs, what it watches and since when (and how long
+    ago its last batch or scan ended), how many files wait, when it last
+    indexed and how many items failed (this machine's apart on a store
     other machines' failures are in), and whether the store's server can be
     reached (the watcher waits for it) or refuses the watcher, and why (it
     tries again meanwhile).  Exits 3 when it does not run.
@@ -700,9 +718,7 @@ def daemon_status(as_json: bool) -> None:
             click.echo(f"watching: {', '.join(folders) or nothing}")
             for folder in absent.values():
                 click.echo(_kept_words(folder))
-            since = report.get("state_since")
-            lasting = f" (for {_lasting(time.time() - since)})" if status.running and since else ""
-            click.echo(f"state: {report.get('state')}{lasting}, waiting: {_waiting_words(report)}")
+            click.echo(f"state: {_state_words(report, status.running)}, waiting: {_waiting_words(report)}")
             if status.running and report.get("state") == "indexing" and report.get("last_read"):
                 click.echo(f"last file read: {shown(str(report['last_read']))}")
             click.echo(f"last indexed: {said_when(report.get('last_indexed_at'))}, "
