@@ -24,7 +24,7 @@ from lifededup.store.similarity import sketch_values
 from lifededup.store.models import Base
 from lifededup.store import Store
 from lifededup.store.opening import alembic_config, make_engine, resolve
-from lifededup.store.searchable import apart
+from lifededup.store.searchable import TS_CONFIG, apart
 
 
 def upgrade_to(path: Path | str, revision: str, *, down: bool = False) -> None:
@@ -102,10 +102,11 @@ def marked_to_read(store: Store) -> dict[str, bool]:
             for r in store.execute("SELECT path, mtime FROM items WHERE part = ''")[1]}
 
 
-def search_ids(store: Store, word: str) -> list[int]:
-    """The items whose title or text holds ``word``, by the store's own full-text index."""
+def search_ids(store: Store, word: str, config: str = "simple") -> list[int]:
+    """The items whose title or text holds ``word``, by the store's own full-text index (on PostgreSQL,
+    ``word`` read with the text search configuration ``config``)."""
     if store.location.url is not None:
-        sql = "SELECT rowid FROM items_fts WHERE document @@ to_tsquery('simple', :w) ORDER BY rowid"
+        sql = f"SELECT rowid FROM items_fts WHERE document @@ to_tsquery('{config}', :w) ORDER BY rowid"
     else:
         sql = "SELECT rowid FROM items_fts WHERE items_fts MATCH :w ORDER BY rowid"
     return [int(str(r[0])) for r in store.execute(sql, {"w": word})[1]]
@@ -198,7 +199,7 @@ def test_previous_revision_with_rows_upgrades_and_keeps_them(store_url: str) -> 
         assert revision == head()
         rows = search_ids(store, "zebra")
         assert rows == [1, 3], f"texts stored before the FTS revision must be searchable: {rows}"
-        rows = search_ids(store, "résumé")
+        rows = search_ids(store, "résumé", TS_CONFIG)
         assert rows == [1], rows
         _, rows = store.execute("SELECT id, path, part, parent_id, status, error FROM items ORDER BY id")
         assert rows == [
@@ -921,7 +922,7 @@ def test_0022_finds_a_word_inside_cjk_text_and_rewrites_only_the_items_holding_o
             if conn.dialect.name == "postgresql" else None
     engine.dispose()
     with open_store(store_url, machine="m", migrate=False, readonly=True) as store:
-        assert search(store, "東京", collapse=False).hits == [], "at 0021 the run is one word"
+        assert phrase_ids(store, "東 京") == [], "at 0021 the run is one word"
     upgrade_to(store_url, "0022")
     wanted = {"東京": [1], "目录": [2], "서울": [4], "日記": [3], "plain": [3], '"東京に住"': [1]}
     with open_store(store_url, machine="m") as store:
@@ -980,14 +981,15 @@ def _the_package() -> str:
     return " ".join(f"the {' '.join(_filler(5))}" for _ in range(300)) + " then install the package now."
 
 
-def phrase_ids(store: Store, phrase: str, *, pieces_alone: bool = False) -> list[int]:
+def phrase_ids(store: Store, phrase: str, *, pieces_alone: bool = False, config: str = "simple") -> list[int]:
     """The items whose words hold ``phrase``, by the store's own index:
     FTS5's phrase on SQLite; on PostgreSQL a document's, or (revision
-    0027) one of its pieces' (``pieces_alone``: only those)."""
+    0027) one of its pieces' (``pieces_alone``: only those), the phrase
+    read with the text search configuration ``config``."""
     if store.location.url is None:
         sql, query = "SELECT rowid FROM items_fts WHERE items_fts MATCH :q", f'"{phrase}"'
     else:
-        found = "document @@ phraseto_tsquery('simple', :q)"
+        found = f"document @@ phraseto_tsquery('{config}', :q)"
         parts = [] if pieces_alone else [f"SELECT rowid FROM items_fts WHERE {found}"]
         if "items_fts_pieces" in catalog(store, "tables"):
             parts.append(f"SELECT rowid FROM items_fts_pieces WHERE {found}")
@@ -1153,3 +1155,120 @@ def test_0028_reads_punctuation_as_spaces_so_a_phrase_runs_through_a_joined_word
         assert store.execute("SELECT pg_get_functiondef(CAST('items_fts_document(text,text,text)' "
                              "AS regprocedure))")[1] == function, "0019's function again"
         assert _documents(store) == before, "and the documents and pieces it made"
+
+
+def _accented_texts() -> dict[int, str]:
+    """Accented words as people write them, one text past the 16,383rd word (pieced, 0027), one decomposed (NFD)."""
+    return {1: "Der Lötkolben liegt im Keller; Nguyễn Văn Quân kam aus Hà Nội.",
+            2: "Mon résumé: une crème brûlée.",
+            3: "A resume, in plain ASCII.",
+            4: " ".join(_filler(16_400)) + " und der Lötkolben liegt im Keller.",
+            5: "Le re\u0301sume\u0301 de\u0301compose\u0301."}
+
+
+def _configuration_map(store: Store, config: str) -> list[tuple[object, ...]]:
+    """Each token type a text search configuration reads, and its dictionaries in order."""
+    return store.execute(
+        "SELECT t.alias, array_agg(CAST(m.mapdict AS regdictionary)::text ORDER BY m.mapseqno) "
+        "FROM pg_ts_config_map m JOIN ts_token_type('default') t ON t.tokid = m.maptokentype "
+        "WHERE m.mapcfg = CAST(:c AS regconfig) GROUP BY t.alias ORDER BY t.alias", {"c": config})[1]
+
+
+def test_0029_finds_a_word_whatever_its_accents_on_both_backends(store_url: str) -> None:
+    """PostgreSQL's documents kept a word's accents (the ``simple``
+    configuration) where SQLite's index drops them (0016), so ``Lotkolben``
+    missed ``Lötkolben`` there alone. 0029 reads words through unaccent
+    (the store's configuration ``lifededup``) and makes every document and
+    piece again: both backends find the same items, a text written after
+    too, ``check`` is clean; down again, the documents are 0028's. SQLite:
+    no change."""
+    upgrade_to(store_url, "0028")
+    engine = make_engine(resolve(store_url), readonly=False)
+    with engine.begin() as conn:
+        write_texts(conn, _accented_texts())
+    engine.dispose()
+    postgres = "://" in store_url
+    wanted = {"lotkolben": [1, 4], "der lotkolben liegt": [1, 4], "nguyen van quan": [1], "ha noi": [1],
+              "resume": [2, 3, 5], "creme brulee": [2], "decompose": [5], "lötkolben": [1, 4]}
+    with open_store(store_url, machine="m", migrate=False, readonly=True) as store:
+        found = {phrase: phrase_ids(store, phrase) for phrase in wanted}
+        before = _documents(store) if postgres else []
+        function = (store.execute("SELECT pg_get_functiondef(CAST('items_fts_document(text,text,text)' "
+                                  "AS regprocedure))")[1] if postgres else [])
+    if postgres:
+        assert found == {**{phrase: [] for phrase in wanted}, "resume": [3], "lötkolben": [1, 4]}, \
+            "at 0028 a word without its accents found none written with them"
+    else:
+        assert found == wanted
+    upgrade_to(store_url, "0029")
+    with open_store(store_url, machine="m") as store:
+        assert {phrase: phrase_ids(store, phrase, config=TS_CONFIG) for phrase in wanted} == wanted
+        new = store.upsert_item(ItemRecord("/6.txt", title="Über Crème brûlée", text="Ein Lötkolben, déjà vu."),
+                                fp("Ein Lötkolben, déjà vu."))
+        assert phrase_ids(store, "lotkolben", config=TS_CONFIG) == [1, 4, new], "a text written after, by the trigger"
+        assert phrase_ids(store, "uber creme", config=TS_CONFIG) == [new], "its title too"
+        assert sorted(h.path for h in search(store, "Lotkolben", collapse=False).hits) == [
+            "/1.txt", "/4.txt", "/6.txt"], "as the user types it"
+        assert sorted(h.path for h in search(store, "Lötk*", collapse=False).hits) == ["/1.txt", "/4.txt", "/6.txt"]
+        if postgres:
+            assert phrase_ids(store, "der lotkolben liegt", pieces_alone=True, config=TS_CONFIG) == [4], \
+                "the pieces made again"
+            stored, made = pieces_and_made(store)
+            assert stored == made
+            simple = _configuration_map(store, "simple")
+            assert _configuration_map(store, TS_CONFIG) == [(token, ["unaccent", "simple"]) for token, _ in simple], \
+                "every token type simple reads, read without its accents first"
+        assert [p for p in check_store(store) if p.check == "fts-index"] == []
+        store.remove_ids([new])
+    if not postgres:
+        return
+    downgrade_to(store_url, "0028")
+    with open_store(store_url, machine="m", migrate=False, readonly=True) as store:
+        assert store.execute("SELECT pg_get_functiondef(CAST('items_fts_document(text,text,text)' "
+                             "AS regprocedure))")[1] == function, "0028's function again"
+        assert _documents(store) == before, "and the documents and pieces it made"
+        assert store.execute("SELECT count(*) FROM pg_ts_config WHERE cfgname = :c", {"c": TS_CONFIG})[1] == [(0,)]
+        assert store.execute("SELECT count(*) FROM pg_extension WHERE extname = 'unaccent'")[1] == [(1,)], \
+            "the extension stays: another program in the database may use it"
+    with open_store(store_url, machine="m") as store:  # up again, the extension there already
+        assert phrase_ids(store, "lotkolben", config=TS_CONFIG) == [1, 4]
+
+
+def test_0029_a_role_that_may_not_create_unaccent_is_told_what_to_run(postgres: object, pg_url: str) -> None:
+    """A store whose role does not own its database (nor may create in it)
+    cannot create the extension: the upgrade stops with what to run, and as
+    whom, and changes nothing; once the owner has run it, the store upgrades."""
+    import os
+
+    import psycopg
+    from click.testing import CliRunner
+
+    from lifededup.cli import main
+    from lifededup.store.errors import MissingExtension
+
+    role = f"clerk_{os.getpid()}"
+    database = pg_url.split("?")[0].rsplit("/", 1)[1]
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute(f"DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{role}')"
+                      f" THEN CREATE ROLE {role} LOGIN; END IF; END$$")
+        admin.execute(f"GRANT ALL ON SCHEMA public TO {role}")
+    url = pg_url.replace("postgresql://postgres@", f"postgresql://{role}@")
+    upgrade_to(url, "0028")
+    engine = make_engine(resolve(url), readonly=False)
+    with engine.begin() as conn:
+        write_texts(conn, {1: "Der Lötkolben liegt im Keller."})
+    engine.dispose()
+    with pytest.raises(MissingExtension) as refused:
+        open_store(url, machine="m").close()
+    said = str(refused.value)
+    assert (f"the role {role} may not create it in the database {database}. Have its owner or a superuser "
+            f"run psql -d {database} -c 'CREATE EXTENSION unaccent'") in said, said
+    done = CliRunner().invoke(main, ["check", "--db", url])
+    assert done.exit_code == 1 and "CREATE EXTENSION unaccent" in done.output and "Traceback" not in done.output, \
+        done.output
+    with open_store(url, machine="m", migrate=False, readonly=True) as store:
+        assert store.execute("SELECT version_num FROM alembic_version")[1] == [("0028",)], "nothing changed"
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute("CREATE EXTENSION unaccent")
+    with open_store(url, machine="m") as store:
+        assert [h.path for h in search(store, "Lotkolben", collapse=False).hits] == ["/1.txt"]

@@ -804,14 +804,15 @@ def test_a_path_glob_matches_on_postgresql_what_sqlite_glob_matches(postgres: ob
     ("surv*", "'surv':*"), ("title rep* river", "'title' & 'rep':* & 'river'"), ('"river surv*"', "'river' <-> 'surv'"),
     ("w1* OR -w2*", "'w1':* | !'w2':*"), ("river survey", "'river' & 'survey'"), ("*", ""),
 ])
-def test_a_prefix_term_becomes_a_tsquery_prefix(postgres: object, query: str, tsquery: str) -> None:
+def test_a_prefix_term_becomes_a_tsquery_prefix(pg_url: str, query: str, tsquery: str) -> None:
     import psycopg
 
     from lifededup.search.query import pg_query
     from lifededup.store.dialect import pyformat
 
+    open_store(pg_url).close()  # a store: the text search configuration its queries read with (revision 0029)
     expression, marked = pg_query(query)
-    with psycopg.connect(postgres.url()) as conn:  # type: ignore[attr-defined]
+    with psycopg.connect(pg_url) as conn:
         sql = pyformat(f"SELECT CAST({expression} AS text)")
         got = conn.execute(sql, {"query": marked}).fetchone()[0]  # type: ignore[index,arg-type]
     assert got == tsquery, f"{query!r} read as {got!r}, wanted {tsquery!r}"

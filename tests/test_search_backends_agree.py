@@ -125,3 +125,71 @@ def test_the_snippet_shows_the_text_as_written_with_the_words_marked(indexed: st
 ])
 def test_punctuation_around_words_reads_alike_on_both_backends(indexed: str, typed: str, meant: str) -> None:
     assert _names(_search(indexed, typed)) == _names(_search(indexed, meant))
+
+
+# Accents (revision 0029): SQLite's index reads a word without its diacritics
+# (remove_diacritics 2), and a PostgreSQL store's configuration reads it
+# through unaccent; the texts written as people write them, one with its
+# accents as combining marks (NFD, as macOS names and some PDFs hold them).
+_ACCENTED = {
+    "lotkolben.txt": "Der Lötkolben liegt im Keller neben der Werkbank.",
+    "quan.txt": "Nguyễn Văn Quân viết thư từ Hà Nội.",
+    "resume.txt": "Mon résumé: un café, une crème brûlée et une façade naïve.",
+    "plain.txt": "A resume of the cafe menu, in plain ASCII.",
+    "decomposed.txt": "Le re\u0301sume\u0301 de\u0301compose\u0301 d'un cafe\u0301 a\u0300 Montre\u0301al.",
+}
+_ACCENT_QUERIES = {
+    "Lotkolben": ["lotkolben.txt"],
+    "lötkolben": ["lotkolben.txt"],
+    "Lötk*": ["lotkolben.txt"],
+    "lotk*": ["lotkolben.txt"],
+    "Quan": ["quan.txt"],
+    "nguyen": ["quan.txt"],
+    '"nguyen van quan"': ["quan.txt"],
+    '"ha noi"': ["quan.txt"],
+    "resume": ["decomposed.txt", "plain.txt", "resume.txt"],
+    "RÉSUMÉ": ["decomposed.txt", "plain.txt", "resume.txt"],
+    '"creme brulee"': ["resume.txt"],
+    "cafe -resume": [],
+    "facade OR montreal": ["decomposed.txt", "resume.txt"],
+    "decompose": ["decomposed.txt"],
+}
+
+
+@pytest.fixture(scope="module")
+def accented_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    docs = tmp_path_factory.mktemp("accents") / "docs"
+    docs.mkdir()
+    for name, text in _ACCENTED.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    return docs
+
+
+@pytest.fixture(scope="module")
+def accented_oracle(accented_folder: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    db = str(tmp_path_factory.mktemp("accents-oracle") / "store.db")
+    _index(accented_folder, db)
+    return db
+
+
+@pytest.fixture
+def accented(store_url: str, accented_folder: Path) -> str:
+    _index(accented_folder, store_url)
+    return store_url
+
+
+def test_a_word_is_found_whatever_its_accents_on_both_backends(accented: str, accented_oracle: str) -> None:
+    """``Lotkolben`` finds ``Lötkolben``, ``Quan`` ``Quân``, ``resume``
+    ``résumé`` (composed or not): PostgreSQL's documents kept the accents
+    (the ``simple`` configuration) and found none of them."""
+    assert {q: _names(_search(accented_oracle, q)) for q in _ACCENT_QUERIES} == _ACCENT_QUERIES, "SQLite, the oracle"
+    assert {q: _names(_search(accented, q)) for q in _ACCENT_QUERIES} == _ACCENT_QUERIES
+
+
+def test_the_snippet_marks_the_accented_word_a_query_without_accents_found(accented: str) -> None:
+    """The headline shows the text as written, ``Lötkolben`` marked for ``Lotkolben``."""
+    for query, word in (("Lotkolben", "Lötkolben"), ("quan", "Quân"), ('"creme brulee"', "crème brûlée")):
+        [hit] = _search(accented, query)["hits"]  # type: ignore[misc]
+        snippet = hit["snippet"]
+        marked = " ".join(snippet[s:e] for s, e in hit["highlights"])
+        assert word in snippet and marked == word, (query, snippet, marked)

@@ -36,6 +36,12 @@ class StoreDamaged(StoreError):
     nothing the indexed files do not."""
 
 
+class MissingExtension(StoreError):
+    """A PostgreSQL store's upgrade needs an extension (revision 0029's
+    unaccent) that the store's role may not create, or that the server
+    lacks: the message says what to run, and as whom."""
+
+
 class MissingIndex(StoreError):
     """An index the schema declares is not in the store (dropped by hand):
     ``lifededup check`` names it and the statement that makes it again."""

@@ -65,9 +65,11 @@ PUNCTUATION = r"[!-/:-@\[-`{-~]"
 MARKS = re.compile(PUNCTUATION)
 
 # The text search configuration a PostgreSQL store's documents are made with
-# (revision 0002: lower-cases words and stems none); a query and a headline
-# must read words with the same one, or they miss what the documents hold.
-TS_CONFIG = "simple"
+# (revision 0029: the simple one's, which lower-cases words and stems none,
+# with each word read without its accents first, as FTS5 reads it); a query
+# and a headline must read words with the same one, or they miss what the
+# documents hold.
+TS_CONFIG = "lifededup"
 
 
 def pg_spaced(text: str) -> str:
