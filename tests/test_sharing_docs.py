@@ -46,14 +46,14 @@ def test_the_extra_it_installs_is_declared() -> None:
 def test_the_sql_it_shows_runs_on_postgresql(pg_url: str) -> None:
     """The spellings the backend table gives for `lifededup sql` on a server."""
     shown = " ".join(section().split())
-    for spelling in ("WHERE is_representative", "document @@ websearch_to_tsquery('simple', 'river survey')"):
+    for spelling in ("WHERE is_representative", "document @@ websearch_to_tsquery('lifededup', 'river survey')"):
         assert spelling in shown, f"the section no longer shows {spelling!r}"
     index = CliRunner().invoke(main, ["index", "--db", pg_url, "-j", "1", str(REPO / "sample_corpus" / "Documents")])
     assert index.exit_code == 0, index.output
     queries = {
         "SELECT count(*) FROM fingerprints WHERE is_representative": None,
         "SELECT i.path FROM items_fts f JOIN items i ON i.id = f.rowid"
-        " WHERE f.document @@ websearch_to_tsquery('simple', 'river survey')": "river-survey",
+        " WHERE f.document @@ websearch_to_tsquery('lifededup', 'river survey')": "river-survey",
     }
     for sql, expect in queries.items():
         result = CliRunner().invoke(main, ["sql", "--db", pg_url, "--json", sql])

@@ -28,7 +28,7 @@ as the phrase of its characters, "東 京"."""
 
 # The same for a PostgreSQL store (websearch_to_tsquery, search/query.py).
 PG_SYNTAX = """\
-Query syntax on a PostgreSQL store (websearch; case matters not, accents do):
+Query syntax on a PostgreSQL store (websearch; case and accents do not matter):
   river survey          both words, anywhere (AND is implied; river AND survey the same)
   "river survey"        the words next to each other, in this order
   survey OR census      either word
