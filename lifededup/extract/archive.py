@@ -1,4 +1,4 @@
-"""Archives (``.zip``, ``.tar``, ``.tar.gz``/``.tgz``, ``.tar.bz2``/``.tbz``, ``.tar.xz``/``.txz``): each member a part.
+"""Archives (``.zip``, ``.tar``, a tar compressed: ``.tar.gz``/``.tgz``, ``.tar.bz2``/``.tbz``...): each member a part.
 
 Like the messages of a mailbox, each file in an archive is a part of it,
 read by the registry as if it were a file (an archive in an archive, a mail
@@ -21,12 +21,12 @@ import stat
 import tarfile
 import zipfile
 from collections.abc import Callable, Iterator
-from pathlib import PurePosixPath
 
 from lifededup.extract.base import (
     BrokenLink, CorruptFile, EncryptedFile, Extracted, ExtractionError, Failure, Format, LinkLoop, LinkOutside, Probe,
     Source, TooLarge, nested, open_zip,
 )
+from lifededup.extract.compressed import COMPRESSED_TAR_SUFFIXES, STREAMED_TAR, compression, is_compressed_tar
 
 
 Member = tuple[str, int, Callable[[int], bytes]]
@@ -235,20 +235,10 @@ def extract_archive(source: Source) -> Extracted:
                      mime="application/zip" if is_zip else "application/x-tar", children=_parts(source))
 
 
-# A tar compressed by bzip2 or xz by a short name of its own: GNU tar's (.tbz .tbz2 .tz2, and Slackware's .txz:
-# src/suffix.c) and .tb2.  Named so, or .tar.bz2, .tar.xz, it is read here, its members streamed; a gzipped tar
-# (.tgz) is the compressed reader's, which unpacks it and reads the tar it holds.
-COMPRESSED_TAR_SUFFIXES = (".tbz", ".tbz2", ".tz2", ".tb2", ".txz")
-
-
-def is_compressed_tar(name: str) -> bool:
-    """Whether ``name`` says a tar under compression (``x.tar.bz2``, ``x.tbz``), case aside."""
-    return ".tar." in name.lower() or PurePosixPath(name).suffix.lower() in COMPRESSED_TAR_SUFFIXES
-
-
 def _is_archive(probe: Probe) -> bool:
-    # any zip no document format claimed (they come first), a POSIX/GNU tar, or a tar compressed by bzip2/xz
-    compressed_tar = probe.head.startswith((b"BZh", b"\xfd7zXZ\x00")) and is_compressed_tar(probe.source.name)
+    # any zip no document format claimed (they come first), a POSIX/GNU tar, or a tar compressed by bzip2, xz or
+    # LZMA (a gzipped one is the compressed reader's, which comes first)
+    compressed_tar = compression(probe.head) in STREAMED_TAR and is_compressed_tar(probe.source.name)
     return probe.is_zip or probe.head[257:262] == b"ustar" or compressed_tar
 
 

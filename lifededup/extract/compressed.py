@@ -1,10 +1,10 @@
 """A compressed file (``ls.1.gz``, ``bash.info.gz``, ``notes.txt.bz2``, ``gpl2.txt.xz``) is read as what it holds.
 
-A ``.gz``, ``.bz2`` or ``.xz`` compresses one file: that file's text is the
+A ``.gz``, ``.bz2``, ``.xz`` or ``.lzma`` compresses one file: that file's text is the
 compressed file's own text (a man page and its gzipped copy are the same
 document), with ``compressed`` and ``member`` in its metadata.  A gzipped tar
 is an archive (:mod:`lifededup.extract.archive`), and a tar compressed by
-bzip2 or xz is left to it.  Unpacking stops at the limit on unpacked size
+bzip2, xz or LZMA is left to it.  Unpacking stops at the limit on unpacked size
 (a bomb: a few KiB that unpack to gigabytes), whatever the compression.
 """
 
@@ -17,35 +17,49 @@ import lzma
 import zlib
 from pathlib import PurePosixPath
 
-from lifededup.extract.archive import is_compressed_tar
 from lifededup.extract.base import CorruptFile, Extracted, Format, Probe, Source, TooLarge
 
 _INNER_SUFFIX = {".tgz": ".tar", ".svgz": ".svg"}
-_COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
+_COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".lzma")
 _XZ = b"\xfd7zXZ\x00"
+# A tar compressed by bzip2, xz or LZMA by a short name of its own: GNU tar's (.tbz .tbz2 .tz2, .tlz, and
+# Slackware's .txz: src/suffix.c) and .tb2.  Named so, or .tar.bz2, .tar.xz, .tar.lzma, it is the archive
+# reader's, which streams its members; a gzipped tar (.tgz) is read here, unpacked, as the tar it holds.
+COMPRESSED_TAR_SUFFIXES = (".tbz", ".tbz2", ".tz2", ".tb2", ".txz", ".tlz")
+# The compressions of a tar left to the archive reader
+STREAMED_TAR = ("bzip2", "xz", "lzma")
 
 
-def _compression(head: bytes) -> str:
-    """``"gzip"``, ``"bzip2"`` or ``"xz"`` by the data's signature; ``""`` for none of them."""
+def is_compressed_tar(name: str) -> bool:
+    """Whether ``name`` says a tar under compression (``x.tar.bz2``, ``x.tbz``), case aside."""
+    return ".tar." in name.lower() or PurePosixPath(name).suffix.lower() in COMPRESSED_TAR_SUFFIXES
+
+
+def compression(head: bytes) -> str:
+    """``"gzip"``, ``"bzip2"``, ``"xz"`` or ``"lzma"`` by the data's signature; ``""`` for none of them."""
     if head.startswith(b"\x1f\x8b"):
         return "gzip"
     # "BZh", the block size (1-9), then a block's magic (pi) or the end of an empty stream's (sqrt pi)
     if head[:3] == b"BZh" and head[3:4] in b"123456789" and head[4:10] in (b"1AY&SY", b"\x17rE8P\x90"):
         return "bzip2"
-    return "xz" if head.startswith(_XZ) else ""
+    if head.startswith(_XZ):
+        return "xz"
+    # LZMA's own (.lzma, lzma_alone) has no magic: the properties xz and 7-Zip write (lc=3 lp=0 pb=2: 0x5D),
+    # a dictionary of whole 64 KiB (file(1)'s test), and the range coder's first byte, always 0 (LZMA SDK)
+    return "lzma" if head[:3] == b"\x5d\x00\x00" and head[13:14] == b"\x00" else ""
 
 
 def _open(kind: str, data: io.BytesIO) -> bz2.BZ2File | lzma.LZMAFile | gzip.GzipFile:
     if kind == "bzip2":
         return bz2.BZ2File(data)
-    if kind == "xz":
-        return lzma.LZMAFile(data)
+    if kind in ("xz", "lzma"):
+        return lzma.LZMAFile(data)  # FORMAT_AUTO: xz's container and LZMA's own
     return gzip.GzipFile(fileobj=data, mode="rb")
 
 
 def unpack(source: Source) -> tuple[str, bytes]:
     """The compression and the unpacked bytes, refused past the limit on unpacked size."""
-    kind = _compression(source.head(16)) or "gzip"
+    kind = compression(source.head(16)) or "gzip"
     limit = source.limits.max_unpacked_bytes
     try:
         with _open(kind, io.BytesIO(source.read_bytes())) as stream:
@@ -84,12 +98,14 @@ def extract_gzip(source: Source) -> Extracted:
 
 
 def _is_compressed(probe: Probe) -> bool:
-    kind = _compression(probe.head)
-    if kind in ("bzip2", "xz"):  # a tar compressed by them is the archive reader's, which streams its members
+    kind = compression(probe.head)
+    if kind == "lzma" and probe.source.suffix != ".lzma":  # a signature this weak needs its name too
+        return False
+    if kind in STREAMED_TAR:  # a tar compressed by them is the archive reader's, which streams its members
         return not is_compressed_tar(probe.source.name)
     return kind == "gzip"
 
 
 # a gzipped tar's two names: each read as the tar it holds (inner_name)
-FORMAT = Format(name="gzip", extract=extract_gzip, suffixes=(".gz", ".tgz", ".bz2", ".xz"), magic=_is_compressed,
-                spellings=((".tar.gz", ".tgz"),))
+FORMAT = Format(name="gzip", extract=extract_gzip, suffixes=(".gz", ".tgz", ".bz2", ".xz", ".lzma"),
+                magic=_is_compressed, spellings=((".tar.gz", ".tgz"),))
