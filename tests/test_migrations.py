@@ -1237,7 +1237,9 @@ def test_0029_finds_a_word_whatever_its_accents_on_both_backends(store_url: str)
 def test_0029_a_role_that_may_not_create_unaccent_is_told_what_to_run(postgres: object, pg_url: str) -> None:
     """A store whose role does not own its database (nor may create in it)
     cannot create the extension: the upgrade stops with what to run, and as
-    whom, and changes nothing; once the owner has run it, the store upgrades."""
+    whom, and changes nothing; once the owner has made it (here in a schema
+    of its own, as shared databases keep extensions) and let the role use
+    it, the store upgrades."""
     import os
 
     import psycopg
@@ -1268,7 +1270,14 @@ def test_0029_a_role_that_may_not_create_unaccent_is_told_what_to_run(postgres: 
         done.output
     with open_store(url, machine="m", migrate=False, readonly=True) as store:
         assert store.execute("SELECT version_num FROM alembic_version")[1] == [("0028",)], "nothing changed"
+    with psycopg.connect(pg_url, autocommit=True) as admin:  # in a schema of its own, not on the role's path
+        admin.execute("CREATE SCHEMA extensions")
+        admin.execute("CREATE EXTENSION unaccent SCHEMA extensions")
+    with pytest.raises(MissingExtension) as refused:
+        open_store(url, machine="m").close()
+    assert f"may not use that schema. Have the database's owner or a superuser run GRANT USAGE ON SCHEMA " \
+           f"extensions TO {role}, then" in str(refused.value), refused.value
     with psycopg.connect(pg_url, autocommit=True) as admin:
-        admin.execute("CREATE EXTENSION unaccent")
+        admin.execute(f"GRANT USAGE ON SCHEMA extensions TO {role}")
     with open_store(url, machine="m") as store:
         assert [h.path for h in search(store, "Lotkolben", collapse=False).hits] == ["/1.txt"]

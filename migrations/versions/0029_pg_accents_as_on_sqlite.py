@@ -120,10 +120,17 @@ def _missing(database: str, role: str, *, refused: bool) -> str:
 
 
 def _configuration() -> list[str]:
-    """The store's configuration: simple's, each token read without its accents first."""
-    [(schema,)] = op.get_bind().exec_driver_sql(
-        "SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
-        "WHERE e.extname = 'unaccent'").all()
+    """The store's configuration: simple's, each token read without its accents first
+    (``MissingExtension`` where the role may not use the schema the extension is in)."""
+    [(schema, named, usable, role)] = op.get_bind().exec_driver_sql(
+        "SELECT quote_ident(n.nspname), n.nspname, has_schema_privilege(n.oid, 'USAGE'), quote_ident(current_user) "
+        "FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'unaccent'").all()
+    if not usable:
+        raise MissingExtension(
+            f"this lifededup upgrades the store to schema revision 0029, in which a word is found whatever its "
+            f"accents, as on SQLite, through PostgreSQL's unaccent extension, which is in the schema {named}, "
+            f"and the role {role} may not use that schema. Have the database's owner or a superuser run "
+            f"GRANT USAGE ON SCHEMA {schema} TO {role}, then run the command again; nothing was changed")
     return [f"CREATE TEXT SEARCH CONFIGURATION {CONFIG} (COPY = pg_catalog.simple)",
             f"ALTER TEXT SEARCH CONFIGURATION {CONFIG} ALTER MAPPING FOR {_TOKENS} "
             f"WITH {schema}.unaccent, pg_catalog.simple"]
