@@ -287,6 +287,10 @@ def test_a_web_address_or_a_time_is_quoted_and_a_column_filter_is_not() -> None:
     ("package -debian or policy", "package NOT debian OR policy"), ("policy or package -debian",
                                                                    "policy OR package NOT debian"),
     ("-debian package OR policy", "package NOT debian OR policy"), ("river OR", "river OR"),
+    # websearch's implied AND beside a group, which FTS5 wants written; parentheses without an operator are
+    # text, so a word left out beside code is; a hyphen after a closing quote is punctuation
+    ("(river OR brook) survey", "(river OR brook) AND survey"), ("river (a or b)", "river AND (a OR b)"),
+    ("object.__eq__(self, x) -y", "object.__eq__(self, x) NOT y"), ('"%"-formatting', '"%"-formatting'),
 ])
 def test_web_search_habits_become_fts5s_operators(typed: str, fts5: str) -> None:
     from lifededup.search.syntax import as_fts5

@@ -26,6 +26,8 @@ DOCS = {
     "debugger.txt": topics["debugger"],
     "specialnames.txt": topics["specialnames"],
     "string-methods.txt": topics["string-methods"],
+    "formatstrings.txt": topics["formatstrings"],
+    "sequence-types.txt": topics["sequence-types"],
     "click-context-scope.rst": inspect.getdoc(click.Context.scope) or "",
 }
 
@@ -130,3 +132,62 @@ def test_the_archives_refused_code_is_searched_for(sqlite_docs: str, pasted: str
     assert quoted_words(as_fts5(pasted)) == ARCHIVE[pasted]
     code, out, _ = searched(sqlite_docs, pasted)
     assert code == 0 and "cannot understand" not in out, out
+
+
+# What FTS5 refused, or read otherwise than a person means, in queries pasted or typed as on a web search
+# engine, and the query FTS5 reads as meant; PostgreSQL reads them alike (websearch: punctuation is space, a
+# quote never closed opens a phrase to the end, OR* a prefix; its parentheses are punctuation, so each group
+# here is the query's first words).
+ALIKE = [
+    ("(built-in OR breakpoint)", '"built-in" OR breakpoint'),  # "no such column: in"
+    ("(built-in OR breakpoint) AND whitespace", '("built-in" OR breakpoint) AND whitespace'),
+    ("object.__getitem__(self, key) -x", '"object __getitem__ self" key -x'),  # -word inside parentheses
+    ('examples: "Harold\'s', 'examples "Harold s"'),  # examples: a column; "Harold's never closed
+    ('"Harold\'s a clever', '"Harold s a clever"'),  # a quote cut from its partner: the rest is the phrase
+    ("pdb.run(statement, globals=None, locals=None) OR iskeyword",  # a ) closing no group, beside an OR
+     '"pdb run statement" "globals None" "locals None" OR iskeyword'),
+    ("OR*", "or*"),  # FTS5's syntax error; websearch's prefix
+]
+
+
+@pytest.mark.parametrize(("typed", "meant"), ALIKE, ids=[typed for typed, _ in ALIKE])
+def test_what_fts5_refused_finds_what_it_means_on_both_backends(docs_store: str, typed: str, meant: str) -> None:
+    code, out, found = searched(docs_store, typed)
+    assert code == 0 and "cannot understand" not in out, out
+    assert json.loads(out)["query"] == typed, out
+    wanted = searched(docs_store, meant)[2]
+    assert wanted, f"{meant} finds nothing: nothing compared"
+    assert found == wanted, f"{typed!r} found {sorted(found)}, {meant} finds {sorted(wanted)}"
+
+
+# FTS5's own syntax, typed as a person means it, on SQLite (PostgreSQL has no groups or NEAR: README).
+MEANT = [
+    # FTS5 wants an AND beside a group, which websearch and FTS5 between two words imply
+    ("(breakpoint OR metaclass) whitespace", "(breakpoint OR metaclass) AND whitespace"),
+    ("whitespace (breakpoint OR metaclass)", "(breakpoint OR metaclass) AND whitespace"),
+    ("(breakpoint or metaclass) whitespace", "(breakpoint OR metaclass) AND whitespace"),
+    # a word with punctuation inside NEAR, and NEAR's comma kept beside one quoted elsewhere
+    ("NEAR(built-in function, 3)", 'NEAR("built-in" function, 3)'),
+    ("NEAR(string literal, 2) e.g.", 'NEAR(string literal, 2) AND "e.g."'),
+    # a hyphen after a closing quote is punctuation (the text's 'the old "%"-formatting'), not -formatting
+    ('"%"-formatting', "formatting"),
+    ('old "%"-formatting', "old formatting"),
+]
+
+
+@pytest.mark.parametrize(("typed", "meant"), MEANT, ids=[typed for typed, _ in MEANT])
+def test_fts5_syntax_typed_as_people_type_it_reads_as_meant(sqlite_docs: str, typed: str, meant: str) -> None:
+    code, out, found = searched(sqlite_docs, typed)
+    assert code == 0 and "cannot understand" not in out, out
+    wanted = searched(sqlite_docs, meant)[2]
+    assert wanted and wanted != set(DOCS), f"{meant} finds {sorted(wanted)}: nothing compared"
+    assert found == wanted, f"{typed!r} found {sorted(found)}, {meant} finds {sorted(wanted)}"
+
+
+@pytest.mark.parametrize("typed", ['"river survey', 'whitespace "metaclass'])
+def test_a_phrase_left_open_around_words_alone_is_refused_with_the_syntax(sqlite_docs: str, typed: str) -> None:
+    """A quote never closed before pasted punctuation opens the phrase of the
+    rest; one before words alone is a phrase the person forgot to close, and
+    the error says how to write it."""
+    code, out, _ = searched(sqlite_docs, typed)
+    assert code == 1 and "unterminated string" in out and SYNTAX in out, out

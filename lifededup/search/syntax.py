@@ -16,13 +16,14 @@ Query syntax (SQLite FTS5; case and the accents of Latin letters do not matter):
   survey OR census      either word (or: the same)
   river NOT bank        river, but not bank (NOT needs a word on its left)
   river -bank           the same
-  (river OR brook) AND survey
+  (river OR brook) survey  either word, and survey (AND is implied here too)
   surv*                 any word starting with surv
   title:report          the word in the title only (columns: title, text, people)
   people:alice          a mail from or to alice (her name or address)
   NEAR(river survey, 5) both words within 5 words of each other
 A word with punctuation in it (e-mail, 2.0, c++, 14:30, a web address) and
-pasted code (print(x):, (Pdb) p) are read as if quoted: "e-mail", "print(x):".
+pasted code (print(x):, (Pdb) p) are read as if quoted: "e-mail", "print(x):";
+a quote never closed before punctuation ("Harold's a) quotes the rest.
 Chinese, Japanese and Korean words are found inside a sentence: 東京 is read
 as the phrase of its characters, "東 京"."""
 
@@ -135,18 +136,24 @@ def as_fts5(query: str) -> str:
     (``a -b or c``: a without b, or c).  FTS5's ``NOT`` needs a word on its
     left, so each branch between two ``OR`` puts its left-out words last; a
     branch of left-out words alone, which FTS5 cannot say, is refused, as
-    is ``-word`` inside parentheses.  Read as typed in a query with groups
-    or ``NEAR``.  A Chinese, Japanese or Korean word is the phrase of its
-    characters (:func:`cjk_apart`)."""
+    is ``-word`` inside parentheses.  A query with groups or ``NEAR`` is
+    read as typed, but for the ``AND`` FTS5 wants beside a group, which
+    websearch and FTS5 between two words imply (:func:`_and_beside_groups`).
+    A hyphen right after a closing quote joins, as punctuation
+    (``"%"-formatting``).  A Chinese, Japanese or Korean word is the phrase
+    of its characters (:func:`cjk_apart`)."""
     query = cjk_apart(query)
-    chunks = _CHUNK.findall(query)
+    spans = _chunks(query)
+    chunks = [chunk for chunk, _ in spans]
     near = _holds_near(query)
-    grouped = any((c.startswith(("(", "NEAR")) or c.endswith(")")) and not _cannot_be_syntax(c, near, True)
-                  for c in chunks)
+    # parentheses group words only around an operator (as quoted_words reads them): object.__eq__(self, x) -y is text
+    grouping = near or any(chunk in _OPERATORS or chunk == "or" for chunk in chunks)
+    grouped = grouping and any((c.startswith(("(", "NEAR")) or c.endswith(")"))
+                               and not _cannot_be_syntax(c, near, True) for c in chunks)
     if grouped:
         if any(_EXCLUDED.fullmatch(c.lstrip("(").rstrip(")")) for c in chunks):
             raise syntax_error(query, "-word cannot leave a word out inside parentheses: write NOT word")
-        return query
+        return _and_beside_groups(query, spans, near)
     branches: list[tuple[list[str], list[str]]] = [([], [])]
     for chunk in chunks:
         kept, left_out = branches[-1]
@@ -171,34 +178,138 @@ def as_fts5(query: str) -> str:
     return " OR ".join(said)
 
 
+def _chunks(query: str) -> list[tuple[str, int]]:
+    """The query's chunks (:data:`_CHUNK`) and where each starts, a hyphen
+    right after a closing quote kept with the string, as punctuation
+    (``"%"-formatting``: the text %-formatting, not ``"%"`` without formatting)."""
+    chunks: list[tuple[str, int]] = []
+    for found in _CHUNK.finditer(query):
+        chunk = found.group(0)
+        if chunks and chunk.startswith("-") and found.start() and not query[found.start() - 1].isspace():
+            chunks[-1] = (chunks[-1][0] + chunk, chunks[-1][1])
+        else:
+            chunks.append((chunk, found.start()))
+    return chunks
+
+
+# A chunk opening a group, maybe in one column (title:(a OR b)).
+_OPENS_GROUP = re.compile(r"(?:(?:title|text|people)\s*:)?\(", re.IGNORECASE)
+
+
+def _and_beside_groups(query: str, chunks: list[tuple[str, int]], near: bool) -> str:
+    """A grouped query as typed (its ``chunks`` and where each starts), with
+    the ``AND`` FTS5 wants beside a group (it implies one between two words,
+    not after ``(a OR b)`` nor before it): ``(river OR brook) survey`` is
+    ``(river OR brook) AND survey``, as websearch and a person read it; a
+    lower-case ``or`` between two chunks is ``OR``, as outside groups."""
+    said, end, before = [], 0, ""
+    for at, (chunk, start) in enumerate(chunks):
+        said.append(query[end:start])
+        if chunk == "or" and 0 < at < len(chunks) - 1:
+            chunk = "OR"
+        if before and _wants_and(before, chunk, near):
+            said.append("AND ")
+        said.append(chunk)
+        end, before = start + len(chunk), chunk
+    return "".join(said) + query[end:]
+
+
+def _wants_and(before: str, after: str, near: bool) -> bool:
+    """Whether FTS5 needs an ``AND`` between two chunks of a grouped query: one
+    closes a group or the other opens one, and neither is an operator or
+    part of a group's or a column's syntax around them (``(``, ``title:``, ``NEAR``, ``+``)."""
+    if before in _OPERATORS or after in _OPERATORS or before in ("NEAR", "+") or after == "+":
+        return False
+    if before.endswith(("(", ":")) or after.startswith((")", "*")):
+        return False
+    closes = before.endswith(")") and not _cannot_be_syntax(before, near, True)
+    opens = _OPENS_GROUP.match(after) is not None and not _cannot_be_syntax(after, near, True)
+    return closes or opens
+
+
 def quoted_words(query: str) -> str:
     """The query with each bare word holding punctuation FTS5 cannot read
     (``5.3.5``, ``dpkg-buildpackage``, ``c++``, ``14:30``, ``http://x.org``)
     quoted, the rest as typed: ``pytest 5.3.5`` -> ``pytest "5.3.5"``; one
     ending in ``*`` a phrase prefix: ``debian.or*`` -> ``"debian.or"*``.
     So is code whose parentheses or double quotes cannot be FTS5's
-    (:func:`_cannot_be_syntax`), without its own ``"``:
+    (:func:`_cannot_be_syntax`, or a ``)`` closing no group), without its own ``"``:
     ``app.register_error_handler(500`` -> ``"app.register_error_handler(500"``
     (the phrase app register error handler 500), ``Foo-Flask".`` ->
     ``"Foo-Flask."``.  Chunks that are FTS5's own syntax -- strings, groups,
-    ``title:``, ``word*``, ``NEAR(``, operators -- are left alone."""
-    chunks = _TEXT_CHUNK.findall(query)
+    ``title:``, ``word*``, ``NEAR(``, operators -- are left alone, and a
+    word inside their edges quoted: ``(e-mail OR x)`` -> ``("e-mail" OR x)``,
+    ``title:e-mail``, ``NEAR(built-in c, 5)``.  ``OR*`` is the prefix ``"OR"*``,
+    as websearch reads it.  A quote never closed, before punctuation (pasted
+    text: ``examples: "Harold's``, ``"isinstance(obj, int)``), opens the phrase of
+    the rest of the query, as websearch reads it; one before words alone
+    (``"river survey``) is a phrase left open, which FTS5's error teaches to close."""
+    head, tail = _open_phrase(query)
+    chunks = _TEXT_CHUNK.findall(head)
     near = _holds_near(query)
     # parentheses group words only around an operator: (Pdb) n, object.__eq__(self, other) are text
     grouping = near or any(chunk in _OPERATORS or chunk == "or" for chunk in chunks)
-    out = []
-    for chunk in chunks:
-        if (chunk in _OPERATORS or _BARE.fullmatch(chunk) or _COLUMN.match(chunk) or chunk.startswith("NEAR")
-                or (_SYNTAX_CHARS.search(chunk) and not _cannot_be_syntax(chunk, near, grouping))):
-            out.append(chunk)
-            continue
-        # a string cannot hold a bare ": dropped, a space where it parts two words ("a b"c: a b c, not a bc)
-        words = _QUOTE_IN_WORDS.sub(" ", chunk).replace('"', "").replace("\0", "")
-        if words.endswith("*") and words[:-1][-1:].isalnum():  # debian.or*: the phrase, its last word a prefix
-            out.append('"' + words[:-1] + '"*')
-        else:
-            out.append('"' + words + '"')
-    return " ".join(out)
+    opened: list[bool] = []  # the groups FTS5 has read open so far, each whether it is NEAR's
+    said = [_read_chunk(chunk, near, grouping, opened) for chunk in chunks]
+    return " ".join(said + ([_phrase(tail[1:])] if tail else []))
+
+
+# Where FTS5 opens a string (see _OPENS_STRING).
+_OPENING_QUOTE = re.compile(r'(?<![^\s(:^+-])"')
+# A chunk's edges that are FTS5's syntax around a word: groups and NEAR opened and
+# columns named before it (``(``, ``NEAR(``, ``title:``), groups closed after it.
+_LEAD = re.compile(r"(?:\(|NEAR\(|(?i:title|text|people)\s*:)*")
+_CLOSES = re.compile(r"\)*\Z")
+_NEAR_CLOSES = re.compile(r"(?:,\d*)?\)*\Z")  # inside NEAR also its comma and distance: c, 5)
+
+
+def _open_phrase(query: str) -> tuple[str, str]:
+    """The query split where a quote FTS5 reads as opening a string is
+    never closed and holds punctuation (pasted text), and ``""`` for the rest if none."""
+    at = 0
+    while (found := _OPENING_QUOTE.search(query, at)) is not None:
+        closing = query.find('"', found.end())
+        if closing < 0:
+            rest = query[found.start():]
+            return (query[:found.start()], rest) if re.search(r"[^\w\s*]", rest[1:]) else (query, "")
+        at = closing + 1
+    return query, ""
+
+
+def _read_chunk(chunk: str, near: bool, grouping: bool, opened: list[bool]) -> str:
+    """A chunk of :func:`quoted_words` as FTS5 can read it; ``opened``, the
+    groups open before it, updated for those it opens and closes."""
+    if chunk in _OPERATORS or _BARE.fullmatch(chunk) and chunk.rstrip("*") not in _OPERATORS:
+        return chunk
+    if chunk.rstrip("*") in _OPERATORS:  # OR*: websearch's prefix, FTS5's syntax error
+        return f'"{chunk.rstrip("*")}"*'
+    if _SYNTAX_CHARS.search(chunk) and _cannot_be_syntax(chunk, near, grouping):
+        return _phrase(chunk)
+    lead = _LEAD.match(chunk)
+    assert lead is not None  # it matches the empty text
+    opens = [piece == "NEAR(" for piece in re.findall(r"NEAR\(|\(", lead.group(0))]
+    rest = chunk[lead.end():]
+    closes = (_NEAR_CLOSES if (opened + opens)[-1:] == [True] else _CLOSES).search(rest)
+    assert closes is not None  # each matches the empty text at the end
+    shut = closes.group(0).count(")")
+    if shut > len(opened) + len(opens):  # a ) closing no group: key) in object.__getitem__(self, key) -x
+        return _phrase(chunk)
+    opened += opens
+    del opened[len(opened) - shut:]
+    core = rest[:closes.start()]
+    if not core or _BARE.fullmatch(core) or _SYNTAX_CHARS.search(core):
+        return chunk
+    return lead.group(0) + _phrase(core) + closes.group(0)
+
+
+def _phrase(text: str) -> str:
+    """Text read as the phrase of its words, without its own ``"`` (a string
+    cannot hold a bare one); a ``*`` after its last letter a prefix."""
+    # a space where a " parts two words ("a b"c: a b c, not a bc)
+    words = _QUOTE_IN_WORDS.sub(" ", text).replace('"', "").replace("\0", "")
+    if words.endswith("*") and words[:-1][-1:].isalnum():  # debian.or*: the phrase, its last word a prefix
+        return '"' + words[:-1] + '"*'
+    return '"' + words + '"'
 
 
 def _cannot_be_syntax(chunk: str, near: bool, grouping: bool) -> bool:
