@@ -166,6 +166,8 @@ MEANT = [
     ("(breakpoint OR metaclass) whitespace", "(breakpoint OR metaclass) AND whitespace"),
     ("whitespace (breakpoint OR metaclass)", "(breakpoint OR metaclass) AND whitespace"),
     ("(breakpoint or metaclass) whitespace", "(breakpoint OR metaclass) AND whitespace"),
+    # a word left out beside a group: "-word cannot leave a word out inside parentheses"
+    ("(breakpoint OR metaclass) -whitespace", "(breakpoint OR metaclass) NOT whitespace"),
     # a word with punctuation inside NEAR, and NEAR's comma kept beside one quoted elsewhere
     ("NEAR(built-in function, 3)", 'NEAR("built-in" function, 3)'),
     ("NEAR(string literal, 2) e.g.", 'NEAR(string literal, 2) AND "e.g."'),

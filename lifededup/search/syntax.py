@@ -5,6 +5,7 @@ query does not parse."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from lifededup.store.searchable import CJK_CHARS
 
@@ -88,7 +89,7 @@ _TEXT_CHUNK = re.compile(rf"(?:{_OPENS_STRING}|\S)+")
 _PIECE = re.compile(rf"{_OPENS_STRING}|[\w\x80-\U0010ffff]+|.", re.DOTALL)
 _WORD = re.compile(r"[\w\x80-\U0010ffff]")
 _QUOTE_IN_WORDS = re.compile(r'(?<=\w)"(?=\w)')
-_COLUMN = re.compile(r"[(^]*(title|text|people)\s*:", re.IGNORECASE)
+_COLUMNS = "title|text|people"  # the columns of items_fts a query may name
 _OPERATORS = frozenset({"AND", "OR", "NOT"})
 # A word left out, as web search engines and PostgreSQL's websearch read it: -bank, -"river bank", -surv*,
 # and -debian.org (the phrase debian org, quoted by quoted_words, as debian.org is).
@@ -136,46 +137,102 @@ def as_fts5(query: str) -> str:
     (``a -b or c``: a without b, or c).  FTS5's ``NOT`` needs a word on its
     left, so each branch between two ``OR`` puts its left-out words last; a
     branch of left-out words alone, which FTS5 cannot say, is refused, as
-    is ``-word`` inside parentheses.  A query with groups or ``NEAR`` is
-    read as typed, but for the ``AND`` FTS5 wants beside a group, which
-    websearch and FTS5 between two words imply (:func:`_and_beside_groups`).
-    A hyphen right after a closing quote joins, as punctuation
-    (``"%"-formatting``).  A Chinese, Japanese or Korean word is the phrase
-    of its characters (:func:`cjk_apart`)."""
+    is ``-word`` inside parentheses.  A group (parentheses beside an
+    operator, or ``NEAR``) is read as typed, one word of its branch, with
+    the ``AND`` FTS5 wants beside it, which websearch and FTS5 between two
+    words imply: ``(river OR brook) survey -bank`` is ``(river OR brook) AND
+    survey NOT bank``.  A hyphen right after a closing quote joins, as
+    punctuation (``"%"-formatting``).  A Chinese, Japanese or Korean word is
+    the phrase of its characters (:func:`cjk_apart`)."""
     query = cjk_apart(query)
-    spans = _chunks(query)
-    chunks = [chunk for chunk, _ in spans]
-    near = _holds_near(query)
-    # parentheses group words only around an operator (as quoted_words reads them): object.__eq__(self, x) -y is text
-    grouping = near or any(chunk in _OPERATORS or chunk == "or" for chunk in chunks)
-    grouped = grouping and any((c.startswith(("(", "NEAR")) or c.endswith(")"))
-                               and not _cannot_be_syntax(c, near, True) for c in chunks)
-    if grouped:
-        if any(_EXCLUDED.fullmatch(c.lstrip("(").rstrip(")")) for c in chunks):
-            raise syntax_error(query, "-word cannot leave a word out inside parentheses: write NOT word")
-        return _and_beside_groups(query, spans, near)
-    branches: list[tuple[list[str], list[str]]] = [([], [])]
-    for chunk in chunks:
+    atoms = _atoms(query)
+    branches: list[tuple[list[_Atom], list[str]]] = [([], [])]
+    for atom in atoms:
         kept, left_out = branches[-1]
-        excluded = _EXCLUDED.fullmatch(chunk)
+        excluded = None if atom.group else _EXCLUDED.fullmatch(atom.text)
         if excluded is not None:
             left_out.append(excluded.group(1))
-        elif chunk in ("or", "OR") and (kept or left_out):
+        elif atom.text in ("or", "OR") and (kept or left_out):
             branches.append(([], []))
         else:
-            kept.append(chunk)
+            kept.append(atom)
     if not (branches[-1][0] or branches[-1][1]):  # a dangling OR: FTS5 says so
-        branches[-2][0].append("OR")
+        branches[-2][0].append(_Atom("OR", "OR", "OR", False))
         branches.pop()
     said = []
     for kept, left_out in branches:
-        while left_out and kept and kept[-1] in _OPERATORS:  # "river AND -bank": nothing on its right now
+        while left_out and kept and kept[-1].text in _OPERATORS:  # "river AND -bank": nothing on its right now
             kept.pop()
-        if left_out and not [c for c in kept if c not in _OPERATORS]:
+        if left_out and not [atom for atom in kept if atom.text not in _OPERATORS]:
             raise syntax_error(query, "it only leaves words out (-word) where it should give one to find: "
                                       "FTS5 finds the items without a word only beside a word they hold")
-        said.append(" ".join(kept + [f"NOT {word}" for word in left_out]))
+        said.append(" ".join([_with_and(kept)] + [f"NOT {word}" for word in left_out]).strip())
     return " OR ".join(said)
+
+
+@dataclass(frozen=True)
+class _Atom:
+    """A word of a query's branch: a chunk, or a group (``(a OR b)``,
+    ``NEAR(a b, 5)``) as typed, with its first and last chunk."""
+
+    text: str
+    first: str
+    last: str
+    group: bool
+
+
+def _atoms(query: str) -> list[_Atom]:
+    """The query's chunks (:func:`_chunks`), each group one: in a query with
+    an operator or ``NEAR`` (parentheses without one are text:
+    ``object.__eq__(self, x) -y``), from a ``(`` FTS5 can read as opening a
+    group to the ``)`` closing it, with ``AND`` beside the groups within
+    (:func:`_with_and`) and ``or`` there ``OR``; ``-word`` in one is refused."""
+    chunks = _chunks(query)
+    near = _holds_near(query)
+    # parentheses group words only around an operator (as quoted_words reads them)
+    if not (near or any(chunk in _OPERATORS or chunk == "or" for chunk, _ in chunks)):
+        return [_Atom(chunk, chunk, chunk, False) for chunk, _ in chunks]
+    atoms: list[list[tuple[str, int]]] = []
+    depth = 0
+    for chunk, start in chunks:
+        if depth:
+            atoms[-1].append((chunk, start))
+        else:
+            atoms.append([(chunk, start)])
+        if not _cannot_be_syntax(chunk, near, True):
+            bare = _STRING.sub("", chunk)
+            depth = max(0, depth + bare.count("(") - bare.count(")"))
+    return [_group(query, atom, near) for atom in atoms]
+
+
+def _group(query: str, chunks: list[tuple[str, int]], near: bool) -> _Atom:
+    """The atom of a group's chunks (a chunk alone is one too)."""
+    first, last = chunks[0][0], chunks[-1][0]
+    group = len(chunks) > 1 or ((first.startswith(("(", "NEAR(")) or first.endswith(")"))
+                                and not _cannot_be_syntax(first, near, True))
+    if not group:
+        return _Atom(first, first, last, False)
+    if any(_EXCLUDED.fullmatch(chunk.lstrip("(").rstrip(")")) for chunk, _ in chunks):
+        raise syntax_error(query, "-word cannot leave a word out inside parentheses: write NOT word")
+    said, end = [], chunks[0][1]
+    for at, (chunk, start) in enumerate(chunks):
+        if chunk == "or" and 0 < at < len(chunks) - 1:
+            chunk = "OR"
+        if at and _wants_and(chunks[at - 1][0], chunk, near):
+            said.append(" AND")
+        said.append(query[end:start] + chunk)
+        end = start + len(chunks[at][0])
+    return _Atom("".join(said), first, last, True)
+
+
+def _with_and(atoms: list[_Atom]) -> str:
+    """A branch's atoms joined, with an ``AND`` where FTS5 wants one beside a group (:func:`_wants_and`)."""
+    said: list[str] = []
+    for at, atom in enumerate(atoms):
+        if at and (atom.group or atoms[at - 1].group) and _wants_and(atoms[at - 1].last, atom.first, True):
+            said.append("AND")
+        said.append(atom.text)
+    return " ".join(said)
 
 
 def _chunks(query: str) -> list[tuple[str, int]]:
@@ -193,25 +250,7 @@ def _chunks(query: str) -> list[tuple[str, int]]:
 
 
 # A chunk opening a group, maybe in one column (title:(a OR b)).
-_OPENS_GROUP = re.compile(r"(?:(?:title|text|people)\s*:)?\(", re.IGNORECASE)
-
-
-def _and_beside_groups(query: str, chunks: list[tuple[str, int]], near: bool) -> str:
-    """A grouped query as typed (its ``chunks`` and where each starts), with
-    the ``AND`` FTS5 wants beside a group (it implies one between two words,
-    not after ``(a OR b)`` nor before it): ``(river OR brook) survey`` is
-    ``(river OR brook) AND survey``, as websearch and a person read it; a
-    lower-case ``or`` between two chunks is ``OR``, as outside groups."""
-    said, end, before = [], 0, ""
-    for at, (chunk, start) in enumerate(chunks):
-        said.append(query[end:start])
-        if chunk == "or" and 0 < at < len(chunks) - 1:
-            chunk = "OR"
-        if before and _wants_and(before, chunk, near):
-            said.append("AND ")
-        said.append(chunk)
-        end, before = start + len(chunk), chunk
-    return "".join(said) + query[end:]
+_OPENS_GROUP = re.compile(rf"(?:(?:{_COLUMNS})\s*:)?\(", re.IGNORECASE)
 
 
 def _wants_and(before: str, after: str, near: bool) -> bool:
@@ -258,7 +297,7 @@ def quoted_words(query: str) -> str:
 _OPENING_QUOTE = re.compile(r'(?<![^\s(:^+-])"')
 # A chunk's edges that are FTS5's syntax around a word: groups and NEAR opened and
 # columns named before it (``(``, ``NEAR(``, ``title:``), groups closed after it.
-_LEAD = re.compile(r"(?:\(|NEAR\(|(?i:title|text|people)\s*:)*")
+_LEAD = re.compile(rf"(?:\(|NEAR\(|(?i:{_COLUMNS})\s*:)*")
 _CLOSES = re.compile(r"\)*\Z")
 _NEAR_CLOSES = re.compile(r"(?:,\d*)?\)*\Z")  # inside NEAR also its comma and distance: c, 5)
 
