@@ -216,13 +216,18 @@ def _group(query: str, chunks: list[tuple[str, int]], near: bool) -> _Atom:
         raise syntax_error(query, "-word cannot leave a word out inside parentheses: write NOT word")
     said, end = [], chunks[0][1]
     for at, (chunk, start) in enumerate(chunks):
-        if chunk == "or" and 0 < at < len(chunks) - 1:
+        if chunk == "or" and 0 < at < len(chunks) - 1 and _operand(chunks[at - 1][0], chunks[at + 1][0]):
             chunk = "OR"
         if at and _wants_and(chunks[at - 1][0], chunk, near):
             said.append(" AND")
         said.append(query[end:start] + chunk)
         end = start + len(chunks[at][0])
     return _Atom("".join(said), first, last, True)
+
+
+def _operand(before: str, after: str) -> bool:
+    """Whether an operator between two chunks of a group has a word on each side (``(a or b)``, not ``( or b)``)."""
+    return not (before in _OPERATORS or after in _OPERATORS or before.endswith("(") or after.startswith(")"))
 
 
 def _with_and(atoms: list[_Atom]) -> str:
@@ -236,13 +241,14 @@ def _with_and(atoms: list[_Atom]) -> str:
 
 
 def _chunks(query: str) -> list[tuple[str, int]]:
-    """The query's chunks (:data:`_CHUNK`) and where each starts, a hyphen
-    right after a closing quote kept with the string, as punctuation
-    (``"%"-formatting``: the text %-formatting, not ``"%"`` without formatting)."""
+    """The query's chunks (:data:`_CHUNK`) and where each starts, what
+    follows a closing quote without a space kept with the string: a hyphen
+    there is punctuation (``"%"-formatting``: the text %-formatting, not
+    ``"%"`` without formatting)."""
     chunks: list[tuple[str, int]] = []
     for found in _CHUNK.finditer(query):
         chunk = found.group(0)
-        if chunks and chunk.startswith("-") and found.start() and not query[found.start() - 1].isspace():
+        if chunks and found.start() and not query[found.start() - 1].isspace():
             chunks[-1] = (chunks[-1][0] + chunk, chunks[-1][1])
         else:
             chunks.append((chunk, found.start()))
