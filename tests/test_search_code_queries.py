@@ -147,6 +147,12 @@ ALIKE = [
     ("pdb.run(statement, globals=None, locals=None) OR iskeyword",  # a ) closing no group, beside an OR
      '"pdb run statement" "globals None" "locals None" OR iskeyword'),
     ("OR*", "or*"),  # FTS5's syntax error; websearch's prefix
+    ("is less than or", 'is less than "or"'),  # text ending in or: the word, not a dangling OR
+    ("language syntax or", 'language syntax "or"'),
+    # a quote cut from its partner in a text holding punctuation besides
+    ('omitted for "str.format()", so "\'{} {}\'.format(a, b)', 'omitted for "str format" so "format a b"'),
+    ('default, i.e. "case', 'default "i e" case'),
+    ('an identifier, "help', "an identifier help"),
 ]
 
 
@@ -188,8 +194,8 @@ def test_fts5_syntax_typed_as_people_type_it_reads_as_meant(sqlite_docs: str, ty
 
 @pytest.mark.parametrize("typed", ['"river survey', 'whitespace "metaclass'])
 def test_a_phrase_left_open_around_words_alone_is_refused_with_the_syntax(sqlite_docs: str, typed: str) -> None:
-    """A quote never closed before pasted punctuation opens the phrase of the
-    rest; one before words alone is a phrase the person forgot to close, and
-    the error says how to write it."""
+    """A quote never closed in text holding punctuation (pasted) opens the
+    phrase of the rest; one in a query of words alone is a phrase the person
+    forgot to close, and the error says how to write it."""
     code, out, _ = searched(sqlite_docs, typed)
     assert code == 1 and "unterminated string" in out and SYNTAX in out, out

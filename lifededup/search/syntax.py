@@ -24,7 +24,7 @@ Query syntax (SQLite FTS5; case and the accents of Latin letters do not matter):
   NEAR(river survey, 5) both words within 5 words of each other
 A word with punctuation in it (e-mail, 2.0, c++, 14:30, a web address) and
 pasted code (print(x):, (Pdb) p) are read as if quoted: "e-mail", "print(x):";
-a quote never closed before punctuation ("Harold's a) quotes the rest.
+a quote never closed, in text with punctuation ("Harold's a), quotes the rest.
 Chinese, Japanese and Korean words are found inside a sentence: 東京 is read
 as the phrase of its characters, "東 京"."""
 
@@ -156,8 +156,9 @@ def as_fts5(query: str) -> str:
             branches.append(([], []))
         else:
             kept.append(atom)
-    if not (branches[-1][0] or branches[-1][1]):  # a dangling OR: FTS5 says so
-        branches[-2][0].append(_Atom("OR", "OR", "OR", False))
+    if not (branches[-1][0] or branches[-1][1]):  # a dangling OR: FTS5 says so; or is the word, as on websearch
+        dangling = atoms[-1].text
+        branches[-2][0].append(_Atom(dangling, dangling, dangling, False))
         branches.pop()
     said = []
     for kept, left_out in branches:
@@ -285,10 +286,11 @@ def quoted_words(query: str) -> str:
     ``title:``, ``word*``, ``NEAR(``, operators -- are left alone, and a
     word inside their edges quoted: ``(e-mail OR x)`` -> ``("e-mail" OR x)``,
     ``title:e-mail``, ``NEAR(built-in c, 5)``.  ``OR*`` is the prefix ``"OR"*``,
-    as websearch reads it.  A quote never closed, before punctuation (pasted
-    text: ``examples: "Harold's``, ``"isinstance(obj, int)``), opens the phrase of
-    the rest of the query, as websearch reads it; one before words alone
-    (``"river survey``) is a phrase left open, which FTS5's error teaches to close."""
+    as websearch reads it.  A quote never closed in pasted text (:func:`_pasted`:
+    ``examples: "Harold's``, ``"isinstance(obj, int)``, ``an identifier, "help``)
+    opens the phrase of the rest of the query, as websearch reads it; one in a
+    query of words alone (``"river survey``) is a phrase left open, which FTS5's
+    error teaches to close."""
     head, tail = _open_phrase(query)
     chunks = _TEXT_CHUNK.findall(head)
     near = _holds_near(query)
@@ -309,16 +311,27 @@ _NEAR_CLOSES = re.compile(r"(?:,\d*)?\)*\Z")  # inside NEAR also its comma and d
 
 
 def _open_phrase(query: str) -> tuple[str, str]:
-    """The query split where a quote FTS5 reads as opening a string is
-    never closed and holds punctuation (pasted text), and ``""`` for the rest if none."""
+    """The query split where a quote FTS5 reads as opening a string is never
+    closed, in pasted text (:func:`_pasted`), and ``""`` for the rest if none."""
     at = 0
     while (found := _OPENING_QUOTE.search(query, at)) is not None:
         closing = query.find('"', found.end())
         if closing < 0:
-            rest = query[found.start():]
-            return (query[:found.start()], rest) if re.search(r"[^\w\s*]", rest[1:]) else (query, "")
+            return (query[:found.start()], query[found.start():]) if _pasted(query) else (query, "")
         at = closing + 1
     return query, ""
+
+
+# Punctuation FTS5's syntax has no use for (a comma is NEAR's), and a hyphen inside a word (e-mail, 1e-100).
+_TEXT_MARKS = re.compile(r'[^\w\s"()*:^+{}-]|(?<=\w)-(?=\w)')
+
+
+def _pasted(query: str) -> bool:
+    """Whether a query is text pasted, not FTS5's syntax typed: outside its
+    strings it holds punctuation FTS5 reads as no syntax (``membership.``,
+    ``Harold's``, ``isinstance(obj, int)``, ``1e-100``)."""
+    marks = _TEXT_MARKS.findall(_STRING.sub("", query))
+    return any(mark != "," for mark in marks) or (bool(marks) and not _holds_near(query))
 
 
 def _read_chunk(chunk: str, near: bool, grouping: bool, opened: list[bool]) -> str:
