@@ -28,6 +28,7 @@ DOCS = {
     "string-methods.txt": topics["string-methods"],
     "formatstrings.txt": topics["formatstrings"],
     "sequence-types.txt": topics["sequence-types"],
+    "lambda.txt": topics["lambda"],
     "click-context-scope.rst": inspect.getdoc(click.Context.scope) or "",
 }
 
@@ -153,6 +154,8 @@ ALIKE = [
     ('omitted for "str.format()", so "\'{} {}\'.format(a, b)', 'omitted for "str format" so "format a b"'),
     ('default, i.e. "case', 'default "i e" case'),
     ('an identifier, "help', "an identifier help"),
+    ('The expression "lambda parameters:', 'the expression "lambda parameters"'),  # a colon naming no column
+    ('using "step" or "next" (all', "using step OR next all"),  # a ( never closed: text
 ]
 
 

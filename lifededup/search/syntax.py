@@ -296,9 +296,20 @@ def quoted_words(query: str) -> str:
     near = _holds_near(query)
     # parentheses group words only around an operator: (Pdb) n, object.__eq__(self, other) are text
     grouping = near or any(chunk in _OPERATORS or chunk == "or" for chunk in chunks)
-    opened: list[bool] = []  # the groups FTS5 has read open so far, each whether it is NEAR's
-    said = [_read_chunk(chunk, near, grouping, opened) for chunk in chunks]
+    said, unclosed = _read_chunks(chunks, near, grouping, frozenset())
+    if unclosed:  # a ( never closed is text, as websearch reads it: "step" or "next" (all
+        said, _ = _read_chunks(chunks, near, grouping, unclosed)
     return " ".join(said + ([_phrase(tail[1:])] if tail else []))
+
+
+def _read_chunks(chunks: list[str], near: bool, grouping: bool,
+                 text: frozenset[int]) -> tuple[list[str], frozenset[int]]:
+    """The chunks as FTS5 can read them (:func:`_read_chunk`), those numbered
+    in ``text`` read as text; and the numbers of those opening a group never closed."""
+    opened: list[tuple[bool, int]] = []
+    said = [_phrase(chunk) if at in text else _read_chunk(chunk, at, near, grouping, opened)
+            for at, chunk in enumerate(chunks)]
+    return said, frozenset(at for _, at in opened)
 
 
 # Where FTS5 opens a string (see _OPENS_STRING).
@@ -322,21 +333,24 @@ def _open_phrase(query: str) -> tuple[str, str]:
     return query, ""
 
 
-# Punctuation FTS5's syntax has no use for (a comma is NEAR's), and a hyphen inside a word (e-mail, 1e-100).
-_TEXT_MARKS = re.compile(r'[^\w\s"()*:^+{}-]|(?<=\w)-(?=\w)')
+# Punctuation FTS5's syntax has no use for (a comma is NEAR's), a hyphen inside a word (e-mail, 1e-100), and a
+# colon naming no column (parameters:)
+_TEXT_MARKS = re.compile(r'[^\w\s"()*^+{}-]|(?<=\w)-(?=\w)')
+_COLUMN_NAMED = re.compile(rf"\b(?:{_COLUMNS})\s*:", re.IGNORECASE)
 
 
 def _pasted(query: str) -> bool:
     """Whether a query is text pasted, not FTS5's syntax typed: outside its
     strings it holds punctuation FTS5 reads as no syntax (``membership.``,
     ``Harold's``, ``isinstance(obj, int)``, ``1e-100``)."""
-    marks = _TEXT_MARKS.findall(_STRING.sub("", query))
+    marks = _TEXT_MARKS.findall(_COLUMN_NAMED.sub(" ", _STRING.sub("", query)))
     return any(mark != "," for mark in marks) or (bool(marks) and not _holds_near(query))
 
 
-def _read_chunk(chunk: str, near: bool, grouping: bool, opened: list[bool]) -> str:
-    """A chunk of :func:`quoted_words` as FTS5 can read it; ``opened``, the
-    groups open before it, updated for those it opens and closes."""
+def _read_chunk(chunk: str, at: int, near: bool, grouping: bool, opened: list[tuple[bool, int]]) -> str:
+    """The ``at``-th chunk of :func:`quoted_words` as FTS5 can read it;
+    ``opened``, the groups open before it (whether each is NEAR's, and the
+    chunk opening it), updated for those it opens and closes."""
     if chunk in _OPERATORS or _BARE.fullmatch(chunk) and chunk.rstrip("*") not in _OPERATORS:
         return chunk
     if chunk.rstrip("*") in _OPERATORS:  # OR*: websearch's prefix, FTS5's syntax error
@@ -345,9 +359,9 @@ def _read_chunk(chunk: str, near: bool, grouping: bool, opened: list[bool]) -> s
         return _phrase(chunk)
     lead = _LEAD.match(chunk)
     assert lead is not None  # it matches the empty text
-    opens = [piece == "NEAR(" for piece in re.findall(r"NEAR\(|\(", lead.group(0))]
+    opens = [(piece == "NEAR(", at) for piece in re.findall(r"NEAR\(|\(", lead.group(0))]
     rest = chunk[lead.end():]
-    closes = (_NEAR_CLOSES if (opened + opens)[-1:] == [True] else _CLOSES).search(rest)
+    closes = (_NEAR_CLOSES if (opened + opens)[-1:] and (opened + opens)[-1][0] else _CLOSES).search(rest)
     assert closes is not None  # each matches the empty text at the end
     shut = closes.group(0).count(")")
     if shut > len(opened) + len(opens):  # a ) closing no group: key) in object.__getitem__(self, key) -x
