@@ -242,14 +242,14 @@ def _with_and(atoms: list[_Atom]) -> str:
 
 
 def _chunks(query: str) -> list[tuple[str, int]]:
-    """The query's chunks (:data:`_CHUNK`) and where each starts, what
-    follows a closing quote without a space kept with the string: a hyphen
-    there is punctuation (``"%"-formatting``: the text %-formatting, not
-    ``"%"`` without formatting)."""
+    """The query's chunks (:data:`_CHUNK`) and where each starts, a hyphen
+    right after a closing quote kept with the string, as punctuation
+    (``"%"-formatting``: the text %-formatting, not ``"%"`` without
+    formatting; ``"a"..."f"`` stays two chunks, the words a and f, as on PostgreSQL)."""
     chunks: list[tuple[str, int]] = []
     for found in _CHUNK.finditer(query):
         chunk = found.group(0)
-        if chunks and found.start() and not query[found.start() - 1].isspace():
+        if chunks and chunk.startswith("-") and found.start() and not query[found.start() - 1].isspace():
             chunks[-1] = (chunks[-1][0] + chunk, chunks[-1][1])
         else:
             chunks.append((chunk, found.start()))
