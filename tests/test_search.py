@@ -294,6 +294,7 @@ def test_a_web_address_or_a_time_is_quoted_and_a_column_filter_is_not() -> None:
     # a word left out beside a group, as beside words
     ("(river OR brook) survey -bank", "(river OR brook) AND survey NOT bank"),
     ("-bank (river or brook) or lake", "(river OR brook) NOT bank OR lake"),
+    ("NEAR(river or brook, 5)", "NEAR(river or brook, 5)"),  # NEAR holds phrases alone: or is the word there
 ])
 def test_web_search_habits_become_fts5s_operators(typed: str, fts5: str) -> None:
     from lifededup.search.syntax import as_fts5

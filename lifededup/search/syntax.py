@@ -217,7 +217,9 @@ def _group(query: str, chunks: list[tuple[str, int]], near: bool) -> _Atom:
         raise syntax_error(query, "-word cannot leave a word out inside parentheses: write NOT word")
     said, end = [], chunks[0][1]
     for at, (chunk, start) in enumerate(chunks):
-        if chunk == "or" and 0 < at < len(chunks) - 1 and _operand(chunks[at - 1][0], chunks[at + 1][0]):
+        # or between two words is OR, but in NEAR, which holds phrases alone, the word
+        if (chunk == "or" and 0 < at < len(chunks) - 1 and _operand(chunks[at - 1][0], chunks[at + 1][0])
+                and not first.startswith("NEAR")):
             chunk = "OR"
         if at and _wants_and(chunks[at - 1][0], chunk, near):
             said.append(" AND")
