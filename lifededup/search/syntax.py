@@ -167,7 +167,7 @@ def as_fts5(query: str) -> str:
         if left_out and not [atom for atom in kept if atom.text not in _OPERATORS]:
             raise syntax_error(query, "it only leaves words out (-word) where it should give one to find: "
                                       "FTS5 finds the items without a word only beside a word they hold")
-        said.append(" ".join([_with_and(kept)] + [f"NOT {word}" for word in left_out]).strip())
+        said.append(" ".join([_with_and(kept, _holds_near(query))] + [f"NOT {word}" for word in left_out]).strip())
     return " OR ".join(said)
 
 
@@ -233,11 +233,11 @@ def _operand(before: str, after: str) -> bool:
     return not (before in _OPERATORS or after in _OPERATORS or before.endswith("(") or after.startswith(")"))
 
 
-def _with_and(atoms: list[_Atom]) -> str:
+def _with_and(atoms: list[_Atom], near: bool) -> str:
     """A branch's atoms joined, with an ``AND`` where FTS5 wants one beside a group (:func:`_wants_and`)."""
     said: list[str] = []
     for at, atom in enumerate(atoms):
-        if at and (atom.group or atoms[at - 1].group) and _wants_and(atoms[at - 1].last, atom.first, True):
+        if at and (atom.group or atoms[at - 1].group) and _wants_and(atoms[at - 1].last, atom.first, near):
             said.append("AND")
         said.append(atom.text)
     return " ".join(said)
