@@ -156,6 +156,9 @@ ALIKE = [
     ('an identifier, "help', "an identifier help"),
     ('The expression "lambda parameters:', 'the expression "lambda parameters"'),  # a colon naming no column
     ('using "step" or "next" (all', "using step OR next all"),  # a ( never closed: text
+    # a hyphen after a closing quote is punctuation (the text's 'the old "%"-formatting'), not -formatting
+    ('"%"-formatting', "formatting"),
+    ('old "%"-formatting', "old formatting"),
 ]
 
 
@@ -180,9 +183,6 @@ MEANT = [
     # a word with punctuation inside NEAR, and NEAR's comma kept beside one quoted elsewhere
     ("NEAR(built-in function, 3)", 'NEAR("built-in" function, 3)'),
     ("NEAR(string literal, 2) e.g.", 'NEAR(string literal, 2) AND "e.g."'),
-    # a hyphen after a closing quote is punctuation (the text's 'the old "%"-formatting'), not -formatting
-    ('"%"-formatting', "formatting"),
-    ('old "%"-formatting', "old formatting"),
 ]
 
 

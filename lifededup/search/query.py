@@ -239,7 +239,28 @@ def _as_spaces(query: str) -> str:
             return f"{left_out}{parts[0]}{prefix}"
         return f' {left_out}"{" ".join(parts)}"{prefix} '
 
-    return CHUNK.sub(read, query)
+    return CHUNK.sub(read, _strings_joined(query))
+
+
+# a hyphen and the run it starts, strings in it kept whole
+_HYPHEN_RUN = re.compile(r'-(?:"[^"]*"|[^\s"])*')
+
+
+def _strings_joined(query: str) -> str:
+    """The query with a hyphen right after a closing quote read as
+    punctuation, as SQLite reads it (``syntax.as_fts5``): the string and
+    the run it starts are one phrase (``"%"-formatting`` is the phrase of
+    % formatting, not ``"%"`` without formatting)."""
+    said, at = [], 0
+    while (found := CHUNK.search(query, at)) is not None:
+        piece, end = found.group(0), found.end()
+        said.append(query[at:found.start()])
+        run = _HYPHEN_RUN.match(query, end) if len(piece) > 1 and piece[0] == piece[-1] == '"' else None
+        if run is not None:
+            piece, end = f'"{piece[1:-1]} {run.group(0).replace(chr(34), " ")}"', run.end()
+        said.append(piece)
+        at = end
+    return "".join(said) + query[at:]
 
 
 def _prefix_marked(query: str) -> str:
