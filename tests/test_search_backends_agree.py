@@ -119,6 +119,7 @@ def test_the_snippet_shows_the_text_as_written_with_the_words_marked(indexed: st
     ("_ OR lambda", "lambda"),  # punctuation alone is nothing, and an OR beside it joins nothing
     (".. built-in", '"built in"'),  # websearch read .. as a word
     ("i.*", "i"),  # a prefix's * after punctuation: the word
+    ("class *", "class"),  # a * after a space is nothing (FTS5 read it as class's prefix)
     ("_*", "zzzqqqnothing"),  # made websearch a prefix of no word: a syntax error on PostgreSQL
     ('RuntimeError("Something', '"RuntimeError Something"'),  # a quote inside code: websearch opened a phrase
     ('-"built in" class', 'class -"built in"'),  # a quote after a hyphen leaves the phrase out

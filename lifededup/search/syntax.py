@@ -17,7 +17,7 @@ Query syntax (SQLite FTS5; case and the accents of Latin letters do not matter):
   survey OR census      either word (or: the same)
   river NOT bank        river, but not bank (NOT needs a word on its left)
   river -bank           the same
-  (river OR brook) survey  either word, and survey (AND is implied here too)
+  (river OR brook) dam  either word, and dam (AND is implied here too)
   surv*                 any word starting with surv
   title:report          the word in the title only (columns: title, text, people)
   people:alice          a mail from or to alice (her name or address)
@@ -144,7 +144,7 @@ def as_fts5(query: str) -> str:
     survey NOT bank``.  A hyphen right after a closing quote joins, as
     punctuation (``"%"-formatting``).  A Chinese, Japanese or Korean word is
     the phrase of its characters (:func:`cjk_apart`)."""
-    query = cjk_apart(query)
+    query = _LONE_STAR.sub(" ", cjk_apart(query))
     atoms = _atoms(query)
     branches: list[tuple[list[_Atom], list[str]]] = [([], [])]
     for atom in atoms:
@@ -169,6 +169,11 @@ def as_fts5(query: str) -> str:
                                       "FTS5 finds the items without a word only beside a word they hold")
         said.append(" ".join([_with_and(kept, _holds_near(query))] + [f"NOT {word}" for word in left_out]).strip())
     return " OR ".join(said)
+
+
+# A * standing alone, after a space: nothing, as websearch reads it (FTS5 made
+# ``Quan *`` the prefix Quan*; a prefix's * follows its word: ``surv*``).
+_LONE_STAR = re.compile(r"(?<=\s)\*+(?=\s|\Z)")
 
 
 @dataclass(frozen=True)
