@@ -30,6 +30,9 @@ DOCS = {
     "sequence-types.txt": topics["sequence-types"],
     "lambda.txt": topics["lambda"],
     "click-context-scope.rst": inspect.getdoc(click.Context.scope) or "",
+    # a call with a string, and its words apart in another text
+    "setenv-call.rst": 'Set it for one test with monkeypatch.setenv("USER", "bob"), which undoes itself.',
+    "setenv-apart.rst": "monkeypatch.setenv sets one variable; the USER variable names whoever runs the tests.",
 }
 
 # (document, what is pasted from it, the phrases of its words a person means)
@@ -156,6 +159,9 @@ ALIKE = [
     ('an identifier, "help', "an identifier help"),
     ('The expression "lambda parameters:', 'the expression "lambda parameters"'),  # a colon naming no column
     ('using "step" or "next" (all', "using step OR next all"),  # a ( never closed: text
+    # a quote opening a call's argument is punctuation in its run, as websearch reads it (not the phrase
+    # monkeypatch setenv AND the word USER)
+    ('monkeypatch.setenv("USER', '"monkeypatch setenv USER"'),
     # a hyphen after a closing quote is punctuation (the text's 'the old "%"-formatting'), not -formatting
     ('"%"-formatting', "formatting"),
     ('old "%"-formatting', "old formatting"),

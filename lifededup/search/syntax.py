@@ -306,7 +306,7 @@ def quoted_words(query: str) -> str:
     said, unclosed = _read_chunks(chunks, near, grouping, frozenset())
     if unclosed:  # a ( never closed is text, as websearch reads it: "step" or "next" (all
         said, _ = _read_chunks(chunks, near, grouping, unclosed)
-    return " ".join(said + ([_phrase(tail[1:])] if tail else []))
+    return " ".join(said + ([_phrase(tail)] if tail else []))
 
 
 def _read_chunks(chunks: list[str], near: bool, grouping: bool,
@@ -330,14 +330,26 @@ _NEAR_CLOSES = re.compile(r"(?:,\d*)?\)*\Z")  # inside NEAR also its comma and d
 
 def _open_phrase(query: str) -> tuple[str, str]:
     """The query split where a quote FTS5 reads as opening a string is never
-    closed, in pasted text (:func:`_pasted`), and ``""`` for the rest if none."""
+    closed, in pasted text (:func:`_pasted`), and ``""`` for the rest if none.
+    A quote opening a call's argument (``monkeypatch.setenv("USER``) is
+    punctuation inside its run, as websearch reads it: the rest is split
+    from the run's start, the phrase of the call's words and the argument's."""
     at = 0
     while (found := _OPENING_QUOTE.search(query, at)) is not None:
         closing = query.find('"', found.end())
         if closing < 0:
-            return (query[:found.start()], query[found.start():]) if _pasted(query) else (query, "")
+            if not _pasted(query):
+                return query, ""
+            start = found.start()
+            if _CALL.search(query, 0, start):
+                start = max(query.rfind(" ", 0, start), query.rfind("\t", 0, start)) + 1
+            return query[:start], query[start:]
         at = closing + 1
     return query, ""
+
+
+# a call's opening parenthesis, glued to its name: the quote after it opens an argument
+_CALL = re.compile(r"\w\(\Z")
 
 
 # Punctuation FTS5's syntax has no use for (a comma is NEAR's), a hyphen inside a word (e-mail, 1e-100), and a
