@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -1102,6 +1104,21 @@ def _documents(store: Store) -> list[tuple[object, ...]]:
             + store.execute("SELECT rowid, piece, CAST(document AS text) FROM items_fts_pieces ORDER BY 1, 2")[1])
 
 
+def _made(store: Store) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+    """What makes a PostgreSQL store's search rows, ``items_fts_document``'s
+    definition, and every search row and piece it made (``_documents``)."""
+    function = store.execute("SELECT pg_get_functiondef(CAST('items_fts_document(text,text,text)' AS regprocedure))")
+    return function[1], _documents(store)
+
+
+@contextmanager
+def _downgraded(store_url: str, revision: str) -> Iterator[Store]:
+    """The store taken down to ``revision``, opened as it is, to read."""
+    downgrade_to(store_url, revision)
+    with open_store(store_url, machine="m", migrate=False, readonly=True) as store:
+        yield store
+
+
 def test_0028_reads_punctuation_as_spaces_so_a_phrase_runs_through_a_joined_word(store_url: str) -> None:
     """PostgreSQL's parser kept setup.py, setup/teardown, bug-fix and 4.5 as
     words of their own (0019 read their parts again after the text), so a
@@ -1125,9 +1142,7 @@ def test_0028_reads_punctuation_as_spaces_so_a_phrase_runs_through_a_joined_word
               "release 4 5 by": [1], "doko debian org": [1], "bug fix": [1, 2], "runs b twice b": [2]}
     with open_store(store_url, machine="m", migrate=False, readonly=True) as store:
         found = {phrase: phrase_ids(store, phrase) for phrase in wanted}
-        before = _documents(store) if postgres else []
-        function = (store.execute("SELECT pg_get_functiondef(CAST('items_fts_document(text,text,text)' "
-                                  "AS regprocedure))")[1] if postgres else [])
+        before = _made(store) if postgres else None
     if postgres:
         assert found == {**wanted, "setup py file": [], "the setup teardown mechanism": [], "for a bug": [],
                          "release 4 5 by": [], "runs b twice b": []}, "at 0027 a phrase ran into a joined word in vain"
@@ -1150,11 +1165,8 @@ def test_0028_reads_punctuation_as_spaces_so_a_phrase_runs_through_a_joined_word
         store.remove_ids([new])
     if not postgres:
         return
-    downgrade_to(store_url, "0027")
-    with open_store(store_url, machine="m", migrate=False, readonly=True) as store:
-        assert store.execute("SELECT pg_get_functiondef(CAST('items_fts_document(text,text,text)' "
-                             "AS regprocedure))")[1] == function, "0019's function again"
-        assert _documents(store) == before, "and the documents and pieces it made"
+    with _downgraded(store_url, "0027") as store:
+        assert _made(store) == before, "0019's function again, and the documents and pieces it made"
 
 
 def _accented_texts() -> dict[int, str]:
@@ -1192,9 +1204,7 @@ def test_0029_finds_a_word_whatever_its_accents_on_both_backends(store_url: str)
               "resume": [2, 3, 5], "creme brulee": [2], "decompose": [5], "lötkolben": [1, 4]}
     with open_store(store_url, machine="m", migrate=False, readonly=True) as store:
         found = {phrase: phrase_ids(store, phrase) for phrase in wanted}
-        before = _documents(store) if postgres else []
-        function = (store.execute("SELECT pg_get_functiondef(CAST('items_fts_document(text,text,text)' "
-                                  "AS regprocedure))")[1] if postgres else [])
+        before = _made(store) if postgres else None
     if postgres:
         assert found == {**{phrase: [] for phrase in wanted}, "resume": [3], "lötkolben": [1, 4]}, \
             "at 0028 a word without its accents found none written with them"
@@ -1222,11 +1232,8 @@ def test_0029_finds_a_word_whatever_its_accents_on_both_backends(store_url: str)
         store.remove_ids([new])
     if not postgres:
         return
-    downgrade_to(store_url, "0028")
-    with open_store(store_url, machine="m", migrate=False, readonly=True) as store:
-        assert store.execute("SELECT pg_get_functiondef(CAST('items_fts_document(text,text,text)' "
-                             "AS regprocedure))")[1] == function, "0028's function again"
-        assert _documents(store) == before, "and the documents and pieces it made"
+    with _downgraded(store_url, "0028") as store:
+        assert _made(store) == before, "0028's function again, and the documents and pieces it made"
         assert store.execute("SELECT count(*) FROM pg_ts_config WHERE cfgname = :c", {"c": TS_CONFIG})[1] == [(0,)]
         assert store.execute("SELECT count(*) FROM pg_extension WHERE extname = 'unaccent'")[1] == [(1,)], \
             "the extension stays: another program in the database may use it"

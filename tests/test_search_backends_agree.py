@@ -67,21 +67,31 @@ def _queries(texts: dict[str, str]) -> list[str]:
     return queries
 
 
+def _written(factory: pytest.TempPathFactory, name: str, texts: dict[str, str]) -> Path:
+    """A folder of ``texts`` (file name -> text), one file each."""
+    docs = factory.mktemp(name) / "docs"
+    docs.mkdir()
+    for file, text in texts.items():
+        (docs / file).write_text(text, encoding="utf-8")
+    return docs
+
+
+def _sqlite_of(folder: Path, factory: pytest.TempPathFactory, name: str) -> str:
+    """``folder`` indexed into an SQLite store of its own: the oracle."""
+    db = str(factory.mktemp(name) / "store.db")
+    _index(folder, db)
+    return db
+
+
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    docs = tmp_path_factory.mktemp("topics") / "docs"
-    docs.mkdir()
-    for name, text in _topics().items():
-        (docs / f"{name}.txt").write_text(text, encoding="utf-8")
-    return docs
+    return _written(tmp_path_factory, "topics", {f"{name}.txt": text for name, text in _topics().items()})
 
 
 @pytest.fixture(scope="module")
 def oracle(folder: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
     """The topics in an SQLite store: FTS5 reads punctuation as spaces."""
-    db = str(tmp_path_factory.mktemp("oracle") / "store.db")
-    _index(folder, db)
-    return db
+    return _sqlite_of(folder, tmp_path_factory, "oracle")
 
 
 @pytest.fixture
@@ -160,18 +170,12 @@ _ACCENT_QUERIES = {
 
 @pytest.fixture(scope="module")
 def accented_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    docs = tmp_path_factory.mktemp("accents") / "docs"
-    docs.mkdir()
-    for name, text in _ACCENTED.items():
-        (docs / name).write_text(text, encoding="utf-8")
-    return docs
+    return _written(tmp_path_factory, "accents", _ACCENTED)
 
 
 @pytest.fixture(scope="module")
 def accented_oracle(accented_folder: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
-    db = str(tmp_path_factory.mktemp("accents-oracle") / "store.db")
-    _index(accented_folder, db)
-    return db
+    return _sqlite_of(accented_folder, tmp_path_factory, "accents-oracle")
 
 
 @pytest.fixture

@@ -149,6 +149,22 @@ def _said_at(html: str, label: str) -> datetime:
     return datetime.strptime(found.group(1), "%Y-%m-%d %H:%M:%S")
 
 
+@contextmanager
+def _batch_after_watching(tmp_path: Path, pause: float) -> Iterator[tuple[dict[str, str], datetime]]:
+    """A daemon watching a folder of one file, and when it began (to the
+    second); ``pause`` seconds later a second file, read by a batch of its
+    own, after which the daemon watches again."""
+    root = tmp_path / "home"
+    write_text(root / "a.txt", seed=1)
+    with daemon(tmp_path, root, "--delay", "0.3") as env:
+        watching = datetime.fromtimestamp(int(time.time()))  # the daemon watches already: to the second
+        time.sleep(pause)  # its batch ends seconds later
+        write_text(root / "b.txt", seed=2)
+        eventually(lambda: status_of(env)[1]["indexed"] == 2 and status_of(env)[1]["state"] == "watching",
+                   "the new file is read, and the daemon watches again")
+        yield env, watching
+
+
 def test_the_status_page_says_since_when_the_daemon_watches_not_when_its_last_batch_ended(tmp_path: Path) -> None:
     """The page said "Running, watching since 09:14" of a daemon watching
     since the morning: the state's since, which a batch (a state of its
@@ -160,14 +176,7 @@ def test_the_status_page_says_since_when_the_daemon_watches_not_when_its_last_ba
     from lifededup.watch import daemon as daemons
     from lifededup.web import create_app
 
-    root = tmp_path / "home"
-    write_text(root / "a.txt", seed=1)
-    with daemon(tmp_path, root, "--delay", "0.3") as env:
-        watching = datetime.fromtimestamp(int(time.time()))  # the daemon watches already: to the second
-        time.sleep(2.0)  # its batch ends seconds later
-        write_text(root / "b.txt", seed=2)
-        eventually(lambda: status_of(env)[1]["indexed"] == 2 and status_of(env)[1]["state"] == "watching",
-                   "the new file is read, and the daemon watches again")
+    with _batch_after_watching(tmp_path, 2.0) as (env, watching):
         with TestClient(create_app(env["LIFEDEDUP_DB"], daemon_paths=daemons.DaemonPaths(tmp_path / "state"
                                                                                            / "lifededup")),
                         base_url="http://127.0.0.1:8765") as client:
@@ -191,14 +200,7 @@ def test_daemon_status_says_since_when_the_daemon_watches_and_how_long_ago_its_l
     for minutes: the state's since, which a batch (a state of its own) sets
     again as it ends.  It says when the daemon began watching and for how
     long, as the status page does, and how long ago its last batch ended."""
-    root = tmp_path / "home"
-    write_text(root / "a.txt", seed=1)
-    with daemon(tmp_path, root, "--delay", "0.3") as env:
-        watching = datetime.fromtimestamp(int(time.time()))  # the daemon watches already: to the second
-        time.sleep(3.0)  # its batch ends seconds later
-        write_text(root / "b.txt", seed=2)
-        eventually(lambda: status_of(env)[1]["indexed"] == 2 and status_of(env)[1]["state"] == "watching",
-                   "the new file is read, and the daemon watches again")
+    with _batch_after_watching(tmp_path, 3.0) as (env, watching):
         text, report = status_of(env)
     line = next((line for line in text.splitlines() if line.startswith("state: ")), text)
     said = re.fullmatch(r"state: watching since (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) \S+ \(for ([\w ]+)\), "
