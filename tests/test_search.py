@@ -349,13 +349,19 @@ def test_a_query_of_too_many_words_or_a_nul_is_refused_at_once(corpus: CorpusSto
         run(corpus, "river\0zzzz")
 
 
-def test_postgresql_reads_any_query_and_refuses_only_a_nul(pg_corpus: CorpusStore) -> None:
+def test_postgresql_reads_any_query_and_refuses_only_a_nul_or_words_left_out_alone(pg_corpus: CorpusStore) -> None:
     """websearch_to_tsquery reads every text (what FTS5 cannot parse is read
     as words): a search, or no matches -- never a server error; a NUL, which
-    PostgreSQL text cannot hold, gets the syntax message."""
-    for query in [*MALFORMED, "OR", "a & b | !c <-> d:*", "'; DROP TABLE items; --"]:
+    PostgreSQL text cannot hold, gets the syntax message, and so does a
+    query that only leaves words out, as on SQLite (websearch would list
+    every item without them, a scan of the whole store)."""
+    alone = ["-river", "-river -bank"]
+    for query in [*[q for q in MALFORMED if q not in alone], "OR", "a & b | !c <-> d:*", "'; DROP TABLE items; --"]:
         result = CliRunner().invoke(main, ["search", "--db", str(pg_corpus.db), "--", query])
         assert result.exit_code == 0 and "Traceback" not in result.output, f"{query!r}: {result.output}"
+    for query in alone:
+        with pytest.raises(QuerySyntaxError, match="only leaves words out"):
+            run(pg_corpus, query)
     nothing = CliRunner().invoke(main, ["search", "zzzzqqq", "--db", str(pg_corpus.db)])
     assert nothing.output.strip() == "no matches", nothing.output
     with pytest.raises(QuerySyntaxError, match="NUL"):
@@ -366,8 +372,8 @@ def test_postgresql_reads_any_query_and_refuses_only_a_nul(pg_corpus: CorpusStor
 def test_postgresql_ranks_frequency_over_the_log_of_a_texts_distinct_words(pg_url: str) -> None:
     """ts_rank (a title's words weigh more) divided by log2(1 + the text's
     distinct words), as README "Search" says: the shorter text of the
-    same frequency first, and an item of no words -- which ``-word`` alone finds --
-    divided by 1, not by log(1) = 0."""
+    same frequency first, and an item of no words -- which ``x OR -word``
+    finds -- divided by 1, not by log(1) = 0."""
     texts = {"/a/short.txt": "lighthouse keeper", "/a/long.txt": "lighthouse " + prose(7, 200),
              "/a/twice.txt": "lighthouse lighthouse " + prose(7, 200), "/a/scan.png": None}
     with open_store(pg_url) as store:
@@ -381,7 +387,7 @@ def test_postgresql_ranks_frequency_over_the_log_of_a_texts_distinct_words(pg_ur
             "FROM items i JOIN items_fts f ON f.rowid = i.id")
         expected = {path: -rank / math.log2(1 + words) for path, rank, words in rows if words}
         assert {h.path: h.rank for h in hits} == pytest.approx({p: expected[p] for p in [h.path for h in hits]})
-        unmatched = search(store, "-lighthouse", collapse=False).hits
+        unmatched = search(store, "zzzqqq OR -lighthouse", collapse=False).hits
     assert [h.path for h in unmatched] == ["/a/scan.png"] and unmatched[0].rank == 0, unmatched
 
 

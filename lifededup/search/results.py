@@ -9,10 +9,11 @@ from collections.abc import Generator, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from lifededup.search.query import PREFIX_MARK, Filters, item_date, pg_query, results_sql
+from lifededup.search.query import PREFIX_MARK, Filters, item_date, leaves_out_alone, pg_query, results_sql
 from lifededup.search.snippet import SNIPPET_SQL, Snippet, headline_sql
 from lifededup.search.syntax import (
-    QuerySyntaxError, as_fts5, has_phrase, has_prefix, is_query_error, quoted_words, syntax_error, words_ored,
+    LEFT_OUT_ALONE, QuerySyntaxError, as_fts5, has_phrase, has_prefix, is_query_error, quoted_words, syntax_error,
+    words_ored,
 )
 from lifededup.store.dialect import Driver as Connection
 from lifededup.store.dialect import PgDriver, pyformat
@@ -198,6 +199,8 @@ def search(
     typed = query
     if query is not None and not postgres:  # -word and "or", as websearch reads them on PostgreSQL
         query = as_fts5(query)
+    elif query is not None and leaves_out_alone(query):  # as as_fts5 refuses it
+        raise syntax_error(query, LEFT_OUT_ALONE, postgres=True)
     try:
         return replace(_search(store, query, filters, limit, collapse, cluster, dedup, offset, postgres), query=typed)
     except QuerySyntaxError as exc:

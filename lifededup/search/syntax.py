@@ -34,7 +34,8 @@ Query syntax on a PostgreSQL store (websearch; case and accents do not matter):
   river survey          both words, anywhere (AND is implied; river AND survey the same)
   "river survey"        the words next to each other, in this order
   survey OR census      either word
-  river -bank           river, but not bank (river NOT bank the same)
+  river -bank           river, but not bank (river NOT bank the same; -bank alone
+                        is refused, as on SQLite: it has no word to find)
   surv*                 any word starting with surv
 No parentheses, NEAR or column filters (title:); anything else is read as words.
 A word with punctuation in it (e-mail, 2.0, setup.py, a web address) is the
@@ -164,11 +165,18 @@ def as_fts5(query: str) -> str:
     for kept, left_out in branches:
         while left_out and kept and kept[-1].text in _OPERATORS:  # "river AND -bank": nothing on its right now
             kept.pop()
-        if left_out and not [atom for atom in kept if atom.text not in _OPERATORS]:
-            raise syntax_error(query, "it only leaves words out (-word) where it should give one to find: "
-                                      "FTS5 finds the items without a word only beside a word they hold")
+        # punctuation alone finds nothing (an empty phrase), as on PostgreSQL: ___ -63 leaves words out alone
+        if left_out and not [atom for atom in kept if atom.text not in _OPERATORS and _LETTER.search(atom.text)]:
+            raise syntax_error(query, LEFT_OUT_ALONE)
         said.append(" ".join([_with_and(kept, _holds_near(query))] + [f"NOT {word}" for word in left_out]).strip())
     return " OR ".join(said)
+
+
+# a letter or digit (FTS5's tokenizer reads an underscore as punctuation)
+_LETTER = re.compile(r"[^\W_]")
+# Why a query of left-out words alone is refused, on both backends (search/query.py: leaves_out_alone).
+LEFT_OUT_ALONE = ("it only leaves words out (-word) where it should give one to find: the items without a word "
+                  "are found beside a word they hold")
 
 
 # A * standing alone, after a space: nothing, as websearch reads it (FTS5 made
