@@ -301,7 +301,7 @@ def leaves_out_alone(query: str) -> bool:
     no word to find: websearch reads it as every item without them, a scan
     of the whole store (2.7 s at a million items), where SQLite refuses it
     (``syntax.as_fts5``); refused alike."""
-    pieces = CHUNK.findall(_as_spaces(_websearch_operators(cjk_apart(query))))
+    pieces = CHUNK.findall(_websearch_text(query))
     left_out = False
     for at, piece in enumerate(pieces):
         if piece.startswith("-") or (piece.startswith('"') and at and pieces[at - 1] == "-"):
@@ -311,12 +311,17 @@ def leaves_out_alone(query: str) -> bool:
     return left_out
 
 
+def _websearch_text(query: str) -> str:
+    """``query`` as websearch is to read it: FTS5's AND and NOT in its terms,
+    ASCII punctuation as spaces (``_as_spaces``), a Chinese, Japanese or
+    Korean word the phrase of its characters (``cjk_apart``)."""
+    return _as_spaces(_websearch_operators(cjk_apart(query)))
+
+
 def pg_query(query: str) -> tuple[str, str]:
     """The tsquery expression for ``query`` on PostgreSQL, and the text to
-    bind as ``:query``: ASCII punctuation read as spaces (``_as_spaces``), a
-    Chinese, Japanese or Korean word the phrase of its characters
-    (``cjk_apart``), ``word*`` a prefix."""
-    query = _as_spaces(_websearch_operators(cjk_apart(query)))
+    bind as ``:query`` (``_websearch_text``), ``word*`` a prefix."""
+    query = _websearch_text(query)
     marked = _prefix_marked(query)
     return (TSQUERY if marked == query else PG_PREFIX_TSQUERY), marked
 
