@@ -84,6 +84,16 @@ def searched(store: str, query: str) -> tuple[int, str, set[str]]:
     return 0, result.output, {Path(hit["path"]).name for hit in json.loads(result.output)["hits"]}
 
 
+def finds_as_meant(store: str, typed: str, meant: str) -> tuple[str, set[str]]:
+    """That ``typed`` is searched (not refused) and finds what ``meant`` finds:
+    its output, and what both find."""
+    code, out, found = searched(store, typed)
+    assert code == 0 and "cannot understand" not in out, out
+    wanted = searched(store, meant)[2]
+    assert found == wanted, f"{typed!r} found {sorted(found)}, {meant} finds {sorted(wanted)}"
+    return out, wanted
+
+
 @pytest.mark.parametrize(("doc", "pasted", "meant"), CODE, ids=[pasted for _, pasted, _ in CODE])
 def test_code_pasted_from_a_document_finds_the_phrases_of_its_words(docs_store: str, doc: str, pasted: str,
                                                                      meant: str) -> None:
@@ -171,12 +181,9 @@ ALIKE = [
 
 @pytest.mark.parametrize(("typed", "meant"), ALIKE, ids=[typed for typed, _ in ALIKE])
 def test_what_fts5_refused_finds_what_it_means_on_both_backends(docs_store: str, typed: str, meant: str) -> None:
-    code, out, found = searched(docs_store, typed)
-    assert code == 0 and "cannot understand" not in out, out
+    out, wanted = finds_as_meant(docs_store, typed, meant)
     assert json.loads(out)["query"] == typed, out
-    wanted = searched(docs_store, meant)[2]
     assert wanted, f"{meant} finds nothing: nothing compared"
-    assert found == wanted, f"{typed!r} found {sorted(found)}, {meant} finds {sorted(wanted)}"
 
 
 # FTS5's own syntax, typed as a person means it, on SQLite (PostgreSQL has no groups or NEAR: README).
@@ -195,11 +202,8 @@ MEANT = [
 
 @pytest.mark.parametrize(("typed", "meant"), MEANT, ids=[typed for typed, _ in MEANT])
 def test_fts5_syntax_typed_as_people_type_it_reads_as_meant(sqlite_docs: str, typed: str, meant: str) -> None:
-    code, out, found = searched(sqlite_docs, typed)
-    assert code == 0 and "cannot understand" not in out, out
-    wanted = searched(sqlite_docs, meant)[2]
+    _, wanted = finds_as_meant(sqlite_docs, typed, meant)
     assert wanted and wanted != set(DOCS), f"{meant} finds {sorted(wanted)}: nothing compared"
-    assert found == wanted, f"{typed!r} found {sorted(found)}, {meant} finds {sorted(wanted)}"
 
 
 @pytest.mark.parametrize("typed", ['"river survey', 'whitespace "metaclass'])
