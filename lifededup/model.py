@@ -166,3 +166,14 @@ def from_shown(printed: str) -> str:
         return chr(value) if shown_as_control else m.group(0)
 
     return _PRINTED.sub(control, printed)
+
+
+def lasting(seconds: float) -> str:
+    """How long, as a person says it: 42 s, 3 min 5 s, 2 h 10 min (the
+    watcher's states, a store's upgrade revision by revision)."""
+    whole = max(int(seconds), 0)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60} s"
+    return f"{whole // 3600} h {whole % 3600 // 60} min"

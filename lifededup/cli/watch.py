@@ -28,7 +28,7 @@ from lifededup.cli.options import (
 )
 from lifededup.extract import Limits
 from lifededup.index import IndexConfig, absolute, default_workers, max_workers
-from lifededup.model import from_shown, fs_path, name_forms, shown, stored_path
+from lifededup.model import from_shown, fs_path, lasting, name_forms, shown, stored_path
 from lifededup.store import ENV_VAR, MACHINE_ENV
 from lifededup.watch import DEFAULT_DELAY_S, DEFAULT_RESCAN_S, FOLLOW_S, RETRY_S, WatchStatus
 from lifededup.watch import daemon as daemons
@@ -587,16 +587,6 @@ def daemon_stop(as_json: bool) -> None:
         click.echo("not running" if pid is None else f"stopped (pid {pid})")
 
 
-def _lasting(seconds: float) -> str:
-    """How long, as a person says it: 42 s, 3 min 5 s, 2 h 10 min."""
-    whole = max(int(seconds), 0)
-    if whole < 60:
-        return f"{whole} s"
-    if whole < 3600:
-        return f"{whole // 60} min {whole % 60} s"
-    return f"{whole // 3600} h {whole % 3600 // 60} min"
-
-
 def _state_words(report: dict[str, Any], running: bool) -> str:
     """The state, and how long it has lasted while the watcher runs.  Of
     "watching", since when it watches and how long ago its last batch or
@@ -608,10 +598,10 @@ def _state_words(report: dict[str, Any], running: bool) -> str:
         return str(state)
     now = time.time()
     if state != "watching":
-        return f"{state}" + (f" (for {_lasting(now - since)})" if since else "")
+        return f"{state}" + (f" (for {lasting(now - since)})" if since else "")
     began = report.get("watching_since")  # (None: written by an older watcher)
-    said = "watching" + (f" since {said_when(began)} (for {_lasting(now - began)})" if began else "")
-    return said + (f", last batch or scan {_lasting(now - since)} ago" if since else "")
+    said = "watching" + (f" since {said_when(began)} (for {lasting(now - began)})" if began else "")
+    return said + (f", last batch or scan {lasting(now - since)} ago" if since else "")
 
 
 def _waiting_words(report: dict[str, Any]) -> str:
@@ -655,8 +645,8 @@ def _unreachable_words(report: dict[str, Any]) -> str | None:
     refused = report.get("refused")
     if refused:
         since = report.get("refused_since")
-        lasting = f" (for {_lasting(time.time() - since)})" if since else ""
-        return (f"the store's server refuses this watcher since {said_when(since)}{lasting}: {refused}. The server, "
+        how_long = f" (for {lasting(time.time() - since)})" if since else ""
+        return (f"the store's server refuses this watcher since {said_when(since)}{how_long}: {refused}. The server, "
                 f"{report.get('store')}, answers but turns it away; the watcher tries again"
                 f"{f' every {every:g} s' if every else ''}: once the server's admin puts it right (the role, the "
                 "database, the password), the changes waiting are indexed, with no restart")
@@ -664,8 +654,8 @@ def _unreachable_words(report: dict[str, Any]) -> str | None:
     if not said:
         return None
     since = report.get("unreachable_since")
-    lasting = f" (for {_lasting(time.time() - since)})" if since else ""
-    return (f"the store cannot be reached since {said_when(since)}{lasting}: its server, {report.get('store')}, "
+    how_long = f" (for {lasting(time.time() - since)})" if since else ""
+    return (f"the store cannot be reached since {said_when(since)}{how_long}: its server, {report.get('store')}, "
             f"does not answer ({said}). The watcher waits for it{f' (tries every {every:g} s)' if every else ''}: "
             "the changes waiting are indexed once the server is back")
 
