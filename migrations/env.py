@@ -30,6 +30,8 @@ def run_migrations() -> None:
             target_metadata=target_metadata,
             render_as_batch=True,
             include_name=_include,
+            # lifededup's progress: each revision said as it is done (store/opening.py, _RevisionsSaid)
+            on_version_apply=config.attributes.get("on_version_apply"),
         )
         with context.begin_transaction():
             context.run_migrations()
