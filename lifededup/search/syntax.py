@@ -449,11 +449,32 @@ def _may_follow(before: str, after: str, near: bool) -> bool:
 
 
 def syntax_error(query: str, reason: str, *, postgres: bool = False) -> QuerySyntaxError:
-    suggestion = quoted(query)
     return QuerySyntaxError(
-        f"cannot understand the query {query!r} ({reason}).\n"
-        f"To search for the words as typed, quote them: {suggestion}\n\n{syntax_of(postgres)}", reason
+        f"cannot understand the query {query!r} ({reason}).\n{_what_works(query, reason)}\n\n{syntax_of(postgres)}",
+        reason,
     )
+
+
+def _what_works(query: str, reason: str) -> str:
+    """The line of a syntax error that says what to type instead: the query
+    quoted, which always parses -- but for a query that only leaves words
+    out, whose quoted form (``"-river"``) finds the word it meant to leave
+    out, a word to find beside them (``report -river``)."""
+    if reason == LEFT_OUT_ALONE:
+        return f"To find the items without a word, give a word they hold too, e.g.: {_beside_a_word(query)}"
+    return f"To search for the words as typed, quote them: {quoted(query)}"
+
+
+def _beside_a_word(query: str) -> str:
+    """The words a query leaves out (``-river``, ``-"river bank"``, and after
+    ``NOT``: ``-bank``) after a word to find, an example's: ``-river -bank``
+    -> ``report -river -bank``."""
+    chunks = [chunk for chunk, _ in _chunks(query)]
+    left_out = [chunk if _EXCLUDED.fullmatch(chunk) else f"-{chunk}" for at, chunk in enumerate(chunks)
+                if _EXCLUDED.fullmatch(chunk) or (at and chunks[at - 1] == "NOT" and chunk not in _OPERATORS)]
+    # not the word left out itself: report -report finds nothing
+    example = "letter" if "-report" in (word.lower() for word in left_out) else "report"
+    return " ".join([example, *(left_out or ["-river"])])
 
 
 # A double-quoted FTS5 string ("" inside is one quote).

@@ -1,0 +1,79 @@
+"""What a refused query teaches.  A query that only leaves words out
+(``-river``) was told to quote itself, ``"-river"``, which searches for the
+word it meant to leave out; the error now shows a word to find beside the
+person's own left-out words.  Real files, real stores on both backends, the
+real command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lifededup.search import PG_SYNTAX, SYNTAX
+from lifededup.search.syntax import LEFT_OUT_ALONE
+
+DOCS = {"survey.txt": "the river survey report, upstream of the dam",
+        "bank.txt": "a report on the bank and its loans",
+        "roof.txt": "the report of the meeting on the new roof",
+        "letter.txt": "a letter to the council about the roof"}
+
+
+def lifededup(store_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "LIFEDEDUP_DB": store_url}
+    return subprocess.run([sys.executable, "-m", "lifededup", *args], env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.fixture
+def docs_store(tmp_path: Path, store_url: str) -> str:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name, text in DOCS.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    indexed = lifededup(store_url, "index", "-j", "1", str(folder))
+    assert indexed.returncode == 0, indexed.stderr
+    return store_url
+
+
+@pytest.mark.parametrize(("typed", "example", "found"), [
+    ("-river", "report -river", {"bank.txt", "roof.txt"}),
+    ("-river -bank", "report -river -bank", {"roof.txt"}),
+    ('-"river survey" -loans', 'report -"river survey" -loans', {"roof.txt"}),
+    ("-report", "letter -report", {"letter.txt"}),
+])
+def test_a_query_that_only_leaves_words_out_is_shown_a_word_to_find_beside_them(
+        docs_store: str, typed: str, example: str, found: set[str]) -> None:
+    """The whole message, as printed: why, then the person's own left-out
+    words after a word to find (not the query quoted, which finds them),
+    then the backend's syntax; and the example is searched as it says."""
+    refused = lifededup(docs_store, "search", "--db", docs_store, "--", typed)
+    syntax = PG_SYNTAX if docs_store.startswith("postgresql") else SYNTAX
+    assert refused.returncode == 1 and refused.stdout == "", refused
+    assert refused.stderr == (
+        f"Error: cannot understand the query {typed!r} ({LEFT_OUT_ALONE}).\n"
+        f"To find the items without a word, give a word they hold too, e.g.: {example}\n\n{syntax}\n"
+    ), refused.stderr
+
+    searched = lifededup(docs_store, "search", "--db", docs_store, "--json", "--all", "--", example)
+    assert searched.returncode == 0, searched.stderr
+    assert {Path(hit["path"]).name for hit in json.loads(searched.stdout)["hits"]} == found, searched.stdout
+
+
+def test_other_refusals_still_suggest_the_query_quoted(tmp_path: Path) -> None:
+    """A query FTS5 cannot parse (a phrase left open) still gets the query
+    quoted, which always parses."""
+    store = str(tmp_path / "store.db")
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "survey.txt").write_text(DOCS["survey.txt"], encoding="utf-8")
+    assert lifededup(store, "index", str(folder)).returncode == 0
+    refused = lifededup(store, "search", "--db", store, "--", '"river survey')
+    assert refused.returncode == 1, refused
+    assert refused.stderr.startswith(
+        "Error: cannot understand the query '\"river survey' (unterminated string).\n"
+        'To search for the words as typed, quote them: "river" "survey"\n\n'), refused.stderr
