@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from lifededup.search import PG_SYNTAX, SYNTAX
-from lifededup.search.syntax import LEFT_OUT_ALONE
+from lifededup.search.syntax import LEFT_OUT_ALONE, as_fts5, quoted, quoted_words
 
 DOCS = {"survey.txt": "the river survey report, upstream of the dam",
         "bank.txt": "a report on the bank and its loans",
@@ -77,3 +77,11 @@ def test_other_refusals_still_suggest_the_query_quoted(tmp_path: Path) -> None:
     assert refused.stderr.startswith(
         "Error: cannot understand the query '\"river survey' (unterminated string).\n"
         'To search for the words as typed, quote them: "river" "survey"\n\n'), refused.stderr
+
+
+@pytest.mark.parametrize("query", ["", " ", "\t\n", " * "])
+def test_as_fts5_of_no_words_is_nothing_as_the_other_readings_give_it(query: str) -> None:
+    """``as_fts5(" ")`` raised IndexError (search() never passes it one, but
+    it is public): nothing to search, as ``quoted`` and ``quoted_words`` read spaces."""
+    assert as_fts5(query) == "", query
+    assert quoted(query.strip(" *")) == quoted_words(query.strip(" *")) == "", query

@@ -144,9 +144,13 @@ def as_fts5(query: str) -> str:
     words imply: ``(river OR brook) survey -bank`` is ``(river OR brook) AND
     survey NOT bank``.  A hyphen right after a closing quote joins, as
     punctuation (``"%"-formatting``).  A Chinese, Japanese or Korean word is
-    the phrase of its characters (:func:`cjk_apart`)."""
+    the phrase of its characters (:func:`cjk_apart`).  A query of no words
+    (spaces, a lone ``*``) is nothing, ``""``, as :func:`quoted` and
+    :func:`quoted_words` give it."""
     query = _LONE_STAR.sub(" ", cjk_apart(query))
     atoms = _atoms(query)
+    if not atoms:  # the dangling OR below reads the last atom
+        return ""
     branches: list[tuple[list[_Atom], list[str]]] = [([], [])]
     for atom in atoms:
         kept, left_out = branches[-1]
