@@ -257,6 +257,36 @@ def test_cluster_page_of_a_note_too_short_to_sample_counts_no_features(tmp_path:
         assert [m["sampled"] for m in get(client, f"/clusters/{cluster}.json").json()["members"]] == [False, False]
 
 
+def test_an_item_without_a_title_is_named_by_its_file(tmp_path: Path, store_url: str) -> None:
+    """A text file has no title: its row, its cluster's line and its page
+    were headed by its whole path, and the path line under the row said it
+    again. They are headed by the file's name now, the path said once; a
+    titled item (a saved page) keeps its title, on both backends."""
+    folder = tmp_path / "archive" / "projects" / "werkzeug-2.0.0" / "docs"
+    folder.mkdir(parents=True)
+    text = f"zanzibarquill {prose(7, 120)}"
+    (folder / "routing.rst").write_text(text, encoding="utf-8")
+    (folder.parent / "routing-copy.rst").write_text(text, encoding="utf-8")
+    page_text = f"<html><head><title>URL Routing</title></head><body><p>zanzibarquill {prose(8, 120)}</p></body></html>"
+    (folder / "page.html").write_text(page_text, encoding="utf-8")
+    with open_store(store_url) as store:
+        run(store, [tmp_path / "archive"], IndexConfig(workers=1))
+    with TestClient(create_app(store_url), base_url=LOCAL) as client:
+        hits = get(client, "/search.json?q=zanzibarquill&all=1").json()["hits"]
+        rst = next(h for h in hits if h["path"].endswith("/docs/routing.rst"))
+        page = next(h for h in hits if h["path"].endswith("page.html"))
+        html = get(client, "/?q=zanzibarquill&all=1").text
+        names = re.findall(r'<a class="name" href="/items/(\d+)">(.*?)</a>', html)
+        assert (str(rst["id"]), "routing.rst") in names, names
+        assert (str(page["id"]), "URL Routing") in names, names
+        assert html.count(rst["path"]) == 1, "the path is said more than once in its row"
+        assert "<h1>routing.rst</h1>" in get(client, f"/items/{rst['id']}").text
+        listed = get(client, "/clusters").text
+        row = listed[listed.index(f'href="/clusters/{rst["cluster_id"]}">', listed.index("<tbody>")):]
+        row = row[:row.index("</tr>")]
+        assert re.search(r'>routing(-copy)?\.rst</a>', row) and row.count("/archive/projects/") == 1, row
+
+
 def test_a_member_is_not_a_cluster(client: TestClient) -> None:
     cluster = get(client, "/clusters.json").json()[0]
     member = cluster["members"][0]["id"]

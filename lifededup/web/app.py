@@ -79,6 +79,18 @@ def _place(item: Any, full: bool = False) -> str:
     return str(item.path) if full else _home(str(item.path))
 
 
+def _name(item: Any) -> str:
+    """What a page calls an item: its title, else its file's name (the
+    folders are on the path line below it, or a click away), as a desktop
+    search names a file without a title -- the whole path as the name,
+    then again as the path, said every untitled text twice."""
+    title = getattr(item, "title", None)
+    if title:
+        return str(title)
+    path = str(item.path)
+    return path.rsplit("/", 1)[-1] or path
+
+
 def _size(value: int | None) -> str:
     if value is None:
         return ""
@@ -122,7 +134,7 @@ def _unreordered(value: object) -> object:
 def _environment() -> Environment:
     env = Environment(loader=PackageLoader("lifededup.web", "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=_unreordered)
-    env.filters.update(home=_home, place=_place, size=_size, format=_format, fraction=_fraction, when=said_when,
+    env.filters.update(home=_home, place=_place, name=_name, size=_size, format=_format, fraction=_fraction, when=said_when,
                        count=_count, items=_items_said)
     return env
 
