@@ -494,6 +494,34 @@ def test_copies_are_listed_newest_first_with_their_dates(store_url: str) -> None
     assert "/letters/copy of draft 1.txt  (document, file date 2020-01-02)" in alone, alone
 
 
+def test_copies_beside_their_row_are_named_from_the_folder_they_share(store_url: str) -> None:
+    """Copies of one document lie in folders beside each other, under a long
+    path their row's line says already: each copy printed it again, three to
+    a line (a real archive's werkzeug-2.0.0/docs/routing.rst and its four
+    releases' copies).  A copy is named from the last folder it shares with
+    its row on, where that saves something; --cluster names every path
+    whole."""
+    text = prose(5)
+    base = "/srv/family-archive/projects"
+    rows = [(f"{base}/werkzeug-2.0.0/docs/routing.rst", "2024-01-01"),  # the row: the oldest, listed last
+            (f"{base}/werkzeug-3.0.0/docs/routing.rst", "2024-04-01"),
+            (f"{base}/werkzeug-2.0.0/docs/routing copy.rst", "2024-03-01"),
+            ("/mnt/usb/routing.rst", "2024-02-01")]
+    with open_store(store_url) as store:
+        for path, when in rows:
+            store.upsert_item(ItemRecord(path, text=text, doc_date=when, mtime=1578000000.0), fp(text))
+    word = text.split()[0]
+    with open_store(store_url, readonly=True) as store:
+        (hit,) = search(store, word).hits
+    shown = CliRunner().invoke(main, ["search", word, "--db", store_url]).output
+    assert f"1. {hit.path}  (" in shown, shown
+    assert [c.path for c in hit.copies] == [p for p, _ in rows if p != hit.path], hit.copies
+    assert ("copies, newest first: …/projects/werkzeug-3.0.0/docs/routing.rst (2024-04-01); "
+            "…/docs/routing copy.rst (2024-03-01); /mnt/usb/routing.rst (2024-02-01)") in shown, shown
+    listed = CliRunner().invoke(main, ["search", "--cluster", str(hit.cluster_id), "--db", store_url]).output
+    assert all(path in listed for path, _ in rows), listed
+
+
 # \x02 and \x03 are the marks; \x01 the separator the index keeps between CJK
 # characters (store/searchable.py APART), which a snippet drops by design
 @given(st.lists(st.tuples(st.text(alphabet=st.characters(blacklist_characters="\x01\x02\x03"), max_size=12),

@@ -118,6 +118,28 @@ def _name(path: str, part: str, machine: str = "") -> str:
     return on_machine(shown(f"{_home(path)} [{part}]" if part else _home(path)), machine)
 
 
+def _beside(path: str, row: str) -> str:
+    """A copy's ``path`` as its row's copies line prints it: ``…/`` and the
+    path from the last folder it shares with its row's path ``row`` on
+    (``…/PDF/report-v2.pdf``: in a folder ``PDF`` along the row's path),
+    where that is shorter; whole otherwise.  Copies of one document often
+    lie in folders beside each other, under a long common path that
+    printed the line three times over; ``--cluster`` and ``--json`` give
+    every path whole."""
+    parts, theirs = path.split("/"), row.split("/")
+    shared = 0
+    for mine, other in zip(parts[:-1], theirs[:-1]):
+        if mine != other:
+            break
+        shared += 1
+    shorter = "…/" + "/".join(parts[shared - 1:]) if shared > 1 else path
+    return shorter if len(shorter) + _WORTH_SHORTENING <= len(path) else path
+
+
+# how many characters a copy's shortened path must save to be printed so
+_WORTH_SHORTENING = 12
+
+
 # A snippet's control characters but its line breaks and tabs, as \xNN: a
 # document's text must not drive the terminal (an escape sequence)
 _SNIPPET_CONTROLS = {code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F) if chr(code) not in "\t\n"}
@@ -160,7 +182,8 @@ def _print_hit(number: int, hit: Hit, found: SearchResult) -> None:
         click.echo(f"     {_highlighted(hit.snippet)}")
     if hit.copies:
         # newest first, each with its date: the latest draft is named though an older one is the row
-        names = [_name(c.path, c.part, c.machine)
+        names = [(_name(_beside(_home(c.path), _home(hit.path)), c.part, c.machine) if c.machine == hit.machine
+                  else _name(c.path, c.part, c.machine))
                  + (f" ({'file date ' if c.file_date else ''}{c.date[:10]})" if c.date else "")
                  for c in hit.copies[:COPIES_SHOWN]]
         more = hit.hidden - len(names)
