@@ -9,7 +9,7 @@ from datetime import date, datetime
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import ITEM_ID, ROWS, db_option, on_machine, opened_reader, shown
+from lifededup.cli.options import ITEM_ID, ROWS, db_option, item_name, opened_reader, shown
 from lifededup.search import (
     PG_SYNTAX, SYNTAX, Filters, Hit, QuerySyntaxError, SearchResult, Snippet, items_said, search,
 )
@@ -115,7 +115,8 @@ def _home(path: str) -> str:
 
 
 def _name(path: str, part: str, machine: str = "") -> str:
-    return on_machine(shown(f"{_home(path)} [{part}]" if part else _home(path)), machine)
+    """``item_name``, the home folder said ``~``."""
+    return item_name(_home(path), part, machine)
 
 
 def _beside(path: str, row: str) -> str:
