@@ -290,7 +290,7 @@ def test_a_web_address_or_a_time_is_quoted_and_a_column_filter_is_not() -> None:
     # websearch's implied AND beside a group, which FTS5 wants written; parentheses without an operator are
     # text, so a word left out beside code is; a hyphen after a closing quote is punctuation
     ("(river OR brook) survey", "(river OR brook) AND survey"), ("river (a or b)", "river AND (a OR b)"),
-    ("object.__eq__(self, x) -y", "object.__eq__(self, x) NOT y"), ('"%"-formatting', '"%"-formatting'),
+    ("object.__eq__(self, x) -y", "object.__eq__(self, x) NOT y"), ('"%"-formatting', '"% -formatting"'),
     # a word left out beside a group, as beside words
     ("(river OR brook) survey -bank", "(river OR brook) AND survey NOT bank"),
     ("-bank (river or brook) or lake", "(river OR brook) NOT bank OR lake"),

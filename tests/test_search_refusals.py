@@ -45,6 +45,8 @@ def docs_store(tmp_path: Path, store_url: str) -> str:
     ("-river -bank", "report -river -bank", {"roof.txt"}),
     ('-"river survey" -loans', 'report -"river survey" -loans', {"roof.txt"}),
     ("-report", "letter -report", {"letter.txt"}),
+    # named as typed on both (SQLite named the phrase it read, -"東 京")
+    ("-東京", "report -東京", {"survey.txt", "bank.txt", "roof.txt"}),
 ])
 def test_a_query_that_only_leaves_words_out_is_shown_a_word_to_find_beside_them(
         docs_store: str, typed: str, example: str, found: set[str]) -> None:
@@ -85,3 +87,17 @@ def test_as_fts5_of_no_words_is_nothing_as_the_other_readings_give_it(query: str
     it is public): nothing to search, as ``quoted`` and ``quoted_words`` read spaces."""
     assert as_fts5(query) == "", query
     assert quoted(query.strip(" *")) == quoted_words(query.strip(" *")) == "", query
+
+
+def test_a_hyphen_after_a_left_out_phrase_joins_it_alike_on_both_backends(docs_store: str) -> None:
+    """A hyphen right after a closing quote is punctuation (``"%"-formatting``),
+    one rule for both backends (``syntax.strings_joined``): ``-"river"-survey``
+    leaves out the phrase river survey, as PostgreSQL read it, where SQLite
+    kept the run and found the very items it should leave out."""
+    def found(query: str) -> set[str]:
+        done = lifededup(docs_store, "search", "--db", docs_store, "--json", "--all", "--", query)
+        assert done.returncode == 0, done.stderr
+        return {Path(hit["path"]).name for hit in json.loads(done.stdout)["hits"]}
+
+    assert found('report -"river"-survey') == found('report -"river survey"') == {"bank.txt", "roof.txt"}
+    assert found('"river"-survey') == found('"river survey"') == {"survey.txt"}

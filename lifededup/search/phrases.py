@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from lifededup.search.query import CHUNK
+from lifededup.search.syntax import WEB_CHUNK
 from lifededup.store.searchable import CJK
 
 # a tsquery's text: a quoted lexeme ('it''s' doubles a quote) and its prefix
@@ -49,7 +49,7 @@ def maybe_phrase(query: str) -> bool:
     Japanese or Korean character (a word of them is the phrase of its
     characters).  Where it says no, no phrase is read; where it says yes,
     the tsquery says."""
-    return CJK.search(query) is not None or any(len(_RUN.findall(c)) >= 2 for c in CHUNK.findall(query))
+    return CJK.search(query) is not None or any(len(_RUN.findall(c)) >= 2 for c in WEB_CHUNK.findall(query))
 
 
 @dataclass(frozen=True)

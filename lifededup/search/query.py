@@ -17,7 +17,7 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
 from lifededup.model import name_forms, stored_path
-from lifededup.search.syntax import cjk_apart
+from lifededup.search.syntax import WEB_CHUNK, cjk_apart, strings_joined
 from lifededup.store.searchable import MARKS, TS_CONFIG
 
 if TYPE_CHECKING:
@@ -201,9 +201,6 @@ PG_RANK = ("-ts_rank(f.document, {tsquery}) * 0.6931471805599453 "
            "/ ln(greatest(length(f.document), 1) + 1)")
 
 
-# a quoted string (its closing quote may be missing) or a bare run of the query,
-# a " inside which is punctuation (RuntimeError("Something), as SQLite reads it
-CHUNK = re.compile(r'"[^"]*"?|(?:[^\s"]|(?<=[^\s-])")+')
 # a bare run: a word left out (one hyphen before it: -bank, not --upgrade), the run, a prefix's *
 _BARE = re.compile(r"(-(?!-))?(.*?)(\*?)", re.DOTALL)
 
@@ -239,28 +236,7 @@ def _as_spaces(query: str) -> str:
             return f"{left_out}{parts[0]}{prefix}"
         return f' {left_out}"{" ".join(parts)}"{prefix} '
 
-    return CHUNK.sub(read, _strings_joined(query))
-
-
-# a hyphen and the run it starts, strings in it kept whole
-_HYPHEN_RUN = re.compile(r'-(?:"[^"]*"|[^\s"])*')
-
-
-def _strings_joined(query: str) -> str:
-    """The query with a hyphen right after a closing quote read as
-    punctuation, as SQLite reads it (``syntax.as_fts5``): the string and
-    the run it starts are one phrase (``"%"-formatting`` is the phrase of
-    % formatting, not ``"%"`` without formatting)."""
-    said, at = [], 0
-    while (found := CHUNK.search(query, at)) is not None:
-        piece, end = found.group(0), found.end()
-        said.append(query[at:found.start()])
-        run = _HYPHEN_RUN.match(query, end) if len(piece) > 1 and piece[0] == piece[-1] == '"' else None
-        if run is not None:
-            piece, end = f'"{piece[1:-1]} {run.group(0).replace(chr(34), " ")}"', run.end()
-        said.append(piece)
-        at = end
-    return "".join(said) + query[at:]
+    return WEB_CHUNK.sub(read, strings_joined(query))
 
 
 def _prefix_marked(query: str) -> str:
@@ -278,7 +254,7 @@ def _websearch_operators(query: str) -> str:
     reads both as words: on a store moved to a server, `river NOT bank`
     found the texts holding bank, where SQLite left them out).  A quoted
     phrase is left as it is; ``OR`` websearch reads itself."""
-    pieces = list(CHUNK.finditer(query))
+    pieces = list(WEB_CHUNK.finditer(query))
     if not any(p.group(0) in ("AND", "NOT") for p in pieces[1:]):
         return query
     said: list[str] = []
@@ -301,7 +277,7 @@ def leaves_out_alone(query: str) -> bool:
     no word to find: websearch reads it as every item without them, a scan
     of the whole store (2.7 s at a million items), where SQLite refuses it
     (``syntax.as_fts5``); refused alike."""
-    pieces = CHUNK.findall(_websearch_text(query))
+    pieces = WEB_CHUNK.findall(_websearch_text(query))
     left_out = False
     for at, piece in enumerate(pieces):
         if piece.startswith("-") or (piece.startswith('"') and at and pieces[at - 1] == "-"):

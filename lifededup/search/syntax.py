@@ -143,11 +143,18 @@ def as_fts5(query: str) -> str:
     the ``AND`` FTS5 wants beside it, which websearch and FTS5 between two
     words imply: ``(river OR brook) survey -bank`` is ``(river OR brook) AND
     survey NOT bank``.  A hyphen right after a closing quote joins, as
-    punctuation (``"%"-formatting``).  A Chinese, Japanese or Korean word is
+    punctuation (:func:`strings_joined`).  A Chinese, Japanese or Korean word is
     the phrase of its characters (:func:`cjk_apart`).  A query of no words
     (spaces, a lone ``*``) is nothing, ``""``, as :func:`quoted` and
-    :func:`quoted_words` give it."""
-    query = _LONE_STAR.sub(" ", cjk_apart(query))
+    :func:`quoted_words` give it.  A refusal names the query as typed."""
+    try:
+        return _in_fts5_terms(_LONE_STAR.sub(" ", strings_joined(cjk_apart(query))))
+    except QuerySyntaxError as exc:  # raised about the query as read: -"東 京", "% -formatting"
+        raise syntax_error(query, exc.reason or str(exc)) from None
+
+
+def _in_fts5_terms(query: str) -> str:
+    """:func:`as_fts5` of a query with its CJK words, strings and lone stars read."""
     atoms = _atoms(query)
     if not atoms:  # the dangling OR below reads the last atom
         return ""
@@ -261,18 +268,34 @@ def _with_and(atoms: list[_Atom], near: bool) -> str:
 
 
 def _chunks(query: str) -> list[tuple[str, int]]:
-    """The query's chunks (:data:`_CHUNK`) and where each starts, a hyphen
-    right after a closing quote kept with the string, as punctuation
-    (``"%"-formatting``: the text %-formatting, not ``"%"`` without
-    formatting; ``"a"..."f"`` stays two chunks, the words a and f, as on PostgreSQL)."""
-    chunks: list[tuple[str, int]] = []
-    for found in _CHUNK.finditer(query):
-        chunk = found.group(0)
-        if chunks and chunk.startswith("-") and found.start() and not query[found.start() - 1].isspace():
-            chunks[-1] = (chunks[-1][0] + chunk, chunks[-1][1])
-        else:
-            chunks.append((chunk, found.start()))
-    return chunks
+    """The query's chunks (:data:`_CHUNK`) and where each starts."""
+    return [(found.group(0), found.start()) for found in _CHUNK.finditer(query)]
+
+
+# A quoted string (its closing quote may be missing) or a bare run of the
+# query, a " inside which is punctuation (RuntimeError("Something), as
+# websearch and FTS5 read them (search/query.py splits a PostgreSQL query so).
+WEB_CHUNK = re.compile(r'"[^"]*"?|(?:[^\s"]|(?<=[^\s-])")+')
+# a hyphen and the run it starts, strings in it kept whole
+_HYPHEN_RUN = re.compile(r'-(?:"[^"]*"|[^\s"])*')
+
+
+def strings_joined(query: str) -> str:
+    """The query with a hyphen right after a closing quote read as
+    punctuation, on both backends (``as_fts5``, and ``query._as_spaces`` on
+    PostgreSQL): the string and the run it starts are one phrase
+    (``"%"-formatting`` -> ``"% -formatting"``, the phrase of % formatting,
+    not ``"%"`` without formatting; ``"a"..."f"`` stays two, the words a and f)."""
+    said, at = [], 0
+    while (found := WEB_CHUNK.search(query, at)) is not None:
+        piece, end = found.group(0), found.end()
+        said.append(query[at:found.start()])
+        run = _HYPHEN_RUN.match(query, end) if len(piece) > 1 and piece[0] == piece[-1] == '"' else None
+        if run is not None:
+            piece, end = f'"{piece[1:-1]} {run.group(0).replace(chr(34), " ")}"', run.end()
+        said.append(piece)
+        at = end
+    return "".join(said) + query[at:]
 
 
 # A chunk opening a group, maybe in one column (title:(a OR b)).
@@ -473,7 +496,7 @@ def _beside_a_word(query: str) -> str:
     """The words a query leaves out (``-river``, ``-"river bank"``, and after
     ``NOT``: ``-bank``) after a word to find, an example's: ``-river -bank``
     -> ``report -river -bank``."""
-    chunks = [chunk for chunk, _ in _chunks(query)]
+    chunks = [chunk for chunk, _ in _chunks(strings_joined(query))]
     left_out = [chunk if _EXCLUDED.fullmatch(chunk) else f"-{chunk}" for at, chunk in enumerate(chunks)
                 if _EXCLUDED.fullmatch(chunk) or (at and chunks[at - 1] == "NOT" and chunk not in _OPERATORS)]
     # not the word left out itself: report -report finds nothing
