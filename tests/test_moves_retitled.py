@@ -127,6 +127,8 @@ def test_a_renamed_file_is_titled_as_a_fresh_index_of_it_titles_it(store_url: st
 def test_renamed_title_follows_the_layers_of_compression_the_names_tell() -> None:
     assert renamed_title("a.tar", "a.tar.gz", "b.tgz") == "b.tar"
     assert renamed_title("a.tar.bz2", "a.tar.bz2", "b.tar.bz2") == "b.tar.bz2"  # read whole by the tar reader
+    assert renamed_title("a.tbz2", "a.tbz2", "a.tar.bz2") == "a.tar.bz2", "a spelling: one layer, as the tar reader's"
+    assert renamed_title("a.tar", "a.tgz", "a.taz") == "a.tar"
     assert renamed_title("a", "a.gz.gz", "b.tar.gz.gz") == "b.tar"  # two layers
     assert renamed_title("contents", "a.mbox", "b.mbox") is None, "a title that is not the name is left"
     # one layer under a name without a suffix: how many the new name's would strip is not known

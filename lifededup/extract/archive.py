@@ -242,9 +242,11 @@ def _is_archive(probe: Probe) -> bool:
     return probe.is_zip or probe.head[257:262] == b"ustar" or compressed_tar
 
 
-# a bzip2 tar's short names, each read as the others (renamed.read_alike_here).  Not .tar.bz2, whose last suffix
-# names the compressed reader (.bz2), nor .tb2, which that reader read before this one claimed it: a .tb2 stored
-# with its metadata (compressed, member) is read again when renamed, its item then as a fresh read makes it
+# a bzip2, xz or LZMA tar's names, each read as the others (renamed.read_alike_here): this reader reads the
+# whole file under either, titled by it, its members the same parts (.tar.bz2 is this reader's, not the
+# compressed reader's its last suffix names, by its content and its name: _is_archive).  Not .tb2, which the
+# compressed reader read before this one claimed it: a .tb2 stored with its metadata (compressed, member) is
+# read again when renamed, its item then as a fresh read makes it
 FORMAT = Format(name="archive", kind="archive", extract=extract_archive,
                 suffixes=(".zip", ".tar", *COMPRESSED_TAR_SUFFIXES), magic=_is_archive,
-                spellings=((".tbz2", ".tbz", ".tz2"),))
+                spellings=((".tbz2", ".tbz", ".tz2", ".tar.bz2"), (".txz", ".tar.xz"), (".tlz", ".tar.lzma")))

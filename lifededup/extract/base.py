@@ -468,7 +468,8 @@ class Format:
     kind: str = "document"
     # Name endings that are spellings of one (".html", ".htm"): its extract function reads a file named by
     # any of a group as by the group's first, so a file renamed from one to another is not read again
-    # (:func:`lifededup.extract.renamed.read_alike_here`).  Each group's names claim this format.
+    # (:func:`lifededup.extract.renamed.read_alike_here`), where this format reads it.  Each group's names
+    # claim this format (``.tar.bz2``, the archive reader's, by its name and content: not by its last suffix).
     spellings: tuple[tuple[str, ...], ...] = ()
 
 

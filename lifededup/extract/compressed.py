@@ -17,9 +17,10 @@ import lzma
 import zlib
 from pathlib import PurePosixPath
 
-from lifededup.extract.base import CorruptFile, Extracted, Format, Probe, Source, TooLarge
+from lifededup.extract.base import CorruptFile, Extracted, Format, Probe, Source, TooLarge, UnsupportedFormat
 
-_INNER_SUFFIX = {".tgz": ".tar", ".svgz": ".svg"}
+# A gzipped tar by a short name: .tgz, and .taz (GNU tar's, src/suffix.c), each holding NAME.tar
+_INNER_SUFFIX = {".tgz": ".tar", ".taz": ".tar", ".svgz": ".svg"}
 _COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".lzma")
 _XZ = b"\xfd7zXZ\x00"
 # A tar compressed by bzip2, xz or LZMA by a short name of its own: GNU tar's (.tbz .tbz2 .tz2, .tlz, and
@@ -36,9 +37,11 @@ def is_compressed_tar(name: str) -> bool:
 
 
 def compression(head: bytes) -> str:
-    """``"gzip"``, ``"bzip2"``, ``"xz"`` or ``"lzma"`` by the data's signature; ``""`` for none of them."""
+    """``"gzip"``, ``"bzip2"``, ``"xz"``, ``"lzma"`` or ``"compress"`` by the data's signature; ``""`` for none."""
     if head.startswith(b"\x1f\x8b"):
         return "gzip"
+    if head.startswith(b"\x1f\x9d"):  # compress(1)'s LZW: .Z, and a tar so (.tar.Z, .taZ; GNU tar's .taz)
+        return "compress"
     # "BZh", the block size (1-9), then a block's magic (pi) or the end of an empty stream's (sqrt pi)
     if head[:3] == b"BZh" and head[3:4] in b"123456789" and head[4:10] in (b"1AY&SY", b"\x17rE8P\x90"):
         return "bzip2"
@@ -60,6 +63,9 @@ def _open(kind: str, data: io.BytesIO) -> bz2.BZ2File | lzma.LZMAFile | gzip.Gzi
 def unpack(source: Source) -> tuple[str, bytes]:
     """The compression and the unpacked bytes, refused past the limit on unpacked size."""
     kind = compression(source.head(16)) or "gzip"
+    if kind == "compress":  # Python's library has no LZW; gzip -d has (a .taz may be either)
+        raise UnsupportedFormat(f"{source.name} is compressed by compress (LZW, .Z), which lifededup does not "
+                                "read: unpack a copy (gzip -dc, or uncompress) to index what it holds")
     limit = source.limits.max_unpacked_bytes
     try:
         with _open(kind, io.BytesIO(source.read_bytes())) as stream:
@@ -77,7 +83,7 @@ def gunzip(source: Source) -> bytes:
 
 
 def inner_name(name: str) -> str:
-    """``ls.1.gz`` -> ``ls.1``; ``notes.txt.bz2`` -> ``notes.txt``; ``backup.tgz`` -> ``backup.tar``."""
+    """``ls.1.gz`` -> ``ls.1``; ``notes.txt.bz2`` -> ``notes.txt``; ``backup.tgz`` (``.taz``) -> ``backup.tar``."""
     path = PurePosixPath(name)
     suffix = path.suffix.lower()
     if suffix in _INNER_SUFFIX:
@@ -103,9 +109,9 @@ def _is_compressed(probe: Probe) -> bool:
         return False
     if kind in STREAMED_TAR:  # a tar compressed by them is the archive reader's, which streams its members
         return not is_compressed_tar(probe.source.name)
-    return kind == "gzip"
+    return kind in ("gzip", "compress")  # compress: refused in words that say so (unpack)
 
 
-# a gzipped tar's two names: each read as the tar it holds (inner_name)
-FORMAT = Format(name="gzip", extract=extract_gzip, suffixes=(".gz", ".tgz", ".bz2", ".xz", ".lzma"),
-                magic=_is_compressed, spellings=((".tar.gz", ".tgz"),))
+# a gzipped tar's three names: each read as the tar it holds (inner_name)
+FORMAT = Format(name="gzip", extract=extract_gzip, suffixes=(".gz", ".tgz", ".taz", ".bz2", ".xz", ".lzma"),
+                magic=_is_compressed, spellings=((".tar.gz", ".tgz", ".taz"),))

@@ -51,8 +51,16 @@ def renamed_title(title: str, old: str, new: str) -> str | None:
     it gets under the name ``new``, as stored; None when ``title`` is no
     name ``old`` gives, or when the names do not tell how many layers of
     compression there are (a gzipped tar once called ``backup``, now
-    ``backup.tgz``: read again, it would be ``backup.tar``)."""
-    olds, news = _inner_names(old), _inner_names(new)
+    ``backup.tgz``: read again, it would be ``backup.tar``).  Where the
+    names' layers leave it open, they are counted as the format a spelling
+    is of reads them (``photos.tbz2`` become ``photos.tar.bz2``: the archive
+    reader reads either whole, one layer, titled by it)."""
+    return (_layered_title(title, _inner_names(old), _inner_names(new))
+            or _layered_title(title, _read_names(old), _read_names(new)))
+
+
+def _layered_title(title: str, olds: list[str], news: list[str]) -> str | None:
+    """The title at the layer of ``news`` that ``title`` is at in ``olds``; None if not one."""
     deepest = max(len(olds), len(news))
     # past the end of its list a name is its last (inner_name changes it no more)
     layers = [n for n in range(deepest) if as_stored(olds[min(n, len(olds) - 1)]) == title]
@@ -80,27 +88,40 @@ def read_alike_here(path: Path, old: str, new: str) -> bool:
     ``page.html``) and the file that format by its content and either name
     -- a binary file named ``.jpg`` is refused in words that quote its
     suffix, a bzip2 tar named ``.tgz`` is read as a compressed file and
-    named ``.tar.gz`` as a tar: both are read again."""
+    named ``.tar.gz`` as a tar: both are read again; so is gzip data named
+    ``.tbz2`` then ``.tar.bz2``, which the compressed reader reads, not the
+    archive reader whose spellings they are."""
     if read_alike(old, new):
         return True
-    if _suffixes(_respelled(old)) != _suffixes(_respelled(new)):
+    (old_as, old_by), (new_as, new_by) = _respelling(old), _respelling(new)
+    if _suffixes(old_as) != _suffixes(new_as):
         return False
-    return _format_of(path, old) == _format_of(path, new) is not None
+    read_by = _format_of(path, old)
+    return read_by is not None and read_by == _format_of(path, new) and {old_by, new_by} <= {read_by, None}
 
 
 @functools.cache
-def _spellings() -> tuple[tuple[str, str], ...]:
-    """(a name's ending, the ending it is a spelling of) for every format's spellings, the longest first."""
-    pairs = [(other, group[0]) for fmt in formats().values() for group in fmt.spellings for other in group[1:]]
-    return tuple(sorted(pairs, key=lambda pair: -len(pair[0])))
+def _spellings() -> tuple[tuple[str, str, str], ...]:
+    """(a name's ending, the ending it is a spelling of, their format) for every format's spellings, the longest
+    first."""
+    found = [(other, group[0], fmt.name) for fmt in formats().values() for group in fmt.spellings
+             for other in group]
+    return tuple(sorted(found, key=lambda spelling: -len(spelling[0])))
 
 
-def _respelled(name: str) -> str:
-    """``name`` with its ending in the spelling its format reads it as (``page.htm``: ``page.html``)."""
-    for ending, first in _spellings():
+def _respelling(name: str) -> tuple[str, str | None]:
+    """``name`` with its ending in the spelling its format reads it as (``page.htm``: ``page.html``), and that
+    format; ``name`` and None for an ending that is no spelling."""
+    for ending, first, fmt in _spellings():
         if name.lower().endswith(ending) and len(name) > len(ending):
-            return name[:-len(ending)] + first
-    return name
+            return name[:-len(ending)] + first, fmt
+    return name, None
+
+
+def _read_names(name: str) -> list[str]:
+    """``name``, then the names inside it at each layer of compression as the format its ending is a spelling
+    of reads them (:func:`_inner_names` of it respelled): ``x.tar.bz2`` is one layer, as ``x.tbz2`` is."""
+    return [name, *_inner_names(_respelling(name)[0])[1:]]
 
 
 def _format_of(path: Path, name: str) -> str | None:
