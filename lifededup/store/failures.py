@@ -3,6 +3,7 @@ failures``, the web view's failures page; ``lifededup.index`` gives them too).""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
@@ -23,6 +24,8 @@ _COUNTS = "SELECT count(*), count(CASE WHEN machine = :machine THEN 1 END) " + _
 _OF_MACHINE = " AND machine = :machine"
 # recorded since a time (what a watcher's run just met)
 _SINCE = " AND indexed_at >= :since"
+# how many of each status, the most first (`failures`' last line, the web view's list of kinds)
+_BY_STATUS = "SELECT status, count(*) " + _FAILED_ITEMS + "{only} GROUP BY status ORDER BY count(*) DESC, status"
 
 
 @dataclass(frozen=True)
@@ -40,11 +43,13 @@ class FailedItem:
 
 
 def failures(store: Readable, limit: int | None = None, *, since: datetime | None = None,
-             machine: str | None = None) -> list[FailedItem]:
+             machine: str | None = None, statuses: Sequence[str] = ()) -> list[FailedItem]:
     """The failed items by path (through ``reading()``: on the driver alone
     where the store was opened so, as ``lifededup failures`` opens it);
     ``machine``: only that machine's (every machine's by default);
-    ``since``: only this machine's, recorded at that time (UTC) or later."""
+    ``since``: only this machine's, recorded at that time (UTC) or later;
+    ``statuses``: only those of these statuses (``no-text-layer``: the scans
+    ``index --ocr`` reads), every status where none is given."""
     sqlite = store.location.backend == "sqlite"
     # no limit: SQLite's LIMIT -1, PostgreSQL's LIMIT NULL
     everything = -1 if sqlite else None
@@ -53,12 +58,34 @@ def failures(store: Readable, limit: int | None = None, *, since: datetime | Non
     if since is not None:
         params.update(since=stored_time(since))
         only, machine = _SINCE, store.machine
-    if machine is not None:
-        params.update(machine=machine)
-        only += _OF_MACHINE
+    only += _only(params, machine, statuses)
     with store.reading() as db:
         rows = db.execute(_FAILED.format(path="+path" if sqlite else "path", only=only), params).fetchall()
     return [FailedItem(str(p), str(part), str(s), str(e or ""), str(m)) for p, part, s, e, m in rows]
+
+
+def failed_by_status(store: Readable, *, machine: str | None = None) -> dict[str, int]:
+    """How many failed items of each status the store holds, the most first
+    (ties by status); ``machine``: that machine's alone.  What a long list
+    of failures is made of, and which to look at: ``failures --status``."""
+    params: dict[str, object] = {}
+    with store.reading() as db:
+        rows = db.execute(_BY_STATUS.format(only=_only(params, machine)), params).fetchall()
+    return {str(status): int(count) for status, count in rows}
+
+
+def _only(params: dict[str, object], machine: str | None, statuses: Sequence[str] = ()) -> str:
+    """The conditions, after ``_FAILED_ITEMS``', of one machine's failures
+    and of some statuses, their values put in ``params``."""
+    only = ""
+    if machine is not None:
+        params.update(machine=machine)
+        only += _OF_MACHINE
+    if statuses:
+        named = {f"status_{at}": status for at, status in enumerate(dict.fromkeys(statuses))}
+        params.update(named)
+        only += f" AND status IN ({', '.join(':' + name for name in named)})"
+    return only
 
 
 def failed_counts(store: Readable) -> tuple[int, int]:

@@ -246,13 +246,18 @@ class View:
         """Every machine's failures, or ``?machine=NAME``'s (the status page's
         link where a shared store holds other machines' too)."""
         machine = request.query_params.get("machine") or None
-        found = pages.failed_items(self.stores.get(), machine=machine)
-        return self.html("failures.html", failures=found, limit=pages.FAILURES_SHOWN, machine=machine)
+        statuses = [s for s in request.query_params.getlist("status") if s]
+        store = self.stores.get()
+        found = pages.failed_items(store, machine=machine, statuses=statuses)
+        return self.html("failures.html", failures=found, limit=pages.FAILURES_SHOWN, machine=machine,
+                         statuses=statuses, kinds=pages.failed_kinds(store, machine=machine))
 
     def failures_json(self, request: Request) -> Response:
-        """``lifededup failures --json --limit 1000 [--machine NAME]``'s list."""
+        """``lifededup failures --json --limit 1000 [--machine NAME] [--status STATUS...]``'s list."""
         machine = request.query_params.get("machine") or None
-        return JSONResponse([f.to_dict() for f in pages.failed_items(self.stores.get(), machine=machine)])
+        statuses = [s for s in request.query_params.getlist("status") if s]
+        return JSONResponse([f.to_dict() for f in pages.failed_items(self.stores.get(), machine=machine,
+                                                                     statuses=statuses)])
 
     def status_page(self, request: Request) -> Response:
         return self.html("status.html", view=pages.status_view(self.stores.get, self.stores.location,

@@ -300,9 +300,17 @@ def open_original(path: Path) -> tuple[int, int] | None:
 # -- failures and status --------------------------------------------------------
 
 
-def failed_items(store: Store, limit: int = FAILURES_SHOWN, *, machine: str | None = None) -> list[FailedItem]:
-    """``lifededup failures --limit N [--machine NAME]``."""
-    return failures(store, limit, machine=machine)
+def failed_items(store: Store, limit: int = FAILURES_SHOWN, *, machine: str | None = None,
+                 statuses: Sequence[str] = ()) -> list[FailedItem]:
+    """``lifededup failures --limit N [--machine NAME] [--status STATUS...]``."""
+    return failures(store, limit, machine=machine, statuses=statuses)
+
+
+def failed_kinds(store: Store, *, machine: str | None = None) -> dict[str, int]:
+    """How many failed of each status (the last line of ``lifededup failures``)."""
+    from lifededup.store.failures import failed_by_status
+
+    return failed_by_status(store, machine=machine)
 
 
 @dataclass(frozen=True)
