@@ -170,6 +170,7 @@ def _speaking(opening: Callable[[], R],
         _raise_damage(exc, store)
         _raise_unavailable(exc, store)
         _raise_refused(exc)
+        _raise_unconfigured(exc, store)
         raise
     finally:
         store.close()
@@ -192,6 +193,18 @@ def _raise_refused(exc: Exception) -> None:
         "reading commands (search, dups, show, stats, check) need SELECT on the store's tables, indexing and "
         "the other writing commands a role that may write them, such as the store's owner (README, "
         "\"Sharing a store\")") from exc
+
+
+def _raise_unconfigured(exc: Exception, store: Readable) -> None:
+    """A PostgreSQL store's search or indexing meeting no text search
+    configuration (revision 0029's, dropped by hand) as a message that
+    names the command saying how to make it again, not the server's error."""
+    if store.location.url is None:
+        return
+    from lifededup.store.check import LOST_CONFIGURATION, lost_configuration
+
+    if lost_configuration(exc):
+        raise click.ClickException(f"the store {store.location} {LOST_CONFIGURATION}") from exc
 
 
 def _raise_damage(exc: Exception, store: Readable) -> None:

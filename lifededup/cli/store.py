@@ -117,7 +117,10 @@ def check_command(as_json: bool, mend: bool, db: str | None) -> None:
 
     It also makes again the SHA-1 of every text, to find the texts changed
     by `sql --write` since they were fingerprinted: their features and
-    cluster are still the old text's.
+    cluster are still the old text's.  On PostgreSQL it finds the text
+    search configuration every search and indexing reads words with
+    (revision 0029) dropped by hand, and names the statements that make it
+    again.
 
     Exits with status 1 and says what is wrong if anything is; `lifededup
     recluster` rebuilds the clusters, and `--mend` writes again the words

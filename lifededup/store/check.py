@@ -15,8 +15,8 @@ from sqlalchemy.exc import DBAPIError
 from lifededup.store.clustering import misplaced_keys, unmeasured_members
 from lifededup.store.settings import FEATURE_COLUMNS
 from lifededup.store.opening import damage_of, damaged_message
-from lifededup.store.searchable import (CJK, CJK_CHARS, PG_PIECES_BODY, apart, pg_document, pg_fill_pieces,
-                                        pg_pieces_of)
+from lifededup.store.searchable import (CJK, CJK_CHARS, PG_PIECES_BODY, TS_CONFIG, apart, pg_document,
+                                        pg_fill_pieces, pg_pieces_of)
 from lifededup.store.store import Store
 
 
@@ -141,6 +141,56 @@ def _server_fts_check(conn: Connection) -> list[Problem]:
             problems.append(Problem("missing-index", f"the store has no index {name} on {table}; "
                                     f"make it again with: lifededup sql --write {shlex.quote(statement)}"))
     return problems
+
+
+# The text search configuration check names (TS_CONFIG, revision 0029).
+CONFIGURATION = "search-configuration"
+# the token types the simple configuration maps, each read by unaccent first in the store's (0029's list)
+_TOKENS = ("asciihword, asciiword, email, file, float, host, hword, hword_asciipart, hword_numpart, hword_part, "
+           "int, numhword, numword, sfloat, uint, url, url_path, version, word")
+# whether the configuration is found as the store's functions and searches name it (on the search path), and
+# the schema of the unaccent extension it reads through (NULL: none)
+_CONFIGURED = (f"SELECT EXISTS (SELECT 1 FROM pg_ts_config WHERE cfgname = '{TS_CONFIG}' "
+               "AND pg_ts_config_is_visible(oid)), (SELECT quote_ident(n.nspname) FROM pg_extension e "
+               "JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'unaccent')")
+
+
+def _search_configuration(conn: Connection) -> list[Problem]:
+    """On PostgreSQL, the text search configuration the store's documents
+    are made with and every search reads words with (``TS_CONFIG``,
+    revision 0029), and the ``unaccent`` extension it reads through
+    (``DROP EXTENSION unaccent CASCADE`` drops the configuration too):
+    without it every search and every item's indexing fails.  Named with
+    the statements that make it again, as revision 0029 made it."""
+    [(configured, schema)] = conn.exec_driver_sql(_CONFIGURED).all()
+    if configured:
+        return []
+    make = ([] if schema else ["CREATE EXTENSION IF NOT EXISTS unaccent"]) + [
+        f"CREATE TEXT SEARCH CONFIGURATION {TS_CONFIG} (COPY = pg_catalog.simple)",
+        f"ALTER TEXT SEARCH CONFIGURATION {TS_CONFIG} ALTER MAPPING FOR {_TOKENS} "
+        f"WITH {f'{schema}.' if schema else ''}unaccent, pg_catalog.simple"]
+    gone = "" if schema else ", nor the unaccent extension it reads words through (made by the database's owner)"
+    return [Problem(CONFIGURATION, f"the store has no text search configuration {TS_CONFIG} (revision 0029){gone}: "
+                    "its documents were made with it and every search reads words with it, so searching and "
+                    "indexing fail; make it again with: "
+                    + " and ".join(f"lifededup sql --write {shlex.quote(statement)}" for statement in make))]
+
+
+# What a command meeting it says, after the store's name.
+LOST_CONFIGURATION = (f"has lost its text search configuration {TS_CONFIG}, with which searching and indexing "
+                      "read words: `lifededup check` names what is missing and the statements that make it again")
+# undefined_object: PostgreSQL's SQLSTATE for a configuration not found
+_UNDEFINED = "42704"
+
+
+def lost_configuration(exc: BaseException) -> bool:
+    """Whether a server's error is a search's or an item's indexing meeting
+    no text search configuration ``TS_CONFIG`` (dropped by hand): what
+    :func:`_search_configuration` finds and says how to make again."""
+    from lifededup.store.errors import driver_error
+
+    error = driver_error(exc)
+    return getattr(error, "sqlstate", None) == _UNDEFINED and f'configuration "{TS_CONFIG}"' in str(error)
 
 
 # Whether an item has pieces (piece 0) where its document lost none, or none
@@ -351,7 +401,7 @@ def check_store(store: Store, step: Callable[[str], None] | None = None) -> list
             problems.append(Problem("fingerprint-stale", f"{len(ids)} item(s) whose text is not the one their "
                                     "fingerprint and cluster were made from (changed by hand, with sql --write?)",
                                     ids))
-    if server:
+    if server and not any(p.check == CONFIGURATION for p in problems):  # its words are made with it
         step("every item's search words")
         problems.extend(_stale_documents(store))
     return problems
@@ -360,7 +410,7 @@ def check_store(store: Store, step: Callable[[str], None] | None = None) -> list
 # The checks of what the search reads -- its index, and the words apart it
 # reads (revision 0022) -- which writing the words apart again (``check
 # --mend``, ``mend_apart``) changes, and nothing else.
-SEARCH_CHECKS = frozenset({"fts-index", "cjk-apart"})
+SEARCH_CHECKS = frozenset({"fts-index", "cjk-apart", CONFIGURATION})
 
 
 def check_search(store: Store, step: Callable[[str], None] | None = None) -> list[Problem]:
@@ -373,20 +423,21 @@ def check_search(store: Store, step: Callable[[str], None] | None = None) -> lis
     server = store.location.url is not None
     with store.snapshot() if server else store.transaction() as conn:
         problems = _search_index(store, conn, step)
-    if server:
+    if server and not any(p.check == CONFIGURATION for p in problems):  # its words are made with it
         step("every item's search words")
         problems.extend(_stale_documents(store))
     return [p for p in problems if p.check in SEARCH_CHECKS]
 
 
 def _search_index(store: Store, conn: Connection, step: Callable[[str], None]) -> list[Problem]:
-    """The search index's rows (and on a server its indexes), and every CJK item's words apart."""
+    """The search index's rows (and on a server its indexes and text search
+    configuration), and every CJK item's words apart."""
     server = store.location.url is not None
     problems = []
     if server or not store.readonly:
         step("the search index")
     if server:
-        problems.extend(_server_fts_check(conn))
+        problems.extend(_search_configuration(conn) + _server_fts_check(conn))
     elif not store.readonly:
         problems.extend(_fts_check(conn))
     step("every CJK item's words apart")

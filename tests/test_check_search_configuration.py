@@ -1,0 +1,87 @@
+"""A PostgreSQL store's text search configuration ``lifededup`` (revision
+0029: ``simple``'s, each word read through the ``unaccent`` extension
+first), dropped by hand -- or with the extension (``DROP EXTENSION unaccent
+CASCADE`` drops it too): every search and every item's indexing failed with
+the server's error, and ``lifededup check`` crashed making the documents
+again.  ``check`` names it with the statements that make it again, a search
+or an index says to run ``check``, and the statements said make the store
+whole.  The real server, the real command."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TOKENS = ("asciihword, asciiword, email, file, float, host, hword, hword_asciipart, hword_numpart, hword_part, int, "
+          "numhword, numword, sfloat, uint, url, url_path, version, word")
+
+
+def lifededup(db: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "lifededup", args[0], "--db", db, *args[1:]],
+                          env={**os.environ, "LIFEDEDUP_DB": ""}, capture_output=True, text=True, timeout=120)
+
+
+def found(db: str, query: str) -> set[str]:
+    done = lifededup(db, "search", "--json", "--all", "--", query)
+    assert done.returncode == 0, done.stderr
+    return {Path(hit["path"]).name for hit in json.loads(done.stdout)["hits"]}
+
+
+@pytest.mark.parametrize(("drop", "extension", "dictionary"), [
+    ("DROP TEXT SEARCH CONFIGURATION lifededup", [], "public.unaccent"),
+    ("DROP EXTENSION unaccent CASCADE", ["CREATE EXTENSION IF NOT EXISTS unaccent"], "unaccent"),
+])
+def test_check_names_a_lost_search_configuration_and_the_statements_that_make_it_again(
+        tmp_path: Path, pg_url: str, drop: str, extension: list[str], dictionary: str) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "cafe.txt").write_text("Mon résumé du café, une crème brûlée.", encoding="utf-8")
+    (folder / "river.txt").write_text("the river survey report", encoding="utf-8")
+    assert lifededup(pg_url, "index", str(folder)).returncode == 0
+    assert lifededup(pg_url, "check").returncode == 0
+    assert lifededup(pg_url, "sql", "--write", drop).returncode == 0
+
+    checked = lifededup(pg_url, "check")
+    statements = [*extension, "CREATE TEXT SEARCH CONFIGURATION lifededup (COPY = pg_catalog.simple)",
+                  f"ALTER TEXT SEARCH CONFIGURATION lifededup ALTER MAPPING FOR {TOKENS} "
+                  f"WITH {dictionary}, pg_catalog.simple"]
+    gone = ", nor the unaccent extension it reads words through (made by the database's owner)" if extension else ""
+    assert checked.returncode == 1 and checked.stdout == "", checked
+    assert checked.stderr == (
+        f"problem: search-configuration: the store has no text search configuration lifededup (revision 0029)"
+        f"{gone}: its documents were made with it and every search reads words with it, so searching and "
+        "indexing fail; make it again with: "
+        + " and ".join(f"lifededup sql --write {shlex.quote(statement)}" for statement in statements)
+        + f"\nError: 1 problem(s) in {pg_url}\n"), checked.stderr
+    as_json = lifededup(pg_url, "check", "--json")
+    assert [p["check"] for p in json.loads(as_json.stdout)["problems"]] == ["search-configuration"], as_json
+
+    # a search, and an index, say what to run instead of the server's error
+    lost = (f"Error: the store {pg_url} has lost its text search configuration lifededup, with which searching "
+            "and indexing read words: `lifededup check` names what is missing and the statements that make it "
+            "again\n")
+    searched = lifededup(pg_url, "search", "river")
+    assert searched.returncode == 1 and searched.stderr == lost, searched.stderr
+    (folder / "new.txt").write_text("a new note about the river", encoding="utf-8")
+    indexed = lifededup(pg_url, "index", str(folder))
+    assert indexed.returncode == 1 and indexed.stderr.endswith(lost) and "Traceback" not in indexed.stderr, indexed
+
+    # what check said, run as said: clean again, and a word found whatever its accents
+    said = re.search(r"make it again with: (.*)$", checked.stderr.splitlines()[0])
+    assert said is not None
+    for command in said.group(1).split(" and lifededup "):
+        args = shlex.split(command.removeprefix("lifededup "))
+        assert args[:2] == ["sql", "--write"], command
+        done = lifededup(pg_url, *args)
+        assert done.returncode == 0, done.stderr
+    assert lifededup(pg_url, "check").stdout.startswith("ok: 2 items")
+    assert found(pg_url, "cafe creme") == {"cafe.txt"}
+    assert lifededup(pg_url, "index", str(folder)).returncode == 0
+    assert found(pg_url, "river") == {"river.txt", "new.txt"}
