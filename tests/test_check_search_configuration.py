@@ -64,7 +64,7 @@ def test_check_names_a_lost_search_configuration_and_the_statements_that_make_it
     assert [p["check"] for p in json.loads(as_json.stdout)["problems"]] == ["search-configuration"], as_json
 
     # a search, and an index, say what to run instead of the server's error
-    lost = (f"Error: the store {pg_url} has lost its text search configuration lifededup, with which searching "
+    lost = (f"Error: {pg_url} has lost its text search configuration lifededup, with which searching "
             "and indexing read words: `lifededup check` names what is missing and the statements that make it "
             "again\n")
     searched = lifededup(pg_url, "search", "river")

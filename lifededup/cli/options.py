@@ -204,7 +204,7 @@ def _raise_unconfigured(exc: Exception, store: Readable) -> None:
     from lifededup.store.check import LOST_CONFIGURATION, lost_configuration
 
     if lost_configuration(exc):
-        raise click.ClickException(f"the store {store.location} {LOST_CONFIGURATION}") from exc
+        raise click.ClickException(f"{store.location} {LOST_CONFIGURATION}") from exc
 
 
 def _raise_damage(exc: Exception, store: Readable) -> None:
