@@ -85,3 +85,33 @@ def test_check_names_a_lost_search_configuration_and_the_statements_that_make_it
     assert found(pg_url, "cafe creme") == {"cafe.txt"}
     assert lifededup(pg_url, "index", str(folder)).returncode == 0
     assert found(pg_url, "river") == {"river.txt", "new.txt"}
+
+
+def test_a_search_from_code_or_the_web_view_says_to_run_check(tmp_path: Path, pg_url: str) -> None:
+    """``search()`` (and so the web view) met the dropped configuration as
+    the server's raw error, where the CLI said to run ``check``: a
+    ``MissingIndex`` with the same words, and a page saying them."""
+    from lifededup.search import search
+    from lifededup.store import open_reader
+    from lifededup.store.check import LOST_CONFIGURATION
+    from lifededup.store.errors import MissingIndex
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "river.txt").write_text("the river survey report", encoding="utf-8")
+    assert lifededup(pg_url, "index", str(folder)).returncode == 0
+    assert lifededup(pg_url, "sql", "--write", "DROP TEXT SEARCH CONFIGURATION lifededup").returncode == 0
+    reader = open_reader(pg_url)
+    try:
+        with pytest.raises(MissingIndex, match=re.escape(LOST_CONFIGURATION)):
+            search(reader, "river")
+    finally:
+        reader.close()
+    pytest.importorskip("starlette", reason="the web view needs its extra: pip install '.[web]'")
+    from starlette.testclient import TestClient
+
+    from lifededup.web import create_app
+
+    with TestClient(create_app(pg_url), base_url="http://127.0.0.1:8765") as client:
+        page = client.get("/search.json?q=river")
+        assert page.status_code == 500 and page.json() == {"error": f"{pg_url} {LOST_CONFIGURATION}"}, page.text

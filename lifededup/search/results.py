@@ -246,6 +246,14 @@ def _search(store: Readable, query: str | None, filters: Filters, limit: int, co
                 raise MissingIndex(f"{store.location} has lost an index a search reads through ({reason}): "
                                    "`lifededup check` names it and the statement that makes it again") from exc
             raise
+        except Exception as exc:  # a PostgreSQL store's text search configuration dropped by hand
+            from lifededup.store.check import LOST_CONFIGURATION, lost_configuration
+
+            if postgres and lost_configuration(exc):
+                from lifededup.store.errors import MissingIndex
+
+                raise MissingIndex(f"{store.location} {LOST_CONFIGURATION}") from exc
+            raise
 
 
 def _pieced(conn: Connection, query: str | None) -> Pieced | None:
