@@ -186,7 +186,6 @@ def migrations_dir() -> Path:
 
 def alembic_config() -> Config:
     from alembic.config import Config
-    from alembic.runtime.migration import MigrationInfo
 
     config = Config()
     config.set_main_option("script_location", str(migrations_dir()))
