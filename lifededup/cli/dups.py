@@ -44,7 +44,7 @@ def dups_command(as_json: bool, limit: int | None, min_size: int, db: str | None
         click.echo("no clusters of copies found")
     for cluster in found:
         rep = cluster.representative
-        click.echo(f"cluster {cluster.cluster_id} ({len(cluster.members)} items)")
+        click.echo(f"cluster {cluster.cluster_id} ({len(cluster.members):,} items)")
         click.echo(f"  * {rep.id:>7}  {item_name(rep.path, rep.part, rep.machine)}{_subject(rep)}")
         measured = cluster.similarity or [None] * len(cluster.members)
         for member, similarity in zip(cluster.members[1:], measured[1:]):

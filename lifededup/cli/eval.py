@@ -102,10 +102,10 @@ def eval_command(truth_path: Path | None, corpus: Path | None, specs: tuple[str,
             click.echo(json.dumps(row.to_dict()))
         return
     clusters = true_clusters(truth, documents)
-    known = f" in {clusters} true clusters" if clusters is not None else ""
+    known = f" in {clusters:,} true clusters" if clusters is not None else ""
     click.echo(
-        f"{len(documents.texts)} items read ({len(documents.failed)} could not be), "
-        f"{true_pairs(truth, documents)} duplicate pairs{known}"
+        f"{len(documents.texts):,} items read ({len(documents.failed):,} could not be), "
+        f"{true_pairs(truth, documents):,} duplicate pairs{known}"
     )
     click.echo(format_table(scores, markdown=markdown))
 
@@ -123,5 +123,5 @@ def _on_store(chosen: list[str], sample: int, markdown: bool, as_json: bool, db:
             click.echo(json.dumps(row.to_dict()))
         return
     near = scores[0].near if scores else 0
-    click.echo(f"{near} near copies (within 30% word edit distance) among the sampled candidate pairs")
+    click.echo(f"{near:,} near copies (within 30% word edit distance) among the sampled candidate pairs")
     click.echo(format_archive_table(scores, markdown=markdown))

@@ -61,7 +61,7 @@ def _failed_files(summary: Summary) -> str:
         return ""
     if not summary.failed_files:  # a mail archive's first run: "(0 file(s) and 18 part(s) inside files)"
         return " (all of them parts inside files, no whole file)"
-    return f" ({summary.failed_files} file(s) and {parts} part(s) inside files)"
+    return f" ({summary.failed_files:,} file(s) and {parts:,} part(s) inside files)"
 
 
 def _pace(summary: Summary) -> str:
@@ -82,8 +82,8 @@ def _stored_failures(summary: Summary) -> str:
     laptop counted the NAS's as the laptop's, files no one here can fix."""
     others = summary.failed_in_store - summary.failed_here
     if not others:
-        return f"{summary.failed_in_store} failed item(s)"
-    return f"{summary.failed_here} failed item(s) of this machine's, and {others} on other machines"
+        return f"{summary.failed_in_store:,} failed item(s)"
+    return f"{summary.failed_here:,} failed item(s) of this machine's, and {others:,} on other machines"
 
 
 def _why_failed(summary: Summary, machine: str) -> str | None:
@@ -96,10 +96,10 @@ def _why_failed(summary: Summary, machine: str) -> str | None:
 def summary_lines(summary: Summary, *, reread: bool = False, machine: str = "") -> list[str]:
     """``machine``: the one that ran (named in the command that lists its failures, on a shared store)."""
     lines = [
-        f"new {summary.new}, updated {summary.updated}, unchanged {summary.unchanged}, "
-        f"moved {summary.moved}, removed {summary.removed}, failed {summary.failed}{_failed_files(summary)}"
+        f"new {summary.new:,}, updated {summary.updated:,}, unchanged {summary.unchanged:,}, "
+        f"moved {summary.moved:,}, removed {summary.removed:,}, failed {summary.failed:,}{_failed_files(summary)}"
         f"{summary.vanished_words()} ({_pace(summary)})",
-        f"store: {summary.exact_duplicates} exact duplicate(s), {summary.near_duplicates} near-duplicate(s), "
+        f"store: {summary.exact_duplicates:,} exact duplicate(s), {summary.near_duplicates:,} near-duplicate(s), "
         f"{_stored_failures(summary)}",
     ]
     why = _why_failed(summary, machine)

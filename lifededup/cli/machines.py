@@ -59,7 +59,7 @@ def machines_list(as_json: bool, db: str | None) -> None:
     for machine in found:
         claimed = f"claimed {machine.claimed_at:%Y-%m-%d %H:%M} UTC" if machine.claimed_at else "not claimed yet"
         here = "  (this computer)" if machine.here else ""
-        click.echo(f"{machine.name:<{width}}  {machine.items:>9,} item(s)  {machine.folders:>3} folder(s)  {claimed}{here}")
+        click.echo(f"{machine.name:<{width}}  {machine.items:>9,} item(s)  {machine.folders:>3,} folder(s)  {claimed}{here}")
     theirs = [m for m in found if m.name == name and m.claimed_at and not m.here]
     if theirs:
         click.echo(f"this computer writes as {name!r}, which another computer claimed: set {MACHINE_ENV} to a name "
@@ -116,18 +116,18 @@ def machines_forget(name: str, yes: bool, as_json: bool, db: str | None) -> None
             raise click.ClickException(f"the store has no machine {name!r}; see `lifededup machines list`")
         if not yes:
             if not sys.stdin.isatty():
-                raise click.ClickException(f"forgetting {known[name].items} item(s) of {name!r} needs --yes "
+                raise click.ClickException(f"forgetting {known[name].items:,} item(s) of {name!r} needs --yes "
                                            "where there is no terminal to ask on")
             if name == store.machine:
                 click.echo(f"{name!r} is the name this computer indexes as", err=True)
-            if not click.confirm(f"forget the {known[name].items} item(s) and {known[name].folders} watched "
+            if not click.confirm(f"forget the {known[name].items:,} item(s) and {known[name].folders:,} watched "
                                  f"folder(s) of {name!r}? (no file is touched)", default=False):
                 raise click.ClickException("nothing forgotten")
         removed = forget_machine(store, name)
     if as_json:
         click.echo(json.dumps({"machine": name, "forgotten": removed}))
     else:
-        click.echo(f"forgot the machine {name!r}: {removed} item(s) removed from the store")
+        click.echo(f"forgot the machine {name!r}: {removed:,} item(s) removed from the store")
 
 
 @machines_group.command("rename")
@@ -159,4 +159,4 @@ def machines_rename(old: str, new: str, as_json: bool, db: str | None) -> None:
     if as_json:
         click.echo(json.dumps({"machine": old, "renamed_to": new, "items": renamed}))
     else:
-        click.echo(f"renamed the machine {old!r} to {new!r}: {renamed} item(s)")
+        click.echo(f"renamed the machine {old!r} to {new!r}: {renamed:,} item(s)")

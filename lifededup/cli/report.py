@@ -221,12 +221,12 @@ def _print_verify(report: VerifyReport, names: dict[int, str]) -> None:
     click.echo(f"farthest pair within a cluster: {_pct(report.max_farthest)}"
                f" (exact for clusters of up to {ALL_PAIRS_MAX} distinct texts)")
     over = report.over
-    click.echo(f"clusters over {report.threshold:.0%}: {len(over) if over else 'none'}")
+    click.echo(f"clusters over {report.threshold:.0%}: {f'{len(over):,}' if over else 'none'}")
     for check in over:
         a, b = check.pair
         bound = "" if check.exact else f" (at least; at most {_pct(check.upper_bound)})"
-        click.echo(f"  cluster {check.cluster_id} ({check.size} items): {_pct(check.farthest)}{bound} between")
+        click.echo(f"  cluster {check.cluster_id} ({check.size:,} items): {_pct(check.farthest)}{bound} between")
         click.echo(f"    {names.get(a, a)}\n    {names.get(b, b)}")
     for check in report.maybe_over:
-        click.echo(f"  cluster {check.cluster_id} ({check.size} items) may be: its farthest pair measured "
+        click.echo(f"  cluster {check.cluster_id} ({check.size:,} items) may be: its farthest pair measured "
                    f"{_pct(check.farthest)}, bounded by {_pct(check.upper_bound)}")

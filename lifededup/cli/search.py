@@ -171,9 +171,9 @@ def _print_hit(number: int, hit: Hit, found: SearchResult) -> None:
     when = ("file date " if hit.file_date else "") + (hit.date or "")[:10]
     head = f"{number:>3}. {click.style(_name(hit.path, hit.part, hit.machine), bold=True)}  ({hit.kind}{', ' + when if when else ''})"
     if hit.hidden:
-        head += click.style(f"  +{hit.hidden} {'copy' if hit.hidden == 1 else 'copies'}", fg="cyan")
+        head += click.style(f"  +{hit.hidden:,} {'copy' if hit.hidden == 1 else 'copies'}", fg="cyan")
     elif found.mode != "collapsed" and hit.cluster_size > 1:
-        head += click.style(f"  [cluster {hit.cluster_id}, {hit.cluster_size} items]", fg="cyan")
+        head += click.style(f"  [cluster {hit.cluster_id}, {hit.cluster_size:,} items]", fg="cyan")
     click.echo(head)
     if hit.title and not _said_by(hit.snippet.text, hit.title):
         click.echo(f"     {shown(hit.title)}")  # a mail's subject may carry an escape sequence
@@ -188,7 +188,7 @@ def _print_hit(number: int, hit: Hit, found: SearchResult) -> None:
                  + (f" ({'file date ' if c.file_date else ''}{c.date[:10]})" if c.date else "")
                  for c in hit.copies[:COPIES_SHOWN]]
         more = hit.hidden - len(names)
-        click.echo(f"     copies, newest first: {'; '.join(names)}{f'; and {more} more' if more > 0 else ''}")
+        click.echo(f"     copies, newest first: {'; '.join(names)}{f'; and {more:,} more' if more > 0 else ''}")
         if found.mode == "collapsed" and more > 0:
             click.echo(f"     (lifededup search --cluster {hit.cluster_id} lists them all)")
 
@@ -201,7 +201,7 @@ def _said_by(snippet: str, line: str) -> bool:
 
 
 def _footer(found: SearchResult, offset: int = 0) -> str:
-    shown = f"{len(found.hits)}" if not offset else f"{offset + 1}-{offset + len(found.hits)}"
+    shown = f"{len(found.hits)}" if not offset else f"{offset + 1:,}-{offset + len(found.hits):,}"
     more = "; --page N shows more" if (found.rows > offset + len(found.hits) or not found.rows_exact) else ""
     if found.mode == "collapsed":
         return (f"{shown} of {_count(found)} result{'' if found.rows == 1 else 's'} "
@@ -209,5 +209,5 @@ def _footer(found: SearchResult, offset: int = 0) -> str:
                 "copies collapsed; "
                 f"--all shows every item{more})")
     if found.mode == "dedup":
-        return f"{shown} of {found.rows} results after de-duplicating the {items_said(found.matches, 'best-ranked')}"
+        return f"{shown} of {found.rows:,} results after de-duplicating the {items_said(found.matches, 'best-ranked')}"
     return f"{shown} of {items_said(found.rows, exact=found.rows_exact)}" + (f" ({more[2:]})" if more else "")

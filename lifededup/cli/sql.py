@@ -74,7 +74,7 @@ def sql_command(query: str, as_json: bool, as_csv: bool, write: bool, db: str | 
         except driver_errors() as exc:
             raise click.ClickException(_sql_error(exc, write, store.location.backend)) from exc
     if not columns and changed >= 0 and write:  # INSERT, UPDATE, DELETE: say what they did
-        click.echo(json.dumps({"changed": changed}) if as_json else f"{changed} row(s) changed")
+        click.echo(json.dumps({"changed": changed}) if as_json else f"{changed:,} row(s) changed")
     elif not columns:  # read-only, a statement of no columns (PostgreSQL's bare SELECT): nothing was changed
         click.echo(json.dumps([]) if as_json else "(no columns)")
     elif as_json:

@@ -83,7 +83,7 @@ def _print_explanation(found: Explanation) -> None:
         click.echo("not in any cluster (no text to fingerprint)")
         return
     size = len(found.reasons)
-    held = "no copies of it" if size == 1 else f"{size} items"
+    held = "no copies of it" if size == 1 else f"{size:,} items"
     click.echo(f"cluster {found.cluster_id} ({held}, {found.method}; a near copy {found.admission()})")
     click.echo(f"  {'id':>7}  {'why':<22} {'shared':>6} {'resemblance':>11} {'edit dist':>9}  path")
     for reason in found.reasons:
@@ -150,7 +150,7 @@ def check_command(as_json: bool, mend: bool, db: str | None) -> None:
             problems = checked_again(store, problems, mended, step if sys.stderr.isatty() else None)
         if not as_json:
             for what, count in mended.items():
-                click.echo(f"mended: {count} item(s), {what}")
+                click.echo(f"mended: {count:,} item(s), {what}")
         # a damaged file may not even count its rows: counted only when all is well
         counts = None if problems else (store.execute("SELECT count(*) FROM items")[1][0][0],
                                         store.execute("SELECT count(*) FROM cluster_sizes")[1][0][0])
@@ -170,10 +170,10 @@ def check_command(as_json: bool, mend: bool, db: str | None) -> None:
                                                                        for p in problems) else [])
         mends = [_MENDED_BY_CHECK[p.check][0] for p in problems if p.check in _MENDED_BY_CHECK]
         ways += ([f"`lifededup check --mend` {' and '.join(dict.fromkeys(mends))}"] if mends else [])
-        raise click.ClickException(f"{len(problems)} problem(s) in {store.location}"
+        raise click.ClickException(f"{len(problems):,} problem(s) in {store.location}"
                                    + "".join(f"; {way}" for way in ways))
     items, groups = counts
-    click.echo(f"ok: {items} items, {groups} clusters, all invariants hold ({store.location})")
+    click.echo(f"ok: {items:,} items, {groups:,} clusters, all invariants hold ({store.location})")
 
 
 # The problems `recluster` mends: it rebuilds the clusters and sketch keys
@@ -271,4 +271,4 @@ def recluster_command(method: Method, rule: str | None, as_json: bool, db: str |
         click.echo(json.dumps({"method": method, "rule": spec, "clusters": groups}))
     else:
         rule = spec if method == "conservative" else "linked by shared features"
-        click.echo(f"reclustered ({method}, {rule}): {groups} clusters with copies")
+        click.echo(f"reclustered ({method}, {rule}): {groups:,} clusters with copies")

@@ -203,25 +203,25 @@ def folders_remove(paths: tuple[Path, ...], forget: bool | None, as_json: bool, 
                 count = items_under(store, path)
                 where = " (it is not there any more: renamed or moved?)" if gone else ""
                 choice = count > 0 and click.confirm(
-                    f"forget the {count} item(s) of {path}{where} too? (kept, they stay searchable)", default=gone)
+                    f"forget the {count:,} item(s) of {path}{where} too? (kept, they stay searchable)", default=gone)
             removed = remove_folder(store, path, forget=bool(choice))
             if removed is None and choice and gone and items_under(store, path):
                 # no longer watched, nor there: removed earlier with its items kept, say, then found renamed
                 removed = forget_under(store, path)
                 click.echo(json.dumps({"path": path, "forgotten": removed}) if as_json else
-                           f"{path} was not watched; it is not there any more: forgot its {removed} item(s)")
+                           f"{path} was not watched; it is not there any more: forgot its {removed:,} item(s)")
                 continue
             if removed is None:
                 raise click.ClickException(f"{path} is not watched; see `lifededup folders list`")
             if as_json:
                 click.echo(json.dumps({"path": path, "forgotten": removed}))
             elif choice:
-                click.echo(f"no longer watching {path}; forgot its {removed} item(s)")
+                click.echo(f"no longer watching {path}; forgot its {removed:,} item(s)")
             elif gone and not items_under(store, path):
                 # renamed and indexed at its new place: its files were followed there, with their items
                 click.echo(f"no longer watching {path}; it is not there any more, and holds no item")
             else:
-                click.echo(f"no longer watching {path}; its {items_under(store, path)} item(s) stay in the "
+                click.echo(f"no longer watching {path}; its {items_under(store, path):,} item(s) stay in the "
                            "store (--forget removes them)")
                 if gone:
                     click.echo(f"{path} is not there any more: if it was renamed or moved, its files are indexed "
@@ -607,7 +607,7 @@ def _state_words(report: dict[str, Any], running: bool) -> str:
 def _waiting_words(report: dict[str, Any]) -> str:
     """What waits, in what a person can act on: "1,200 files, 3 folders to scan"."""
     if "waiting_files" not in report:  # written by an older watcher: paths, and events not yet taken up
-        return f"{report.get('pending', 0)} path(s)"
+        return f"{int(report.get('pending') or 0):,} path(s)"
     files, folders = int(report["waiting_files"]), int(report.get("waiting_folders") or 0)
     said = f"{files:,} file{'' if files == 1 else 's'}"
     return said + (f", {folders:,} folder{'' if folders == 1 else 's'} to scan" if folders else "")
@@ -632,8 +632,8 @@ def _failed_words(report: dict[str, Any]) -> str:
     here, and "41 failed" counted every machine's."""
     failed, here = int(report.get("failed") or 0), report.get("failed_here")
     if here is None or int(here) == failed:  # (None: written by an older watcher)
-        return f"failed items in store: {failed}"
-    return (f"failed items: {int(here)} of this machine's, {failed} in the store (`lifededup failures "
+        return f"failed items in store: {failed:,}"
+    return (f"failed items: {int(here):,} of this machine's, {failed:,} in the store (`lifededup failures "
             f"--machine {report.get('machine')}` lists this machine's)")
 
 
@@ -712,7 +712,7 @@ def daemon_status(as_json: bool) -> None:
             if status.running and report.get("state") == "indexing" and report.get("last_read"):
                 click.echo(f"last file read: {shown(str(report['last_read']))}")
             click.echo(f"last indexed: {said_when(report.get('last_indexed_at'))}, "
-                       f"files read since it started: {report.get('indexed', 0)}, {_failed_words(report)}")
+                       f"files read since it started: {int(report.get('indexed') or 0):,}, {_failed_words(report)}")
             click.echo(f"last full scan: {said_when(report.get('last_rescan_at'))}")
         click.echo(f"log: {log}" if log else "log: none: this watcher was not started by `daemon start`; its output "
                    "goes to its terminal, or to systemd's journal (journalctl --user -u lifededup)")

@@ -100,7 +100,7 @@ class Moved:
 def rows_said(rows: dict[str, int]) -> str:
     """Rows per table as a person reads them: ``1 machine, 2 items``."""
     # every table's name is a plural made with an s (items, sketch_keys, params)
-    return ", ".join(f"{n} {table[:-1] if n == 1 else table}" for table, n in rows.items())
+    return ", ".join(f"{n:,} {table[:-1] if n == 1 else table}" for table, n in rows.items())
 
 
 def tables() -> list[Table]:

@@ -1,0 +1,105 @@
+"""Every count a person reads is printed as `search` prints its own:
+"19,827 matching items", where `check` said "ok: 1000000 items, 601942
+clusters" and `export` "29064 sketch_keys".  A store of over a thousand
+items, through the CLI as a person runs it, on both backends; the daemon's
+status, whose report is the watcher's own, on SQLite."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from lifededup.cli import main
+
+PAIRS = 1000  # texts held twice: 1,000 clusters with copies, 2,000 exact duplicates (with the herons)
+HERONS = 1001  # copies of one text: a cluster of 1,001 items, a search row with 1,000 copies behind it
+EMPTY = 1000  # empty files: 1,000 failed items
+
+
+def run(*args: str, db: str, code: int = 0) -> str:
+    done = CliRunner().invoke(main, [*args, "--db", db])
+    assert done.exit_code == code, f"{args}: exit {done.exit_code}\n{done.output}"
+    return done.stdout  # (the index's progress goes to stderr)
+
+
+def _archive(root: Path) -> None:
+    for i in range(PAIRS):
+        for j in range(2):
+            (root / "pairs").mkdir(parents=True, exist_ok=True)
+            (root / "pairs" / f"n{i}_{j}.txt").write_text(f"note number {i} about the garden and the river\n")
+    (root / "herons").mkdir()
+    for i in range(HERONS):
+        (root / "herons" / f"h{i}.txt").write_text("a grey heron stood by the weir\n")
+    (root / "empty").mkdir()
+    for i in range(EMPTY):
+        (root / "empty" / f"e{i}.txt").write_text("")
+
+
+def test_counts_over_a_thousand_are_printed_with_thousands_separators(store_url: str, tmp_path: Path) -> None:
+    db, root = store_url, tmp_path / "archive"
+    _archive(root)
+    run("folders", "add", str(root / "herons"), db=db)
+    indexed = run("index", str(root), db=db).splitlines()
+    assert indexed[0].startswith("new 3,001, updated 0, unchanged 0, moved 0, removed 0, failed 1,000 ("), indexed
+    assert indexed[1] == "store: 2,000 exact duplicate(s), 0 near-duplicate(s), 1,000 failed item(s)", indexed
+    assert run("check", db=db).startswith("ok: 4,001 items, 1,001 clusters, all invariants hold")
+    assert run("recluster", db=db).endswith(": 1,001 clusters with copies\n")
+
+    collapsed = run("search", "heron", db=db)
+    assert "+1,000 copies" in collapsed and "; and 997 more" in collapsed, collapsed
+    every = run("search", "--all", "heron", db=db)
+    cluster = re.search(r"\[cluster (\d+), 1,001 items\]", every)
+    assert cluster and every.endswith("20 of 1,001 matching items (--page N shows more)\n"), every
+    assert run("search", "--all", "--page", "51", "heron", db=db).endswith("1,001-1,001 of 1,001 matching items\n")
+    assert f"cluster {cluster[1]} (1,001 items)\n" in run("dups", db=db)
+    assert f"cluster {cluster[1]} (1,001 items, " in run("show", cluster[1], db=db)
+
+    copied = run("export", str(tmp_path / "copy.db"), db=db)
+    assert ": 4,001 items, 1 machine, " in copied and ", 3,001 clusters, 3,001 fingerprints" in copied, copied
+    assert run("sql", "--write", "UPDATE items SET title = title", db=db) == "4,001 row(s) changed\n"
+    kept = run("folders", "remove", "--keep", str(root / "herons"), db=db)
+    assert "; its 1,001 item(s) stay in the store" in kept, kept
+    machine = run("machines", "list", db=db).split()[0]
+    assert run("machines", "rename", machine, "old-laptop", db=db).endswith(": 4,001 item(s)\n")
+    forgot = run("machines", "forget", "--yes", "old-laptop", db=db)
+    assert forgot == "forgot the machine 'old-laptop': 4,001 item(s) removed from the store\n", forgot
+
+
+def test_fingerprint_counts_words_and_shingles_with_separators(tmp_path: Path) -> None:
+    long = tmp_path / "long.txt"
+    long.write_text(" ".join(f"word{i}" for i in range(1200)))
+    said = CliRunner().invoke(main, ["fingerprint", str(long)])
+    assert said.exit_code == 0 and "\n  1,200 words, 1,19" in said.output, said.output
+
+
+def test_daemon_status_counts_files_read_and_failed_with_separators(tmp_path: Path) -> None:
+    root = tmp_path / "archive"
+    root.mkdir()
+    for i in range(1000):
+        (root / f"n{i}.txt").write_text(f"note number {i} about the garden and the river\n")
+        (root / f"e{i}.txt").write_text("")
+    state = tmp_path / "state"
+    env = {**os.environ, "XDG_STATE_HOME": str(state), "LIFEDEDUP_DB": str(tmp_path / "store.db")}
+
+    def lifededup(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "lifededup", *args], env=env, capture_output=True, text=True,
+                              timeout=120)
+
+    assert lifededup("folders", "add", str(root)).returncode == 0
+    started = lifededup("daemon", "start", "--delay", "0.3")
+    assert started.returncode == 0, started.stdout + started.stderr
+    try:
+        deadline, said = time.monotonic() + 90, ""
+        while "state: watching" not in said and time.monotonic() < deadline:
+            time.sleep(0.5)
+            said = lifededup("daemon", "status").stdout
+        assert "files read since it started: 2,000, failed items in store: 1,000\n" in said, said
+    finally:
+        stopped = lifededup("daemon", "stop")
+    assert stopped.returncode == 0, stopped.stdout + stopped.stderr
