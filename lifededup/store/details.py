@@ -22,8 +22,10 @@ _DETAILS = f"SELECT {_COLUMNS} FROM items i LEFT JOIN clusters c ON c.item_id = 
 @dataclass(frozen=True)
 class ItemDetails:
     """What the store knows of an item besides its text.  ``date`` is the
-    date a person files it under: its own (``doc_date``), else its mtime, as
-    ISO text."""
+    date a person files it under, as a search row dates it (``ITEM_DATE``):
+    its own (``doc_date``), else its mtime -- ``file_date``, as a search
+    row's ``file_date``: perhaps the day it was copied, not written -- in UTC,
+    ``2026-11-27 03:03:54`` (a day alone where the document gives no time)."""
 
     id: int
     path: str
@@ -41,17 +43,37 @@ class ItemDetails:
     cluster_id: int | None
     machine: str = ""  # the machine whose file it is (revision 0009)
     people: str | None = None  # a mail's sender and recipients (revision 0016)
+    file_date: bool = False  # the date is the file's mtime: its format records none
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def _date(doc_date: object, mtime: object) -> str | None:
-    if doc_date:
-        return str(doc_date)
+# as ITEM_DATE gives it on both backends (SQLite's datetime(), PG_ITEM_DATE's to_char)
+_SHOWN = "%Y-%m-%d %H:%M:%S"
+
+
+def _date(doc_date: object, mtime: object) -> tuple[str | None, bool]:
+    """The date and whether it is the file's: the document's own where it
+    reads as an ISO date or time (what the indexer writes), in UTC as a
+    search row says it; else the mtime, as the search falls back to it."""
+    own = _own_date(str(doc_date)) if doc_date else None
+    if own is not None:
+        return own, False
     if mtime is None:
+        return None, False
+    return datetime.fromtimestamp(float(str(mtime)), timezone.utc).strftime(_SHOWN), True
+
+
+def _own_date(doc_date: str) -> str | None:
+    try:
+        when = datetime.fromisoformat(doc_date)
+    except ValueError:
         return None
-    return datetime.fromtimestamp(float(str(mtime)), timezone.utc).isoformat(timespec="seconds")
+    if len(doc_date) == 10:  # a day alone ("2024-03-01"): no midnight it does not give
+        return when.strftime("%Y-%m-%d")
+    # an offset is turned to UTC; a time without one is UTC already (as SQLite and PG_ITEM_DATE take it)
+    return (when.astimezone(timezone.utc) if when.tzinfo else when).strftime(_SHOWN)
 
 
 def _stored_time(value: object) -> str:
@@ -61,11 +83,13 @@ def _stored_time(value: object) -> str:
 
 
 def _details(row: Any) -> ItemDetails:
+    date, file_date = _date(row[8], row[7])
     return ItemDetails(
         id=int(row[0]), path=str(row[1]), part=str(row[2]), parent_id=None if row[3] is None else int(row[3]),
-        kind=str(row[4]), mime_type=row[5], size=None if row[6] is None else int(row[6]), date=_date(row[8], row[7]),
+        kind=str(row[4]), mime_type=row[5], size=None if row[6] is None else int(row[6]), date=date,
         title=row[9], raw_sha1=row[10], status=str(row[11]), error=row[12], indexed_at=_stored_time(row[13]),
         cluster_id=None if row[14] is None else int(row[14]), machine=str(row[15]), people=row[16],
+        file_date=file_date,
     )
 
 
