@@ -176,11 +176,21 @@ def _in_fts5_terms(query: str) -> str:
     for kept, left_out in branches:
         while left_out and kept and kept[-1].text in _OPERATORS:  # "river AND -bank": nothing on its right now
             kept.pop()
-        # punctuation alone finds nothing (an empty phrase), as on PostgreSQL: ___ -63 leaves words out alone
-        if left_out and not [atom for atom in kept if atom.text not in _OPERATORS and _LETTER.search(atom.text)]:
+        if _leaves_out_alone(kept, left_out):
             raise syntax_error(query, LEFT_OUT_ALONE)
         said.append(" ".join([_with_and(kept, _holds_near(query))] + [f"NOT {word}" for word in left_out]).strip())
     return " OR ".join(said)
+
+
+def _leaves_out_alone(kept: list[_Atom], left_out: list[str]) -> bool:
+    """Whether a branch leaves words out (``-river``, and the word after
+    ``NOT``: ``-river NOT bank``, ``NOT bank``, which PostgreSQL reads as
+    ``-bank``) with no word to find: punctuation alone finds nothing (an
+    empty phrase), as on PostgreSQL (``___ -63``)."""
+    after_not = [at and kept[at - 1].text == "NOT" for at in range(len(kept))]
+    found = [atom for atom, excluded in zip(kept, after_not)
+             if not excluded and atom.text not in _OPERATORS and _LETTER.search(atom.text)]
+    return (bool(left_out) or any(after_not)) and not found
 
 
 # a letter or digit (FTS5's tokenizer reads an underscore as punctuation)
