@@ -6,6 +6,7 @@ status, whose report is the watcher's own, on SQLite."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -13,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from lifededup.cli import main
@@ -103,3 +105,27 @@ def test_daemon_status_counts_files_read_and_failed_with_separators(tmp_path: Pa
     finally:
         stopped = lifededup("daemon", "stop")
     assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+
+
+def test_an_items_page_counts_its_cluster_and_its_parts_with_separators(store_url: str, tmp_path: Path) -> None:
+    """The web view's item page said "cluster 7, 1001 items" and "Inside it (1001)"."""
+    pytest.importorskip("starlette", reason="the web view needs its extra: pip install '.[web]'")
+    from starlette.testclient import TestClient
+
+    from lifededup.web import create_app
+
+    db, root = store_url, tmp_path / "archive"
+    (root / "herons").mkdir(parents=True)
+    for i in range(HERONS):
+        (root / "herons" / f"h{i}.txt").write_text("a grey heron stood by the weir\n")
+    (root / "letters.mbox").write_text("".join(
+        f"From alice@example.org Fri Mar  1 10:00:00 2024\nFrom: alice@example.org\nSubject: letter {i}\n\n"
+        f"letter number {i} about the kingfisher\n\n" for i in range(1001)))
+    run("index", str(root), db=db)
+    ids = {Path(h["path"]).name: h["id"] for h in json.loads(run("search", "--json", "heron OR kingfisher", db=db))["hits"]}
+    mailbox = json.loads(run("sql", "--json", "SELECT id FROM items WHERE part = '' AND path LIKE '%.mbox'", db=db))
+    with TestClient(create_app(db), base_url="http://127.0.0.1:8765") as client:
+        heron = client.get(f"/items/{ids['h0.txt']}").text
+        letters = client.get(f"/items/{mailbox[0]['id']}").text
+    assert re.search(r"cluster \d+</a>, 1,001 items</dd>", heron), heron
+    assert "<h2>Inside it (1,001)</h2>" in letters and "<p>and 801 more.</p>" in letters, letters
