@@ -65,6 +65,12 @@ def test_counts_over_a_thousand_are_printed_with_thousands_separators(store_url:
     copied = run("export", str(tmp_path / "copy.db"), db=db)
     assert ": 4,001 items, 1 machine, " in copied and ", 3,001 clusters, 3,001 fingerprints" in copied, copied
     assert run("sql", "--write", "UPDATE items SET title = title", db=db) == "4,001 row(s) changed\n"
+    run("sql", "--write", "UPDATE items SET text = text || ' again' WHERE text IS NOT NULL", db=db)
+    checked = CliRunner().invoke(main, ["check", "--db", db])
+    assert checked.exit_code == 1 and "problem: fingerprint-stale: 3,001 item(s) whose text" in checked.stderr \
+        and re.search(r", \d+ \(\+2,991 more\)\]\n", checked.stderr), checked.stderr
+    mended = run("check", "--mend", db=db)
+    assert "mended: 3,001 item(s), fingerprinted" in mended and "\nok: 4,001 items, " in mended, mended
     kept = run("folders", "remove", "--keep", str(root / "herons"), db=db)
     assert "; its 1,001 item(s) stay in the store" in kept, kept
     machine = run("machines", "list", db=db).split()[0]

@@ -28,7 +28,7 @@ class Problem:
 
     def __str__(self) -> str:
         shown = ", ".join(str(i) for i in self.item_ids[:10])
-        more = f" (+{len(self.item_ids) - 10} more)" if len(self.item_ids) > 10 else ""
+        more = f" (+{len(self.item_ids) - 10:,} more)" if len(self.item_ids) > 10 else ""
         return f"{self.check}: {self.message}" + (f" [items {shown}{more}]" if shown else "")
 
 
@@ -105,7 +105,7 @@ def _sqlite_checks(conn: Connection) -> list[Problem]:
     problems: list[Problem] = []
     broken = conn.exec_driver_sql("PRAGMA foreign_key_check").all()
     if broken:
-        problems.append(Problem("foreign-keys", f"{len(broken)} rows point at missing rows",
+        problems.append(Problem("foreign-keys", f"{len(broken):,} rows point at missing rows",
                                 sorted({int(r[1]) for r in broken})))
     return problems
 
@@ -398,7 +398,7 @@ def check_store(store: Store, step: Callable[[str], None] | None = None) -> list
         step("every text against its fingerprint")
         ids = stale_fingerprints(conn)
         if ids:
-            problems.append(Problem("fingerprint-stale", f"{len(ids)} item(s) whose text is not the one their "
+            problems.append(Problem("fingerprint-stale", f"{len(ids):,} item(s) whose text is not the one their "
                                     "fingerprint and cluster were made from (changed by hand, with sql --write?)",
                                     ids))
     if server and not any(p.check == CONFIGURATION for p in problems):  # its words are made with it
