@@ -360,7 +360,7 @@ def test_postgresql_reads_any_query_and_refuses_only_a_nul_or_words_left_out_alo
     query that only leaves words out, or a branch of its OR that does, as on
     SQLite (websearch would list every item without them, a scan of the
     whole store)."""
-    alone = ["-river", "-river -bank", "debian or -policy", "(flask OR -jinja)"]
+    alone = ["-river", "-river -bank", "debian or -policy", "(flask OR -jinja)", "NOT alone"]
     for query in [*[q for q in MALFORMED if q not in alone], "OR", "a & b | !c <-> d:*", "'; DROP TABLE items; --"]:
         result = CliRunner().invoke(main, ["search", "--db", str(pg_corpus.db), "--", query])
         assert result.exit_code == 0 and "Traceback" not in result.output, f"{query!r}: {result.output}"

@@ -278,16 +278,20 @@ def leaves_out_alone(query: str) -> bool:
     (``survey or -river``): websearch reads it as every item without them,
     a scan of the whole store (2.7 s at a million items; 1,902 of a real
     archive's 1,909 items for ``werkzeug or -routing``), where SQLite
-    refuses it (``syntax.as_fts5``); refused alike."""
+    refuses it (``syntax.as_fts5``); refused alike.  So is FTS5's ``NOT``
+    opening a branch (``NOT bank``), which SQLite reads as leaving the word
+    out and websearch as the word "not"."""
     pieces = WEB_CHUNK.findall(_websearch_text(query))
-    left_out = found = False  # in the branch read so far
+    left_out = found = negated = False  # in the branch read so far
     for at, piece in enumerate(pieces):
         if piece.lower() == "or":  # a branch ends
             if left_out and not found:
                 return True
-            left_out = found = False
-        elif piece.startswith("-") or (piece.startswith('"') and at and pieces[at - 1] == "-"):
-            left_out = True  # -word, or a - and the phrase it leaves out
+            left_out = found = negated = False
+        elif negated or piece.startswith("-") or (piece.startswith('"') and at and pieces[at - 1] == "-"):
+            left_out, negated = True, False  # -word, a - and the phrase it leaves out, or NOT's word
+        elif piece == "NOT" and not (left_out or found):  # opening its branch
+            negated = True
         elif piece != "_":
             found = True  # a word or a phrase to find
     return left_out and not found
