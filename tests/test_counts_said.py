@@ -47,7 +47,11 @@ def test_counts_over_a_thousand_are_printed_with_thousands_separators(store_url:
     db, root = store_url, tmp_path / "archive"
     _archive(root)
     run("folders", "add", str(root / "herons"), db=db)
-    indexed = run("index", str(root), db=db).splitlines()
+    done = CliRunner().invoke(main, ["index", str(root), "--db", db])
+    assert done.exit_code == 0, done.output
+    indexed = done.stdout.splitlines()
+    # the progress, on stderr (its lines for a log: the runner is no terminal)
+    assert done.stderr.startswith("reading 4,001 file(s)\n") and "4,001/4,001 files, " in done.stderr, done.stderr
     assert indexed[0].startswith("new 3,001, updated 0, unchanged 0, moved 0, removed 0, failed 1,000 ("), indexed
     assert indexed[1] == "store: 2,000 exact duplicate(s), 0 near-duplicate(s), 1,000 failed item(s)", indexed
     assert run("check", db=db).startswith("ok: 4,001 items, 1,001 clusters, all invariants hold")
@@ -133,5 +137,14 @@ def test_an_items_page_counts_its_cluster_and_its_parts_with_separators(store_ur
     with TestClient(create_app(db), base_url="http://127.0.0.1:8765") as client:
         heron = client.get(f"/items/{ids['h0.txt']}").text
         letters = client.get(f"/items/{mailbox[0]['id']}").text
+        cluster = re.search(r'href="/clusters/(\d+)">cluster', heron)
+        assert cluster, heron
+        members = client.get(f"/clusters/{cluster[1]}").text
+        listed = client.get("/clusters").text
+        every = client.get("/?q=heron&all=1&page=51").text
     assert re.search(r"cluster \d+</a>, 1,001 items</dd>", heron), heron
     assert "<h2>Inside it (1,001)</h2>" in letters and "<p>and 801 more.</p>" in letters, letters
+    # the other pages count alike: a cluster's header, the clusters' list, a search's rows
+    assert "<small>1,001 items</small>" in members, members
+    assert '<td class="n">1,001</td>' in listed, listed
+    assert "1,001–1,001 of" in every, every

@@ -46,7 +46,7 @@ class LogLines:
     def start(self, total: int) -> None:
         self.total, self.started = total, self.clock()
         self.last = self.started
-        self.write(f"reading {total} file(s)")
+        self.write(f"reading {total:,} file(s)")
 
     def file_done(self, path: str, size: int) -> None:
         self.done, self.bytes = self.done + 1, self.bytes + size
@@ -61,7 +61,7 @@ class LogLines:
 
     def _counts(self, now: float) -> str:
         elapsed = max(now - self.started, 1e-9)
-        return (f"{self.done}/{self.total} files, {self.done / elapsed:.1f} files/s, "
+        return (f"{self.done:,}/{self.total:,} files, {self.done / elapsed:.1f} files/s, "
                 f"{self.bytes / elapsed / 2**20:.2f} MB/s")
 
 
