@@ -112,6 +112,9 @@ def test_daemon_status_counts_files_read_and_failed_with_separators(tmp_path: Pa
             time.sleep(0.5)
             said = lifededup("daemon", "status").stdout
         assert "files read since it started: 2,000, failed items in store: 1,000\n" in said, said
+        logged = (state / "lifededup" / "watch.log").read_text()
+        assert re.search(r": new 1,000, updated 0, moved 0, removed 0, failed 1,000\n", logged), logged
+        assert "... and 990 more: `lifededup failures` lists them all" in logged, logged
     finally:
         stopped = lifededup("daemon", "stop")
     assert stopped.returncode == 0, stopped.stdout + stopped.stderr

@@ -79,7 +79,7 @@ class Summary(Tally):
 
     def vanished_words(self) -> str:
         """The files that vanished while read, for a summary line ("" when none did)."""
-        return f", vanished {self.vanished} (deleted or moved while read)" if self.vanished else ""
+        return f", vanished {self.vanished:,} (deleted or moved while read)" if self.vanished else ""
 
     def then(self, later: Summary) -> Summary:
         """This run's counts plus a later one's; the store's state as after the later."""

@@ -542,9 +542,9 @@ class Watcher:
         if summary.removed or summary.moved:  # from a folder not there, perhaps: counted again at the next look
             self._counted.clear()
         if summary.read or summary.removed or summary.moved or summary.failed or summary.vanished:
-            log.info("%s: new %d, updated %d, moved %d, removed %d, failed %d%s", ", ".join(f.path for f in folders),
-                     summary.new, summary.updated, summary.moved, summary.removed, summary.failed,
-                     summary.vanished_words())
+            counts = (f"{n:,}" for n in (summary.new, summary.updated, summary.moved, summary.removed, summary.failed))
+            log.info("%s: new %s, updated %s, moved %s, removed %s, failed %s%s", ", ".join(f.path for f in folders),
+                     *counts, summary.vanished_words())
         named = self._name_failures(started, summary.failed, began, overdue) if summary.failed else set()
         named |= self._name_deferred(summary.deferred)
         self._warn_still_failed([p for p in paths if p in self._unsettled and p not in named])
@@ -587,7 +587,7 @@ class Watcher:
             else:
                 log.warning("could not read %s: %s", what, shown(item.reason))
         if failed > len(named):
-            log.warning("... and %d more: `lifededup failures` lists them all", failed - len(named))
+            log.warning("... and %s more: `lifededup failures` lists them all", f"{failed - len(named):,}")
         return {fs_path(item.path) for item in named}
 
     def _name_deferred(self, deferred: dict[str, str]) -> set[str]:
