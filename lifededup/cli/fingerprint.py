@@ -131,7 +131,8 @@ def _echo_fingerprint(entry: _Entry, found: Fingerprint, as_json: bool) -> None:
         click.echo(json.dumps({"path": entry.label, "title": entry.title, "kind": entry.kind, **found.to_dict()}))
         return
     features = " ".join(f"{f:016x}" for f in (x & (2**64 - 1) for x in found.features)) if found.features else "(too short: exact match only)"
-    click.echo(f"{found.sha1}  {entry.label}\n  {found.words:,} words, {found.shingles:,} shingles\n  features {features}")
+    click.echo(f"{found.sha1}  {entry.label}\n  {found.words:,} words, {found.shingles:,} shingles\n"
+               f"  features {features}")
 
 
 def _rule(_: object, __: object, value: str) -> Rule:

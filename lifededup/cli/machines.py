@@ -59,7 +59,8 @@ def machines_list(as_json: bool, db: str | None) -> None:
     for machine in found:
         claimed = f"claimed {machine.claimed_at:%Y-%m-%d %H:%M} UTC" if machine.claimed_at else "not claimed yet"
         here = "  (this computer)" if machine.here else ""
-        click.echo(f"{machine.name:<{width}}  {machine.items:>9,} item(s)  {machine.folders:>3,} folder(s)  {claimed}{here}")
+        click.echo(f"{machine.name:<{width}}  {machine.items:>9,} item(s)  {machine.folders:>3,} folder(s)  "
+                   f"{claimed}{here}")
     theirs = [m for m in found if m.name == name and m.claimed_at and not m.here]
     if theirs:
         click.echo(f"this computer writes as {name!r}, which another computer claimed: set {MACHINE_ENV} to a name "

@@ -91,6 +91,13 @@ def _name(item: Any) -> str:
     return path.rsplit("/", 1)[-1] or path
 
 
+def _failures_asked(request: Request) -> tuple[str | None, list[str]]:
+    """The failures a page or its JSON asks for: ``?machine=NAME``'s (every
+    machine's without), of ``?status=STATUS`` (repeatable; every status without)."""
+    return (request.query_params.get("machine") or None,
+            [status for status in request.query_params.getlist("status") if status])
+
+
 def _size(value: int | None) -> str:
     if value is None:
         return ""
@@ -134,8 +141,8 @@ def _unreordered(value: object) -> object:
 def _environment() -> Environment:
     env = Environment(loader=PackageLoader("lifededup.web", "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=_unreordered)
-    env.filters.update(home=_home, place=_place, name=_name, size=_size, format=_format, fraction=_fraction, when=said_when,
-                       count=_count, items=_items_said)
+    env.filters.update(home=_home, place=_place, name=_name, size=_size, format=_format, fraction=_fraction,
+                       when=said_when, count=_count, items=_items_said)
     return env
 
 
@@ -245,8 +252,7 @@ class View:
     def failures_page(self, request: Request) -> Response:
         """Every machine's failures, or ``?machine=NAME``'s (the status page's
         link where a shared store holds other machines' too)."""
-        machine = request.query_params.get("machine") or None
-        statuses = [s for s in request.query_params.getlist("status") if s]
+        machine, statuses = _failures_asked(request)
         store = self.stores.get()
         found = pages.failed_items(store, machine=machine, statuses=statuses)
         return self.html("failures.html", failures=found, limit=pages.FAILURES_SHOWN, machine=machine,
@@ -254,8 +260,7 @@ class View:
 
     def failures_json(self, request: Request) -> Response:
         """``lifededup failures --json --limit 1000 [--machine NAME] [--status STATUS...]``'s list."""
-        machine = request.query_params.get("machine") or None
-        statuses = [s for s in request.query_params.getlist("status") if s]
+        machine, statuses = _failures_asked(request)
         return JSONResponse([f.to_dict() for f in pages.failed_items(self.stores.get(), machine=machine,
                                                                      statuses=statuses)])
 
