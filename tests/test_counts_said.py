@@ -151,3 +151,45 @@ def test_an_items_page_counts_its_cluster_and_its_parts_with_separators(store_ur
     assert "<small>1,001 items</small>" in members, members
     assert '<td class="n">1,001</td>' in listed, listed
     assert "1,001–1,001 of" in every, every
+
+
+COPIES = 46  # copies of one text: 46 * 45 / 2 = 1,035 pairs of duplicates
+NOTES = 1001  # distinct notes, each a cluster of its own
+
+
+def _copies_and_notes(root: Path) -> None:
+    for i in range(COPIES):
+        (root / "copies").mkdir(parents=True, exist_ok=True)
+        (root / "copies" / f"c{i}.txt").write_text("a grey heron stood by the weir\n")
+    for i in range(NOTES):
+        (root / "notes").mkdir(parents=True, exist_ok=True)
+        (root / "notes" / f"n{i}.txt").write_text(f"note number {i} about the garden and the river\n")
+
+
+def test_eval_counts_pairs_and_clusters_with_separators(tmp_path: Path) -> None:
+    """eval's table said "1035" accepted pairs and "1002" clusters, its line above it "1,047 items read"."""
+    root = tmp_path / "corpus"
+    _copies_and_notes(root)
+    (root / "truth.json").write_text(json.dumps({"clusters": [[f"copies/c{i}.txt" for i in range(COPIES)]]}))
+    done = CliRunner().invoke(main, ["eval", "--truth", str(root / "truth.json"), "-d", "shingles"])
+    assert done.exit_code == 0, done.output
+    head, row = done.stdout.splitlines()[0], done.stdout.splitlines()[2]
+    assert head == "1,047 items read (0 could not be), 1,035 duplicate pairs in 1,002 true clusters", head
+    assert re.fullmatch(r"shingles:2 +1\.000 +1\.000 +1\.000 +1,035 +1,002 .*", row), done.stdout
+    named = [f"gone/{i}.txt" for i in range(1001)]
+    (root / "truth.json").write_text(json.dumps({"clusters": [named]}))
+    gone = CliRunner().invoke(main, ["eval", "--truth", str(root / "truth.json")])
+    assert gone.exit_code == 1 and ": 1,001 files not found under " in gone.output, gone.output
+    (root / "truth.json").write_text(json.dumps({"clusters": [[f"copies/c0.txt [part {i}]" for i in range(1001)]]}))
+    parts = CliRunner().invoke(main, ["eval", "--truth", str(root / "truth.json"), "-d", "shingles"])
+    assert parts.exit_code == 1 and ": 1,001 items are not in " in parts.output, parts.output
+
+
+def test_eval_on_a_store_counts_its_sample_and_clusters_with_separators(store_url: str, tmp_path: Path) -> None:
+    """eval --store's table said "1035" sampled pairs and "1002" clusters."""
+    root = tmp_path / "archive"
+    _copies_and_notes(root)
+    run("index", str(root), db=store_url)
+    table = run("eval", "--store", "--sample", "2000", "-d", "verified", db=store_url).splitlines()
+    assert table[0] == "1,035 near copies (within 30% word edit distance) among the sampled candidate pairs", table
+    assert re.fullmatch(r"verified:30 +1\.000 +1\.000 +1\.000 +1,035 +1,035 +1,002", table[2]), table

@@ -127,6 +127,6 @@ _HEADERS = ("detector", "est. precision", "est. recall", "F1", "sampled accepted
 
 
 def format_archive_table(rows: Sequence[ArchiveScore], markdown: bool = False) -> str:
-    body = [(r.detector, f"{r.precision:.3f}", f"{r.recall:.3f}", f"{r.f1:.3f}", str(r.accepted), str(r.near),
-             str(r.clusters)) for r in rows]
+    body = [(r.detector, f"{r.precision:.3f}", f"{r.recall:.3f}", f"{r.f1:.3f}", f"{r.accepted:,}", f"{r.near:,}",
+             f"{r.clusters:,}") for r in rows]
     return render(_HEADERS, body, markdown)

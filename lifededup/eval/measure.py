@@ -73,7 +73,7 @@ def read_corpus(truth: Truth, limits: Limits = Limits(), workers: int | None = N
     unknown = sorted(truth.named - texts.keys() - failed.keys())
     if unknown:
         raise TruthError(
-            f"{truth.path}: {len(unknown)} items are not in {truth.corpus}: {', '.join(unknown[:5])} "
+            f"{truth.path}: {len(unknown):,} items are not in {truth.corpus}: {', '.join(unknown[:5])} "
             "(an item inside a file is written 'file [part]', as lifededup fingerprint prints it)"
         )
     return Corpus(texts=dict(sorted(texts.items())), failed=failed)

@@ -124,7 +124,7 @@ def load_truth(path: Path, corpus: Path | None = None) -> Truth:
     named = {m for c in clusters or [] for m in c} | {p for a, b, _ in pairs for p in (a, b)}
     missing = sorted(p for p in named if not (corpus / item_file(p)).is_file())
     if missing:
-        raise TruthError(f"{path}: {len(missing)} files not found under {corpus}: {', '.join(missing[:5])}")
+        raise TruthError(f"{path}: {len(missing):,} files not found under {corpus}: {', '.join(missing[:5])}")
     duplicate = {_pair(a, b) for c in clusters or [] for a, b in combinations(c, 2)}
     duplicate |= {_pair(a, b) for a, b, label in pairs if label}
     distinct = {_pair(a, b) for a, b, label in pairs if not label}
