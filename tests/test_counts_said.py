@@ -193,3 +193,31 @@ def test_eval_on_a_store_counts_its_sample_and_clusters_with_separators(store_ur
     table = run("eval", "--store", "--sample", "2000", "-d", "verified", db=store_url).splitlines()
     assert table[0] == "1,035 near copies (within 30% word edit distance) among the sampled candidate pairs", table
     assert re.fullmatch(r"verified:30 +1\.000 +1\.000 +1\.000 +1,035 +1,035 +1,002", table[2]), table
+
+
+_SKIP_LATE_FINGERPRINTS = {
+    # a trigger someone added to the target: it drops the fingerprints of items past the thousandth
+    "sqlite": ["CREATE TRIGGER skip_late BEFORE INSERT ON fingerprints WHEN NEW.item_id > 1000"
+               " BEGIN SELECT RAISE(IGNORE); END"],
+    "postgresql": ["CREATE FUNCTION skip_late() RETURNS trigger LANGUAGE plpgsql AS"
+                   " $$ BEGIN IF NEW.item_id > 1000 THEN RETURN NULL; END IF; RETURN NEW; END $$",
+                   "CREATE TRIGGER skip_late BEFORE INSERT ON fingerprints FOR EACH ROW EXECUTE FUNCTION skip_late()"],
+}
+
+
+def test_a_move_whose_rows_did_not_all_arrive_counts_them_with_separators(store_url: str, tmp_path: Path) -> None:
+    """export said "fingerprints in STORE holds 1000 rows after the copy, not 2001"."""
+    from lifededup.store import open_store
+
+    root, source = tmp_path / "notes", str(tmp_path / "source.db")
+    root.mkdir()
+    for i in range(2001):
+        (root / f"n{i}.txt").write_text(f"note number {i} about the garden and the river\n")
+    run("index", str(root), db=source)
+    run("check", db=store_url)  # the target: an empty store
+    with open_store(store_url) as target, target.transaction() as conn:
+        for statement in _SKIP_LATE_FINGERPRINTS["postgresql" if "://" in store_url else "sqlite"]:
+            conn.exec_driver_sql(statement)
+    done = CliRunner().invoke(main, ["export", "--db", source, store_url])
+    assert done.exit_code == 1, done.output
+    assert "holds 1,000 rows after the copy, not 2,001; nothing was committed" in done.stderr, done.stderr

@@ -469,5 +469,5 @@ def _recount(reading: Connection, writing: Connection, rows: dict[str, int], tar
     for table, want in expected.items():
         got = _count(writing, table)
         if got != want:
-            raise TransferRefused(f"{table} in {target.location} holds {got} rows after the copy, not {want}; "
+            raise TransferRefused(f"{table} in {target.location} holds {got:,} rows after the copy, not {want:,}; "
                                   "nothing was committed")
