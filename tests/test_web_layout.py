@@ -1,0 +1,133 @@
+"""The web view's pages laid out in a real browser (Debian's Chromium,
+headless, driven by Playwright, against `lifededup serve` as its own process),
+at a desktop's width and a phone's, on an archive shaped like a real one: deep
+folders, a manual as HTML, TXT and PDF-like copies, a mail whose subject is one
+long unbroken run of digits (Python's email test suite holds one).
+
+No page may scroll sideways: a wide table scrolls within itself, a long word
+wraps. Layout reads no store differently on PostgreSQL: SQLite alone."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+if not CHROMIUM.exists():
+    pytest.skip("no Debian chromium at /usr/bin/chromium: scripts/install-system-deps.sh installs it",
+                allow_module_level=True)
+pytest.importorskip("starlette", reason="the web view needs its extra: pip install '.[web]'")
+sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need playwright: pip install '.[test]'")
+
+from store_samples import prose  # noqa: E402
+from web_samples import serving  # noqa: E402
+
+from lifededup.index import IndexConfig, run  # noqa: E402
+from lifededup.store import open_store  # noqa: E402
+
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--no-first-run"]
+DESKTOP, PHONE = 1280, 390
+# the subject of msg_27.eml in CPython's email tests, as the real archive holds it
+LONG_SUBJECT = "bug demonstration " + "".join(f"123456789{n}" for n in range(1, 10)) * 2 + " more text"
+DEEP = Path("manuals") / "debian-policy" / "very-long-folder-name-of-a-release-2015-05-18" / "filesystem-hierarchy"
+
+
+def _archive(root: Path) -> None:
+    manual = root / DEEP
+    manual.mkdir(parents=True)
+    text = f"Filesystem Hierarchy Standard {prose(3, 1500)}"
+    (manual / "fhs-3.0.txt").write_text(text, encoding="utf-8")
+    (manual / "fhs-3.0 copy.txt").write_text(text.replace("budget", "budgets", 3), encoding="utf-8")
+    (manual / "fhs-3.0.html").write_text(f"<html><head><title>Filesystem Hierarchy Standard</title></head>"
+                                         f"<body><p>{text}</p></body></html>", encoding="utf-8")
+    (root / "mail").mkdir()
+    (root / "mail" / "msg_27.eml").write_text(
+        f"From: aperson@dom.ain\nTo: bperson@dom.ain\nSubject: {LONG_SUBJECT}\n"
+        "Date: Wed, 05 Jun 2002 01:46:59 +0000\n\ntest\n", encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("archive")
+    _archive(root)
+    db = root.parent / "layout.db"
+    with open_store(db) as store:
+        run(store, [root], IndexConfig(workers=1))
+    with ExitStack() as stack:
+        yield stack.enter_context(serving(["serve"], db, root.parent / "serve.log"))
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[sync_api.Browser]:
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def opened(browser: sync_api.Browser, address: str) -> Iterator[Callable[[str, int], sync_api.Page]]:
+    pages: list[sync_api.Page] = []
+
+    def open_at(path: str, width: int) -> sync_api.Page:
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        pages.append(page)
+        response = page.goto(address + path)
+        assert response is not None and response.status < 500, f"{path}: {response and response.status}"
+        return page
+
+    yield open_at
+    for page in pages:
+        page.close()
+
+
+def _ids(address: str) -> dict[str, int]:
+    """The items' ids, by file name, and the manual's cluster."""
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(address + "/search.json?q=filesystem+OR+test&all=1") as answer:
+        hits = json.load(answer)["hits"]
+    ids = {Path(h["path"]).name: int(h["id"]) for h in hits}
+    ids["cluster"] = next(int(h["cluster_id"]) for h in hits if h["path"].endswith("fhs-3.0.txt"))
+    return ids
+
+
+def _sideways(page: sync_api.Page) -> tuple[int, int]:
+    return page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+
+
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+@pytest.mark.parametrize("page_of", ["search", "syntax", "refused", "item", "mail", "cluster", "clusters",
+                                     "failures", "status"])
+def test_no_page_scrolls_sideways(opened: Callable[[str, int], sync_api.Page], address: str, page_of: str,
+                                  width: int) -> None:
+    """A mail's subject of 190 unbroken characters ran off every page that
+    named it (an item's heading, a search row, its cluster's lead), and at a
+    phone's width the query syntax (preformatted) and the members' tables
+    made the whole page scroll sideways, paths squeezed to four letters a line."""
+    ids = _ids(address)
+    path = {"search": "/?q=filesystem+OR+demonstration&all=1", "syntax": "/", "refused": "/?q=NOT+bank",
+            "item": f"/items/{ids['fhs-3.0.txt']}", "mail": f"/items/{ids['msg_27.eml']}",
+            "cluster": f"/clusters/{ids['cluster']}", "clusters": "/clusters", "failures": "/failures",
+            "status": "/status"}[page_of]
+    page = opened(path, width)
+    wide, room = _sideways(page)
+    assert wide <= room, f"{path} is {wide} px wide in a {room} px window"
+
+
+def test_a_wide_table_scrolls_within_itself_its_paths_readable(opened: Callable[[str, int], sync_api.Page],
+                                                               address: str) -> None:
+    """At a phone's width the cluster's members table kept the page's width
+    by squeezing its path column to a few letters a line; it keeps its
+    columns readable now and scrolls sideways within its own box."""
+    page = opened(f"/clusters/{_ids(address)['cluster']}", PHONE)
+    cell = page.locator("table.members td.path").first.bounding_box()
+    assert cell is not None and cell["width"] >= 150, f"the path column is {cell and cell['width']} px wide"
+    box = page.locator("table.members").first.evaluate(
+        "t => [t.parentElement.scrollWidth, t.parentElement.clientWidth, getComputedStyle(t.parentElement).overflowX]")
+    assert box[0] > box[1] and box[2] == "auto", f"the table's box does not scroll: {box}"
