@@ -32,10 +32,11 @@ Public API:
     ``collapse_sql(results, postgres=False)``.
 """
 
-from lifededup.search.query import ITEM_DATE, Filters, path_pattern, results_sql
+from lifededup.search.query import Filters, path_pattern, results_sql
 from lifededup.search.results import Copy, Hit, SearchResult, items_said, search
 from lifededup.search.snippet import Snippet
 from lifededup.search.syntax import PG_SYNTAX, SYNTAX, QuerySyntaxError, syntax_of
+from lifededup.store.dates import ITEM_DATE
 
 __all__ = ["Copy", "Filters", "Hit", "ITEM_DATE", "PG_SYNTAX", "QuerySyntaxError", "SYNTAX", "SearchResult",
            "Snippet", "items_said", "path_pattern", "results_sql", "search", "syntax_of"]

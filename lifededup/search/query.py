@@ -18,40 +18,11 @@ from typing import TYPE_CHECKING
 
 from lifededup.model import name_forms, stored_path
 from lifededup.search.syntax import WEB_CHUNK, cjk_apart, strings_joined
+from lifededup.store.dates import ITEM_DATE, PG_ITEM_DATE, item_date
 from lifededup.store.searchable import MARKS, TS_CONFIG
 
 if TYPE_CHECKING:
     from lifededup.search.phrases import Pieced
-
-# The date a person would file a document under: its own (a mail's Date
-# header, a PDF's creation date) when the extractor found one, else the file's
-# modification time.  datetime() turns both into one comparable UTC text
-# (ISO dates with offsets included) and gives NULL for a date it cannot read,
-# which then falls back to the mtime.
-ITEM_DATE = "coalesce(datetime(i.doc_date), datetime(i.mtime, 'unixepoch'))"
-# The same on PostgreSQL, which has no lenient datetime(): a doc_date that
-# reads as an ISO date or time (what the indexer writes: a datetime's or a
-# date's isoformat()) is cast, anything else is NULL, as in SQLite; a time
-# with an offset is turned to UTC, one without is UTC already (SQLite takes
-# it so), whatever the session's time zone.  COLLATE "C": compared with an
-# ISO day as text, byte by byte, as SQLite compares.
-_DAY = r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])"
-_TIME = r"[T ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?"
-_OFFSET = r"(Z|[+-]\d\d(:?\d\d(:\d\d)?)?)"
-_SHOWN = "'YYYY-MM-DD HH24:MI:SS'"
-PG_ITEM_DATE = (
-    "(coalesce(CASE "
-    f"WHEN i.doc_date ~ '^{_DAY}{_TIME}{_OFFSET}$' "
-    f"THEN to_char(CAST(i.doc_date AS timestamptz) AT TIME ZONE 'UTC', {_SHOWN}) "
-    f"WHEN i.doc_date ~ '^{_DAY}({_TIME})?$' THEN to_char(CAST(i.doc_date AS timestamp), {_SHOWN}) END, "
-    f"to_char(to_timestamp(i.mtime) AT TIME ZONE 'UTC', {_SHOWN})) COLLATE \"C\")"
-)
-
-
-def item_date(postgres: bool) -> str:
-    """``ITEM_DATE`` as the backend spells it."""
-    return PG_ITEM_DATE if postgres else ITEM_DATE
-
 
 @dataclass(frozen=True)
 class Filters:

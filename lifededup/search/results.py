@@ -9,12 +9,13 @@ from collections.abc import Generator, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from lifededup.search.query import PREFIX_MARK, Filters, item_date, leaves_out_alone, pg_query, results_sql
+from lifededup.search.query import PREFIX_MARK, Filters, leaves_out_alone, pg_query, results_sql
 from lifededup.search.snippet import SNIPPET_SQL, Snippet, headline_sql
 from lifededup.search.syntax import (
     LEFT_OUT_ALONE, QuerySyntaxError, as_fts5, has_phrase, has_prefix, is_query_error, quoted_words, syntax_error,
     words_ored,
 )
+from lifededup.store.dates import file_dated, item_date
 from lifededup.store.dialect import Driver as Connection
 from lifededup.store.dialect import PgDriver, pyformat
 from lifededup.store.reader import Readable
@@ -275,7 +276,7 @@ def _item_columns(postgres: bool) -> str:
     and whether its date is the file's."""
     return (f"i.id, i.path, i.part, i.kind, i.title, {item_date(postgres)}, c.cluster_id, "
             "(SELECT count(*) FROM clusters c2 WHERE c2.cluster_id = c.cluster_id), "
-            "c.resemblance, c.word_distance, i.machine, i.people, i.doc_date IS NULL")
+            f"c.resemblance, c.word_distance, i.machine, i.people, {file_dated(postgres)}")
 
 
 def _page_sql(results: str, *, counted: bool = False) -> str:
@@ -796,7 +797,7 @@ def _copies_sql(clusters: Sequence[int], shown: set[int], conditions: Sequence[s
     """The members of ``clusters`` but those ``shown``, meeting
     ``conditions``: a row each, as ``_copied`` reads them."""
     return ("SELECT c.cluster_id, i.id, i.path, i.part, c.resemblance, c.word_distance, i.machine, "
-            f"{item_date(postgres)} AS dated, i.doc_date IS NULL "
+            f"{item_date(postgres)} AS dated, {file_dated(postgres)} "
             "FROM clusters c JOIN items i ON i.id = c.item_id "
             f"WHERE c.cluster_id IN ({_ids(clusters)}) "
             f"AND i.id NOT IN ({_ids(list(shown))}) {''.join(' AND ' + c for c in conditions)} "

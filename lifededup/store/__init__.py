@@ -64,7 +64,9 @@ reader (``open_reader``), through ``reading()``; the store's settings so too
 An item in full (``details.py``): ``item_details(store, ids) -> {id: ItemDetails}``
 (metadata, its date, its cluster), ``item_text(store, id)``,
 ``item_parts(store, id, limit=200) -> (parts, total)`` (a mailbox's messages,
-a mail's attachments).
+a mail's attachments).  The date each is filed under, as SQL on both
+backends (``dates.py``): ``item_date(postgres)``, ``file_dated(postgres)``
+(its date is the file's mtime), read by the details and by a search's rows.
 
 The clustering engine (``engine.py``, ``clustering.py``): ``cluster_members(
 members, ClusterSettings, texts)`` forms clusters in memory with the store's

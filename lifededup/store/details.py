@@ -5,27 +5,34 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import text
 
 from lifededup.store.clustering import id_lists
+from lifededup.store.dates import file_dated, item_date
+from lifededup.store.dialect import is_postgres
 from lifededup.store.records import stored_time
 from lifededup.store.store import Store
 
 _COLUMNS = ("i.id, i.path, i.part, i.parent_id, i.kind, i.mime_type, i.size, i.mtime, i.doc_date, i.title, "
             "i.raw_sha1, i.status, i.error, i.indexed_at, c.cluster_id, i.machine, i.people")
-_DETAILS = f"SELECT {_COLUMNS} FROM items i LEFT JOIN clusters c ON c.item_id = i.id"
+
+
+def _details_sql(postgres: bool) -> str:
+    return (f"SELECT {_COLUMNS}, {item_date(postgres)}, {file_dated(postgres)} "
+            "FROM items i LEFT JOIN clusters c ON c.item_id = i.id")
 
 
 @dataclass(frozen=True)
 class ItemDetails:
     """What the store knows of an item besides its text.  ``date`` is the
-    date a person files it under, as a search row dates it (``ITEM_DATE``):
-    its own (``doc_date``), else its mtime -- ``file_date``, as a search
-    row's ``file_date``: perhaps the day it was copied, not written -- in UTC,
-    ``2026-11-27 03:03:54`` (a day alone where the document gives no time)."""
+    date a person files it under, as a search row dates it
+    (``store.dates``): its own (``doc_date``), else its mtime --
+    ``file_date``, as a search row's: perhaps the day it was copied, not
+    written -- in UTC, ``2026-11-27 03:03:54`` (a day alone where the
+    document gives no time)."""
 
     id: int
     path: str
@@ -49,31 +56,14 @@ class ItemDetails:
         return asdict(self)
 
 
-# as ITEM_DATE gives it on both backends (SQLite's datetime(), PG_ITEM_DATE's to_char)
-_SHOWN = "%Y-%m-%d %H:%M:%S"
-
-
-def _date(doc_date: object, mtime: object) -> tuple[str | None, bool]:
-    """The date and whether it is the file's: the document's own where it
-    reads as an ISO date or time (what the indexer writes), in UTC as a
-    search row says it; else the mtime, as the search falls back to it."""
-    own = _own_date(str(doc_date)) if doc_date else None
-    if own is not None:
-        return own, False
-    if mtime is None:
+def _date(dated: object, file_date: object, doc_date: object) -> tuple[str | None, bool]:
+    """The date shown and whether it is the file's (``store.dates``); a
+    document that gives a day alone (``2024-03-01``) is not given the
+    midnight it does not say."""
+    if dated is None:
         return None, False
-    return datetime.fromtimestamp(float(str(mtime)), timezone.utc).strftime(_SHOWN), True
-
-
-def _own_date(doc_date: str) -> str | None:
-    try:
-        when = datetime.fromisoformat(doc_date)
-    except ValueError:
-        return None
-    if len(doc_date) == 10:  # a day alone ("2024-03-01"): no midnight it does not give
-        return when.strftime("%Y-%m-%d")
-    # an offset is turned to UTC; a time without one is UTC already (as SQLite and PG_ITEM_DATE take it)
-    return (when.astimezone(timezone.utc) if when.tzinfo else when).strftime(_SHOWN)
+    own_day = not file_date and isinstance(doc_date, str) and len(doc_date) == 10
+    return (str(dated)[:10] if own_day else str(dated)), bool(file_date)
 
 
 def _stored_time(value: object) -> str:
@@ -83,7 +73,7 @@ def _stored_time(value: object) -> str:
 
 
 def _details(row: Any) -> ItemDetails:
-    date, file_date = _date(row[8], row[7])
+    date, file_date = _date(row[17], row[18], row[8])
     return ItemDetails(
         id=int(row[0]), path=str(row[1]), part=str(row[2]), parent_id=None if row[3] is None else int(row[3]),
         kind=str(row[4]), mime_type=row[5], size=None if row[6] is None else int(row[6]), date=date,
@@ -97,8 +87,9 @@ def item_details(store: Store, item_ids: Iterable[int]) -> dict[int, ItemDetails
     """The details of these items, by id (ids the store lacks are left out)."""
     found: dict[int, ItemDetails] = {}
     with store.transaction() as conn:
+        details = _details_sql(is_postgres(conn))
         for marks in id_lists(sorted({int(i) for i in item_ids})):
-            found.update((d.id, d) for d in map(_details, conn.exec_driver_sql(f"{_DETAILS} WHERE i.id IN ({marks})")))
+            found.update((d.id, d) for d in map(_details, conn.exec_driver_sql(f"{details} WHERE i.id IN ({marks})")))
     return found
 
 
@@ -113,7 +104,8 @@ def item_parts(store: Store, item_id: int, *, limit: int = 200) -> tuple[list[It
     """The items inside this one (a mailbox's messages, a mail's
     attachments), first ``limit`` by id, and how many there are."""
     with store.transaction() as conn:
-        rows = conn.execute(text(f"{_DETAILS} WHERE i.parent_id = :p ORDER BY i.id LIMIT :limit"),
-                            {"p": item_id, "limit": limit}).all()
+        # the driver's own SQL, as the ids above: PostgreSQL's date is spelled with colons (HH24:MI)
+        rows = conn.exec_driver_sql(f"{_details_sql(is_postgres(conn))} WHERE i.parent_id = {int(item_id)} "
+                                    f"ORDER BY i.id LIMIT {int(limit)}").all()
         total = conn.execute(text("SELECT count(*) FROM items WHERE parent_id = :p"), {"p": item_id}).scalar()
     return [_details(r) for r in rows], int(total or 0)
