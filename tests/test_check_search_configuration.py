@@ -115,3 +115,49 @@ def test_a_search_from_code_or_the_web_view_says_to_run_check(tmp_path: Path, pg
     with TestClient(create_app(pg_url), base_url="http://127.0.0.1:8765") as client:
         page = client.get("/search.json?q=river")
         assert page.status_code == 500 and page.json() == {"error": f"{pg_url} {LOST_CONFIGURATION}"}, page.text
+
+
+@pytest.mark.parametrize(("altered", "said", "unmap"), [
+    ("ALTER MAPPING FOR word, hword, hword_part WITH simple", "hword, hword_part, word read through pg_catalog.simple",
+     []),
+    ("DROP MAPPING FOR word", "word not read (no mapping)", []),
+    ("ADD MAPPING FOR blank WITH simple", "blank read too, which revision 0029 leaves out",
+     ["ALTER TEXT SEARCH CONFIGURATION lifededup DROP MAPPING IF EXISTS FOR blank"]),
+])
+def test_check_names_a_search_configuration_altered_by_hand_and_the_statements_that_make_it_again(
+        tmp_path: Path, pg_url: str, altered: str, said: str, unmap: list[str]) -> None:
+    """The configuration still there, its mappings altered: nothing failed,
+    but a search missed what the documents hold (café read without unaccent
+    finds no 'cafe'), and check blamed the documents (fts-index) instead."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "cafe.txt").write_text("Mon résumé du café, une crème brûlée.", encoding="utf-8")
+    (folder / "river.txt").write_text("the river survey report", encoding="utf-8")
+    assert lifededup(pg_url, "index", str(folder)).returncode == 0
+    assert found(pg_url, "café") == {"cafe.txt"}
+    assert lifededup(pg_url, "sql", "--write", f"ALTER TEXT SEARCH CONFIGURATION lifededup {altered}").returncode == 0
+    if "blank" not in altered:
+        assert found(pg_url, "café") == set(), "the harm the check is for: an accented word is missed"
+
+    checked = lifededup(pg_url, "check")
+    statements = [*unmap, f"ALTER TEXT SEARCH CONFIGURATION lifededup ALTER MAPPING FOR {TOKENS} "
+                  "WITH public.unaccent, pg_catalog.simple"]
+    assert checked.returncode == 1 and checked.stdout == "", checked
+    assert checked.stderr == (
+        "problem: search-configuration: the store's text search configuration lifededup is not revision 0029's, "
+        f"which reads each of its words through public.unaccent, pg_catalog.simple: {said}; so a search misses "
+        "words the documents hold (an accented word, say), and an item indexed now is given other words; make "
+        "its mappings again with: "
+        + " and ".join(f"lifededup sql --write {shlex.quote(statement)}" for statement in statements)
+        + f"\nError: 1 problem(s) in {pg_url}\n"), checked.stderr
+
+    # what check said, run as said: clean again, and the accented word found
+    made = re.search(r"make its mappings again with: (.*)$", checked.stderr.splitlines()[0])
+    assert made is not None
+    for command in made.group(1).split(" and lifededup "):
+        args = shlex.split(command.removeprefix("lifededup "))
+        assert args[:2] == ["sql", "--write"], command
+        done = lifededup(pg_url, *args)
+        assert done.returncode == 0, done.stderr
+    assert lifededup(pg_url, "check").stdout.startswith("ok: 2 items")
+    assert found(pg_url, "café") == {"cafe.txt"}

@@ -119,8 +119,8 @@ def check_command(as_json: bool, mend: bool, db: str | None) -> None:
     by `sql --write` since they were fingerprinted: their features and
     cluster are still the old text's.  On PostgreSQL it finds the text
     search configuration every search and indexing reads words with
-    (revision 0029) dropped by hand, and names the statements that make it
-    again.
+    (revision 0029) dropped by hand, or its mappings altered (accented
+    words then go unfound), and names the statements that make it again.
 
     Exits with status 1 and says what is wrong if anything is; `lifededup
     recluster` rebuilds the clusters, and `--mend` writes again the words

@@ -153,6 +153,12 @@ _TOKENS = ("asciihword, asciiword, email, file, float, host, hword, hword_asciip
 _CONFIGURED = (f"SELECT EXISTS (SELECT 1 FROM pg_ts_config WHERE cfgname = '{TS_CONFIG}' "
                "AND pg_ts_config_is_visible(oid)), (SELECT quote_ident(n.nspname) FROM pg_extension e "
                "JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'unaccent')")
+# each token type the configuration found as TS_CONFIG maps, with the dictionaries it reads it through in order
+_MAPPED = ("SELECT t.alias, string_agg(quote_ident(n.nspname) || '.' || quote_ident(d.dictname), ', ' "
+           "ORDER BY m.mapseqno) FROM pg_ts_config_map m JOIN pg_ts_config c ON c.oid = m.mapcfg "
+           "CROSS JOIN LATERAL ts_token_type(c.cfgparser) t JOIN pg_ts_dict d ON d.oid = m.mapdict "
+           f"JOIN pg_namespace n ON n.oid = d.dictnamespace WHERE c.oid = CAST('{TS_CONFIG}' AS regconfig) "
+           "AND t.tokid = m.maptokentype GROUP BY t.alias")
 
 
 def _search_configuration(conn: Connection) -> list[Problem]:
@@ -160,20 +166,49 @@ def _search_configuration(conn: Connection) -> list[Problem]:
     are made with and every search reads words with (``TS_CONFIG``,
     revision 0029), and the ``unaccent`` extension it reads through
     (``DROP EXTENSION unaccent CASCADE`` drops the configuration too):
-    without it every search and every item's indexing fails.  Named with
-    the statements that make it again, as revision 0029 made it."""
+    without it every search and every item's indexing fails; with its
+    mappings altered (a word read without unaccent, a token type dropped)
+    a search silently misses what the documents hold.  Named with the
+    statements that make it again, as revision 0029 made it."""
     [(configured, schema)] = conn.exec_driver_sql(_CONFIGURED).all()
+    dictionaries = f"{f'{schema}.' if schema else ''}unaccent, pg_catalog.simple"
+    remap = f"ALTER TEXT SEARCH CONFIGURATION {TS_CONFIG} ALTER MAPPING FOR {_TOKENS} WITH {dictionaries}"
+    extension = [] if schema else ["CREATE EXTENSION IF NOT EXISTS unaccent"]
     if configured:
-        return []
-    make = ([] if schema else ["CREATE EXTENSION IF NOT EXISTS unaccent"]) + [
-        f"CREATE TEXT SEARCH CONFIGURATION {TS_CONFIG} (COPY = pg_catalog.simple)",
-        f"ALTER TEXT SEARCH CONFIGURATION {TS_CONFIG} ALTER MAPPING FOR {_TOKENS} "
-        f"WITH {f'{schema}.' if schema else ''}unaccent, pg_catalog.simple"]
+        return _altered_mappings(conn, dictionaries, extension, remap)
+    make = [*extension, f"CREATE TEXT SEARCH CONFIGURATION {TS_CONFIG} (COPY = pg_catalog.simple)", remap]
     gone = "" if schema else ", nor the unaccent extension it reads words through (made by the database's owner)"
     return [Problem(CONFIGURATION, f"the store has no text search configuration {TS_CONFIG} (revision 0029){gone}: "
                     "its documents were made with it and every search reads words with it, so searching and "
-                    "indexing fail; make it again with: "
-                    + " and ".join(f"lifededup sql --write {shlex.quote(statement)}" for statement in make))]
+                    f"indexing fail; make it again with: {_said(make)}")]
+
+
+def _altered_mappings(conn: Connection, dictionaries: str, extension: list[str], remap: str) -> list[Problem]:
+    """The configuration's mappings, where they are not revision 0029's
+    (``ALTER TEXT SEARCH CONFIGURATION ... ALTER``, ``DROP`` or ``ADD
+    MAPPING`` by hand): one catalog query of a few dozen rows."""
+    mapped: dict[str, str] = {str(alias): str(read) for alias, read in conn.exec_driver_sql(_MAPPED)}
+    wanted = _TOKENS.split(", ")
+    altered: dict[str | None, list[str]] = {}
+    for alias in wanted:
+        if mapped.get(alias) != dictionaries:
+            altered.setdefault(mapped.get(alias), []).append(alias)
+    extra = sorted(set(mapped) - set(wanted))
+    if not altered and not extra:
+        return []
+    said = [f"{', '.join(aliases)} " + (f"read through {read}" if read else "not read (no mapping)")
+            for read, aliases in altered.items()]
+    said += [f"{', '.join(extra)} read too, which revision 0029 leaves out"] if extra else []
+    unmap = [f"ALTER TEXT SEARCH CONFIGURATION {TS_CONFIG} DROP MAPPING IF EXISTS FOR {', '.join(extra)}"
+             ] if extra else []
+    return [Problem(CONFIGURATION, f"the store's text search configuration {TS_CONFIG} is not revision 0029's, "
+                    f"which reads each of its words through {dictionaries}: {'; '.join(said)}; so a search misses "
+                    "words the documents hold (an accented word, say), and an item indexed now is given other "
+                    f"words; make its mappings again with: {_said([*extension, *unmap, remap])}")]
+
+
+def _said(statements: list[str]) -> str:
+    return " and ".join(f"lifededup sql --write {shlex.quote(statement)}" for statement in statements)
 
 
 # What a command meeting it says, after the store's name.
