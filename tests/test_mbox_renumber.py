@@ -181,3 +181,43 @@ def test_a_mail_moved_onto_the_number_of_an_empty_one(tmp_path: Path, store_url:
         assert after["(none)"] == (before["(none)"][0], "message 3", "inbox.mbox"), after
         assert snapshot(store, box) == fresh(root, box)
     check_clean(store_url)
+
+
+def _attachment_alone(n: int, name: str, body: str) -> str:
+    """A mail with no words of its own, only a file attached (a scanner's, a phone's "sent from")."""
+    mail = EmailMessage()
+    mail["From"], mail["To"], mail["Subject"] = f"sender{n}@example.org", "me@example.org", f"letter number {n}"
+    mail.add_attachment(body, filename=name)
+    return f"From sender{n}@example.org Mon Jan  1 00:{n:02d}:00 2024\n{mail.as_string()}\n"
+
+
+def test_a_renumbered_mail_of_no_words_keeps_its_item(tmp_path: Path, store_url: str, fresh: Fresh) -> None:
+    """A mail whose only content is an attachment has no text to be known
+    by: renumbered, it is known by its title and people, and keeps its
+    item -- it took the item the deleted mail had left under its new name,
+    and a mail of no words after it took its own (the real archive's
+    msg_24, 'A subject', became item 253 of the deleted msg_21)."""
+    root = tmp_path / "mail"
+    box = root / "inbox.mbox"
+    box.parent.mkdir(parents=True)
+    minutes = " ".join(f"item {i} of the parish council minutes was agreed by all present" for i in range(40))
+    box.write_text(message(1) + _attachment_alone(2, "minutes.txt", minutes) + message(3)
+                   + _attachment_alone(4, "accounts.txt", minutes.replace("minutes", "accounts")))
+    with open_store(store_url) as store:
+        run(store, [root], CONFIG)
+        before = by_title(store, box)
+        _, rows = store.execute("SELECT text FROM items WHERE id = :id", {"id": before["letter number 2"][0]})
+        assert [r[0] for r in rows] == [None], "a mail of no words of its own"
+        kept = letters(box)
+        box.write_text("".join(kept[1:]))  # letter 1 deleted
+        summary = run(store, [root], CONFIG)
+        assert (summary.updated, summary.failed) == (1, 0), summary
+        after = by_title(store, box)
+        assert "letter number 1" not in after
+        for n, attached in ((2, "minutes.txt"), (4, "accounts.txt")):
+            title = f"letter number {n}"
+            assert after[title] == (before[title][0], f"message {n - 1}", "inbox.mbox"), (title, before, after)
+            assert after[attached] == (before[attached][0], f"message {n - 1} / attachment 1: {attached}", title)
+        assert snapshot(store, box) == fresh(root, box)
+        assert_matches(store, root)
+    check_clean(store_url)

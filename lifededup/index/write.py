@@ -45,7 +45,7 @@ _PARTS_OF = "SELECT id, part FROM items WHERE path = :path AND machine = :machin
 _FILE_ID = "SELECT id FROM items WHERE path = :path AND part = '' AND machine = :machine"
 _FILES_STAT = "SELECT path, size, mtime, raw_sha1 FROM items WHERE part = '' AND machine = :machine AND path IN ({})"
 # a file's stored parts, each with what names it beside its place: its text's SHA-1 (NULL: no text), title, people
-_STORED_PARTS = ("SELECT i.id, i.part, c.sha1, i.title, i.people FROM items i LEFT JOIN clusters c "
+_STORED_PARTS = ("SELECT i.id, i.part, c.sha1, i.title, i.people, i.status FROM items i LEFT JOIN clusters c "
                  "ON c.item_id = i.id WHERE i.path = :path AND i.machine = :machine AND i.part <> ''")
 _RENAME = "UPDATE items SET part = :part WHERE id = :id"
 IDENTIFY = ("UPDATE items SET device = :device, inode = :inode "
@@ -95,7 +95,16 @@ def people_of(result: Extracted) -> str | None:
     return "; ".join(said)[:10_000] if said and result.kind == "email" else None
 
 
-Key = tuple[str, "str | None", "str | None"]  # a part's text SHA-1, title and people
+Key = tuple[str, "str | None", "str | None"]  # a part's text SHA-1 ("" if it has no words), title and people
+
+
+def _key(record: ItemRecord, fingerprint: Fingerprint | None, result: Extracted | Failure) -> Key | None:
+    """What a part read whole again is known by beside its name (None: a failure, known by its name alone).
+    A part of no words keeps its title and people: else a mail that is only its attachment took, renumbered,
+    the item its new number held -- a deleted mail's -- and left its own to the next such mail."""
+    if isinstance(result, Failure):
+        return None
+    return ("" if fingerprint is None else fingerprint.sha1, record.title, record.people)
 
 
 @dataclass
@@ -253,8 +262,7 @@ class BatchWriter:
         record = self._record(outcome, info, parts)
         result = outcome.result
         if part != "" and not self._new(path, info) and info.grown is None:
-            key = None if fingerprint is None else (fingerprint.sha1, record.title, record.people)
-            self._renumbered(path, part, key)
+            self._renumbered(path, part, _key(record, fingerprint, result))
         if isinstance(result, Failure):
             parts[part] = self.store.record_failure(record, result.reason, status=result.status)
             if part == "" and result.status == "vanished":
@@ -361,16 +369,18 @@ class BatchWriter:
         that every name stays unique and the item that held it may still be
         found under its own text later in the read.  The upsert that follows
         then finds the item with its text unchanged: no clustering again.
-        A part of no text or that failed (``key`` None) takes its name's
-        item as it is, which no later part may then take for its old text."""
+        A part of no words (a mail whose only content is an attachment) is
+        known by its title and people alone.  A part that failed (``key``
+        None) takes its name's item as it is, which no later part may then
+        take for its old text."""
         stored = self._stored.get(path)
         if stored is None:
             _, rows = self.store.execute(_STORED_PARTS, {"path": path, "machine": self.store.machine})
             stored = self._stored[path] = _Stored(
                 {str(r[1]): int(r[0]) for r in rows},  # type: ignore[call-overload]
                 {int(r[0]): str(r[1]) for r in rows},  # type: ignore[call-overload]
-                {int(r[0]): (str(r[2]), r[3], r[4])  # type: ignore[call-overload, misc]
-                 for r in rows if r[2] is not None})
+                {int(r[0]): ("" if r[2] is None else str(r[2]), r[3], r[4])  # type: ignore[call-overload, misc]
+                 for r in rows if r[2] is not None or r[5] == "ok"})
         holder = stored.by_name.get(part)
         moved = None if key is None or holder is not None and stored.keys.get(holder) == key else stored.holding(key)
         if moved is not None:
