@@ -191,3 +191,30 @@ def test_a_file_compressed_by_compress_is_refused_in_words_that_say_so(store_url
         (name, "unsupported", f"{name} is compressed by compress (LZW, .Z), which lifededup does not read: "
                               "unpack a copy (gzip -dc, or uncompress) to index what it holds")
         for name in ("letters.tar.Z", "letters.taz", "letters.tgz")], listed(store_url)
+
+
+def test_a_bzip2_tar_renamed_to_or_from_tb2_is_not_read_again(store_url: str, tmp_path: Path) -> None:
+    """``.tb2`` is one of a bzip2 tar's short names (the archive reader reads
+    it whole, titled by it, as ``.tbz2``), but was no spelling of them:
+    ``receipts.tar.bz2`` renamed ``receipts.tb2`` (the same bytes) was read
+    again, and ``recipes.tb2`` renamed ``recipes.tbz2``.  Each keeps its
+    item, is not read, and is titled by its new name, as a fresh index
+    titles it."""
+    root = tmp_path / "backups"
+    root.mkdir()
+    renamed = {"receipts.tar.bz2": "receipts.tb2", "recipes.tb2": "recipes.tbz2", "minutes.TB2": "minutes.tbz"}
+    for name, word in zip(renamed, ("boiler", "sourdough", "hedgerow")):
+        a_tar(root / name, "w:bz2", word)
+    index(store_url, root)
+    before = ids(store_url, root)
+    rename(root, renamed)
+    said = index(store_url, root)
+    assert "new 0, updated 0, unchanged 0, moved 3, removed 0, failed 0 (" in said, f"moved, not read: {said}"
+    assert ids(store_url, root) == {new: before[old] for old, new in renamed.items()}, "each keeps its item"
+    assert {new: shown_title(store_url, root / new) for new in renamed.values()} == \
+        {new: new for new in renamed.values()}, "`show` titles each by its new name"
+    assert found(store_url, "sourdough") == [("recipes.tbz2", "notes/note.txt",
+                                              "the note about the sourdough, kept in recipes.tb2")]
+    fresh = tmp_path / "fresh.db"
+    index(str(fresh), root)
+    assert stored(store_url) == stored(fresh), "each item as a fresh index reads the file"

@@ -244,9 +244,10 @@ def _is_archive(probe: Probe) -> bool:
 
 # a bzip2, xz or LZMA tar's names, each read as the others (renamed.read_alike_here): this reader reads the
 # whole file under either, titled by it, its members the same parts (.tar.bz2 is this reader's, not the
-# compressed reader's its last suffix names, by its content and its name: _is_archive).  Not .tb2, which the
-# compressed reader read before this one claimed it: a .tb2 stored with its metadata (compressed, member) is
-# read again when renamed, its item then as a fresh read makes it
+# compressed reader's its last suffix names, by its content and its name: _is_archive).  .tb2 too, though
+# the compressed reader read it before 8a6d927: such an item keeps that read's metadata (compressed, member)
+# when renamed to another of these names, as it keeps it where it is -- a rename is no reason to read it again
 FORMAT = Format(name="archive", kind="archive", extract=extract_archive,
                 suffixes=(".zip", ".tar", *COMPRESSED_TAR_SUFFIXES), magic=_is_archive,
-                spellings=((".tbz2", ".tbz", ".tz2", ".tar.bz2"), (".txz", ".tar.xz"), (".tlz", ".tar.lzma")))
+                spellings=((".tbz2", ".tbz", ".tz2", ".tb2", ".tar.bz2"), (".txz", ".tar.xz"),
+                           (".tlz", ".tar.lzma")))
