@@ -1,0 +1,93 @@
+"""What the web view's pages say, through HTTP (Starlette's test client) on
+real stores, both backends: counts with thousands separators, dates marked as
+the file's where the format records none, the links a person follows."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web view needs its extra: pip install '.[web]'")
+
+from starlette.testclient import TestClient  # noqa: E402
+from store_samples import fp, prose, revised  # noqa: E402
+
+from lifededup.store import ItemRecord, open_store  # noqa: E402
+from lifededup.watch import WatchStatus  # noqa: E402
+from lifededup.watch import daemon as daemons  # noqa: E402
+from lifededup.web import create_app  # noqa: E402
+
+LOCAL = "http://127.0.0.1:8765"
+HERONS = 1001  # copies of one note: a cluster of 1,001
+
+
+def _client(db: str | Path, state: Path | None = None) -> TestClient:
+    paths = daemons.DaemonPaths(state) if state is not None else None
+    return TestClient(create_app(db, daemon_paths=paths), base_url=LOCAL)
+
+
+@pytest.fixture
+def counted(store_url: str) -> Iterator[tuple[TestClient, dict[str, int]]]:
+    """A report of 1,500 words and its revision (one word changed), and a
+    note copied 1,001 times."""
+    base = prose(5, 1500)
+    heron = "a grey heron stood by the weir in the morning mist"
+    ids: dict[str, int] = {}
+    with open_store(store_url) as store:
+        ids["report"] = store.upsert_item(ItemRecord("/docs/report.txt", kind="text", text=base), fp(base))
+        near = revised(base, 1)
+        ids["revised"] = store.upsert_item(ItemRecord("/docs/report v2.txt", kind="text", text=near), fp(near))
+        for n in range(HERONS):
+            store.upsert_item(ItemRecord(f"/herons/h{n:04}.txt", kind="text", text=heron), fp(heron))
+    with _client(store_url) as client:
+        yield client, ids
+
+
+def test_a_clusters_side_by_side_counts_its_words_with_separators(counted: tuple[TestClient, dict[str, int]]) -> None:
+    """The side by side said "1499 words the same" and "⋯ 1474 words the same ⋯"
+    (the real archive's FHS manual: 14654)."""
+    client, ids = counted
+    cluster = client.get(f"/items/{ids['revised']}.json").json()["cluster_id"]
+    html = client.get(f"/clusters/{cluster}?compare={ids['revised'] if cluster != ids['revised'] else ids['report']}").text
+    legend = re.search(r'<p class="legend">(.*?)</p>', html)
+    assert legend and re.match(r"1,4\d\d words the same; ", legend[1]), legend and legend[1]
+    skipped = re.findall(r"⋯ ([\d,]+) words the same ⋯", html)
+    assert skipped and all(len(n) < 4 or "," in n for n in skipped) and any("," in n for n in skipped), skipped
+
+
+def test_a_search_row_counts_its_cluster_and_copies_with_separators(
+        counted: tuple[TestClient, dict[str, int]]) -> None:
+    """A row said "+1000 copies" and "the cluster side by side (1001 items)";
+    a member's row "cluster of 1001"; the pager "page 1000 of ..."."""
+    client, _ = counted
+    collapsed = client.get("/?q=heron").text
+    assert "<summary>+1,000 copies</summary>" in collapsed, collapsed
+    assert "the cluster side by side (1,001 items)" in collapsed, collapsed
+    every = client.get("/?q=heron&all=1&limit=1&page=1000").text
+    assert ">cluster of 1,001</a>" in every, every
+    assert "<span>page 1,000 of 1,001</span>" in every, every
+
+
+def test_the_status_page_counts_the_watchers_work_with_separators(tmp_path: Path, store_url: str) -> None:
+    """The status page said "12345 in 1001 batch(es)" and "2345" failed items,
+    where `daemon status` says 12,345; an older watcher's queue too."""
+    paths = daemons.DaemonPaths(tmp_path / "state")
+    paths.log.parent.mkdir(parents=True, exist_ok=True)
+    status = WatchStatus(watching=["/home/me/Documents"], indexed=12_345, batches=1_001, failed=2_345,
+                         failed_here=1_234, state="watching")
+    daemons.write_status(paths, status, str(store_url), "laptop")
+    open_store(store_url).close()
+    with _client(store_url, tmp_path / "state") as client:
+        html = client.get("/status").text
+        assert "<dd>12,345 in 1,001 batch(es)</dd>" in html, html
+        assert "1,234 of this machine's (laptop)" in html and "and 1,111 on other machines" in html, html
+        # a watcher before waiting_files was written counted its queue of paths
+        report = json.loads(paths.status.read_text(encoding="utf-8"))
+        report.pop("waiting_files", None)
+        report["pending"] = 4_321
+        paths.status.write_text(json.dumps(report), encoding="utf-8")
+        assert "<dd>4,321 path(s) in the queue</dd>" in client.get("/status").text
