@@ -91,3 +91,28 @@ def test_the_status_page_counts_the_watchers_work_with_separators(tmp_path: Path
         report["pending"] = 4_321
         paths.status.write_text(json.dumps(report), encoding="utf-8")
         assert "<dd>4,321 path(s) in the queue</dd>" in client.get("/status").text
+
+
+def test_a_clusters_members_say_which_date_is_the_files(tmp_path: Path, store_url: str) -> None:
+    """A manual's PDF dated 2015-05-18 (its own date) sat beside its TXT and
+    HTML dated 2026-11-27 (the day the files were copied), one column with
+    no mark, where its search rows and item pages say 'file date'."""
+    from lifededup.index import IndexConfig, run
+
+    body = prose(11, 400)
+    folder = tmp_path / "manual"
+    folder.mkdir()
+    (folder / "notes.txt").write_text(body, encoding="utf-8")
+    (folder / "notes.eml").write_text("From: a@example.org\nTo: b@example.org\nSubject: the notes\n"
+                                      f"Date: Tue, 1 Oct 2024 10:00:00 +0000\n\n{body}\n", encoding="utf-8")
+    with open_store(store_url) as store:
+        run(store, [folder], IndexConfig(workers=1))
+    with _client(store_url) as client:
+        hits = client.get("/search.json?q=" + body.split()[0] + "&all=1").json()["hits"]
+        assert len(hits) == 2 and hits[0]["cluster_id"] == hits[1]["cluster_id"], hits
+        html = client.get(f"/clusters/{hits[0]['cluster_id']}").text
+    rows = {name: row for row in html.split("<tr")[2:] for name in ("notes.txt", "notes.eml") if name + "</a>" in row}
+    dates = {name: re.search(r'<td class="date">(.*?)</td>', row)[1] for name, row in rows.items()}  # type: ignore[index]
+    assert dates["notes.eml"] == "2024-10-01", dates
+    assert re.fullmatch(r'<span title="the file\'s date: its format records none">file date \d{4}-\d\d-\d\d</span>',
+                        dates["notes.txt"]), dates
