@@ -116,3 +116,31 @@ def test_a_clusters_members_say_which_date_is_the_files(tmp_path: Path, store_ur
     assert dates["notes.eml"] == "2024-10-01", dates
     assert re.fullmatch(r'<span title="the file\'s date: its format records none">file date \d{4}-\d\d-\d\d</span>',
                         dates["notes.txt"]), dates
+
+
+def test_an_item_leads_to_the_other_items_of_its_folder(tmp_path: Path, store_url: str) -> None:
+    """An item's page named its folder and led nowhere near it: a person who
+    found one release note could not see what else that folder holds. Its
+    path line links the search of every item under its folder; the folder's
+    name is a glob's escaped (a[1]*? is no pattern: a1-old's items are not its)."""
+    from lifededup.index import IndexConfig, run
+
+    root = tmp_path / "archive"
+    folder = root / "a[1]*?"
+    (folder / "sub").mkdir(parents=True)
+    (root / "a1-old").mkdir()
+    for path, seed in ((folder / "x.txt", 1), (folder / "y.txt", 2), (folder / "sub" / "z.txt", 3),
+                       (root / "a1-old" / "w.txt", 4)):
+        path.write_text(f"kestrel {prose(seed, 200)}", encoding="utf-8")
+    with open_store(store_url) as store:
+        run(store, [root], IndexConfig(workers=1))
+    with _client(store_url) as client:
+        hits = client.get("/search.json?q=kestrel&all=1").json()["hits"]
+        x = next(h["id"] for h in hits if h["path"].endswith("/x.txt"))
+        page = client.get(f"/items/{x}").text
+        link = re.search(r'<a class="folder" href="([^"]+)">the other items in its folder</a>', page)
+        assert link, page
+        listed = client.get(link[1].replace("&amp;", "&"))
+        assert listed.status_code == 200, listed.text
+        names = sorted(Path(p).name for p in re.findall(r'<div class="path">([^<]+)</div>', listed.text))
+    assert names == ["x.txt", "y.txt", "z.txt"], names

@@ -10,7 +10,7 @@ import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -222,6 +222,18 @@ class ItemView:
     def on_another_machine(self) -> str:
         """The machine whose file the item is, when it is not this one ("" when it is)."""
         return self.details.machine if self.details.machine and self.details.machine != self.machine else ""
+
+    @property
+    def folder_search(self) -> str:
+        """The search page's query string listing every item under the
+        item's folder (a glob's ``*`` crosses folders: its subfolders' too),
+        the folder's own ``*``, ``?`` and ``[`` escaped as the one character
+        they are; "" for a path that is not absolute."""
+        folder = str(PurePosixPath(self.details.path).parent)
+        if not folder.startswith("/"):
+            return ""
+        escaped = "".join(f"[{c}]" if c in "*?[" else c for c in folder.rstrip("/"))
+        return SearchForm(path=escaped + "/*", show_all=True).link()
 
     @property
     def file_uri(self) -> str:
