@@ -500,4 +500,4 @@ def test_dups_names_a_mailboxs_message_by_its_subject(tmp_path: Path) -> None:
         store.upsert_item(ItemRecord("/mail/Sent.eml", kind="email", title="Boat trip", text=text), fp(text))
     listed = run("dups", db=db)
     assert '/mail/Inbox [message 3]  "Boat trip"' in listed, listed
-    assert "/mail/Sent.eml\n" in listed, f"a file is named by its path alone: {listed}"
+    assert "/mail/Sent.eml  (exact copy)\n" in listed, f"a file is named by its path alone: {listed}"

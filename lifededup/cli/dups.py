@@ -15,20 +15,28 @@ from lifededup.model import shown
 from lifededup.store.listing import ItemSummary, clusters
 from lifededup.store.similarity import Similarity
 
+# members listed under a representative: a cluster of a hundred drafts
+# otherwise buried every cluster after it
+MEMBERS_LISTED = 10
+
 
 @main.command("dups")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document: a list of clusters.")
 @click.option("--limit", type=ROWS, default=None, help="Show only the N largest clusters.")
 @click.option("--min-size", type=click.IntRange(2, ROWS.max), default=2, show_default=True,
               help="Smallest cluster to show.")
+@click.option("--members", type=ROWS, default=MEMBERS_LISTED, show_default=True,
+              help="List at most N members under each representative; the rest are counted (--json lists all).")
 @db_option
-def dups_command(as_json: bool, limit: int | None, min_size: int, db: str | None) -> None:
+def dups_command(as_json: bool, limit: int | None, min_size: int, members: int, db: str | None) -> None:
     """List clusters of copies and near-copies, largest first.
 
     Each cluster is shown under its representative (the item search shows);
-    the indented lines are the members a collapsed search hides, each near
-    copy with its word edit distance and estimated resemblance to the
-    representative.
+    the indented lines are the members a collapsed search hides: an exact
+    copy (the same words in the same order) said so, a near copy with its
+    word edit distance and estimated resemblance to the representative.  A
+    cluster of more than --members members says how many more it holds;
+    `lifededup search --cluster ID` lists them all.
 
     \b
     Example:
@@ -47,9 +55,12 @@ def dups_command(as_json: bool, limit: int | None, min_size: int, db: str | None
         click.echo(f"cluster {cluster.cluster_id} ({len(cluster.members):,} items)")
         click.echo(f"  * {rep.id:>7}  {item_name(rep.path, rep.part, rep.machine)}{_subject(rep)}")
         measured = cluster.similarity or [None] * len(cluster.members)
-        for member, similarity in zip(cluster.members[1:], measured[1:]):
+        for member, similarity in zip(cluster.members[1:members + 1], measured[1:members + 1]):
             click.echo(f"    {member.id:>7}  {item_name(member.path, member.part, member.machine)}{_subject(member)}"
                        f"{_closeness(similarity)}")
+        if len(cluster.members) - 1 > members:
+            click.echo(f"    ... and {len(cluster.members) - 1 - members:,} more "
+                       f"(lifededup search --cluster {cluster.cluster_id} lists them all)")
 
 
 def _subject(item: ItemSummary) -> str:
@@ -62,6 +73,13 @@ def _subject(item: ItemSummary) -> str:
 
 
 def _closeness(similarity: Similarity | None) -> str:
-    if similarity is None or similarity.word_distance == 0.0:
+    """How close a member is to its representative, as stored; nothing
+    where it was not measured (transitive clustering, a far member under
+    ``--rule features``)."""
+    if similarity is None or similarity.word_distance != similarity.word_distance:  # NULL or NaN: not measured
         return ""
-    return f"  ({similarity.word_distance:.1%} of words apart, estimated resemblance {similarity.resemblance:.2f})"
+    if similarity.word_distance == 0.0:
+        return "  (exact copy)"
+    # a few words in a long text is not "0.0%": the member is not the same text
+    apart = "under 0.1%" if similarity.word_distance < 0.0005 else f"{similarity.word_distance:.1%}"
+    return f"  ({apart} of words apart, estimated resemblance {similarity.resemblance:.2f})"
