@@ -11,8 +11,9 @@ and keeps its item, id and cluster, when a stored file that is no longer on
 disk has
 
 1. the same bytes (raw SHA-1): moved as it was; or
-2. the same device and inode and the same name: moved on one file system,
-   then changed before the indexer saw it (it is read again, under its item);
+2. the same device and inode and the same name (a Maildir message's flags
+   aside): moved on one file system, then changed before the indexer saw it
+   (it is read again, under its item);
    or
 3. neither hashed (a file too large to read, :func:`_worth_hashing`) and the
    same device, inode, size and mtime, whatever its name: renamed as it was
@@ -58,7 +59,7 @@ from lifededup.extract.mbox import Separators
 from lifededup.extract.renamed import read_alike_here
 from lifededup.extract.sandbox import REFUSED
 from lifededup.index.dates import date_in_name
-from lifededup.index.scan import Seen, opened_found, raw_sha1
+from lifededup.index.scan import Seen, holds_maildir_folders, opened_found, raw_sha1
 from lifededup.model import fs_path
 from lifededup.store import Store, UnsupportedStore
 from lifededup.store.dialect import path_bytes
@@ -388,9 +389,14 @@ def _match(candidates: list[Known], file: Seen, sha1: str | None, identity: Iden
             return same_bytes[0]
     if identity is not None:
         for k in sorted(complete, key=lambda k: k.path):
-            if (k.device, k.inode) == identity and (PurePath(k.path).name == name or _as_it_was(k, file)):
+            if (k.device, k.inode) == identity and (_named_the_same(k.path, file.path) or _as_it_was(k, file)):
                 return k
     return None
+
+
+def _named_the_same(old: str, new: str) -> bool:
+    """Whether two stored paths name their files alike: the same name, a Maildir message's flags aside."""
+    return _without_maildir_flags(fs_path(old)) == _without_maildir_flags(fs_path(new))
 
 
 def _as_it_was(stored: Known, file: Seen) -> bool:
@@ -435,9 +441,25 @@ def _named_alike(old: str, new: str) -> bool:
     for a format that records none -- whether this one does is not stored).
     Otherwise it is read again under its item: ``page.txt`` become
     ``page.html`` was kept as text, tags and all, with no title."""
-    if not read_alike_here(Path(fs_path(new)), *(os.path.basename(fs_path(path)) for path in (old, new))):
+    if not read_alike_here(Path(fs_path(new)), *(_without_maildir_flags(fs_path(path)) for path in (old, new))):
         return False
     return date_in_name(PurePath(old).name) == date_in_name(PurePath(new).name)
+
+
+# A Maildir message's name ends in its info, its flags (maildir(5): "UNIQUE:2,FLAGS", S seen, R replied, F
+# flagged, T trashed; ":1," the experimental kind): a mail client renames it at each change of them.
+_MAILDIR_INFO = re.compile(r":[12],[^:]*$")
+
+
+def _without_maildir_flags(path: str) -> str:
+    """The name of the file at ``path``, without its flags where it is a Maildir's message (in the ``cur`` or
+    ``new`` of a Maildir): a mail marked seen or replied to is renamed, its bytes the same, and reads as it
+    did -- as a mail, by its content.  Its new name's "suffix" (``.laptop`` become ``.laptop:2,S``) read as a
+    file that might read otherwise, and every mail marked read was read again."""
+    folder, name = os.path.split(path)
+    if os.path.basename(folder) in ("cur", "new") and holds_maildir_folders(os.path.dirname(folder)):
+        return _MAILDIR_INFO.sub("", name)
+    return name
 
 
 def _worth_hashing(file: Seen, hash_up_to: int | None) -> bool:

@@ -259,7 +259,7 @@ class Scanner:
             if self._admits_link(entry.path, listed=True):
                 self._link(entry.path)
         elif entry.is_dir(follow_symlinks=False):
-            if entry.name == "tmp" and _holds_maildir_folders(os.path.dirname(entry.path)):
+            if entry.name == "tmp" and holds_maildir_folders(os.path.dirname(entry.path)):
                 return  # see _in_maildir_tmp
             if self.rules.admits_folder(relative, maildir=_holds_maildir(entry.path)):
                 self._walk(entry.path, entry.stat(follow_symlinks=False))
@@ -440,10 +440,10 @@ def raw_sha1(path: str) -> str | None:
 
 def _holds_maildir(folder: str) -> bool:
     """Whether a hidden folder is a Maildir: a Maildir++ mail folder (`.Sent`), which is read."""
-    return os.path.basename(folder).startswith(".") and _holds_maildir_folders(folder)
+    return os.path.basename(folder).startswith(".") and holds_maildir_folders(folder)
 
 
-def _holds_maildir_folders(folder: str) -> bool:
+def holds_maildir_folders(folder: str) -> bool:
     """Whether a folder is a Maildir: its cur and new folders in it (and tmp, where mail is delivered)."""
     return all(os.path.isdir(os.path.join(folder, f)) for f in ("cur", "new"))
 
@@ -460,6 +460,6 @@ def _in_maildir_tmp(real: str) -> bool:
         parent = os.path.dirname(folder)
         if parent == folder:
             return False
-        if os.path.basename(folder) == "tmp" and _holds_maildir_folders(parent):
+        if os.path.basename(folder) == "tmp" and holds_maildir_folders(parent):
             return True
         folder = parent
