@@ -52,7 +52,8 @@ def test_a_clusters_side_by_side_counts_its_words_with_separators(counted: tuple
     (the real archive's FHS manual: 14654)."""
     client, ids = counted
     cluster = client.get(f"/items/{ids['revised']}.json").json()["cluster_id"]
-    html = client.get(f"/clusters/{cluster}?compare={ids['revised'] if cluster != ids['revised'] else ids['report']}").text
+    other = ids["revised"] if cluster != ids["revised"] else ids["report"]
+    html = client.get(f"/clusters/{cluster}?compare={other}").text
     legend = re.search(r'<p class="legend">(.*?)</p>', html)
     assert legend and re.match(r"1,4\d\d words the same; ", legend[1]), legend and legend[1]
     skipped = re.findall(r"⋯ ([\d,]+) words the same ⋯", html)
@@ -112,7 +113,7 @@ def test_a_clusters_members_say_which_date_is_the_files(tmp_path: Path, store_ur
         assert len(hits) == 2 and hits[0]["cluster_id"] == hits[1]["cluster_id"], hits
         html = client.get(f"/clusters/{hits[0]['cluster_id']}").text
     rows = {name: row for row in html.split("<tr")[2:] for name in ("notes.txt", "notes.eml") if name + "</a>" in row}
-    dates = {name: re.search(r'<td class="date">(.*?)</td>', row)[1] for name, row in rows.items()}  # type: ignore[index]
+    dates = {name: re.findall(r'<td class="date">(.*?)</td>', row)[0] for name, row in rows.items()}
     assert dates["notes.eml"] == "2024-10-01", dates
     assert re.fullmatch(r'<span title="the file\'s date: its format records none">file date \d{4}-\d\d-\d\d</span>',
                         dates["notes.txt"]), dates
@@ -144,3 +145,34 @@ def test_an_item_leads_to_the_other_items_of_its_folder(tmp_path: Path, store_ur
         assert listed.status_code == 200, listed.text
         names = sorted(Path(p).name for p in re.findall(r'<div class="path">([^<]+)</div>', listed.text))
     assert names == ["x.txt", "y.txt", "z.txt"], names
+
+
+def test_every_page_links_its_json_and_the_footers_rule_holds_on_the_search(tmp_path: Path, store_url: str) -> None:
+    """The footer says "every page is also JSON: add .json to its path", and
+    the search page is at /: /.json?q=... was "nothing at /.json". It is the
+    search's JSON now, and each page links its own JSON (a search's with its
+    query), which answers."""
+    from lifededup.index import IndexConfig, run
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    text = f"osprey {prose(21, 300)}"
+    (folder / "a.txt").write_text(text, encoding="utf-8")
+    (folder / "b.txt").write_text(text, encoding="utf-8")
+    with open_store(store_url) as store:
+        run(store, [folder], IndexConfig(workers=1))
+    with _client(store_url) as client:
+        hit = client.get("/search.json?q=osprey").json()["hits"][0]
+        by_hand = client.get("/.json?q=osprey")
+        assert by_hand.status_code == 200 and by_hand.json() == client.get("/search.json?q=osprey").json(), \
+            by_hand.text
+        for url, twin in (("/?q=osprey&all=1", "/search.json?q=osprey&all=1"),
+                          ("/search?q=osprey", "/search.json?q=osprey"), ("/clusters", "/clusters.json"),
+                          (f"/clusters/{hit['cluster_id']}", f"/clusters/{hit['cluster_id']}.json"),
+                          (f"/items/{hit['id']}", f"/items/{hit['id']}.json"), ("/failures", "/failures.json"),
+                          ("/status", "/status.json")):
+            page = client.get(url).text
+            link = re.search(r'<a class="json" href="([^"]+)">', page)
+            assert link and link[1].replace("&amp;", "&") == twin, (url, link and link[1])
+            assert client.get(twin).status_code == 200, twin
+        assert '<a class="json"' not in client.get("/").text, "the empty search page has no JSON of its own"

@@ -98,6 +98,15 @@ def _failures_asked(request: Request) -> tuple[str | None, list[str]]:
             [status for status in request.query_params.getlist("status") if status])
 
 
+def _twin(request: Request) -> str:
+    """The address of a page's JSON, its query kept: ``/search.json`` of the
+    search page at ``/`` (the footer's rule, add .json to the path, made
+    ``/.json``, which answers too)."""
+    path = request.url.path
+    query = request.url.query
+    return ("/search.json" if path in ("/", "/search") else path + ".json") + ("?" + query if query else "")
+
+
 def _size(value: int | None) -> str:
     if value is None:
         return ""
@@ -154,8 +163,9 @@ class View:
         self.daemon_paths = daemon_paths
         self.env = _environment()
 
-    def html(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
-        page = self.env.get_template(template).render(store=self.stores.location,
+    def html(self, template: str, status_code: int = 200, *, twin: str = "", **context: Any) -> HTMLResponse:
+        """The page ``template`` renders; ``twin``: its JSON's address, linked in the footer ("": none)."""
+        page = self.env.get_template(template).render(store=self.stores.location, twin=twin,
                                                       SYNTAX=syntax_of(self.stores.postgres), **context)
         return HTMLResponse(page, status_code=status_code)
 
@@ -181,7 +191,7 @@ class View:
             return self.html("search.html", 400, form=form, result=None, pages=1, syntax=syntax,
                              error=str(exc).split("\n\n")[0] if syntax else str(exc), kinds=self._kinds(form))
         return self.html("search.html", form=form, result=result, error=None, pages=pages.pages(result, form),
-                         kinds=self._kinds(form))
+                         kinds=self._kinds(form), twin=_twin(request))
 
     def _kinds(self, form: SearchForm) -> list[str]:
         """The kinds the filter offers: those the store holds, and any chosen
@@ -199,7 +209,8 @@ class View:
     # -- clusters -----------------------------------------------------------
 
     def clusters_page(self, request: Request) -> Response:
-        return self.html("clusters.html", clusters=clusters(self.stores.get(), limit=CLUSTERS_SHOWN))
+        return self.html("clusters.html", clusters=clusters(self.stores.get(), limit=CLUSTERS_SHOWN),
+                         twin=_twin(request))
 
     def clusters_json(self, request: Request) -> Response:
         """``lifededup dups --json --limit 100``'s list."""
@@ -211,7 +222,7 @@ class View:
             raise BadRequest(f"compare must be an item id, not {compare!r}")
         view = pages.cluster_view(self.stores.get(), request.path_params["cluster_id"],
                                   None if compare is None else int(compare))
-        return self.html("cluster.html", view=view)
+        return self.html("cluster.html", view=view, twin=_twin(request))
 
     def cluster_json(self, request: Request) -> Response:
         """``lifededup show CLUSTER_ID --json``'s object."""
@@ -221,7 +232,8 @@ class View:
     # -- items --------------------------------------------------------------
 
     def item_page(self, request: Request) -> Response:
-        return self.html("item.html", view=pages.item_view(self.stores.get(), request.path_params["item_id"]))
+        return self.html("item.html", view=pages.item_view(self.stores.get(), request.path_params["item_id"]),
+                         twin=_twin(request))
 
     def item_json(self, request: Request) -> Response:
         """``lifededup show ITEM_ID --json``'s object."""
@@ -256,7 +268,7 @@ class View:
         store = self.stores.get()
         found = pages.failed_items(store, machine=machine, statuses=statuses)
         return self.html("failures.html", failures=found, limit=pages.FAILURES_SHOWN, machine=machine,
-                         statuses=statuses, kinds=pages.failed_kinds(store, machine=machine))
+                         statuses=statuses, kinds=pages.failed_kinds(store, machine=machine), twin=_twin(request))
 
     def failures_json(self, request: Request) -> Response:
         """``lifededup failures --json --limit 1000 [--machine NAME] [--status STATUS...]``'s list."""
@@ -266,7 +278,7 @@ class View:
 
     def status_page(self, request: Request) -> Response:
         return self.html("status.html", view=pages.status_view(self.stores.get, self.stores.location,
-                                                                self.daemon_paths))
+                                                                self.daemon_paths), twin=_twin(request))
 
     def status_json(self, request: Request) -> Response:
         return JSONResponse(pages.status_view(self.stores.get, self.stores.location, self.daemon_paths).to_dict())
@@ -280,7 +292,7 @@ class View:
             ("/failures", self.failures_page, self.failures_json),
             ("/status", self.status_page, self.status_json),
         ]
-        routes: list[Route | Mount] = [Route("/", self.search_page)]
+        routes: list[Route | Mount] = [Route("/", self.search_page), Route("/.json", self.search_json)]
         for path, page, as_json in pairs:
             routes += [Route(path, page), Route(path + ".json", as_json)]
         routes.append(Route("/items/{item_id:int}/original", self.original))
