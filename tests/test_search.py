@@ -528,6 +528,27 @@ def test_copies_beside_their_row_are_named_from_the_folder_they_share(store_url:
     assert all(path in listed for path, _ in rows), listed
 
 
+def test_a_copy_of_its_rows_date_is_named_without_it(store_url: str) -> None:
+    """A folder of releases copied in one day said "(file date 2026-11-27)"
+    after every copy on the line, where its row says it already; a copy of
+    another date still says its own."""
+    text = prose(5)
+    rows = [("/archive/flask-2.0.0/docs/tutorial.rst", None),  # the files' day alone: the row
+            ("/archive/flask-2.1.0/docs/tutorial.rst", None),
+            ("/archive/flask-2.2.0/docs/tutorial.rst", "2022-08-01")]
+    with open_store(store_url) as store:
+        for path, when in rows:
+            store.upsert_item(ItemRecord(path, text=text, doc_date=when, mtime=1578000000.0), fp(text))
+    word = text.split()[0]
+    with open_store(store_url, readonly=True) as store:
+        (hit,) = search(store, word).hits
+    assert (hit.path, hit.date, hit.file_date) == (rows[0][0], "2020-01-02 21:20:00", True), hit
+    shown = CliRunner().invoke(main, ["search", word, "--db", store_url]).output
+    assert f"{hit.path}  (document, file date 2020-01-02)" in shown, shown
+    assert ("copies, newest first: /archive/flask-2.2.0/docs/tutorial.rst (2022-08-01); "
+            "/archive/flask-2.1.0/docs/tutorial.rst\n" in shown), shown
+
+
 # \x02 and \x03 are the marks; \x01 the separator the index keeps between CJK
 # characters (store/searchable.py APART), which a snippet drops by design
 @given(st.lists(st.tuples(st.text(alphabet=st.characters(blacklist_characters="\x01\x02\x03"), max_size=12),

@@ -11,7 +11,7 @@ import click
 from lifededup.cli import main
 from lifededup.cli.options import ITEM_ID, ROWS, db_option, item_name, opened_reader, shown
 from lifededup.search import (
-    PG_SYNTAX, SYNTAX, Filters, Hit, QuerySyntaxError, SearchResult, Snippet, items_said, search,
+    PG_SYNTAX, SYNTAX, Copy, Filters, Hit, QuerySyntaxError, SearchResult, Snippet, items_said, search,
 )
 
 # Copies named under a collapsed row on a terminal; --json lists them all.
@@ -184,13 +184,21 @@ def _print_hit(number: int, hit: Hit, found: SearchResult) -> None:
     if hit.copies:
         # newest first, each with its date: the latest draft is named though an older one is the row
         names = [(_name(_beside(_home(c.path), _home(hit.path)), c.part, c.machine) if c.machine == hit.machine
-                  else _name(c.path, c.part, c.machine))
-                 + (f" ({'file date ' if c.file_date else ''}{c.date[:10]})" if c.date else "")
+                  else _name(c.path, c.part, c.machine)) + _copy_date(c, hit)
                  for c in hit.copies[:COPIES_SHOWN]]
         more = hit.hidden - len(names)
         click.echo(f"     copies, newest first: {'; '.join(names)}{f'; and {more:,} more' if more > 0 else ''}")
         if found.mode == "collapsed" and more > 0:
             click.echo(f"     (lifededup search --cluster {hit.cluster_id} lists them all)")
+
+
+def _copy_date(copy: Copy, hit: Hit) -> str:
+    """A copy's date, where it is not its row's: a folder of releases copied
+    in one day said "(file date 2026-11-27)" after every copy, a quarter of
+    the line, where the row says it once."""
+    if not copy.date or (copy.date[:10], copy.file_date) == ((hit.date or "")[:10], hit.file_date):
+        return ""
+    return f" ({'file date ' if copy.file_date else ''}{copy.date[:10]})"
 
 
 def _said_by(snippet: str, line: str) -> bool:
