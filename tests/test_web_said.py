@@ -176,3 +176,27 @@ def test_every_page_links_its_json_and_the_footers_rule_holds_on_the_search(tmp_
             assert link and link[1].replace("&amp;", "&") == twin, (url, link and link[1])
             assert client.get(twin).status_code == 200, twin
         assert '<a class="json"' not in client.get("/").text, "the empty search page has no JSON of its own"
+
+
+def test_a_row_found_by_its_title_says_the_title_once(tmp_path: Path, store_url: str) -> None:
+    """A mail found by its subject alone ('Lyrics', five of them in the real
+    archive) was headed 'Lyrics' and its snippet under it said 'Lyrics' again:
+    the heading now marks the words found, and no snippet repeats it. A row
+    found in its text keeps its snippet."""
+    from lifededup.index import IndexConfig, run
+
+    folder = tmp_path / "mail"
+    folder.mkdir()
+    (folder / "song.eml").write_text("From: barry@example.org\nTo: dingus@example.org\nSubject: Lyrics of the "
+                                     "kingfisher song\nDate: Fri, 20 Apr 2001 19:35:02 -0400\n\nSee you at the "
+                                     "weir on Sunday.\n", encoding="utf-8")
+    (folder / "note.txt").write_text(f"a kingfisher by the weir {prose(4, 60)}", encoding="utf-8")
+    with open_store(store_url) as store:
+        run(store, [folder], IndexConfig(workers=1))
+    with _client(store_url) as client:
+        html = client.get("/?q=kingfisher").text
+    rows = {("song" if "song.eml" in row else "note"): row for row in html.split('<li class="hit"')[1:]}
+    song = rows["song"]
+    assert re.search(r'<a class="name" href="/items/\d+">Lyrics of the <mark>kingfisher</mark> song</a>', song), song
+    assert '<p class="snippet">' not in song and song.count("Lyrics of the") == 1, song
+    assert '<p class="snippet">' in rows["note"] and "<mark>kingfisher</mark>" in rows["note"], rows["note"]

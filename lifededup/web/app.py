@@ -91,6 +91,13 @@ def _name(item: Any) -> str:
     return path.rsplit("/", 1)[-1] or path
 
 
+def _found_in_title(hit: Any) -> bool:
+    """Whether a search row's snippet is its title (a mail found by its
+    subject alone), which the row's heading then shows marked."""
+    title = getattr(hit, "title", None)
+    return bool(title) and hit.snippet.spans != () and hit.snippet.text == " ".join(str(title).split())
+
+
 def _failures_asked(request: Request) -> tuple[str | None, list[str]]:
     """The failures a page or its JSON asks for: ``?machine=NAME``'s (every
     machine's without), of ``?status=STATUS`` (repeatable; every status without)."""
@@ -151,7 +158,8 @@ def _environment() -> Environment:
     env = Environment(loader=PackageLoader("lifededup.web", "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=_unreordered)
     env.filters.update(home=_home, place=_place, name=_name, size=_size, format=_format, fraction=_fraction,
-                       when=said_when, count=_count, items=_items_said)
+                       when=said_when, count=_count, items=_items_said,
+                       found_in_title=_found_in_title)
     return env
 
 
