@@ -200,3 +200,18 @@ def test_a_row_found_by_its_title_says_the_title_once(tmp_path: Path, store_url:
     assert re.search(r'<a class="name" href="/items/\d+">Lyrics of the <mark>kingfisher</mark> song</a>', song), song
     assert '<p class="snippet">' not in song and song.count("Lyrics of the") == 1, song
     assert '<p class="snippet">' in rows["note"] and "<mark>kingfisher</mark>" in rows["note"], rows["note"]
+
+
+def test_another_stores_failures_are_said_with_the_command_that_lists_them(tmp_path: Path, store_url: str) -> None:
+    """The status page of a watcher writing into another store said '29 in the
+    watcher's store (lifededup failures --db it lists them)': the command
+    lacked the store it needs, and read as a broken sentence."""
+    paths = daemons.DaemonPaths(tmp_path / "state")
+    paths.log.parent.mkdir(parents=True, exist_ok=True)
+    other = str(tmp_path / "other store.db")
+    daemons.write_status(paths, WatchStatus(watching=["/home/me/x"], failed=29, state="watching"), other, "laptop")
+    open_store(store_url).close()
+    with _client(store_url, tmp_path / "state") as client:
+        html = client.get("/status").text
+    said = f"29 in the watcher&#39;s store (<code>lifededup failures --db &#39;{other}&#39;</code> lists them)"
+    assert said.replace("&#39;s store", "'s store") in html, html

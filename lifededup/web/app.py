@@ -4,6 +4,7 @@ read-only store (one connection per server thread, as ``Store`` asks)."""
 from __future__ import annotations
 
 import os
+import shlex
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
@@ -159,7 +160,7 @@ def _environment() -> Environment:
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=_unreordered)
     env.filters.update(home=_home, place=_place, name=_name, size=_size, format=_format, fraction=_fraction,
                        when=said_when, count=_count, items=_items_said,
-                       found_in_title=_found_in_title)
+                       found_in_title=_found_in_title, shell=shlex.quote)
     return env
 
 
