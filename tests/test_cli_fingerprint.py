@@ -101,6 +101,35 @@ def test_compare_says_what_a_store_clustering_by_the_rule_does(tmp_path: Path) -
     assert text.startswith("different by verified:30"), text
 
 
+def test_compare_says_a_table_of_numbers_is_clustered_as_the_store_clusters_it(tmp_path: Path) -> None:
+    """A sheet of readings is sampled with its numbers (its few words repeat:
+    ``site a site a``), which gives it features but no sketch; the store
+    clusters a corrected copy by a shared feature, but compare said
+    "different by verified:30" with 6 of 6 features and 0.2% of words apart,
+    and dups said "estimated resemblance 0.00" of a sketch it has not."""
+    from lifededup.index import IndexConfig, run
+    from lifededup.store import open_store
+
+    lines = ["date,site,reading,temperature"] + [f"2024-03-{d % 28 + 1:02},site a,{100 + d * 7 % 900},{d % 30}"
+                                                 for d in range(80)]
+    a, b = tmp_path / "readings.csv", tmp_path / "readings fixed.csv"
+    a.write_text("\n".join(lines) + "\n")
+    date, site, _, temperature = lines[10].split(",")
+    lines[10] = f"{date},{site},555,{temperature}"  # one reading corrected
+    b.write_text("\n".join(lines) + "\n")
+    said = json.loads(CliRunner().invoke(main, ["compare", "--json", str(a), str(b)]).output)
+    assert said["sampled"] and said["shared_features"] >= 2 and not said["exact"], said
+    with open_store(tmp_path / "store.db") as store:
+        run(store, [tmp_path], IndexConfig(workers=1))
+        clusters = {r[0] for r in store.execute("SELECT cluster_id FROM clusters")[1]}
+        sketched = store.execute("SELECT count(*) FROM fingerprints WHERE sketch IS NOT NULL")[1][0][0]
+    assert len(clusters) == 1 and sketched == 0, (clusters, sketched)  # one cluster, of texts without sketches
+    assert said["clustered"], said
+    assert CliRunner().invoke(main, ["compare", str(a), str(b)]).output.startswith("near copy by verified:30")
+    listed = CliRunner().invoke(main, ["dups", "--db", str(tmp_path / "store.db")]).output
+    assert "% of words apart)" in listed and "resemblance" not in listed, listed
+
+
 def test_compare_text_output_names_the_verdict(tmp_path: Path) -> None:
     words = prose(4, 200)
     a = write(tmp_path / "a.txt", words)

@@ -82,4 +82,6 @@ def _closeness(similarity: Similarity | None) -> str:
         return "  (exact copy)"
     # a few words in a long text is not "0.0%": the member is not the same text
     apart = "under 0.1%" if similarity.word_distance < 0.0005 else f"{similarity.word_distance:.1%}"
+    if similarity.resemblance == 0.0:  # no sketch to estimate it from (a table of numbers): not "0.00"
+        return f"  ({apart} of words apart)"
     return f"  ({apart} of words apart, estimated resemblance {similarity.resemblance:.2f})"

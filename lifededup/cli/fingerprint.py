@@ -160,9 +160,11 @@ def _joined(a_text: str, b_text: str, params: FingerprintParams, rule: Rule, res
     if rule.kind == "features":
         return result.shared_features >= params.threshold
     left, right = fingerprint(a_text, params), fingerprint(b_text, params)
-    if left.sketch is None or right.sketch is None:
+    if left.features is None or right.features is None:
         return False  # short texts are exact copies or nothing (seeds/002)
-    minima = len(set(sketch_values(left.sketch).tolist()) & set(sketch_values(right.sketch).tolist()))
+    # a table of numbers is sampled with them, without a sketch: a candidate by a shared feature alone
+    minima = (0 if left.sketch is None or right.sketch is None
+              else len(set(sketch_values(left.sketch).tolist()) & set(sketch_values(right.sketch).tolist())))
     if result.shared_features < 1 and minima < rule.min_shared_minima:
         return False  # not a candidate
     return measure(left.sketch, right.sketch, word_stream(a_text).split(), word_stream(b_text).split(),
