@@ -215,3 +215,32 @@ def test_another_stores_failures_are_said_with_the_command_that_lists_them(tmp_p
         html = client.get("/status").text
     said = f"29 in the watcher&#39;s store (<code>lifededup failures --db &#39;{other}&#39;</code> lists them)"
     assert said.replace("&#39;s store", "'s store") in html, html
+
+
+def test_a_part_without_a_title_is_named_by_its_part_not_its_file(tmp_path: Path, store_url: str) -> None:
+    """The real archive's msg_07.eml holds dingusfish.gif, which has no text
+    (no OCR): the gif's page was headed 'msg_07.eml', the mail's file, as if
+    it were the mail. It is headed by its part, as the mail's 'Inside it'
+    list names it; the mail keeps its subject."""
+    from lifededup.index import IndexConfig, run
+
+    folder = tmp_path / "mail"
+    folder.mkdir()
+    gif = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"  # a 1x1 GIF
+    (folder / "msg_07.eml").write_text(
+        "From: barry@example.org\nTo: dingus@example.org\nSubject: Here is your dingus fish\n"
+        "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=B\n\n--B\nContent-Type: text/plain\n\n"
+        "Hi there, this is the dingus fish.\n--B\nContent-Type: image/gif; name=dingusfish.gif\n"
+        "Content-Transfer-Encoding: base64\nContent-Disposition: attachment; filename=dingusfish.gif\n\n"
+        f"{gif}\n--B--\n", encoding="utf-8")
+    with open_store(store_url) as store:
+        run(store, [folder], IndexConfig(workers=1))
+    with _client(store_url) as client:
+        mail = client.get("/search.json?q=dingus").json()["hits"][0]
+        page = client.get(f"/items/{mail['id']}").text
+        part = re.search(r'<li><a href="/items/(\d+)">([^<]+)</a>', page.split("Inside it", 1)[1])
+        assert part and part[2].endswith("dingusfish.gif"), page
+        gif_page = client.get(f"/items/{part[1]}").text
+    heading = re.search(r"<h1>(.*?)</h1>", gif_page)
+    assert heading and heading[1] == part[2], heading and heading[1]
+    assert "<h1>Here is your dingus fish</h1>" in page

@@ -84,10 +84,16 @@ def _name(item: Any) -> str:
     """What a page calls an item: its title, else its file's name (the
     folders are on the path line below it, or a click away), as a desktop
     search names a file without a title -- the whole path as the name,
-    then again as the path, said every untitled text twice."""
+    then again as the path, said every untitled text twice.  A part without
+    a title is named by its own level of the part (``attachment 1:
+    dingusfish.gif``, as the list of its container's parts names it), not
+    by its container's file, which named a mail's image as the mail."""
     title = getattr(item, "title", None)
     if title:
         return str(title)
+    part = str(getattr(item, "part", "") or "")
+    if part:
+        return part.rsplit(" / ", 1)[-1]
     path = str(item.path)
     return path.rsplit("/", 1)[-1] or path
 
