@@ -44,6 +44,7 @@ def _archive(root: Path) -> None:
     (manual / "fhs-3.0 copy.txt").write_text(text.replace("budget", "budgets", 3), encoding="utf-8")
     (manual / "fhs-3.0.html").write_text(f"<html><head><title>Filesystem Hierarchy Standard</title></head>"
                                          f"<body><p>{text}</p></body></html>", encoding="utf-8")
+    (manual / "fhs-3.0 draft.txt").write_bytes(b"")  # empty: a failure, said why
     (root / "mail").mkdir()
     (root / "mail" / "msg_27.eml").write_text(
         f"From: aperson@dom.ain\nTo: bperson@dom.ain\nSubject: {LONG_SUBJECT}\n"
@@ -131,3 +132,14 @@ def test_a_wide_table_scrolls_within_itself_its_paths_readable(opened: Callable[
     box = page.locator("table.members").first.evaluate(
         "t => [t.parentElement.scrollWidth, t.parentElement.clientWidth, getComputedStyle(t.parentElement).overflowX]")
     assert box[0] > box[1] and box[2] == "auto", f"the table's box does not scroll: {box}"
+
+
+def test_a_failures_reason_keeps_a_readable_column_on_a_phone(opened: Callable[[str, int], sync_api.Page]) -> None:
+    """At a phone's width the failures' table gave the path its room and
+    squeezed the reason -- what a person came to read -- to a word a line."""
+    page = opened("/failures", PHONE)
+    cells = page.locator("table.failures tbody td")
+    assert cells.count() >= 3, page.content()
+    why = cells.nth(2).bounding_box()
+    assert why is not None and why["width"] >= 150, f"the reason's column is {why and why['width']} px wide"
+    assert why["x"] + why["width"] <= PHONE, f"the reason is out of view: {why}"
