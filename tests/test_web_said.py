@@ -244,3 +244,23 @@ def test_a_part_without_a_title_is_named_by_its_part_not_its_file(tmp_path: Path
     heading = re.search(r"<h1>(.*?)</h1>", gif_page)
     assert heading and heading[1] == part[2], heading and heading[1]
     assert "<h1>Here is your dingus fish</h1>" in page
+
+
+def test_a_page_that_fails_is_a_page_of_the_view_that_says_so(tmp_path: Path, store_url: str) -> None:
+    """NEAR(a b, x) -- a distance that is no number -- met SQLite's 'expected
+    integer, got "x"' unanswered, and the view said a bare 'Internal Server
+    Error', no way back, no word of what failed. A page that fails is now the
+    view's error page (its header, a way back, the error's words, where the
+    details are), scripts forbidden as on every page; its JSON an error object."""
+    open_store(store_url).close()
+    with TestClient(create_app(store_url), base_url=LOCAL, raise_server_exceptions=False) as client:
+        page = client.get("/?q=NEAR(a b, x)")
+        as_json = client.get("/search.json?q=NEAR(a b, x)")
+    if page.status_code < 500:  # PostgreSQL's websearch reads any text: nothing fails there
+        assert page.status_code in (200, 400) and as_json.status_code in (200, 400), page.text
+        return
+    assert page.status_code == 500 and '<nav>' in page.text and '<a href="/">Back to search</a>' in page.text, page.text
+    assert "expected integer" in page.text and "lifededup serve" in page.text, page.text
+    assert "Traceback" not in page.text and "script-src" not in page.text
+    assert "default-src 'none'" in page.headers.get("content-security-policy", ""), page.headers
+    assert as_json.status_code == 500 and "expected integer" in as_json.json()["error"], as_json.text

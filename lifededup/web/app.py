@@ -28,7 +28,7 @@ from lifededup.store.listing import kinds_held
 from lifededup.watch import daemon as daemons
 from lifededup.watch.status import said_when
 from lifededup.web import pages
-from lifededup.web.access import Access, Guard
+from lifededup.web.access import SECURITY_HEADERS, Access, Guard
 from lifededup.web.pages import BadRequest, NotFound, SearchForm
 
 # the dups page: the largest clusters
@@ -330,6 +330,20 @@ class View:
             return JSONResponse({"error": message}, status_code=status)
         return self.html("error.html", status, status=status, message=message)
 
+    def failed(self, request: Request, exc: Exception) -> Response:
+        """A page that failed unforeseen (``NEAR(a b, x)`` met SQLite's 'expected
+        integer'): the view's own error page, with the error's words and
+        where its details are, not a bare 'Internal Server Error'. Outside
+        the guard (Starlette answers it last), so the headers are set here."""
+        if is_unavailable(exc):
+            return self.error(request, exc)
+        message = (f"this page failed: {type(exc).__name__}: {exc}. The details are in the output of "
+                   "lifededup serve; please report them")
+        response = (JSONResponse({"error": message}, status_code=500) if request.url.path.endswith(".json")
+                    else self.html("error.html", 500, status=500, message=message))
+        response.headers.update(SECURITY_HEADERS)
+        return response
+
     def not_found(self, request: Request, exc: Exception) -> Response:
         return self.error(request, NotFound(f"nothing at {request.url.path}"))
 
@@ -348,7 +362,8 @@ def create_app(db: str | Path | None = None, *, access: Access = Access("127.0.0
         stores.close()
 
     handlers: dict[Any, Callable[[Request, Exception], Response]] = {
-        NotFound: view.error, BadRequest: view.error, StoreError: view.error, 404: view.not_found}
+        NotFound: view.error, BadRequest: view.error, StoreError: view.error, 404: view.not_found,
+        Exception: view.failed}
     if stores.postgres:  # a server that stops while the view runs
         import psycopg
         from sqlalchemy.exc import OperationalError
