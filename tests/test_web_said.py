@@ -264,3 +264,19 @@ def test_a_page_that_fails_is_a_page_of_the_view_that_says_so(tmp_path: Path, st
     assert "Traceback" not in page.text and "script-src" not in page.text
     assert "default-src 'none'" in page.headers.get("content-security-policy", ""), page.headers
     assert as_json.status_code == 500 and "expected integer" in as_json.json()["error"], as_json.text
+
+
+def test_an_item_no_longer_there_is_said_in_the_views_words(tmp_path: Path, store_url: str) -> None:
+    """/items/5000, an address kept from before a file was removed, said
+    "no item '5000' in STORE (give an item id, an indexed path, or PATH
+    [PART] as commands print a part inside a file)": the CLI's advice, which
+    no address of the view can follow. It says what may have happened and
+    what to do here; its cluster's address alike."""
+    open_store(store_url).close()
+    with _client(store_url) as client:
+        for url in ("/items/5000", "/clusters/5000", "/items/5000.json"):
+            answer = client.get(url)
+            said = answer.json()["error"] if url.endswith(".json") else answer.text
+            assert answer.status_code == 404, (url, answer.status_code)
+            assert "no item 5000 in this store" in said and "search for it by its words" in said, said
+            assert "PATH [PART]" not in said, said

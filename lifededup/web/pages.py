@@ -169,7 +169,9 @@ def _explain(store: Store, item_id: int, elsewhere: bool) -> Explanation:
     try:
         return explain(store, item_id, elsewhere=elsewhere)
     except ItemNotFound as exc:
-        raise NotFound(str(exc)) from exc
+        # the store's words are the CLI's (give a path, or PATH [PART]), which no address here can follow
+        raise NotFound(f"no item {item_id} in this store: its file was removed from the index since this address "
+                       "was kept, or it never was indexed; search for it by its words") from exc
 
 
 def _default_compared(reasons: list[Reason]) -> Reason | None:
