@@ -221,7 +221,8 @@ def test_a_part_without_a_title_is_named_by_its_part_not_its_file(tmp_path: Path
     """The real archive's msg_07.eml holds dingusfish.gif, which has no text
     (no OCR): the gif's page was headed 'msg_07.eml', the mail's file, as if
     it were the mail. It is headed by its part, as the mail's 'Inside it'
-    list names it; the mail keeps its subject."""
+    list names it; the mail keeps its subject. Its size and date rows were
+    blank: they say none is known."""
     from lifededup.index import IndexConfig, run
 
     folder = tmp_path / "mail"
@@ -243,6 +244,9 @@ def test_a_part_without_a_title_is_named_by_its_part_not_its_file(tmp_path: Path
         gif_page = client.get(f"/items/{part[1]}").text
     heading = re.search(r"<h1>(.*?)</h1>", gif_page)
     assert heading and heading[1] == part[2], heading and heading[1]
+    # nor does its page leave a row blank: an image inside a mail has no size or date of its own stored
+    assert "<dd></dd>" not in gif_page, gif_page
+    assert "<dt>size</dt><dd>unknown</dd>" in gif_page and "<dt>date</dt><dd>none recorded</dd>" in gif_page
     assert "<h1>Here is your dingus fish</h1>" in page
 
 
