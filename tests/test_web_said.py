@@ -284,3 +284,26 @@ def test_an_item_no_longer_there_is_said_in_the_views_words(tmp_path: Path, stor
             assert answer.status_code == 404, (url, answer.status_code)
             assert "no item 5000 in this store" in said and "search for it by its words" in said, said
             assert "PATH [PART]" not in said, said
+
+
+def test_an_item_with_no_copy_says_so_where_its_cluster_is_named(tmp_path: Path, store_url: str) -> None:
+    """A mail with no copy (most of a real mailbox) was in 'cluster 2, 1 item',
+    a link to a page saying 'This cluster has one item: nothing to compare'.
+    Its page says it has no copy, as its search row shows no cluster; an item
+    with copies keeps the link."""
+    from lifededup.index import IndexConfig, run
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "alone.txt").write_text(f"wagtail {prose(31, 200)}", encoding="utf-8")
+    (folder / "pair a.txt").write_text(f"plover {prose(32, 200)}", encoding="utf-8")
+    (folder / "pair b.txt").write_text(f"plover {prose(32, 200)}", encoding="utf-8")
+    with open_store(store_url) as store:
+        run(store, [folder], IndexConfig(workers=1))
+    with _client(store_url) as client:
+        alone = client.get("/search.json?q=wagtail").json()["hits"][0]
+        pair = client.get("/search.json?q=plover").json()["hits"][0]
+        said = re.search(r"<dt>cluster</dt><dd>(.*?)</dd>", client.get(f"/items/{alone['id']}").text)
+        paired = re.search(r"<dt>cluster</dt><dd>(.*?)</dd>", client.get(f"/items/{pair['id']}").text)
+    assert said and said[1] == "alone: no copy or near copy of it is indexed", said and said[1]
+    assert paired and paired[1] == f'<a href="/clusters/{pair["cluster_id"]}">cluster {pair["cluster_id"]}</a>, 2 items'
