@@ -307,3 +307,27 @@ def test_an_item_with_no_copy_says_so_where_its_cluster_is_named(tmp_path: Path,
         paired = re.search(r"<dt>cluster</dt><dd>(.*?)</dd>", client.get(f"/items/{pair['id']}").text)
     assert said and said[1] == "alone: no copy or near copy of it is indexed", said and said[1]
     assert paired and paired[1] == f'<a href="/clusters/{pair["cluster_id"]}">cluster {pair["cluster_id"]}</a>, 2 items'
+
+
+def test_a_search_with_no_match_says_so_once_and_offers_what_helps(tmp_path: Path, store_url: str) -> None:
+    """/?q=zzzqqqxyz said '0 results (0 matching items, copies collapsed; show
+    every item)' and then 'No matches.': nothing found, three times, and a
+    link to every item of none. It says 'No matches.' once; a search narrowed
+    by filters offers the same words without them, which finds them."""
+    from lifededup.index import IndexConfig, run
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.txt").write_text(f"curlew {prose(41, 100)}", encoding="utf-8")
+    with open_store(store_url) as store:
+        run(store, [folder], IndexConfig(workers=1))
+    with _client(store_url) as client:
+        for url in ("/?q=zzzqqqxyz", "/?q=zzzqqqxyz&all=1"):
+            main = client.get(url).text.split("<main>", 1)[1]
+            assert main.count("No matches") == 1 and "0 result" not in main and "0 matching" not in main, main
+            assert "show every item" not in main and "collapse copies" not in main, main
+        narrowed = client.get("/?q=curlew&path=Mail/*").text
+        link = re.search(r'No matches with these filters \(<a href="([^"]+)">without them</a>\)', narrowed)
+        assert link, narrowed
+        found = client.get("/" + link[1].replace("&amp;", "&")).text
+        assert re.search(r'<a class="name" href="/items/\d+">a.txt</a>', found), found
