@@ -331,3 +331,27 @@ def test_a_search_with_no_match_says_so_once_and_offers_what_helps(tmp_path: Pat
         assert link, narrowed
         found = client.get("/" + link[1].replace("&amp;", "&")).text
         assert re.search(r'<a class="name" href="/items/\d+">a.txt</a>', found), found
+
+
+def test_a_clusters_lead_names_its_representative_as_every_page_names_an_item(tmp_path: Path,
+                                                                               store_url: str) -> None:
+    """The lead of the real archive's cluster 842 said 'Represented by
+    /tmp/lifededup-real-archive/archive/projects/pytest-7.0.0/doc/en/announce/release-4.1.1.rst',
+    the path its first row says again beneath: it names the representative
+    by its title, else its file's name, as the search rows and the clusters'
+    list do; a titled one keeps its title."""
+    from lifededup.index import IndexConfig, run
+
+    folder = tmp_path / "announce"
+    folder.mkdir()
+    text = f"pytest 4.1.1 has just been released to PyPI {prose(51, 300)}"
+    (folder / "release-4.1.1.rst").write_text(text, encoding="utf-8")
+    (folder / "release-4.2.1.rst").write_text(text.replace("4.1.1", "4.2.1"), encoding="utf-8")
+    with open_store(store_url) as store:
+        run(store, [folder], IndexConfig(workers=1))
+    with _client(store_url) as client:
+        hit = client.get("/search.json?q=released").json()["hits"][0]
+        html = client.get(f"/clusters/{hit['cluster_id']}").text
+    lead = re.search(r'<p class="lead">Represented by <a href="/items/(\d+)">(.*?)</a>\.', html)
+    assert lead and lead[1] == str(hit["cluster_id"]), html
+    assert lead[2] in ("release-4.1.1.rst", "release-4.2.1.rst"), lead[2]
