@@ -103,9 +103,10 @@ def _print_explanation(found: Explanation) -> None:
               '"item_ids"}]}; with --mend, also "mended".')
 @click.option("--mend", is_flag=True,
               help="Write again what the check finds stale that the items themselves give: the CJK words "
-              "apart (cjk-apart) of items whose title, text or people were changed by hand, and the "
-              "fingerprints and clusters of items whose text was (fingerprint-stale, fingerprint-missing, "
-              "fingerprint-without-text). Prints how many.")
+              "apart (cjk-apart) of items whose title, text or people were changed by hand, the search words "
+              "(fts-index) of items whose search row was written or deleted by hand or made with an altered "
+              "text search configuration, and the fingerprints and clusters of items whose text was "
+              "(fingerprint-stale, fingerprint-missing, fingerprint-without-text). Prints how many.")
 @db_option
 def check_command(as_json: bool, mend: bool, db: str | None) -> None:
     """Verify the store: SQLite's integrity check (on an SQLite file), the
@@ -126,11 +127,17 @@ def check_command(as_json: bool, mend: bool, db: str | None) -> None:
     recluster` rebuilds the clusters, and `--mend` writes again the words
     apart of Chinese, Japanese or Korean text changed by `sql --write`
     (which the search index reads: else the new text's words are not found,
-    the old text's are) and fingerprints the changed texts again, placing
-    each in its cluster as indexing its file again would, then checks
-    again.  A damaged file (SQLite's integrity check fails) is rebuilt from
-    your folders: the message says how.  On a terminal it says which part
-    it checks as it goes (at a million items the whole takes minutes).
+    the old text's are), makes again the search words of the items whose
+    search row is not what the store makes of them (written or deleted by
+    hand; on PostgreSQL, made while the text search configuration was
+    altered -- mend that first, as its problem says; on SQLite a row
+    written by hand cannot be named, so the whole search index is made
+    again, two minutes at a million items), and fingerprints the changed
+    texts again, placing each in its cluster as indexing its file again
+    would, then checks again.  A damaged file (SQLite's integrity check
+    fails) is rebuilt from your folders: the message says how.  On a
+    terminal it says which part it checks as it goes (at a million items
+    the whole takes minutes).
 
     \b
     Example:
@@ -168,7 +175,7 @@ def check_command(as_json: bool, mend: bool, db: str | None) -> None:
         # what mends it: the clusters are rebuilt from the fingerprints; a damaged file's message says its own way
         ways = (["`lifededup recluster` rebuilds the clusters"] if any(p.check in _MENDED_BY_RECLUSTER
                                                                        for p in problems) else [])
-        mends = [_MENDED_BY_CHECK[p.check][0] for p in problems if p.check in _MENDED_BY_CHECK]
+        mends = [_MENDED_BY_CHECK[p.check][0] for p in _mendable(problems)]
         ways += ([f"`lifededup check --mend` {' and '.join(dict.fromkeys(mends))}"] if mends else [])
         raise click.ClickException(f"{len(problems):,} problem(s) in {store.location}"
                                    + "".join(f"; {way}" for way in ways))
@@ -187,8 +194,10 @@ _MENDED_BY_RECLUSTER = frozenset({"cluster-missing", "cluster-without-fingerprin
 # hand, made again as indexing its file again would.
 _APART = ("writes the words apart again", "their CJK words apart written again")
 _FINGERPRINTS = ("fingerprints the changed texts again", "fingerprinted and clustered again from their text")
+# the search rows (and pieces) of the items named, made as the trigger makes them
+_WORDS = ("makes their search words again", "their search words made again")
 _MENDED_BY_CHECK = {"cjk-apart": _APART, "fingerprint-stale": _FINGERPRINTS, "fingerprint-missing": _FINGERPRINTS,
-                    "fingerprint-without-text": _FINGERPRINTS}
+                    "fingerprint-without-text": _FINGERPRINTS, "fts-index": _WORDS}
 
 
 def checked_again(store: Store, left: list[Problem], mended: dict[str, int],
@@ -209,14 +218,29 @@ def checked_again(store: Store, left: list[Problem], mended: dict[str, int],
 def _mend(store: Store, problems: list[Problem]) -> dict[str, int]:
     """Mend what ``check --mend`` mends, taking it off ``problems``: how
     many items each way mended (each way named, 0 or not)."""
-    from lifededup.store.check import mend_apart
+    from lifededup.store.check import mend_apart, mend_search_words
 
-    ids: dict[tuple[str, str], list[int]] = {_APART: [], _FINGERPRINTS: []}
-    for problem in [p for p in problems if p.check in _MENDED_BY_CHECK]:
+    ids: dict[tuple[str, str], list[int]] = {_APART: [], _FINGERPRINTS: [], _WORDS: []}
+    # rows of SQLite's index that FTS5 cannot name: the whole index is made again
+    whole = False
+    for problem in _mendable(problems):
         ids[_MENDED_BY_CHECK[problem.check]] += problem.item_ids
+        whole = whole or (problem.check == "fts-index" and not problem.item_ids)
         problems.remove(problem)
-    # the texts changed at once: every old fingerprint leaves before a new one is placed
-    return {_APART[1]: mend_apart(store, ids[_APART]), _FINGERPRINTS[1]: store.fingerprint_again(ids[_FINGERPRINTS])}
+    # the search words after the words apart they are made of; the texts
+    # changed at once: every old fingerprint leaves before a new one is placed
+    return {_APART[1]: mend_apart(store, ids[_APART]), _WORDS[1]: mend_search_words(store, ids[_WORDS], whole),
+            _FINGERPRINTS[1]: store.fingerprint_again(ids[_FINGERPRINTS])}
+
+
+def _mendable(problems: list[Problem]) -> list[Problem]:
+    """The problems ``check --mend`` takes on; not the search words while
+    the text search configuration they are made with is wrong (mended
+    first, by the statements its problem says)."""
+    from lifededup.store.check import CONFIGURATION
+
+    configured = not any(p.check == CONFIGURATION for p in problems)
+    return [p for p in problems if p.check in _MENDED_BY_CHECK and (configured or p.check != "fts-index")]
 
 
 @main.command("recluster")

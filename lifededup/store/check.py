@@ -128,12 +128,16 @@ _SERVER_INDEXES = {
 }
 
 
+# What check says of the items with no search row (deleted by hand), on either backend.
+MISSING = "items missing from items_fts (so no search finds them)"
+
+
 def _server_fts_check(conn: Connection) -> list[Problem]:
     # every item has its search row (the trigger keeps them); the row's
     # words are the server's own work
     ids = [int(r[0]) for r in conn.exec_driver_sql(
-        "SELECT i.id FROM items i LEFT JOIN items_fts f ON f.rowid = i.id WHERE f.rowid IS NULL")]
-    problems = [Problem("fts-index", "items missing from items_fts", ids)] if ids else []
+        "SELECT i.id FROM items i LEFT JOIN items_fts f ON f.rowid = i.id WHERE f.rowid IS NULL ORDER BY i.id")]
+    problems = [Problem("fts-index", MISSING, ids)] if ids else []
     present = {str(r[0]) for r in conn.exec_driver_sql(
         "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()")}
     for name, (table, statement) in _SERVER_INDEXES.items():
@@ -241,8 +245,6 @@ _PIECES_DIFFER = (
     "FULL JOIN items_fts_pieces k ON k.rowid = m.rowid AND k.piece = m.piece "
     "WHERE m.rowid IS NULL OR k.rowid IS NULL OR k.document IS DISTINCT FROM m.words "
     "OR k.text_at IS DISTINCT FROM m.text_at ORDER BY 1")
-_REPIECE = (f"lifededup sql --write {shlex.quote('DELETE FROM items_fts_pieces')} "
-            f"and lifededup sql --write {shlex.quote(pg_fill_pieces())}")
 
 
 def _stale_documents(store: Store) -> list[Problem]:
@@ -272,8 +274,7 @@ def _stale_documents(store: Store) -> list[Problem]:
     problems = [Problem("fts-index", "items_fts rows that are not their item's title, text and people", stale)]
     problems.append(Problem("fts-index", "items whose pieces (items_fts_pieces, where a phrase is looked for in a "
                             "long text) are not the ones its text makes: missing, changed or left over (written "
-                            f"by hand, or by a load with the trigger off?); make them all again with: {_REPIECE}",
-                            pieces))
+                            "by hand, or by a load with the trigger off?)", pieces))
     return [p for p in problems if p.item_ids]
 
 
@@ -360,15 +361,88 @@ def stale_fingerprints(conn: Connection) -> list[int]:
     return sorted(int(r[0]) for r in rows if text_sha1(str(r[1])) != r[2])
 
 
-def _fts_check(conn: Connection) -> list[Problem]:
-    # FTS5's own check compares the index with the items it indexes; it is
-    # issued as an INSERT, so a read-only store cannot run it.
+def _fts_failure(conn: Connection) -> str | None:
+    """FTS5's own check, which compares the whole index with the items it
+    indexes (``items_searched``), in FTS5's words where it fails (a row
+    written by hand reads as 'database disk image is malformed'); it is
+    issued as an INSERT, so a read-only store cannot run it."""
     try:
         with conn.begin_nested():
             conn.exec_driver_sql("INSERT INTO items_fts(items_fts, rank) VALUES('integrity-check', 1)")
-    except Exception as exc:  # noqa: BLE001 -- any failure is the finding itself
-        return [Problem("fts-index", f"items_fts does not match items: {exc}")]
-    return []
+    except DBAPIError as exc:
+        return str(exc.orig)
+    return None
+
+
+# The items FTS5 keeps no row for: it keeps each indexed row's sizes in items_fts_docsize.
+_SQLITE_MISSING = ("SELECT i.id FROM items i WHERE NOT EXISTS (SELECT 1 FROM items_fts_docsize d WHERE d.id = i.id) "
+                   "ORDER BY i.id")
+# FTS5's insert of an item's row, from what it indexes (the store's trigger's own insert)
+_SQLITE_INDEX = ("INSERT INTO items_fts (rowid, title, text, people) SELECT id, title, text, people "
+                 "FROM items_searched WHERE id IN ({}) AND id NOT IN (SELECT id FROM items_fts_docsize)")
+# What check says when FTS5's check fails otherwise: its index holds words
+# of no row it can name (a row written by hand keeps no trace of what it was).
+UNNAMED = ("items_fts rows that are not their item's title, text and people (written by hand?), which FTS5's "
+           "check finds ({}) but cannot name one by one")
+
+
+def _fts_check(conn: Connection) -> list[Problem]:
+    """The items FTS5's check finds wrong: those with no row, named, and
+    whether the index still fails with their rows made (in a savepoint,
+    undone) -- the rows written by hand, which FTS5 cannot name.  Only
+    where FTS5's check fails, which reads every row anyway."""
+    failure = _fts_failure(conn)
+    if failure is None:
+        return []
+    missing = [int(r[0]) for r in conn.exec_driver_sql(_SQLITE_MISSING)]
+    if missing:
+        made = conn.begin_nested()
+        try:
+            for batch in _batches(missing):
+                conn.exec_driver_sql(_SQLITE_INDEX.format(batch))
+            failure = _fts_failure(conn)
+        finally:
+            made.rollback()
+    problems = [Problem("fts-index", MISSING, missing)] if missing else []
+    return problems + ([Problem("fts-index", UNNAMED.format(failure))] if failure is not None else [])
+
+
+def _batches(ids: list[int]) -> list[str]:
+    """The ids, _BATCH at a time, each batch listed for ``IN (...)``."""
+    return [", ".join(str(int(i)) for i in ids[start:start + _BATCH]) for start in range(0, len(ids), _BATCH)]
+
+
+def mend_search_words(store: Store, ids: list[int], whole: bool = False) -> int:
+    """Make the search words of these items (``check``'s fts-index ones)
+    again as the store's trigger makes them, _BATCH items a transaction:
+    on PostgreSQL each one's document (``items_fts_document``) and its
+    pieces where its text makes some (revision 0027); on SQLite FTS5's row
+    of each item that has none.  ``whole``: FTS5's index is made again
+    from every item (``rebuild``, one transaction), for rows written by
+    hand that FTS5 cannot name.  How many items were mended."""
+    if whole:
+        with store.transaction() as conn:
+            conn.exec_driver_sql("INSERT INTO items_fts(items_fts) VALUES('rebuild')")
+            return int(conn.exec_driver_sql("SELECT count(*) FROM items").scalar_one())
+    server = store.location.url is not None
+    mended = 0
+    for batch in _batches(sorted(set(ids))):
+        with store.transaction() as conn:
+            if server:
+                mended += _pg_remake(conn, batch)
+            else:
+                mended += conn.exec_driver_sql(_SQLITE_INDEX.format(batch)).rowcount
+    return mended
+
+
+def _pg_remake(conn: Connection, batch: str) -> int:
+    """These items' documents and pieces, as the trigger writes them (revisions 0022 and 0027)."""
+    made = conn.exec_driver_sql(f"INSERT INTO items_fts (rowid, document) SELECT i.id, {pg_document('i.')} "
+                                f"FROM items i WHERE i.id IN ({batch}) "
+                                "ON CONFLICT (rowid) DO UPDATE SET document = excluded.document").rowcount
+    conn.exec_driver_sql(f"DELETE FROM items_fts_pieces WHERE rowid IN ({batch})")
+    conn.exec_driver_sql(pg_fill_pieces(f"f.rowid IN ({batch})"))
+    return made
 
 
 def _missing_indexes(conn: Connection) -> list[Problem]:
@@ -443,8 +517,9 @@ def check_store(store: Store, step: Callable[[str], None] | None = None) -> list
 
 
 # The checks of what the search reads -- its index, and the words apart it
-# reads (revision 0022) -- which writing the words apart again (``check
-# --mend``, ``mend_apart``) changes, and nothing else.
+# reads (revision 0022) -- which writing the words apart or the search words
+# again (``check --mend``: ``mend_apart``, ``mend_search_words``) changes, and
+# nothing else.
 SEARCH_CHECKS = frozenset({"fts-index", "cjk-apart", CONFIGURATION})
 
 
