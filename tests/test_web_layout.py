@@ -143,3 +143,16 @@ def test_a_failures_reason_keeps_a_readable_column_on_a_phone(opened: Callable[[
     why = cells.nth(2).bounding_box()
     assert why is not None and why["width"] >= 150, f"the reason's column is {why and why['width']} px wide"
     assert why["x"] + why["width"] <= PHONE, f"the reason is out of view: {why}"
+
+
+def test_the_clusters_list_names_each_cluster_as_a_name_not_as_a_path(
+        opened: Callable[[str, int], sync_api.Page]) -> None:
+    """The clusters' list set each representative's name in the path's small
+    monospace type, so 'release-4.1.1.rst' read as a second path above the
+    path; it is set as a search row's name is."""
+    page = opened("/clusters", DESKTOP)
+    name = page.locator("table.clusters tbody td.path > a").first
+    path = page.locator("table.clusters tbody td.path > div.path").first
+    style = "e => [getComputedStyle(e).fontFamily, getComputedStyle(e).fontWeight]"
+    (name_font, weight), (path_font, _) = name.evaluate(style), path.evaluate(style)
+    assert name_font != path_font and "mono" not in name_font.lower() and int(weight) >= 600, (name_font, weight)
