@@ -88,11 +88,14 @@ _SHORT = ("timeout", "crashed", "too-large")
 # A seek in ix_items_raw_sha1 and one in ix_items_inode; a file with
 # thousands of stored copies checks the first few (each costs an lstat).
 # Moves are followed among this machine's files only.
+# Known.follows: complete, or half written and no vanished file's record.
 _SAME_FILE = (
-    "SELECT * FROM (SELECT path, size, mtime, raw_sha1, device, inode FROM items WHERE raw_sha1 = :sha1 "
-    "AND part = '' AND mtime IS NOT NULL AND machine = :machine ORDER BY path LIMIT 64) AS by_bytes UNION "
-    "SELECT * FROM (SELECT path, size, mtime, raw_sha1, device, inode FROM items WHERE inode = :inode "
-    "AND device = :device AND part = '' AND mtime IS NOT NULL AND machine = :machine LIMIT 64) AS by_identity"
+    "SELECT * FROM (SELECT path, size, mtime, raw_sha1, device, inode, kind, status FROM items WHERE raw_sha1 = :sha1 "
+    "AND part = '' AND (mtime IS NOT NULL OR status <> 'vanished') AND machine = :machine ORDER BY path LIMIT 64) "
+    "AS by_bytes UNION "
+    "SELECT * FROM (SELECT path, size, mtime, raw_sha1, device, inode, kind, status FROM items WHERE inode = :inode "
+    "AND device = :device AND part = '' AND (mtime IS NOT NULL OR status <> 'vanished') AND machine = :machine "
+    "LIMIT 64) AS by_identity"
 )
 
 Identity = tuple[int, int]  # (st_dev, st_ino)
@@ -117,6 +120,15 @@ class Known:
         worth keeping as a move source); a file too large to read has no
         SHA-1 (:func:`_worth_hashing`), and is followed by its identity."""
         return self.mtime is not None
+
+    @property
+    def follows(self) -> bool:
+        """A move source: complete, or half written for a read still to come
+        (moved to a name that reads otherwise, a mailbox interrupted, marked
+        to be read again) -- still that file's item, read again where it went.
+        A file renamed a second time before it was read lost its item.  A
+        record of a file that vanished as it was read holds none of its bytes."""
+        return self.complete or self.status not in (None, "vanished")
 
 
 @dataclass(frozen=True)
@@ -355,9 +367,9 @@ class _Vanished:
         self.by_sha1: dict[str, list[Known]] = defaultdict(list)
         self.by_identity: dict[Identity, list[Known]] = defaultdict(list)
         for k in self.gone.values():
-            if k.complete and k.raw_sha1 is not None:
+            if k.follows and k.raw_sha1 is not None:
                 self.by_sha1[k.raw_sha1].append(k)
-            if k.complete and k.device is not None and k.inode is not None:
+            if k.follows and k.device is not None and k.inode is not None:
                 self.by_identity[(k.device, k.inode)].append(k)
         self.elsewhere = elsewhere
         self.claimed: set[str] = set()
@@ -372,7 +384,8 @@ class _Vanished:
         if found is None:
             return None
         self.claimed.add(found.path)
-        return found.path, found.raw_sha1 == sha1 and (sha1 is not None or _as_it_was(found, file))
+        same = found.raw_sha1 == sha1 and (sha1 is not None or _as_it_was(found, file))
+        return found.path, same and found.complete  # half written, it is read again wherever it went
 
     def left(self) -> list[str]:
         return [path for path in self.gone if path not in self.claimed]
@@ -380,15 +393,15 @@ class _Vanished:
 
 def _match(candidates: list[Known], file: Seen, sha1: str | None, identity: Identity | None) -> Known | None:
     name = PurePath(file.path).name
-    complete = [k for k in candidates if k.complete]
+    sources = [k for k in candidates if k.follows]
     if sha1 is not None:
-        same_bytes = [k for k in complete if k.raw_sha1 == sha1]
+        same_bytes = [k for k in sources if k.raw_sha1 == sha1]
         if same_bytes:
             # of several, the one with the same identity, then the same name, then the first path
             same_bytes.sort(key=lambda k: ((k.device, k.inode) != identity, PurePath(k.path).name != name, k.path))
             return same_bytes[0]
     if identity is not None:
-        for k in sorted(complete, key=lambda k: k.path):
+        for k in sorted(sources, key=lambda k: k.path):
             if (k.device, k.inode) == identity and (_named_the_same(k.path, file.path) or _as_it_was(k, file)):
                 return k
     return None

@@ -256,7 +256,7 @@ class BatchWriter:
         """Write one outcome; True when it completed its file."""
         path, part = str(outcome.path), outcome.part
         info = self.to_read[path]
-        if self._deferred(outcome) or self._already_stored(outcome, info):
+        if self._deferred(outcome) or self._already_stored(outcome, info) or self._gone_from_its_item(outcome, info):
             return outcome.final
         parts = self._open.setdefault(path, {})
         record = self._record(outcome, info, parts)
@@ -294,6 +294,21 @@ class BatchWriter:
         if outcome.final:
             self._open.pop(path, None)
             self._stored.pop(path, None)
+        return True
+
+    def _gone_from_its_item(self, outcome: Outcome, info: ToRead) -> bool:
+        """Whether an outcome is a stored file, read again (changed, or moved
+        to a name that reads otherwise), that vanished before or as it was
+        read, none of its parts written yet: its item is left as it was, for
+        the next run to follow where it went (:attr:`~lifededup.index.plan.Known.follows`)
+        or remove.  Recorded vanished, it held no bytes to be found by, and a
+        file renamed twice in a few seconds became a new item."""
+        path, result = str(outcome.path), outcome.result
+        if not (outcome.part == "" and isinstance(result, Failure) and result.status == "vanished"
+                and not self._new(path, info) and path not in self._open):
+            return False
+        self.tally.vanished += 1
+        self._stored.pop(path, None)
         return True
 
     def _look_for_stored(self, batch: list[Outcome]) -> None:
