@@ -355,3 +355,31 @@ def test_a_clusters_lead_names_its_representative_as_every_page_names_an_item(tm
     lead = re.search(r'<p class="lead">Represented by <a href="/items/(\d+)">(.*?)</a>\.', html)
     assert lead and lead[1] == str(hit["cluster_id"]), html
     assert lead[2] in ("release-4.1.1.rst", "release-4.2.1.rst"), lead[2]
+
+
+def test_a_members_cluster_address_leads_to_its_cluster_beside_it(tmp_path: Path, store_url: str) -> None:
+    """/clusters/120, the real archive's fhs-3.0.pdf (a member of cluster 119),
+    said '120 is an item but not a cluster: it is in cluster 119', with no
+    link there, after computing the whole cluster's distances (0.9 s). The
+    page goes to that cluster with the member beside its representative, as
+    `lifededup show 120` shows the item's cluster; its JSON still says it is
+    no cluster."""
+    from lifededup.index import IndexConfig, run
+
+    folder = tmp_path / "manual"
+    folder.mkdir()
+    text = f"Filesystem Hierarchy Standard {prose(61, 400)}"
+    (folder / "fhs-3.0.txt").write_text(text, encoding="utf-8")
+    (folder / "fhs-3.0 copy.txt").write_text(text.replace("budget", "budgets", 2), encoding="utf-8")
+    with open_store(store_url) as store:
+        run(store, [folder], IndexConfig(workers=1))
+    with _client(store_url) as client:
+        hits = client.get("/search.json?q=hierarchy&all=1").json()["hits"]
+        member = next(h for h in hits if h["id"] != h["cluster_id"])
+        went = client.get(f"/clusters/{member['id']}", follow_redirects=False)
+        assert went.status_code == 303, (went.status_code, went.text)
+        target = f"/clusters/{member['cluster_id']}?compare={member['id']}#diff"
+        assert went.headers["location"] == target, went.headers
+        page = client.get(target)
+        assert page.status_code == 200 and '<tr class="compared">' in page.text, page.text
+        assert client.get(f"/clusters/{member['id']}.json").status_code == 404

@@ -16,7 +16,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -235,8 +235,11 @@ class View:
         compare = request.query_params.get("compare")
         if compare is not None and not compare.isdigit():
             raise BadRequest(f"compare must be an item id, not {compare!r}")
-        view = pages.cluster_view(self.stores.get(), request.path_params["cluster_id"],
-                                  None if compare is None else int(compare))
+        cluster_id = request.path_params["cluster_id"]
+        holding = pages.cluster_holding(self.stores.get(), cluster_id)
+        if holding is not None:  # a member's id, as `show ID` takes it: its cluster, the member compared
+            return RedirectResponse(f"/clusters/{holding}?compare={cluster_id}#diff", status_code=303)
+        view = pages.cluster_view(self.stores.get(), cluster_id, None if compare is None else int(compare))
         return self.html("cluster.html", view=view, twin=_twin(request))
 
     def cluster_json(self, request: Request) -> Response:

@@ -197,6 +197,16 @@ def cluster_view(store: Store, cluster_id: int, compare: int | None = None) -> C
     return ClusterView(explanation, details, compared, diff)
 
 
+def cluster_holding(store: Store, item_id: int) -> int | None:
+    """The cluster of ``item_id`` where it is a member, not the representative
+    (None otherwise: a cluster's own id, an item of no cluster, no item) --
+    from its details alone, before any distance is computed."""
+    details = item_details(store, [item_id]).get(item_id)
+    if details is None or details.cluster_id in (None, item_id):
+        return None
+    return details.cluster_id
+
+
 def cluster_explanation(store: Store, cluster_id: int, *, elsewhere: bool = True) -> Explanation:
     """``lifededup show CLUSTER_ID``: the cluster as its representative explains it."""
     explanation = _explain(store, cluster_id, elsewhere)
