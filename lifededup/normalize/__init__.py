@@ -16,7 +16,7 @@ apart by 64-bit keys in a hash table, and every filter runs once per distinct
 term, never once per word.
 """
 
-from lifededup.normalize.filters import DocFrequencies, Terms, terms
+from lifededup.normalize.filters import DocFrequencies, Terms, number_words, terms
 from lifededup.normalize.stream import (
     Words, first_occurrence, split_words, stream_array, stream_bytes, word_stream, words,
 )
@@ -26,6 +26,7 @@ __all__ = [
     "Terms",
     "Words",
     "first_occurrence",
+    "number_words",
     "split_words",
     "stream_array",
     "stream_bytes",

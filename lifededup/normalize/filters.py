@@ -55,6 +55,9 @@ class Terms:
     lengths: npt.NDArray[np.intp]
     ids: npt.NDArray[np.intp]
     positions: npt.NDArray[np.intp]
+    # which words of the stream were numbers filtered out (ASCII digits alone), where asked
+    # (``terms(numbers_of=True)``)
+    numbers: npt.NDArray[np.intp] | None = None
 
     def __len__(self) -> int:
         return int(self.ids.size)
@@ -112,17 +115,33 @@ def _is_number(found: Words, vocab: npt.NDArray[np.intp]) -> npt.NDArray[np.bool
     return number
 
 
+def number_words(found: Words) -> npt.NDArray[np.intp]:
+    """The positions of the words that are numbers (ASCII digits alone),
+    asked once per distinct word."""
+    rep = first_occurrence(found.keys)
+    vocab = np.flatnonzero(rep == np.arange(rep.size))
+    flags = np.zeros(rep.size, dtype=bool)
+    flags[vocab[_is_number(found, vocab)]] = True
+    return np.flatnonzero(flags[rep])
+
+
+_NUMBER = -2  # a word filtered out as a number, in ``terms``
+
+
 def _keep_mask(
     found: Words,
     vocab: npt.NDArray[np.intp],
     filters: FilterParams,
     max_bytes: int,
     doc_freq: DocFrequencies | None,
+    number: npt.NDArray[np.bool_] | None = None,
 ) -> npt.NDArray[np.bool_]:
+    """Which distinct terms are kept; ``number``: which are numbers, where
+    the caller has asked already."""
     lengths = found.lengths[vocab]
     keep = lengths <= max_bytes
     if filters.numbers:
-        keep &= ~_is_number(found, vocab)
+        keep &= ~(_is_number(found, vocab) if number is None else number)
     if filters.stopwords:
         stop = _keys_of(stopwords_for(filters.language))  # sorted
         keys = found.keys[vocab]
@@ -168,15 +187,20 @@ def terms(
     max_bytes: int,
     doc_freq: DocFrequencies | None = None,
     found: Words | None = None,
+    numbers_of: bool = False,
 ) -> Terms:
-    """Filter a word stream (from :func:`stream_array`) into shingling terms."""
+    """Filter a word stream (from :func:`stream_array`) into shingling terms;
+    ``numbers_of``: say which words were numbers, too (``Terms.numbers``)."""
     found = found if found is not None else split_words(stream)
     rep = first_occurrence(found.keys)
     vocab = np.flatnonzero(rep == np.arange(rep.size))  # one position per distinct word
-    keep = _keep_mask(found, vocab, filters, max_bytes, doc_freq)
+    number = _is_number(found, vocab) if numbers_of else None
+    keep = _keep_mask(found, vocab, filters, max_bytes, doc_freq, number)
     kept = vocab[keep]
-    # old vocabulary position -> new term id, or -1 when filtered out
+    # old vocabulary position -> new term id, or -1 when filtered out (-2: a number, where asked)
     new_id = np.full(rep.size, -1, dtype=np.intp)
+    if number is not None:
+        new_id[vocab[number & ~keep]] = _NUMBER
     if filters.stem:
         stemmed, remap = _stemmed(found, kept, filters.language)
         new_id[kept] = remap
@@ -186,4 +210,5 @@ def terms(
         buffer, starts, lengths = stream, found.starts[kept], found.lengths[kept]
     ids = new_id[rep]
     positions = np.flatnonzero(ids >= 0)
-    return Terms(buffer, starts, lengths, ids[positions], positions)
+    return Terms(buffer, starts, lengths, ids[positions], positions,
+                 np.flatnonzero(ids == _NUMBER) if numbers_of else None)
