@@ -154,3 +154,40 @@ def test_status_of_a_watcher_in_a_terminal_names_no_log_file(tmp_path: Path) -> 
         watcher.terminate()
         _, err = watcher.communicate(timeout=60)
     assert "watching" in err, err
+
+
+def test_status_of_a_killed_watcher_says_what_it_left_unread(tmp_path: Path) -> None:
+    """Killed (kill -9, a crash) with changes not yet read, `daemon status`
+    said "state: died while watching (...), waiting: 3 files", as though
+    something still waited on them; it says they were left unread, and that
+    the next start reads them -- which it does."""
+    root = tmp_path / "archive"
+    write_text(root / "a.txt", seed=1)
+    state = tmp_path / "state"
+    db = tmp_path / "store.db"
+    env = {**os.environ, "XDG_STATE_HOME": str(state), "LIFEDEDUP_DB": str(db)}
+    assert lifededup(env, "folders", "add", str(root)).returncode == 0
+    started = lifededup(env, "daemon", "start", "--delay", "3600", "-j", "1")  # changes wait an hour
+    assert started.returncode == 0, started.stdout + started.stderr
+    pid = int((state / "lifededup" / "watch.pid").read_text())
+    try:
+        eventually(lambda: "state: watching" in lifededup(env, "daemon", "status").stdout, "it caught up")
+        for n in range(2, 5):
+            write_text(root / f"{n}.txt", seed=n)
+        eventually(lambda: "waiting: 3 files" in lifededup(env, "daemon", "status").stdout, "three files wait")
+    finally:
+        os.kill(pid, 9)
+    eventually(lambda: not alive(pid), "the watcher is gone")
+    status = lifededup(env, "daemon", "status")
+    assert status.returncode == 3, status.stdout
+    assert ("state: died while watching (killed or crashed; see the log), left unread: 3 files (the next "
+            "`lifededup daemon start` reads them)\n") in status.stdout, status.stdout
+    assert lifededup(env, "daemon", "start", "-j", "1").returncode == 0
+    try:
+        with open_store(db, readonly=True) as store:
+            eventually(lambda: set(stored_files(store)) == files_on_disk(root), "the next start reads them")
+    finally:
+        stopped = lifededup(env, "daemon", "stop")
+        assert stopped.returncode == 0, stopped.stderr
+    status = lifededup(env, "daemon", "status")
+    assert "state: stopped, nothing left unread\n" in status.stdout, status.stdout

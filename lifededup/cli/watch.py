@@ -613,6 +613,16 @@ def _waiting_words(report: dict[str, Any]) -> str:
     return said + (f", {folders:,} folder{'' if folders == 1 else 's'} to scan" if folders else "")
 
 
+def _waiting_said(report: dict[str, Any], running: bool) -> str:
+    """What waits; of a watcher that is not running, what it left unread, which the next start's catch-up scan
+    reads.  A watcher killed mid-batch said "waiting: 259 files", as though something still waited on them."""
+    if running:
+        return f"waiting: {_waiting_words(report)}"
+    if not int(report.get("pending") or 0):
+        return "nothing left unread"
+    return f"left unread: {_waiting_words(report)} (the next `lifededup daemon start` reads them)"
+
+
 def _kept_words(folder: dict[str, Any]) -> str:
     """A watched folder whose items the store keeps though it is not there,
     or empty: a disk unmounted from its mount point looks the same as the
@@ -708,7 +718,7 @@ def daemon_status(as_json: bool) -> None:
             click.echo(f"watching: {', '.join(folders) or nothing}")
             for folder in absent.values():
                 click.echo(_kept_words(folder))
-            click.echo(f"state: {_state_words(report, status.running)}, waiting: {_waiting_words(report)}")
+            click.echo(f"state: {_state_words(report, status.running)}, {_waiting_said(report, status.running)}")
             if status.running and report.get("state") == "indexing" and report.get("last_read"):
                 click.echo(f"last file read: {shown(str(report['last_read']))}")
             click.echo(f"last indexed: {said_when(report.get('last_indexed_at'))}, "
