@@ -227,9 +227,12 @@ def _mend(store: Store, problems: list[Problem]) -> dict[str, int]:
         ids[_MENDED_BY_CHECK[problem.check]] += problem.item_ids
         whole = whole or (problem.check == "fts-index" and not problem.item_ids)
         problems.remove(problem)
-    # the search words after the words apart they are made of; the texts
-    # changed at once: every old fingerprint leaves before a new one is placed
-    return {_APART[1]: mend_apart(store, ids[_APART]), _WORDS[1]: mend_search_words(store, ids[_WORDS], whole),
+    # the search rows first, made of the words apart as they stand: writing
+    # those again, SQLite's trigger takes the old words out of the row (FTS5
+    # refuses an item with no row, as a damaged file); the texts changed at
+    # once: every old fingerprint leaves before a new one is placed
+    words = mend_search_words(store, ids[_WORDS], whole)
+    return {_APART[1]: mend_apart(store, ids[_APART]), _WORDS[1]: words,
             _FINGERPRINTS[1]: store.fingerprint_again(ids[_FINGERPRINTS])}
 
 
