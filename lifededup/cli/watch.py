@@ -684,8 +684,9 @@ def _unreachable_words(report: dict[str, Any]) -> str | None:
               "ended), watching_since (when the watcher began watching) as Unix times).")
 def daemon_status(as_json: bool) -> None:
     """Whether the daemon runs, what it watches and since when (and how long
-    ago its last batch or scan ended), how many files wait, when it last
-    indexed and how many items failed (this machine's apart on a store
+    ago its last batch or scan ended), how many files wait (of one not
+    running: left unread, for its next start), when it last indexed and how
+    many items failed (this machine's apart on a store
     other machines' failures are in), and whether the store's server can be
     reached (the watcher waits for it) or refuses the watcher, and why (it
     tries again meanwhile).  Exits 3 when it does not run.
