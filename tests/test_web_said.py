@@ -139,7 +139,7 @@ def test_an_item_leads_to_the_other_items_of_its_folder(tmp_path: Path, store_ur
         hits = client.get("/search.json?q=kestrel&all=1").json()["hits"]
         x = next(h["id"] for h in hits if h["path"].endswith("/x.txt"))
         page = client.get(f"/items/{x}").text
-        link = re.search(r'<a class="folder" href="([^"]+)">the other items in its folder</a>', page)
+        link = re.search(r'<a class="folder" href="([^"]+)">everything in its folder and below</a>', page)
         assert link, page
         listed = client.get(link[1].replace("&amp;", "&"))
         assert listed.status_code == 200, listed.text
