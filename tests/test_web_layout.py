@@ -156,3 +156,26 @@ def test_the_clusters_list_names_each_cluster_as_a_name_not_as_a_path(
     style = "e => [getComputedStyle(e).fontFamily, getComputedStyle(e).fontWeight]"
     (name_font, weight), (path_font, _) = name.evaluate(style), path.evaluate(style)
     assert name_font != path_font and "mono" not in name_font.lower() and int(weight) >= 600, (name_font, weight)
+
+
+def test_the_keyboard_reaches_each_copy_once_and_never_the_page_itself(
+        opened: Callable[[str, int], sync_api.Page], address: str) -> None:
+    """Tabbing through an item's copies stopped twice on each (its id and its
+    path, one link each to the same page; 232 stops for the real archive's
+    116 pytest announcements) and once on the item's own row, a link to the
+    page already open. Each copy is one stop; the item's own row none."""
+    item = _ids(address)["fhs-3.0.txt"]
+    page = opened(f"/items/{item}", DESKTOP)
+    inside: list[str] = []
+    for _ in range(60):  # through the page until the copies' section is left
+        page.keyboard.press("Tab")
+        href = page.evaluate("document.activeElement.closest('section.where') ? "
+                             "document.activeElement.getAttribute('href') : ''")
+        if not href and inside:
+            break
+        if href:
+            inside.append(href)
+    copies = [h for h in inside if h.startswith("/items/")]
+    others = page.locator("section.where tbody tr").count() - 1
+    assert len(copies) == others == len(set(copies)), f"{others} other copies, Tab stopped at {inside}"
+    assert f"/items/{item}" not in inside, inside
