@@ -221,3 +221,42 @@ def test_a_renumbered_mail_of_no_words_keeps_its_item(tmp_path: Path, store_url:
         assert snapshot(store, box) == fresh(root, box)
         assert_matches(store, root)
     check_clean(store_url)
+
+
+def test_a_renumbered_mails_failed_attachment_keeps_its_item(tmp_path: Path, store_url: str, fresh: Fresh) -> None:
+    """An attachment that cannot be read (a photo without OCR, an empty
+    file) has no text to be known by: renumbered, it is known by its mail,
+    which keeps its item, and its name in it -- it was a new item under the
+    new number at every mail deleted before it, its failure recorded and
+    warned of again (the real archive's wibble.JPG, clock.bmp)."""
+    root = tmp_path / "mail"
+    box = root / "inbox.mbox"
+    box.parent.mkdir(parents=True)
+    photo = (Path(__file__).parent.parent / "sample_corpus/Bad files/holiday photo.jpg").read_bytes()
+    with_photo = EmailMessage()
+    with_photo["From"], with_photo["To"], with_photo["Subject"] = "ann@example.org", "me@example.org", "the photo"
+    with_photo.set_content("The photo from the allotment, as promised.")
+    with_photo.add_attachment(photo, maintype="image", subtype="jpeg", filename="allotment.jpg")
+    with_photo.add_attachment(b"", maintype="application", subtype="octet-stream", filename="blank.dat")
+    box.write_text(message(1) + message(2) + f"From ann@example.org Mon Jan  1 00:03:00 2024\n{with_photo}\n"
+                   + message(4))
+    with open_store(store_url) as store:
+        run(store, [root], CONFIG)
+        before = by_title(store, box)
+        _, rows = store.execute("SELECT part, id, status FROM items WHERE path = :path AND status <> 'ok'",
+                                {"path": str(box.resolve())})
+        failed = {str(r[0]).rsplit(" / ", 1)[1]: (int(r[1]), r[2]) for r in rows}  # type: ignore[call-overload]
+        assert set(failed) == {"attachment 1: allotment.jpg", "attachment 2: blank.dat"}, failed
+        kept = letters(box)
+        box.write_text("".join(kept[1:]))  # letter 1 deleted
+        run(store, [root], CONFIG)
+        after = by_title(store, box)
+        assert after["the photo"][:2] == (before["the photo"][0], "message 2"), after
+        _, rows = store.execute("SELECT part, id, status, parent_id FROM items WHERE path = :path "
+                                "AND status <> 'ok'", {"path": str(box.resolve())})
+        assert {str(r[0]): (int(r[1]), r[2]) for r in rows} == {  # type: ignore[call-overload]
+            f"message 2 / {name}": item for name, item in failed.items()}, rows
+        assert {r[3] for r in rows} == {before["the photo"][0]}, "under their mail"
+        assert snapshot(store, box) == fresh(root, box)
+        assert_matches(store, root)
+    check_clean(store_url)

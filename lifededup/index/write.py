@@ -45,8 +45,9 @@ _PARTS_OF = "SELECT id, part FROM items WHERE path = :path AND machine = :machin
 _FILE_ID = "SELECT id FROM items WHERE path = :path AND part = '' AND machine = :machine"
 _FILES_STAT = "SELECT path, size, mtime, raw_sha1 FROM items WHERE part = '' AND machine = :machine AND path IN ({})"
 # a file's stored parts, each with what names it beside its place: its text's SHA-1 (NULL: no text), title, people
-_STORED_PARTS = ("SELECT i.id, i.part, c.sha1, i.title, i.people, i.status FROM items i LEFT JOIN clusters c "
-                 "ON c.item_id = i.id WHERE i.path = :path AND i.machine = :machine AND i.part <> ''")
+_STORED_PARTS = ("SELECT i.id, i.part, c.sha1, i.title, i.people, i.status, i.parent_id FROM items i "
+                 "LEFT JOIN clusters c ON c.item_id = i.id WHERE i.path = :path AND i.machine = :machine "
+                 "AND i.part <> ''")
 _RENAME = "UPDATE items SET part = :part WHERE id = :id"
 IDENTIFY = ("UPDATE items SET device = :device, inode = :inode "
             "WHERE path = :path AND part = '' AND machine = :machine")
@@ -96,15 +97,33 @@ def people_of(result: Extracted) -> str | None:
 
 
 Key = tuple[str, "str | None", "str | None"]  # a part's text SHA-1 ("" if it has no words), title and people
+# A failed part's Key: this mark, the item it lies in, and its own name there ("attachment 1: scan.jpg")
+_FAILED = "\x00failed"
 
 
 def _key(record: ItemRecord, fingerprint: Fingerprint | None, result: Extracted | Failure) -> Key | None:
-    """What a part read whole again is known by beside its name (None: a failure, known by its name alone).
-    A part of no words keeps its title and people: else a mail that is only its attachment took, renumbered,
-    the item its new number held -- a deleted mail's -- and left its own to the next such mail."""
+    """What a part read whole again is known by beside its name.  A part of no words keeps its title and
+    people: else a mail that is only its attachment took, renumbered, the item its new number held -- a
+    deleted mail's -- and left its own to the next such mail.  A part that failed has no text to be known by,
+    but an attachment is known by its mail, which keeps its item, and its name in it: else every image of a
+    renumbered mail was a new item, and warned of again.  (None: a failed mail, known by its name alone.)"""
     if isinstance(result, Failure):
-        return None
+        return _failed_key(record.parent_id, record.part)
     return ("" if fingerprint is None else fingerprint.sha1, record.title, record.people)
+
+
+def _failed_key(parent: object, part: str) -> Key | None:
+    """A failed part's key: the item it lies in, and its name there; None for one that lies in its file."""
+    return None if parent is None or " / " not in part else (_FAILED, str(parent), part.rsplit(" / ", 1)[1])
+
+
+def _stored_key(part: str, sha1: object, title: object, people: object, status: str, parent: object) -> Key | None:
+    """A stored part's key (:func:`_key`): its text's SHA-1 ("": a part of no words), title and people, or
+    failed."""
+    if status != "ok":
+        return _failed_key(parent, part)
+    return ("" if sha1 is None else str(sha1), None if title is None else str(title),
+            None if people is None else str(people))
 
 
 @dataclass
@@ -385,17 +404,19 @@ class BatchWriter:
         found under its own text later in the read.  The upsert that follows
         then finds the item with its text unchanged: no clustering again.
         A part of no words (a mail whose only content is an attachment) is
-        known by its title and people alone.  A part that failed (``key``
-        None) takes its name's item as it is, which no later part may then
-        take for its old text."""
+        known by its title and people alone, a failed attachment by its mail
+        and its name there.  A mail that failed (``key`` None) takes its
+        name's item as it is, which no later part may then take for its old
+        text."""
         stored = self._stored.get(path)
         if stored is None:
             _, rows = self.store.execute(_STORED_PARTS, {"path": path, "machine": self.store.machine})
+            keys = {int(r[0]): _stored_key(str(r[1]), r[2], r[3], r[4], str(r[5]), r[6])  # type: ignore[call-overload]
+                    for r in rows}
             stored = self._stored[path] = _Stored(
                 {str(r[1]): int(r[0]) for r in rows},  # type: ignore[call-overload]
                 {int(r[0]): str(r[1]) for r in rows},  # type: ignore[call-overload]
-                {int(r[0]): ("" if r[2] is None else str(r[2]), r[3], r[4])  # type: ignore[call-overload, misc]
-                 for r in rows if r[2] is not None or r[5] == "ok"})
+                {item: found for item, found in keys.items() if found is not None})
         holder = stored.by_name.get(part)
         moved = None if key is None or holder is not None and stored.keys.get(holder) == key else stored.holding(key)
         if moved is not None:
