@@ -85,6 +85,23 @@ def test_other_refusals_still_suggest_the_query_quoted(tmp_path: Path) -> None:
         'To search for the words as typed, quote them: "river" "survey"\n\n'), refused.stderr
 
 
+def test_a_near_whose_distance_is_no_number_is_refused_not_a_traceback(docs_store: str) -> None:
+    """``NEAR(river survey, x)``: FTS5 says "expected integer, got "x"", which
+    the search did not know for a query's error -- the CLI printed a
+    traceback and the web view an error page (helper Q, on the real
+    archive). SQLite refuses it as it refuses any query it cannot read;
+    PostgreSQL reads its words."""
+    found = lifededup(docs_store, "search", "--db", docs_store, "--", "NEAR(river survey, x)")
+    assert "Traceback" not in found.stderr, found.stderr
+    if docs_store.startswith("postgresql"):
+        assert found.returncode == 0, found.stderr
+        return
+    assert found.returncode == 1, found
+    assert found.stderr.startswith(
+        "Error: cannot understand the query 'NEAR(river survey, x)' (expected integer, got \"x\").\n"
+        'To search for the words as typed, quote them: "NEAR(river" "survey," "x)"\n\n'), found.stderr
+
+
 @pytest.mark.parametrize("query", ["", " ", "\t\n", " * "])
 def test_as_fts5_of_no_words_is_nothing_as_the_other_readings_give_it(query: str) -> None:
     """``as_fts5(" ")`` raised IndexError (search() never passes it one, but

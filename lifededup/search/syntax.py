@@ -58,7 +58,9 @@ class QuerySyntaxError(ValueError):
 
 
 # The messages SQLite gives for a MATCH expression it cannot use.
-_FTS_ERRORS = re.compile(r"fts5|no such column|unterminated string|malformed MATCH|unknown special query")
+# FTS5's words for a query it cannot read; "expected integer": NEAR's distance is no number (NEAR(a b, x))
+_FTS_ERRORS = re.compile(r"fts5|no such column|unterminated string|malformed MATCH|unknown special query|"
+                         r"expected integer, got")
 
 
 def is_query_error(message: str) -> bool:
