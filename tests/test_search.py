@@ -24,7 +24,7 @@ from store_samples import fp, prose, revised
 
 from lifededup.cli import main
 from lifededup.search import (
-    SYNTAX, Filters, QuerySyntaxError, SearchResult, Snippet, path_pattern, results_sql, search,
+    SYNTAX, Filters, Hit, QuerySyntaxError, SearchResult, Snippet, path_pattern, results_sql, search,
 )
 from lifededup.search import results
 from lifededup.search.query import PG_RANK
@@ -500,6 +500,19 @@ def test_copies_are_listed_newest_first_with_their_dates(store_url: str) -> None
     assert "/letters/copy of draft 1.txt  (document, file date 2020-01-02)" in alone, alone
 
 
+def _copies_shown(store_url: str, rows: list[tuple[str, str | None]]) -> tuple[Hit, str]:
+    """One text stored at each ``(path, doc_date)`` (the files' mtime
+    2020-01-02): its search's one row, and the CLI's page of it."""
+    text = prose(5)
+    with open_store(store_url) as store:
+        for path, when in rows:
+            store.upsert_item(ItemRecord(path, text=text, doc_date=when, mtime=1578000000.0), fp(text))
+    word = text.split()[0]
+    with open_store(store_url, readonly=True) as store:
+        (hit,) = search(store, word).hits
+    return hit, CliRunner().invoke(main, ["search", word, "--db", store_url]).output
+
+
 def test_copies_beside_their_row_are_named_from_the_folder_they_share(store_url: str) -> None:
     """Copies of one document lie in folders beside each other, under a long
     path their row's line says already: each copy printed it again, three to
@@ -507,19 +520,12 @@ def test_copies_beside_their_row_are_named_from_the_folder_they_share(store_url:
     releases' copies).  A copy is named from the last folder it shares with
     its row on, where that saves something; --cluster names every path
     whole."""
-    text = prose(5)
     base = "/srv/family-archive/projects"
     rows = [(f"{base}/werkzeug-2.0.0/docs/routing.rst", "2024-01-01"),  # the row: the oldest, listed last
             (f"{base}/werkzeug-3.0.0/docs/routing.rst", "2024-04-01"),
             (f"{base}/werkzeug-2.0.0/docs/routing copy.rst", "2024-03-01"),
             ("/mnt/usb/routing.rst", "2024-02-01")]
-    with open_store(store_url) as store:
-        for path, when in rows:
-            store.upsert_item(ItemRecord(path, text=text, doc_date=when, mtime=1578000000.0), fp(text))
-    word = text.split()[0]
-    with open_store(store_url, readonly=True) as store:
-        (hit,) = search(store, word).hits
-    shown = CliRunner().invoke(main, ["search", word, "--db", store_url]).output
+    hit, shown = _copies_shown(store_url, rows)
     assert f"1. {hit.path}  (" in shown, shown
     assert [c.path for c in hit.copies] == [p for p, _ in rows if p != hit.path], hit.copies
     assert ("copies, newest first: …/projects/werkzeug-3.0.0/docs/routing.rst (2024-04-01); "
@@ -532,18 +538,11 @@ def test_a_copy_of_its_rows_date_is_named_without_it(store_url: str) -> None:
     """A folder of releases copied in one day said "(file date 2026-11-27)"
     after every copy on the line, where its row says it already; a copy of
     another date still says its own."""
-    text = prose(5)
     rows = [("/archive/flask-2.0.0/docs/tutorial.rst", None),  # the files' day alone: the row
             ("/archive/flask-2.1.0/docs/tutorial.rst", None),
             ("/archive/flask-2.2.0/docs/tutorial.rst", "2022-08-01")]
-    with open_store(store_url) as store:
-        for path, when in rows:
-            store.upsert_item(ItemRecord(path, text=text, doc_date=when, mtime=1578000000.0), fp(text))
-    word = text.split()[0]
-    with open_store(store_url, readonly=True) as store:
-        (hit,) = search(store, word).hits
+    hit, shown = _copies_shown(store_url, rows)
     assert (hit.path, hit.date, hit.file_date) == (rows[0][0], "2020-01-02 21:20:00", True), hit
-    shown = CliRunner().invoke(main, ["search", word, "--db", store_url]).output
     assert f"{hit.path}  (document, file date 2020-01-02)" in shown, shown
     assert ("copies, newest first: /archive/flask-2.2.0/docs/tutorial.rst (2022-08-01); "
             "/archive/flask-2.1.0/docs/tutorial.rst\n" in shown), shown
