@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from index_samples import files_on_disk, stored_files, write_text
+from store_samples import prose
 from test_watch import eventually
 
 from lifededup.store import open_store
@@ -191,3 +192,35 @@ def test_status_of_a_killed_watcher_says_what_it_left_unread(tmp_path: Path) -> 
         assert stopped.returncode == 0, stopped.stderr
     status = lifededup(env, "daemon", "status")
     assert "state: stopped, nothing left unread\n" in status.stdout, status.stdout
+
+
+def test_stopped_mid_tar_x_it_counts_only_the_files_it_left_unread(tmp_path: Path) -> None:
+    """Stopped while it read a folder being unpacked, `daemon status` said
+    "waiting: 963 files" of a `tar x` whose every file it had read (the
+    events of files its scan had listed were still waiting), and "waiting:
+    0 files" of one whose last 800 files it had not read (its run's count
+    was cleared as the run ended).  It counts the files the store does not
+    hold as they are."""
+    root = tmp_path / "archive"
+    write_text(root / "a.txt", seed=1)
+    state = tmp_path / "state"
+    db = tmp_path / "store.db"
+    env = {**os.environ, "XDG_STATE_HOME": str(state), "LIFEDEDUP_DB": str(db)}
+    assert lifededup(env, "folders", "add", str(root)).returncode == 0
+    assert lifededup(env, "daemon", "start", "--delay", "0.3", "-j", "1").returncode == 0
+    eventually(lambda: "state: watching" in lifededup(env, "daemon", "status").stdout, "it caught up")
+    unpacked = root / "unpacked"
+    unpacked.mkdir()
+    pages = [prose(n, 2000) for n in range(20)]  # 13 kB a page, as the real archive's: the read takes seconds
+    for n in range(1500):  # as tar writes them: one after another, while the folder is scanned
+        (unpacked / f"{n:04d}.txt").write_text(f"page {n} of the parish newsletter {pages[n % 20]}\n")
+    time.sleep(1.5)  # every file's events delivered: what the count leaves out is the files it read
+    stopped = lifededup(env, "daemon", "stop")
+    assert stopped.returncode == 0, stopped.stderr
+    report = json.loads(lifededup(env, "daemon", "status", "--json").stdout)["report"]
+    with open_store(db, readonly=True) as store:
+        _, rows = store.execute("SELECT path, size, mtime FROM items WHERE part = ''")
+    held = {str(path): (size, mtime) for path, size, mtime in rows}
+    unread = [path for path in files_on_disk(root)
+              if held.get(path) != (os.stat(path).st_size, os.stat(path).st_mtime)]
+    assert report["waiting_files"] == len(unread), (report["waiting_files"], len(unread))

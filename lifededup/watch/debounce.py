@@ -84,6 +84,18 @@ class Debouncer:
             folders = sum(p.folder for p in self._pending.values())
             return len(self._pending) - folders, folders
 
+    def files(self) -> list[str]:
+        """The files (not folders) waiting to settle."""
+        with self._lock:
+            return [path for path, pending in self._pending.items() if not pending.folder]
+
+    def forget(self, paths: list[str]) -> None:
+        """Forget these paths' events: they need nothing done (the watcher stops, and the store holds them as
+        they are)."""
+        with self._lock:
+            for path in paths:
+                self._pending.pop(path, None)
+
     def next_due(self) -> float | None:
         """Seconds until the earliest pending path may settle (None: nothing pending)."""
         with self._lock:
