@@ -383,3 +383,25 @@ def test_a_members_cluster_address_leads_to_its_cluster_beside_it(tmp_path: Path
         page = client.get(target)
         assert page.status_code == 200 and '<tr class="compared">' in page.text, page.text
         assert client.get(f"/clusters/{member['id']}.json").status_code == 404
+
+
+def test_a_clusters_page_says_what_its_shared_features_count(counted: tuple[TestClient, dict[str, int]],
+                                                              store_url: str) -> None:
+    """The real archive's cluster of 116 pytest announcements showed "0/6"
+    shared features beside each of its 115 near copies, and nothing said
+    that a verified near copy may share none: its sketch found it. Under
+    the design card's rule (``recluster --rule features``), two are needed."""
+    from click.testing import CliRunner
+
+    from lifededup.cli import main
+
+    client, ids = counted
+    cluster = client.get(f"/items/{ids['revised']}.json").json()["cluster_id"]
+    lead = re.search(r'<p class="lead">(.*?)</p>', client.get(f"/clusters/{cluster}").text, re.S)
+    assert lead and ("Shared features are how many of the 6 super-shingle features a member shares with the "
+                     "representative: a near copy may share none, found through its sketch") in lead[1], lead
+    assert CliRunner().invoke(main, ["recluster", "--rule", "features", "--db", store_url]).exit_code == 0
+    with _client(store_url) as again:
+        cluster = again.get(f"/items/{ids['revised']}.json").json()["cluster_id"]
+        lead = re.search(r'<p class="lead">(.*?)</p>', again.get(f"/clusters/{cluster}").text, re.S)
+    assert lead and "a member shares with the representative." in lead[1] and "share none" not in lead[1], lead

@@ -111,6 +111,16 @@ class Explanation:
             return f"shares at least {self.threshold} of its 6 features with the representative"
         return f"within {self.rule.partition(':')[2]}% word edit distance of the representative, verified"
 
+    def features_said(self) -> str:
+        """What the shared features column counts, in words: under the
+        verified rule a near copy may share none (its sketch found it), and
+        a page of 0/6 beside near copies read as "nothing in common"."""
+        said = "Shared features are how many of the 6 super-shingle features a member shares with the representative"
+        if self.rule == "features" or self.method == "transitive":
+            return f"{said}."
+        return (f"{said}: a near copy may share none, found through its sketch (the smallest of its shingles) and "
+                "admitted by its word edit distance.")
+
     def why(self, reason: Reason) -> str:
         """Why a member is in the cluster, in words."""
         if reason.representative:
