@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -192,6 +193,10 @@ def test_status_of_a_killed_watcher_says_what_it_left_unread(tmp_path: Path) -> 
         assert stopped.returncode == 0, stopped.stderr
     status = lifededup(env, "daemon", "status")
     assert "state: stopped, nothing left unread\n" in status.stdout, status.stdout
+    # `daemon stop`'s SIGTERM, in the log as its other news: timed, and no Ctrl-C to press
+    said = (state / "lifededup" / "watch.log").read_text()
+    assert re.search(r"\n\d{4}-\d\d-\d\d [\d:,]+ INFO SIGTERM: finishing the current batch, then stopping "
+                     r"\(a second SIGINT or SIGTERM stops at once\)\n", said) and "Ctrl-C" not in said, said
 
 
 def test_stopped_mid_tar_x_it_counts_only_the_files_it_left_unread(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ import shlex
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -32,18 +32,22 @@ def progress_for_output() -> Progress:
 
 
 @contextmanager
-def stop_on_signals(stop: threading.Event, signals: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)
-                    ) -> Iterator[None]:
+def stop_on_signals(stop: threading.Event, signals: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM),
+                    said: Callable[[str], None] | None = None) -> Iterator[None]:
     """The first SIGINT/SIGTERM sets ``stop`` (the batch in flight is committed,
     then the run ends); a second one interrupts at once (reading stops; the
-    transaction open then is committed or rolled back, never left half-done)."""
+    transaction open then is committed or rolled back, never left half-done).
+    ``said``: how the signal's name is told (the watcher's log), else a line on stderr for a terminal."""
 
     def handle(signum: int, frame: FrameType | None) -> None:
         if stop.is_set():
             raise KeyboardInterrupt
         stop.set()
-        click.echo(f"\n{signal.Signals(signum).name}: finishing the current batch "
-                   "(press Ctrl-C again to stop at once)", err=True)
+        if said is not None:
+            said(signal.Signals(signum).name)
+        else:
+            click.echo(f"\n{signal.Signals(signum).name}: finishing the current batch "
+                       "(press Ctrl-C again to stop at once)", err=True)
 
     previous = {s: signal.signal(s, handle) for s in signals}
     try:

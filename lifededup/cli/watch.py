@@ -352,7 +352,7 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, retry: f
     daemon_paths = daemons.DaemonPaths.default()
     stop = threading.Event()
     waiting = _Waiting(daemon_paths, db, [stored_path(str(absolute(p))) for p in paths], retry)
-    with _store_once_reached(db, waiting) as store, stop_on_signals(stop):
+    with _store_once_reached(db, waiting) as store, stop_on_signals(stop, said=_stopping):
         location = store.location
         folders = [WatchedFolder(stored_path(str(absolute(p)))) for p in paths] or list_folders(store)
         if not folders:
@@ -392,6 +392,13 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, retry: f
         finally:
             daemons.release(daemon_paths)
     click.echo("stopped", err=True)
+
+
+def _stopping(signal_name: str) -> None:
+    """A stop asked for, in the log (the daemon's has no terminal to press Ctrl-C in: `daemon stop` sends
+    SIGTERM, and its line came untimed after a blank one)."""
+    _log.info("%s: finishing the current batch, then stopping (a second SIGINT or SIGTERM stops at once)",
+              signal_name)
 
 
 class _Waiting:
