@@ -405,3 +405,25 @@ def test_a_clusters_page_says_what_its_shared_features_count(counted: tuple[Test
         cluster = again.get(f"/items/{ids['revised']}.json").json()["cluster_id"]
         lead = re.search(r'<p class="lead">(.*?)</p>', again.get(f"/clusters/{cluster}").text, re.S)
     assert lead and "a member shares with the representative." in lead[1] and "share none" not in lead[1], lead
+
+
+def test_a_failure_leads_to_its_items_page(tmp_path: Path, store_url: str) -> None:
+    """The failures page named each file that could not be read with no way
+    to its item's page (its metadata, its folder, the mailbox it is in);
+    each path is now a link there, and ``failures --json`` gives the id."""
+    from click.testing import CliRunner
+
+    from lifededup.cli import main
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "empty.txt").write_text("")
+    (folder / "note.txt").write_text("a note on the heron at the weir")
+    assert CliRunner().invoke(main, ["index", str(folder), "--db", store_url]).exit_code == 0
+    listed = json.loads(CliRunner().invoke(main, ["failures", "--json", "--db", store_url]).stdout)
+    assert [(Path(f["path"]).name, f["status"]) for f in listed] == [("empty.txt", "empty")], listed
+    with _client(store_url) as client:
+        page = client.get("/failures").text
+        assert f'<a href="/items/{listed[0]["id"]}">' in page, page
+        item = client.get(f"/items/{listed[0]['id']}")
+    assert item.status_code == 200 and "empty.txt" in item.text and "empty" in item.text, item.text[:500]

@@ -16,7 +16,7 @@ from lifededup.store.records import stored_time
 # (PostgreSQL has no such prefix, and plans from its statistics).
 # (not the files that vanished while read: gone, not failed; the next run forgets them)
 _FAILED_ITEMS = "FROM items WHERE (status < 'ok' OR status > 'ok') AND status != 'vanished'"
-_FAILED = ("SELECT path, part, status, error, machine " + _FAILED_ITEMS
+_FAILED = ("SELECT path, part, status, error, machine, id " + _FAILED_ITEMS
            + "{only} ORDER BY {path}, part, machine LIMIT :limit")
 # the store's failed items, and this machine's of them (a watcher's, for `daemon status`; an index run's summary)
 _COUNTS = "SELECT count(*), count(CASE WHEN machine = :machine THEN 1 END) " + _FAILED_ITEMS
@@ -36,6 +36,8 @@ class FailedItem:
     reason: str
     # the machine whose file it is (a shared store lists every machine's failures)
     machine: str = ""
+    # its item, whose page the web view links (None: a record made by hand, not read from a store)
+    id: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The shape of ``lifededup failures --json`` and the web view's ``/failures.json``."""
@@ -61,7 +63,7 @@ def failures(store: Readable, limit: int | None = None, *, since: datetime | Non
     only += _only(params, machine, statuses)
     with store.reading() as db:
         rows = db.execute(_FAILED.format(path="+path" if sqlite else "path", only=only), params).fetchall()
-    return [FailedItem(str(p), str(part), str(s), str(e or ""), str(m)) for p, part, s, e, m in rows]
+    return [FailedItem(str(p), str(part), str(s), str(e or ""), str(m), int(i)) for p, part, s, e, m, i in rows]
 
 
 def failed_by_status(store: Readable, *, machine: str | None = None) -> dict[str, int]:
