@@ -9,6 +9,7 @@ processes run without the capabilities that let root read anything
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -117,6 +118,9 @@ def test_index_reads_a_file_whose_permissions_were_mended(tmp_path: Path, env: d
     lifededup("index", str(home), env=env)
     first = items(tmp_path / "s.db")[str(note)]
     assert first[1] == "unreadable", f"a file mode 000 cannot be read: {first}"
+    # who may not read it, whose it is and how it can be: it said "permission denied: Permission denied"
+    assert re.fullmatch(r"permission denied: \S+ may not read it \(owner \S+, -{10}\); it is read once that user "
+                        r"may \(chmod a\+r, or the file's group\)", first[2] or ""), first
     again = lifededup("index", str(home), env=env)
     assert "new 0, updated 0" in again and "failed 0 " in again, \
         f"a file still unreadable is not read (nor a failure logged) again each run: {again}"

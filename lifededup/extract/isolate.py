@@ -140,10 +140,32 @@ def _unreadable(path: Path, real: bool = False) -> Failure | None:
     except PermissionError as exc:
         if real and _swapped_while_read(path):
             return _SWAPPED
-        return Failure("unreadable", f"permission denied: {exc.strerror or exc}")
+        return _denied(path)
     except OSError as exc:
         return Failure("unreadable", f"cannot open the file: {exc.strerror or exc}")
     return None
+
+
+def _denied(path: Path) -> Failure:
+    """A file its permissions keep from lifededup's user, said with who owns
+    it and its mode, and what lets it be read -- "permission denied:
+    Permission denied" said neither.  lifededup never changes it: the
+    person does, and the next run reads it (its item is kept)."""
+    import pwd
+
+    def name(uid: int) -> str:
+        try:
+            return pwd.getpwuid(uid).pw_name
+        except KeyError:
+            return str(uid)
+
+    try:
+        found = os.stat(path)
+        whose = f" (owner {name(found.st_uid)}, {stat.filemode(found.st_mode)})"
+    except OSError:
+        whose = ""
+    return Failure("unreadable", f"permission denied: {name(os.geteuid())} may not read it{whose}; it is read once "
+                   "that user may (chmod a+r, or the file's group)")
 
 
 _SWAPPED = Failure("vanished", "replaced by a symbolic link (it, or a folder on its way) as it was read: not read; "
@@ -178,7 +200,7 @@ def _failure_of(error: ExtractionError, path: Path, real: bool = False) -> Failu
         other = cause.filename is not None and os.fspath(cause.filename) != os.fspath(path)
         if other and sandbox.available():  # a library or program the confinement did not allow
             return Failure("unreadable", f"{sandbox.REFUSED}: {cause.filename}; the next run reads it again")
-        return Failure("unreadable", f"permission denied: {cause.strerror or cause}")
+        return _denied(path)
     return Failure.from_error(error)
 
 
