@@ -6,6 +6,7 @@ would cost it more than the listing."""
 from __future__ import annotations
 
 import json
+import math
 
 import click
 
@@ -76,7 +77,7 @@ def _closeness(similarity: Similarity | None) -> str:
     """How close a member is to its representative, as stored; nothing
     where it was not measured (transitive clustering, a far member under
     ``--rule features``)."""
-    if similarity is None or similarity.word_distance != similarity.word_distance:  # NULL or NaN: not measured
+    if similarity is None or math.isnan(similarity.word_distance):  # not measured
         return ""
     if similarity.word_distance == 0.0:
         return "  (exact copy)"
