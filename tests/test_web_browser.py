@@ -19,20 +19,13 @@ from pathlib import Path
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-if not CHROMIUM.exists():
-    pytest.skip("no Debian chromium at /usr/bin/chromium: scripts/install-system-deps.sh installs it",
-                allow_module_level=True)
-pytest.importorskip("starlette", reason="the web view needs its extra: pip install '.[web]'")
-sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need playwright: pip install '.[test]'")
+from browser_samples import browser_api, launched
+
+sync_api = browser_api()
 
 from corpus_store import CorpusStore  # noqa: E402
 from web_samples import SCRIPT, hostile_store, serving  # noqa: E402
 
-# No sandbox: tests may run as root, where Chromium's sandbox refuses to
-# start; no GPU, no background downloads, no first-run pages.
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--no-first-run"]
 
 
 @pytest.fixture(scope="module")
@@ -44,10 +37,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[Path]
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[sync_api.Browser]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
-        yield chromium
-        chromium.close()
+    yield from launched(sync_api)
 
 
 def watched_page(browser: sync_api.Browser, address: str) -> tuple[sync_api.Page, list[str], list[str]]:

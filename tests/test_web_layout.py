@@ -15,12 +15,9 @@ from pathlib import Path
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-if not CHROMIUM.exists():
-    pytest.skip("no Debian chromium at /usr/bin/chromium: scripts/install-system-deps.sh installs it",
-                allow_module_level=True)
-pytest.importorskip("starlette", reason="the web view needs its extra: pip install '.[web]'")
-sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need playwright: pip install '.[test]'")
+from browser_samples import browser_api, launched
+
+sync_api = browser_api()
 
 from store_samples import prose  # noqa: E402
 from web_samples import serving  # noqa: E402
@@ -28,8 +25,6 @@ from web_samples import serving  # noqa: E402
 from lifededup.index import IndexConfig, run  # noqa: E402
 from lifededup.store import open_store  # noqa: E402
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--no-first-run"]
 DESKTOP, PHONE = 1280, 390
 # the subject of msg_27.eml in CPython's email tests, as the real archive holds it
 LONG_SUBJECT = "bug demonstration " + "".join(f"123456789{n}" for n in range(1, 10)) * 2 + " more text"
@@ -64,10 +59,7 @@ def address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[sync_api.Browser]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
-        yield chromium
-        chromium.close()
+    yield from launched(sync_api)
 
 
 @pytest.fixture
