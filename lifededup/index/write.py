@@ -36,6 +36,7 @@ from lifededup.index.progress import Progress
 from lifededup.index.scan import Seen
 from lifededup.model import Fingerprint
 from lifededup.store import ItemRecord, Store
+from lifededup.store.folders import files_as_stored
 
 # by path: this machine's (revision 0009), every statement given the store's machine
 # a file's row once its parts are stored: its stat, and the SHA-1 of the bytes they were read from
@@ -43,7 +44,6 @@ _ROOT_STAT = ("UPDATE items SET size = :size, mtime = :mtime, raw_sha1 = :sha1 "
               "WHERE path = :path AND part = '' AND machine = :machine")
 _PARTS_OF = "SELECT id, part FROM items WHERE path = :path AND machine = :machine"
 _FILE_ID = "SELECT id FROM items WHERE path = :path AND part = '' AND machine = :machine"
-_FILES_STAT = "SELECT path, size, mtime, raw_sha1 FROM items WHERE part = '' AND machine = :machine AND path IN ({})"
 # a file's stored parts, each with what names it beside its place: its text's SHA-1 (NULL: no text), title, people
 _STORED_PARTS = ("SELECT i.id, i.part, c.sha1, i.title, i.people, i.status, i.parent_id FROM items i "
                  "LEFT JOIN clusters c ON c.item_id = i.id WHERE i.path = :path AND i.machine = :machine "
@@ -342,15 +342,10 @@ class BatchWriter:
         seen = self._stored_meanwhile | self._written_over
         new = list(dict.fromkeys(str(o.path) for o in batch if str(o.path) not in self._open
                                  and str(o.path) not in seen and self.to_read[str(o.path)].is_new))
-        for start in range(0, len(new), 500):
-            chunk = new[start:start + 500]
-            marks = ", ".join(f":p{n}" for n in range(len(chunk)))
-            _, rows = self.store.execute(_FILES_STAT.format(marks), {"machine": self.store.machine,
-                                                                    **{f"p{n}": p for n, p in enumerate(chunk)}})
-            for path, size, mtime, sha1 in rows:
-                info = self.to_read[str(path)]
-                same = mtime is not None and (size, mtime, sha1) == (info.seen.size, info.seen.mtime, info.raw_sha1)
-                (self._stored_meanwhile if same else self._written_over).add(str(path))
+        for path, size, mtime, sha1 in files_as_stored(self.store, new):
+            info = self.to_read[str(path)]
+            same = mtime is not None and (size, mtime, sha1) == (info.seen.size, info.seen.mtime, info.raw_sha1)
+            (self._stored_meanwhile if same else self._written_over).add(str(path))
 
     def _already_stored(self, outcome: Outcome, info: ToRead) -> bool:
         """Whether a file read as new was stored meanwhile by another run as

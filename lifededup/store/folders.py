@@ -98,6 +98,24 @@ def items_under(store: Store, path: str) -> int:
     return int(str(count))
 
 
+# the stored stat of whole files, this machine's; paths a statement
+_FILES_STAT = "SELECT path, size, mtime, raw_sha1 FROM items WHERE part = '' AND machine = :machine AND path IN ({})"
+_PATHS_A_STATEMENT = 500
+
+
+def files_as_stored(store: Store, paths: list[str]) -> list[tuple[object, ...]]:
+    """(path, size, mtime, raw SHA-1) of those of these (stored) paths the
+    store holds as this machine's files, a few hundred a statement (a look
+    a file cost a round trip each)."""
+    rows: list[tuple[object, ...]] = []
+    for start in range(0, len(paths), _PATHS_A_STATEMENT):
+        chunk = paths[start:start + _PATHS_A_STATEMENT]
+        marks = ", ".join(f":p{n}" for n in range(len(chunk)))
+        rows += store.execute(_FILES_STAT.format(marks), {"machine": store.machine,
+                                                          **{f"p{n}": p for n, p in enumerate(chunk)}})[1]
+    return rows
+
+
 def _ids_under(store: Store, path: str) -> list[int]:
     where, params = _under(store, path)
     _, rows = store.execute(f"SELECT id FROM items WHERE {where}", params)

@@ -47,6 +47,7 @@ from lifededup.store import (
 )
 from lifededup.store.errors import first_said, refusal
 from lifededup.store.failures import failed_counts, failures
+from lifededup.store.folders import files_as_stored
 from lifededup.store.machines import still_named
 from lifededup.store.records import utc_now
 from lifededup.watch.debounce import MAX_WAIT_S, Debouncer, Stat, stat_of
@@ -200,15 +201,10 @@ class Watcher:
         every one of them read."""
         try:
             self._take_events()
-            waiting, read = self.debouncer.files(), []
-            for start in range(0, len(waiting), 500):
-                chunk = {stored_path(path): path for path in waiting[start:start + 500]}
-                marks = ", ".join(f":p{n}" for n in range(len(chunk)))
-                _, rows = self.store.execute(_STORED_STATS.format(marks), {
-                    "machine": self.store.machine, **{f"p{n}": path for n, path in enumerate(chunk)}})
-                read += [chunk[str(path)] for path, size, mtime in rows
-                         if mtime is not None and stat_of(chunk[str(path)]) == (size, mtime)]
-            self.debouncer.forget(read)
+            waiting = {stored_path(path): path for path in self.debouncer.files()}
+            stored = files_as_stored(self.store, list(waiting))
+            self.debouncer.forget([waiting[str(path)] for path, size, mtime, _ in stored
+                                   if mtime is not None and stat_of(waiting[str(path)]) == (size, mtime)])
         except Exception as exc:  # noqa: BLE001 -- a store that fails as the watcher stops: what waits is said whole
             log.debug("could not tell which waiting files were read: %s", exc)
 
@@ -661,8 +657,6 @@ class Watcher:
         return True
 
 
-# the stored stat of files whose changes wait (_forget_read), this machine's
-_STORED_STATS = "SELECT path, size, mtime FROM items WHERE part = '' AND machine = :machine AND path IN ({})"
 # failed files a run names in the log (the rest are counted)
 _FAILURES_NAMED = 10
 # What the watcher knows of a file it could not read that had just changed: not that anything
