@@ -74,18 +74,23 @@ def test_check_names_a_lost_search_configuration_and_the_statements_that_make_it
     assert indexed.returncode == 1 and indexed.stderr.endswith(lost) and "Traceback" not in indexed.stderr, indexed
 
     # what check said, run as said: clean again, and a word found whatever its accents
-    said = re.search(r"make it again with: (.*)$", checked.stderr.splitlines()[0])
-    assert said is not None
-    for command in said.group(1).split(" and lifededup "):
-        args = shlex.split(command.removeprefix("lifededup "))
-        assert args[:2] == ["sql", "--write"], command
-        done = lifededup(pg_url, *args)
-        assert done.returncode == 0, done.stderr
+    run_as_said(pg_url, checked.stderr, "make it again with: ")
     assert lifededup(pg_url, "check").stdout.startswith("ok: 2 items")
     assert found(pg_url, "cafe creme") == {"cafe.txt"}
     assert lifededup(pg_url, "index", str(folder)).returncode == 0
     assert found(pg_url, "river") == {"river.txt", "new.txt"}
 
+
+def run_as_said(pg_url: str, stderr: str, lead: str) -> None:
+    """Run each `lifededup sql --write` statement ``check``'s first line of
+    ``stderr`` gives after ``lead``, as a person pastes them; each succeeds."""
+    said = re.search(re.escape(lead) + r"(.*)$", stderr.splitlines()[0])
+    assert said is not None, stderr
+    for command in said.group(1).split(" and lifededup "):
+        args = shlex.split(command.removeprefix("lifededup "))
+        assert args[:2] == ["sql", "--write"], command
+        done = lifededup(pg_url, *args)
+        assert done.returncode == 0, done.stderr
 
 def test_a_search_from_code_or_the_web_view_says_to_run_check(tmp_path: Path, pg_url: str) -> None:
     """``search()`` (and so the web view) met the dropped configuration as
@@ -152,12 +157,6 @@ def test_check_names_a_search_configuration_altered_by_hand_and_the_statements_t
         + f"\nError: 1 problem(s) in {pg_url}\n"), checked.stderr
 
     # what check said, run as said: clean again, and the accented word found
-    made = re.search(r"make its mappings again with: (.*)$", checked.stderr.splitlines()[0])
-    assert made is not None
-    for command in made.group(1).split(" and lifededup "):
-        args = shlex.split(command.removeprefix("lifededup "))
-        assert args[:2] == ["sql", "--write"], command
-        done = lifededup(pg_url, *args)
-        assert done.returncode == 0, done.stderr
+    run_as_said(pg_url, checked.stderr, "make its mappings again with: ")
     assert lifededup(pg_url, "check").stdout.startswith("ok: 2 items")
     assert found(pg_url, "café") == {"cafe.txt"}

@@ -24,12 +24,16 @@ def lifededup(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[st
                           timeout=120)
 
 
-def test_daemon_start_status_stop(tmp_path: Path) -> None:
+def archive_and_state(tmp_path: Path) -> tuple[Path, Path, Path, dict[str, str]]:
+    """A folder of one file to watch, and the daemon's state folder, store and environment, all under ``tmp_path``."""
     root = tmp_path / "archive"
     write_text(root / "a.txt", seed=1)
-    state = tmp_path / "state"
-    db = tmp_path / "store.db"
-    env = {**os.environ, "XDG_STATE_HOME": str(state), "LIFEDEDUP_DB": str(db)}
+    state, db = tmp_path / "state", tmp_path / "store.db"
+    return root, state, db, {**os.environ, "XDG_STATE_HOME": str(state), "LIFEDEDUP_DB": str(db)}
+
+
+def test_daemon_start_status_stop(tmp_path: Path) -> None:
+    root, state, db, env = archive_and_state(tmp_path)
 
     added = lifededup(env, "folders", "add", str(root))
     assert added.returncode == 0, added.stderr
@@ -163,11 +167,7 @@ def test_status_of_a_killed_watcher_says_what_it_left_unread(tmp_path: Path) -> 
     said "state: died while watching (...), waiting: 3 files", as though
     something still waited on them; it says they were left unread, and that
     the next start reads them -- which it does."""
-    root = tmp_path / "archive"
-    write_text(root / "a.txt", seed=1)
-    state = tmp_path / "state"
-    db = tmp_path / "store.db"
-    env = {**os.environ, "XDG_STATE_HOME": str(state), "LIFEDEDUP_DB": str(db)}
+    root, state, db, env = archive_and_state(tmp_path)
     assert lifededup(env, "folders", "add", str(root)).returncode == 0
     started = lifededup(env, "daemon", "start", "--delay", "3600", "-j", "1")  # changes wait an hour
     assert started.returncode == 0, started.stdout + started.stderr
@@ -206,11 +206,7 @@ def test_stopped_mid_tar_x_it_counts_only_the_files_it_left_unread(tmp_path: Pat
     0 files" of one whose last 800 files it had not read (its run's count
     was cleared as the run ended).  It counts the files the store does not
     hold as they are."""
-    root = tmp_path / "archive"
-    write_text(root / "a.txt", seed=1)
-    state = tmp_path / "state"
-    db = tmp_path / "store.db"
-    env = {**os.environ, "XDG_STATE_HOME": str(state), "LIFEDEDUP_DB": str(db)}
+    root, state, db, env = archive_and_state(tmp_path)
     assert lifededup(env, "folders", "add", str(root)).returncode == 0
     assert lifededup(env, "daemon", "start", "--delay", "0.3", "-j", "1").returncode == 0
     eventually(lambda: "state: watching" in lifededup(env, "daemon", "status").stdout, "it caught up")
