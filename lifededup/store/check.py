@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
 
-from lifededup.store.clustering import misplaced_keys, unmeasured_members
+from lifededup.store.clustering import id_lists, misplaced_keys, unmeasured_members
 from lifededup.store.settings import FEATURE_COLUMNS
 from lifededup.store.opening import damage_of, damaged_message
 from lifededup.store.searchable import (CJK, CJK_CHARS, PG_PIECES_BODY, TS_CONFIG, apart, pg_document,
@@ -281,8 +281,6 @@ def _stale_documents(store: Store) -> list[Problem]:
 # The columns the search index reads apart (revision 0022) and theirs.
 _SEARCHED = ("title", "text", "people")
 _APART = tuple(f"{c}_apart" for c in _SEARCHED)
-# rows compared at a time: their texts in memory, not every CJK item's
-_BATCH = 500
 
 
 def _holds_cjk(value: str | None) -> bool:
@@ -314,8 +312,7 @@ def stale_apart(conn: Connection) -> list[int]:
     a CJK word of the new text is not found and one of the old text is."""
     ids = [int(r[0]) for r in conn.exec_driver_sql(_maybe_apart(conn))]
     stale = []
-    for start in range(0, len(ids), _BATCH):
-        listed = ", ".join(str(i) for i in ids[start:start + _BATCH])
+    for listed in id_lists(ids):  # a chunk at a time: their texts in memory, not every CJK item's
         rows = conn.exec_driver_sql(f"SELECT id, {', '.join(_SEARCHED + _APART)} FROM items "
                                     f"WHERE id IN ({listed}) ORDER BY id")
         stale += [int(r[0]) for r in rows if tuple(apart(v) for v in r[1:4]) != tuple(r[4:7])]
@@ -329,8 +326,7 @@ def mend_apart(store: Store, ids: list[int]) -> int:
     update = f"UPDATE items SET {', '.join(f'{c} = :{c}' for c in _APART)} WHERE id = :id"
     mended = 0
     with store.transaction() as conn:
-        for start in range(0, len(ids), _BATCH):
-            listed = ", ".join(str(int(i)) for i in ids[start:start + _BATCH])
+        for listed in id_lists(ids):
             for row in conn.exec_driver_sql(f"SELECT id, {', '.join(_SEARCHED + _APART)} FROM items "
                                             f"WHERE id IN ({listed})").fetchall():
                 now = tuple(apart(v) for v in row[1:4])
@@ -398,7 +394,7 @@ def _fts_check(conn: Connection) -> list[Problem]:
     if missing:
         made = conn.begin_nested()
         try:
-            for batch in _batches(missing):
+            for batch in id_lists(missing):
                 conn.exec_driver_sql(_SQLITE_INDEX.format(batch))
             failure = _fts_failure(conn)
         finally:
@@ -407,14 +403,9 @@ def _fts_check(conn: Connection) -> list[Problem]:
     return problems + ([Problem("fts-index", UNNAMED.format(failure))] if failure is not None else [])
 
 
-def _batches(ids: list[int]) -> list[str]:
-    """The ids, _BATCH at a time, each batch listed for ``IN (...)``."""
-    return [", ".join(str(int(i)) for i in ids[start:start + _BATCH]) for start in range(0, len(ids), _BATCH)]
-
-
 def mend_search_words(store: Store, ids: list[int], whole: bool = False) -> int:
     """Make the search words of these items (``check``'s fts-index ones)
-    again as the store's trigger makes them, _BATCH items a transaction:
+    again as the store's trigger makes them, a chunk of ``id_lists`` a transaction:
     on PostgreSQL each one's document (``items_fts_document``) and its
     pieces where its text makes some (revision 0027); on SQLite FTS5's row
     of each item that has none.  ``whole``: FTS5's index is made again
@@ -426,7 +417,7 @@ def mend_search_words(store: Store, ids: list[int], whole: bool = False) -> int:
             return int(conn.exec_driver_sql("SELECT count(*) FROM items").scalar_one())
     server = store.location.url is not None
     mended = 0
-    for batch in _batches(sorted(set(ids))):
+    for batch in id_lists(sorted(set(ids))):
         with store.transaction() as conn:
             if server:
                 mended += _pg_remake(conn, batch)
