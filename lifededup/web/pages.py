@@ -5,6 +5,7 @@ library's own ``to_dict()``, the very shape the CLI's ``--json`` prints."""
 
 from __future__ import annotations
 
+import glob
 import os
 import stat
 from collections.abc import Callable, Mapping, Sequence
@@ -244,8 +245,7 @@ class ItemView:
         folder = str(PurePosixPath(self.details.path).parent)
         if not folder.startswith("/"):
             return ""
-        escaped = "".join(f"[{c}]" if c in "*?[" else c for c in folder.rstrip("/"))
-        return SearchForm(path=escaped + "/*", show_all=True).link()
+        return SearchForm(path=glob.escape(folder.rstrip("/")) + "/*", show_all=True).link()
 
     @property
     def file_uri(self) -> str:
