@@ -45,7 +45,7 @@ _ROOT_STAT = ("UPDATE items SET size = :size, mtime = :mtime, raw_sha1 = :sha1 "
 _PARTS_OF = "SELECT id, part FROM items WHERE path = :path AND machine = :machine"
 _FILE_ID = "SELECT id FROM items WHERE path = :path AND part = '' AND machine = :machine"
 # a file's stored parts, each with what names it beside its place: its text's SHA-1 (NULL: no text), title, people
-_STORED_PARTS = ("SELECT i.id, i.part, c.sha1, i.title, i.people, i.status, i.parent_id FROM items i "
+_STORED_PARTS = ("SELECT i.id, i.part, c.sha1, i.title, i.people, i.status, i.parent_id, i.error FROM items i "
                  "LEFT JOIN clusters c ON c.item_id = i.id WHERE i.path = :path AND i.machine = :machine "
                  "AND i.part <> ''")
 _RENAME = "UPDATE items SET part = :part WHERE id = :id"
@@ -137,6 +137,8 @@ class _Stored:
     names: dict[int, str]
     keys: dict[int, Key]
     claimed: set[int] = field(default_factory=set)
+    # the failed items, and how: (status, reason)
+    failed: dict[int, tuple[str, str]] = field(default_factory=dict)
     _by_key: dict[Key, list[int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -149,6 +151,12 @@ class _Stored:
         while items and items[0] in self.claimed:
             items.pop(0)
         return items[0] if items else None
+
+    def failed_so(self, item: int, key: Key | None, failure: Failure) -> bool:
+        """Whether ``item`` holds this part as it failed now: known by the same key (its mail, its name
+        there) and recorded failed for the same status and reason."""
+        return key is not None and self.keys.get(item) == key \
+            and self.failed.get(item) == (failure.status, failure.reason)
 
 
 @dataclass
@@ -280,15 +288,11 @@ class BatchWriter:
         parts = self._open.setdefault(path, {})
         record = self._record(outcome, info, parts)
         result = outcome.result
+        holder, key = None, _key(record, fingerprint, result)
         if part != "" and not self._new(path, info) and info.grown is None:
-            self._renumbered(path, part, _key(record, fingerprint, result))
+            holder = self._renumbered(path, part, key)
         if isinstance(result, Failure):
-            parts[part] = self.store.record_failure(record, result.reason, status=result.status)
-            if part == "" and result.status == "vanished":
-                self.tally.vanished += 1
-            else:
-                self.tally.failed += 1
-                self.tally.failed_files += part == ""
+            parts[part] = self._failed(record, result, self._stored.get(path), holder, key)
         elif part == "" and info.grown is not None and (kept := self._file_id(path)) is not None:
             parts[part] = kept  # a mailbox read from where it grew: its item stays as stored until complete
         else:
@@ -298,6 +302,25 @@ class BatchWriter:
             return False
         self._complete(path, info, parts, last=part, failed=isinstance(result, Failure) and part == "")
         return True
+
+    def _failed(self, record: ItemRecord, failure: Failure, stored: _Stored | None, holder: int | None,
+                key: Key | None) -> int:
+        """Record a failure, and count it; its item.  A part read again whole
+        (a mail deleted from its mbox before it) that fails as its item holds
+        it already -- its mail, its name there, its status and reason -- is
+        left as recorded, its indexed_at kept: the watcher names what failed
+        since its run began, and warned again of every attachment that still
+        could not be read at each mail deleted."""
+        if stored is not None and holder is not None and stored.failed_so(holder, key, failure):
+            self.tally.failed += 1
+            return holder
+        recorded = self.store.record_failure(record, failure.reason, status=failure.status)
+        if record.part == "" and failure.status == "vanished":
+            self.tally.vanished += 1
+        else:
+            self.tally.failed += 1
+            self.tally.failed_files += record.part == ""
+        return recorded
 
     def _deferred(self, outcome: Outcome) -> bool:
         """Whether an outcome is a file still being written that could not be
@@ -390,7 +413,7 @@ class BatchWriter:
             **stat,  # type: ignore[arg-type]
         )
 
-    def _renumbered(self, path: str, part: str, key: Key | None) -> None:
+    def _renumbered(self, path: str, part: str, key: Key | None) -> int | None:
         """Before ``part`` of a file read whole again is written: where the
         item stored under that name holds other text and an item of the
         file not yet written in this read holds this text (same title and
@@ -402,7 +425,7 @@ class BatchWriter:
         known by its title and people alone, a failed attachment by its mail
         and its name there.  A mail that failed (``key`` None) takes its
         name's item as it is, which no later part may then take for its old
-        text."""
+        text.  Returns the item that holds the part's name now, if any."""
         stored = self._stored.get(path)
         if stored is None:
             _, rows = self.store.execute(_STORED_PARTS, {"path": path, "machine": self.store.machine})
@@ -411,7 +434,9 @@ class BatchWriter:
             stored = self._stored[path] = _Stored(
                 {str(r[1]): int(r[0]) for r in rows},  # type: ignore[call-overload]
                 {int(r[0]): str(r[1]) for r in rows},  # type: ignore[call-overload]
-                {item: found for item, found in keys.items() if found is not None})
+                {item: found for item, found in keys.items() if found is not None},
+                failed={int(r[0]): (str(r[5]), str(r[7] or "")) for r in rows  # type: ignore[call-overload]
+                        if r[5] != "ok"})
         holder = stored.by_name.get(part)
         moved = None if key is None or holder is not None and stored.keys.get(holder) == key else stored.holding(key)
         if moved is not None:
@@ -427,6 +452,7 @@ class BatchWriter:
             holder = moved
         if holder is not None:
             stored.claimed.add(holder)  # written now: holds this part's text from here on
+        return holder
 
     def _file_id(self, path: str) -> int | None:
         _, rows = self.store.execute(_FILE_ID, {"path": path, "machine": self.store.machine})

@@ -16,7 +16,6 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 from watchdog.observers import Observer
@@ -46,7 +45,7 @@ from lifededup.store import (
     mark_scanned,
 )
 from lifededup.store.errors import first_said, refusal
-from lifededup.store.failures import failed_counts, failures
+from lifededup.store.failures import FailedItem, failed_counts, failures
 from lifededup.store.folders import files_as_stored
 from lifededup.store.machines import still_named
 from lifededup.store.records import utc_now
@@ -558,11 +557,13 @@ class Watcher:
             self._status.last_indexed_at = time.time()
         if summary.removed or summary.moved:  # from a folder not there, perhaps: counted again at the next look
             self._counted.clear()
-        if summary.read or summary.removed or summary.moved or summary.failed or summary.vanished:
-            counts = (f"{n:,}" for n in (summary.new, summary.updated, summary.moved, summary.removed, summary.failed))
+        # what failed anew: a part that fails as its item recorded already is not (index.write), nor said again
+        failed = failures(self.store, since=started) if summary.failed else []
+        if summary.read or summary.removed or summary.moved or failed or summary.vanished:
+            counts = (f"{n:,}" for n in (summary.new, summary.updated, summary.moved, summary.removed, len(failed)))
             log.info("%s: new %s, updated %s, moved %s, removed %s, failed %s%s", ", ".join(f.path for f in folders),
                      *counts, summary.vanished_words())
-        named = self._name_failures(started, summary.failed, began, overdue) if summary.failed else set()
+        named = self._name_failures(failed, began, overdue)
         named |= self._name_deferred(summary.deferred)
         self._warn_still_failed([p for p in paths if p in self._unsettled and p not in named])
         for path in paths:
@@ -586,11 +587,11 @@ class Watcher:
             if rows and str(rows[0][0]) not in ("ok", "empty"):
                 log.warning("could not read %s: %s", shown(stored_path(path)), shown(str(rows[0][1])))
 
-    def _name_failures(self, since: datetime, failed: int, began: float, overdue: frozenset[str]) -> set[str]:
+    def _name_failures(self, failed: list[FailedItem], began: float, overdue: frozenset[str]) -> set[str]:
         """The files a run could not read, and why: the log said "failed 3"
         and left the reader to run `lifededup failures` and guess which.
         Returns the files named (on disk)."""
-        named = failures(self.store, _FAILURES_NAMED, since=since)
+        named = failed[:_FAILURES_NAMED]
         for item in named:
             what, disk = shown(item.path + (f" [{item.part}]" if item.part else "")), fs_path(item.path)
             said_before = disk in self._unsettled
@@ -603,8 +604,8 @@ class Watcher:
                         what, shown(item.reason), self.delay, self.delay)
             else:
                 log.warning("could not read %s: %s", what, shown(item.reason))
-        if failed > len(named):
-            log.warning("... and %s more: `lifededup failures` lists them all", f"{failed - len(named):,}")
+        if len(failed) > len(named):
+            log.warning("... and %s more: `lifededup failures` lists them all", f"{len(failed) - len(named):,}")
         return {fs_path(item.path) for item in named}
 
     def _name_deferred(self, deferred: dict[str, str]) -> set[str]:

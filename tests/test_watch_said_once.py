@@ -1,0 +1,69 @@
+"""The watcher's log says each thing once.  An mbox read whole again (a mail
+deleted from it, not appended) warned again of every attachment that still
+could not be read, and counted it failed again in its batch line ("failed
+18" at each mail deleted, in the daemon's week on the real mail).  What the
+store holds as failed already, for the same content, is not said again; the
+store's failures stay as they are.  Real watchdog events, real mailboxes,
+both backends."""
+
+from __future__ import annotations
+
+import logging
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from test_mbox_append import message
+from test_mbox_renumber import letters
+from test_watch import eventually, watching
+
+from lifededup.store import Store
+from lifededup.store.failures import failures
+
+PHOTO = Path(__file__).resolve().parent.parent / "sample_corpus/Bad files/holiday photo.jpg"
+
+
+def with_photo() -> str:
+    """A mail whose attachments cannot be read: a photo (no OCR) and an empty file."""
+    mail = EmailMessage()
+    mail["From"], mail["To"], mail["Subject"] = "ann@example.org", "me@example.org", "the photo"
+    mail.set_content("The photo from the allotment, as promised.")
+    mail.add_attachment(PHOTO.read_bytes(), maintype="image", subtype="jpeg", filename="allotment.jpg")
+    mail.add_attachment(b"", maintype="application", subtype="octet-stream", filename="blank.dat")
+    return f"From sender3@example.org Mon Jan  1 00:03:00 2024\n{mail}\n"
+
+
+def failed_parts(store: Store) -> list[tuple[str, str]]:
+    """(part, status) of what `lifededup failures` lists."""
+    return sorted((f.part, f.status) for f in failures(store))
+
+
+def lines(caplog: pytest.LogCaptureFixture, since: int) -> list[str]:
+    return [r.getMessage() for r in caplog.records[since:]]
+
+
+def test_a_mail_deleted_does_not_warn_again_of_its_neighbours_attachments(
+        tmp_path: Path, store_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="lifededup.watch")
+    root = tmp_path / "mail"
+    root.mkdir()
+    box = root / "inbox.mbox"
+    box.write_text(message(1) + message(2) + with_photo() + message(4))
+    with watching(tmp_path, root, store_url=store_url, delay=0.5) as store:
+        first = failed_parts(store)
+        assert first == [("message 3 / attachment 1: allotment.jpg", "no-text-layer"),
+                         ("message 3 / attachment 2: blank.dat", "empty")], first
+        for deleted in (1, 2):  # a mail deleted, then another: each time the mbox is read whole
+            since = len(caplog.records)
+            box.write_text("".join(letters(box)[1:]))
+            left = 3 - deleted
+            eventually(lambda: [p for p, _ in failed_parts(store)][0].startswith(f"message {left} /"),
+                       f"the mbox is read again, mail {deleted} deleted")
+            eventually(lambda: any("updated 1" in line for line in lines(caplog, since)), "its batch line")
+            said = lines(caplog, since)
+            batch = [line for line in said if "updated 1" in line]
+            assert len(batch) == 1 and batch[0].endswith("removed 0, failed 0"), said
+            again = [line for line in said if "allotment.jpg" in line or "blank.dat" in line]
+            assert not again, f"said again at mail {deleted} deleted: {again}"
+            assert failed_parts(store) == [(p.replace("message 3", f"message {left}"), s) for p, s in first], \
+                "the store's failures stay, renumbered with their mail"
