@@ -86,3 +86,31 @@ def test_a_pdf_that_stops_half_written_is_warned_of_once_still(tmp_path: Path,
         f"warned of once, when still: {[(r.created - ended, r.getMessage()) for r in warned]}"
     quiet = said(caplog, logging.INFO, "cut.pdf: not readable")
     assert len(quiet) == 1 and quiet[0].created < ended, [r.getMessage() for r in caplog.records]
+
+
+def test_a_download_that_stalls_is_warned_of_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A download stalled for longer than the watcher's delay (wget on a slow
+    line) is still: it is read, found damaged, and warned of -- which was
+    said again at each stall, the same file still coming.  Once warned of,
+    a file that grew since and fails alike is said at INFO."""
+    caplog.set_level(logging.INFO, logger="lifededup.watch")
+    root = tmp_path / "Downloads"
+    root.mkdir()
+    target = root / "stalls.pdf"
+    data = PDF.read_bytes()
+    with watching(tmp_path, root) as store, target.open("wb") as out:
+        for start in range(0, len(data), -(-len(data) // 4)):  # four bursts, each followed by a stall
+            out.write(data[start:start + -(-len(data) // 4)])
+            out.flush()
+            stalled = time.time()
+            if start + -(-len(data) // 4) < len(data):
+                eventually(lambda: any(r.created > stalled for r in said(caplog, logging.WARNING, "stalls.pdf"))
+                           or any(r.created > stalled for r in said(caplog, logging.INFO, "stalls.pdf: still")),
+                           "the stalled download is read, and found not readable")
+        out.close()
+        eventually(lambda: any(s == "ok" and "Elm Court" in str(t) for s, t in status_of(store, target)),
+                   "the PDF is read whole once written")
+    warned = said(caplog, logging.WARNING, "stalls.pdf")
+    assert len(warned) == 1, f"warned of once, not at each stall: {[r.getMessage() for r in warned]}"
+    again = said(caplog, logging.INFO, "stalls.pdf: still not readable")
+    assert len(again) == 2, f"said at INFO at each later stall: {[r.getMessage() for r in caplog.records]}"

@@ -128,6 +128,9 @@ class Watcher:
     # files that could not be read while still being written, and their (size, mtime) then: said once,
     # at INFO, and read again once they are still (_name_failures)
     _unsettled: dict[str, Stat] = field(init=False, default_factory=dict)
+    # files warned of as not readable, their status and (size, mtime) then: one that grew since and fails
+    # alike is not warned of again (_warn) -- a download that stalled longer than ``delay`` was, at each stall
+    _warned: dict[str, tuple[str, Stat]] = field(init=False, default_factory=dict)
     # files of the run in flight not read yet (_Counting): they wait as much as those with events
     _unread: int = field(init=False, default=0)
     # when (clock()) the items of each folder in _missing were last counted (_kept_under)
@@ -565,19 +568,22 @@ class Watcher:
                      *counts, summary.vanished_words())
         named = self._name_failures(failed, began, overdue)
         named |= self._name_deferred(summary.deferred)
-        self._warn_still_failed([p for p in paths if p in self._unsettled and p not in named])
+        warned = self._warn_still_failed([p for p in paths if p in self._unsettled and p not in named])
         for path in paths:
             if path not in named:
                 self._unsettled.pop(path, None)  # read whole at last (or gone)
+            if path not in named | warned:
+                self._warned.pop(path, None)
         return True
 
-    def _warn_still_failed(self, paths: list[str]) -> None:
+    def _warn_still_failed(self, paths: list[str]) -> set[str]:
         """Warn of the files said to be still being written whose failure was
         recorded, and which this run found unchanged since (still, and so
         not read again): their record stands, a WARNING now, as promised --
         a catch-up scan met the file within ``delay`` of its last write, its
         mtime then too recent, and the warning never came (a loaded
-        machine's CI run)."""
+        machine's CI run).  Returns the files warned of."""
+        warned = set()
         for path in paths:
             if stat_of(path) != self._unsettled.get(path):
                 continue  # changed since: read in this run, or its next
@@ -585,7 +591,9 @@ class Watcher:
                 "SELECT status, error FROM items WHERE path = :path AND part = '' AND machine = :machine",
                 {"path": stored_path(path), "machine": self.store.machine})
             if rows and str(rows[0][0]) not in ("ok", "empty"):
-                log.warning("could not read %s: %s", shown(stored_path(path)), shown(str(rows[0][1])))
+                self._warn(path, shown(stored_path(path)), str(rows[0][0]), str(rows[0][1]))
+                warned.add(path)
+        return warned
 
     def _name_failures(self, failed: list[FailedItem], began: float, overdue: frozenset[str]) -> set[str]:
         """The files a run could not read, and why: the log said "failed 3"
@@ -602,11 +610,27 @@ class Watcher:
             elif item.status not in PATH_STATUSES and self._still_written(disk, began, overdue):
                 log.log(logging.DEBUG if said_before else logging.INFO, _CHANGED_UNREADABLE,
                         what, shown(item.reason), self.delay, self.delay)
-            else:
+            elif item.part:
                 log.warning("could not read %s: %s", what, shown(item.reason))
+            else:
+                self._warn(disk, what, item.status, item.reason)
         if len(failed) > len(named):
             log.warning("... and %s more: `lifededup failures` lists them all", f"{len(failed) - len(named):,}")
         return {fs_path(item.path) for item in named}
+
+    def _warn(self, disk: str, what: str, status: str, reason: str) -> None:
+        """Warn that a file cannot be read -- once: a file warned of that has
+        grown since, and fails alike, is said at INFO.  A download that
+        stalls for longer than ``delay`` is still at each stall: it was read
+        and warned of ("damaged or truncated PDF") at every one, where it
+        was the same file, still coming."""
+        now, before = stat_of(disk), self._warned.get(disk)
+        if before is not None and before[0] == status and now is not None and before[1] is not None \
+                and now[0] > before[1][0]:
+            log.info(_GROWN_UNREADABLE, what, shown(reason))
+        else:
+            log.warning("could not read %s: %s", what, shown(reason))
+        self._warned[disk] = (status, now)
 
     def _name_deferred(self, deferred: dict[str, str]) -> set[str]:
         """The files still being written that could not be read, and were
@@ -664,6 +688,10 @@ _FAILURES_NAMED = 10
 # still writes it (a half PDF placed in one go is as still as it will be), only that it looks again
 _CHANGED_UNREADABLE = ("%s: not readable (%s) and changed in the last %g s; read again once unchanged for %g s, "
                        "warned of then if still not readable")
+
+# A file warned of as not readable, read again as it grew, and failing alike (_warn)
+_GROWN_UNREADABLE = ("%s: still not readable (%s), as when warned of, and it grew since (a download stalled?): "
+                     "read again as it changes, and not warned of again unless it fails otherwise")
 
 
 class _Counting(Quiet):
