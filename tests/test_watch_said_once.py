@@ -9,15 +9,18 @@ both backends."""
 from __future__ import annotations
 
 import logging
+import shutil
 from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
+from index_samples import write_text
 from test_mbox_append import message
 from test_mbox_renumber import letters
 from test_watch import eventually, watching
 
 from lifededup.store import Store
+from lifededup.watch import WatchStatus
 from lifededup.store.failures import failures
 
 PHOTO = Path(__file__).resolve().parent.parent / "sample_corpus/Bad files/holiday photo.jpg"
@@ -67,3 +70,46 @@ def test_a_mail_deleted_does_not_warn_again_of_its_neighbours_attachments(
             assert not again, f"said again at mail {deleted} deleted: {again}"
             assert failed_parts(store) == [(p.replace("message 3", f"message {left}"), s) for p, s in first], \
                 "the store's failures stay, renumbered with their mail"
+
+
+FILES = 1000
+
+
+def batch_counts(caplog: pytest.LogCaptureFixture) -> list[dict[str, int]]:
+    """Each batch line's counts: {"new": 3, ..., "vanished": 2}."""
+    found = []
+    for line in (r.getMessage() for r in caplog.records):
+        if ": new " in line:
+            words = line.split(": ", 1)[1].replace(",", "").split()
+            found.append({name: int(count) for name, count in zip(words[::2], words[1::2]) if count.isdigit()})
+    return found
+
+
+def test_a_file_that_vanished_as_it_was_read_is_not_counted_removed_too(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A folder copied in and deleted while it is read: the files read
+    before are new, then removed; those not read yet vanished -- and their
+    records were counted removed in the next batch ("vanished 17", then
+    "removed 17", of one folder of 17 files)."""
+    caplog.set_level(logging.INFO, logger="lifededup.watch")
+    root = tmp_path / "projects"
+    root.mkdir()
+    reports: list[WatchStatus] = []
+    with watching(tmp_path, root, workers=1, reports=reports) as store:
+        made = tmp_path / "made"
+        for n in range(FILES):
+            write_text(made / f"note{n}.txt", seed=n, words=400)
+        caught_up = len(reports)
+        made.rename(root / "made")  # in one move, as a folder copied in ends
+        eventually(lambda: any(r.state == "indexing" for r in reports[caught_up:]), "the folder is being read")
+        shutil.rmtree(root / "made")
+        eventually(lambda: int(store.execute("SELECT count(*) FROM items")[1][0][0]) == 0,  # type: ignore[call-overload]
+                   "the store forgets the folder")
+        forgotten = len(reports)
+        eventually(lambda: any(r.state == "watching" and not r.pending for r in reports[forgotten:]),
+                   "the watcher done with it, its batch line said")
+    counts = batch_counts(caplog)
+    total = {name: sum(c.get(name, 0) for c in counts) for name in ("new", "removed", "vanished")}
+    assert total["vanished"] > 0, f"the deletion came after every file was read: {counts}"
+    assert total["removed"] == total["new"], f"each file's fate counted once: {counts}"
+    assert total["new"] + total["vanished"] <= FILES, counts

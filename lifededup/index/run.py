@@ -232,7 +232,7 @@ def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = Inde
     todo = plan(found.values(), known, stored_elsewhere(store, [*homes, *roots]), reread=config.reread,
                 messages=stored_messages(store), hash_up_to=config.limits.max_bytes)
     tally = Tally()
-    _follow(store, todo, tally, list(skipped.values()))
+    _follow(store, todo, tally, list(skipped.values()), known)
     # the scan's form of each path: real, stored
     writing = frozenset(stored_path(os.path.realpath(os.fspath(p))) for p in unsettled)
     deferred: dict[str, str] = {}
@@ -273,8 +273,11 @@ def _inside(path: Path, folder: str) -> bool:
     return str(path) == folder or str(path).startswith(folder.rstrip("/") + "/")
 
 
-def _follow(store: Store, todo: Plan, tally: Tally, skipped: list[Skipped]) -> None:
-    """Moves, removals, refreshed stats and paths passed over: one transaction, before any reading."""
+def _follow(store: Store, todo: Plan, tally: Tally, skipped: list[Skipped], known: dict[str, Known]) -> None:
+    """Moves, removals, refreshed stats and paths passed over: one transaction, before any reading.
+    A record of a file that vanished as it was read, forgotten now it is gone, is not counted removed:
+    its run counted it vanished -- the watcher said "vanished 17", then "removed 17" of the same files
+    (a folder copied in and deleted while read)."""
     with store.transaction():
         passed_over = _record_skipped(store, skipped)  # files, each failed whole
         tally.failed += passed_over
@@ -298,7 +301,8 @@ def _follow(store: Store, todo: Plan, tally: Tally, skipped: list[Skipped]) -> N
                                          "machine": store.machine})
         for path, (device, inode) in todo.identified:
             store.execute(IDENTIFY, {"path": path, "device": device, "inode": inode, "machine": store.machine})
-    tally.moved, tally.removed = len(todo.moves), len(todo.removals)
+    tally.moved = len(todo.moves)
+    tally.removed = sum(path not in known or known[path].status != "vanished" for path in todo.removals)
     tally.unchanged = todo.unchanged
 
 
