@@ -211,3 +211,25 @@ def test_daemon_status_says_since_when_the_daemon_watches_and_how_long_ago_its_l
     assert _seconds(said[3]) <= _seconds(said[2]) - 3, line
     assert said[1] == datetime.fromtimestamp(float(str(report["watching_since"]))).strftime("%Y-%m-%d %H:%M:%S"), \
         (line, report)
+
+
+def test_a_file_waits_once_though_its_run_listed_it_and_events_came_after(tmp_path: Path) -> None:
+    """`daemon status` during a `tar x` said more files waiting than there
+    were: a file its folder's scan had listed that had events after (tar
+    sets each file's mode and times once written) was counted twice, by
+    the run in flight and by its events.  Waiting counts distinct files."""
+    source, root = tmp_path / "unpacked", tmp_path / "home"
+    for n in range(300):
+        write_text(source / f"{n:03d}.txt", seed=n, words=2000)  # 13 kB each: the read takes a while
+    root.mkdir()
+    with reporting(tmp_path, root, delay=0.5) as reports:
+        caught_up = len(reports)
+        source.rename(root / "unpacked")  # a folder moved in: its scan lists all 300
+        eventually(lambda: any(r.state == "indexing" for r in reports[caught_up:]), "the folder is being read")
+        for path in (root / "unpacked").iterdir():
+            os.chmod(path, 0o640)  # as tar does after each file: an event, its bytes unchanged
+        eventually(lambda: reports[-1].state == "watching" and reports[-1].pending == 0
+                   and reports[-1].indexed >= 300, "every file read, nothing waiting")
+    counted = [r.waiting_files for r in reports[caught_up:]]
+    assert max(counted) >= 100, f"the files of the run in flight were said to wait: {counted}"
+    assert max(counted) <= 300, f"300 files, counted once each: {max(counted)} said to wait"

@@ -4,13 +4,16 @@ terminal and plain log lines otherwise, and the library prints nothing."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from lifededup.model import shown
 
 
 class Progress(Protocol):
+    def listed(self, paths: Sequence[str]) -> None:
+        """The files about to be read (stored paths), just before ``start``."""
+
     def start(self, total: int) -> None:
         """``total`` files are about to be read."""
 
@@ -23,6 +26,9 @@ class Progress(Protocol):
 
 class Quiet:
     """Reports nothing (the library's default, the watcher's batches)."""
+
+    def listed(self, paths: Sequence[str]) -> None:
+        pass
 
     def start(self, total: int) -> None:
         pass
@@ -42,6 +48,9 @@ class LogLines:
         self.write, self.every_s, self.clock = write, every_s, clock
         self.total = self.done = self.bytes = 0
         self.started = self.last = 0.0
+
+    def listed(self, paths: Sequence[str]) -> None:
+        pass
 
     def start(self, total: int) -> None:
         self.total, self.started = total, self.clock()
@@ -71,6 +80,9 @@ class Bar:
     def __init__(self) -> None:
         self._bar: object | None = None
         self.bytes = 0
+
+    def listed(self, paths: Sequence[str]) -> None:
+        pass
 
     def start(self, total: int) -> None:
         from tqdm import tqdm  # type: ignore[import-untyped]

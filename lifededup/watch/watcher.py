@@ -131,8 +131,10 @@ class Watcher:
     # files warned of as not readable, their status and (size, mtime) then: one that grew since and fails
     # alike is not warned of again (_warn) -- a download that stalled longer than ``delay`` was, at each stall
     _warned: dict[str, tuple[str, Stat]] = field(init=False, default_factory=dict)
-    # files of the run in flight not read yet (_Counting): they wait as much as those with events
-    _unread: int = field(init=False, default=0)
+    # files of the run in flight not read yet, on disk (_Counting): they wait as much as those with events
+    _unread: set[str] = field(init=False, default_factory=set)
+    # (taken by the run's writer thread as each file is done, and by a status asked meanwhile)
+    _unread_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
     # when (clock()) the items of each folder in _missing were last counted (_kept_under)
     _counted: dict[str, float] = field(init=False, default_factory=dict)
 
@@ -221,8 +223,12 @@ class Watcher:
         During a `tar x` of 2,000 files `daemon status` said "waiting: 5
         path(s)": the folders it made, the files in them being read."""
         self._take_events()
-        files, folders = self.debouncer.waiting()
-        self._status.waiting_files, self._status.waiting_folders = files + self._unread, folders
+        _, folders = self.debouncer.waiting()
+        with self._unread_lock:
+            # each file once: one its run listed whose events came after (`tar x` sets a file's mode and
+            # times once written) was counted by both -- "waiting: 600 files" of a folder of 300
+            also = sum(path not in self._unread for path in self.debouncer.files())
+            self._status.waiting_files, self._status.waiting_folders = len(self._unread) + also, folders
         self._status.pending = self._status.waiting_files + folders
         self._status.absent = list(self._missing.values())
         return self._status
@@ -702,19 +708,24 @@ class _Counting(Quiet):
     def __init__(self, watcher: Watcher) -> None:
         self.watcher = watcher
 
+    def listed(self, paths: Sequence[str]) -> None:
+        with self.watcher._unread_lock:
+            self.watcher._unread = {fs_path(path) for path in paths}  # as the events name them
+
     def start(self, total: int) -> None:
-        self.watcher._unread = total
         self.watcher._report("indexing")
 
     def file_done(self, path: str, size: int) -> None:
         self.watcher._status.indexed += 1
         self.watcher._status.last_read = path
-        self.watcher._unread = max(0, self.watcher._unread - 1)
+        with self.watcher._unread_lock:
+            self.watcher._unread.discard(fs_path(path))
         self.watcher._report("indexing")
 
     def finish(self) -> None:
         if not self.watcher.stop.is_set():  # stopped, what it did not read is left unread: still counted
-            self.watcher._unread = 0
+            with self.watcher._unread_lock:
+                self.watcher._unread = set()
 
 
 def _shut(path: str) -> bool:
