@@ -40,6 +40,7 @@ FILES = {
     "fifo": "not-a-file",
     "blank.pdf": "no-text",             # pages that give only page numbers
     "xxe.docx": "ok",                   # an external entity, and text after it
+    "xxe.svg": "ok",                    # a drawing: an entity naming the secret, a billion laughs, text after
     "big.html": "ok",                   # one line, cut at the text limit
 }
 UNREADABLE = {"locked": "unreadable", "nope.txt": "unreadable"}
@@ -96,6 +97,16 @@ def docx_with_external_entity(path: Path) -> None:
             target.writestr(item, data)
 
 
+def svg_with_entities(path: Path, outside: Path) -> None:
+    """An SVG drawing whose text refers to an external entity naming the
+    secret outside the folder, and to a billion laughs (nine levels of ten)."""
+    laughs = "".join(f'<!ENTITY l{n} "{f"&l{n - 1};" * 10}">' for n in range(1, 10))
+    path.write_text(f'<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY ext SYSTEM "file://{outside}/secret.txt">'
+                    f'<!ENTITY l0 "lol">{laughs}]>'
+                    '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="80">'
+                    f'<text x="10" y="20">&ext; {XXE_AFTER}</text><text x="10" y="60">&l9;</text></svg>')
+
+
 def one_line_html(path: Path, megabytes: int) -> None:
     chunk = " ".join(prose(n, 40) for n in range(200))
     with path.open("w") as handle:
@@ -129,6 +140,7 @@ def build(folder: Path, outside: Path, *, html_mb: int = 20, unreadable: bool = 
     os.mkfifo(folder / "fifo")
     (folder / "blank.pdf").write_bytes(pdf_of_pages(["1", "2", "3"]))
     docx_with_external_entity(folder / "xxe.docx")
+    svg_with_entities(folder / "xxe.svg", outside)
     one_line_html(folder / "big.html", html_mb)
     expected = {**LINKS, **FILES}
     if unreadable:

@@ -79,6 +79,8 @@ def check_recorded(db: Path, folder: Path, expected: dict[str, str]) -> None:
     assert cut is not None and cut > TEXT_MB * 2**20 and text is not None and len(text) <= TEXT_MB * 2**20, \
         f"the one-line HTML's text must be cut at the limit and the cut recorded: cut={cut}"
     assert XXE_AFTER in (items[root + "/xxe.docx"][2] or ""), "the DOCX text after the external entity was lost"
+    drawing = items[root + "/xxe.svg"][2] or ""
+    assert XXE_AFTER in drawing and "lol" not in drawing, f"the SVG's entities must stay unread: {drawing[:200]!r}"
 
 
 def test_index_on_the_hostile_folder(folders: tuple[Path, Path], env: dict[str, str], tmp_path: Path) -> None:

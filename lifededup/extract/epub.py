@@ -13,7 +13,9 @@ import posixpath
 import zipfile
 from typing import Any
 
-from lifededup.extract.base import CorruptFile, EmptyFile, Extracted, Format, Probe, Source, iso_date, open_zip
+from lifededup.extract.base import (
+    CorruptFile, EmptyFile, Extracted, Format, Probe, Source, iso_date, open_zip, parse_xml,
+)
 from lifededup.extract.html import parse_html
 
 _OPF = "{http://www.idpf.org/2007/opf}"
@@ -23,14 +25,7 @@ _DOCUMENTS = ("application/xhtml+xml", "text/html", "application/x-dtbook+xml")
 
 
 def _xml(data: bytes) -> Any:
-    """lxml's tree of ``data``, entities never resolved, damage recovered from."""
-    from lxml import etree  # type: ignore[import-untyped]
-
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, recover=True, huge_tree=False)
-    root = etree.fromstring(data, parser)
-    if root is None:
-        raise CorruptFile("unreadable XML in the EPUB")
-    return root
+    return parse_xml(data, "the EPUB")
 
 
 def _opf_path(book: zipfile.ZipFile) -> str:

@@ -51,6 +51,7 @@ FORMAT_MODULES = (
     "lifededup.extract.info",
     "lifededup.extract.vcard",
     "lifededup.extract.icalendar",
+    "lifededup.extract.svg",
     "lifededup.extract.text",
 )
 # A zip whose entries unpack to more than this many times their packed size is treated as a bomb
