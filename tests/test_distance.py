@@ -4,6 +4,7 @@ sample_corpus/ and through a real store's clustering."""
 
 from __future__ import annotations
 
+import random
 from array import array
 from collections import Counter
 from pathlib import Path
@@ -16,7 +17,9 @@ from rapidfuzz.distance import Levenshtein
 from lifededup.extract import extract
 from lifededup.fingerprint.compare import word_edit_distance
 from lifededup.fingerprint import distance
-from lifededup.fingerprint.distance import MOVE_COST, TILE_WORDS, bag_distance, in_order, word_distance
+from lifededup.fingerprint.distance import (
+    HINTED_WORDS, MOVE_COST, TILE_WORDS, bag_distance, in_order, moved_distance, word_distance, word_distances,
+)
 from lifededup.index import IndexConfig, run
 from lifededup.normalize import word_stream
 from lifededup.store import open_store
@@ -104,6 +107,39 @@ def test_a_pairs_distance_does_not_depend_on_which_text_comes_first() -> None:
         assert there == back, (there, back, left, right)
         if there:  # bounded just below it, both ways refuse the pair
             assert word_distance(left, right, there - 1) is None and word_distance(right, left, there - 1) is None
+
+
+def test_moved_distance_is_word_distances_figure_or_none_past_its_bound() -> None:
+    """What a page shows (``moved_distance``: a long pair's plain and
+    reordered distances sought together, band by band) is the figure
+    ``word_distances`` counts moves into, on a manual longer than
+    ``HINTED_WORDS`` and on the report; bounded, that figure within the
+    bound -- not the plain one, as ``word_distance``'s -- and None past it."""
+    from manual_formats import chapters
+
+    rng = random.Random(26)
+    long_text = " ".join(text for _, text in chapters(5, count=130, words=180)).split()
+    assert len(long_text) > HINTED_WORDS
+    seen: Counter[tuple[str, bool]] = Counter()
+    for base in (long_text, words("\n\n".join(paragraphs()))):
+        for blocks, edited in ((0, 0.0), (0, 0.03), (3, 0.0), (5, 0.01), (12, 0.05), (2, 0.3), (15, 0.45)):
+            other = list(base)
+            for _ in range(blocks):
+                size = rng.randrange(TILE_WORDS, len(base) // 8)
+                at = rng.randrange(len(other) - size)
+                block = other[at:at + size]
+                del other[at:at + size]
+                there = rng.randrange(len(other))
+                other[there:there] = block
+            for _ in range(int(edited * len(other))):
+                other[rng.randrange(len(other))] = rng.choice(("amended", "struck", "inserted"))
+            plain, moved = word_distances(base, other)
+            assert moved_distance(base, other) == moved == moved_distance(other, base), (blocks, edited, plain, moved)
+            for allowed in {0, moved - 1, moved, (moved + plain) // 2, plain}:
+                got = moved_distance(base, other, max(allowed, 0))
+                assert got == (moved if moved <= max(allowed, 0) else None), (blocks, edited, plain, moved, allowed)
+            seen["long" if len(base) > HINTED_WORDS else "short", moved < plain] += 1
+    assert seen["long", True] >= 3 and seen["long", False] >= 2, seen
 
 
 def test_a_store_clusters_a_draft_whose_paragraphs_moved(tmp_path: Path) -> None:

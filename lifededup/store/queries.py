@@ -10,7 +10,7 @@ import os
 import re
 import struct
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lifededup.config import FingerprintParams
 from lifededup.model import from_shown, name_forms, shared_features, shown, stored_path
@@ -19,6 +19,9 @@ from lifededup.store.errors import ItemNotFound, StoreError
 from lifededup.store.listing import _COLUMNS, _SUMMARY, ItemSummary, _summary
 from lifededup.store.reader import Readable
 from lifededup.store.settings import FEATURE_COLUMNS, read_settings
+
+if TYPE_CHECKING:  # numpy and rapidfuzz, where a page measures texts: a search never needs them
+    from lifededup.fingerprint.compare import Prepared
 
 
 def collapse_sql(results: str, *, postgres: bool = False) -> str:
@@ -241,12 +244,12 @@ def _texts(db: Driver, ids: list[int]) -> dict[int, str | None]:
 
 
 def _reason(member: ItemSummary, rep_id: int, prints: dict[int, tuple[str, tuple[int, ...] | None]],
-            rep_text: str | None, member_text: str | None, params: FingerprintParams) -> Reason:
+            rep: Prepared | None, member_text: str | None) -> Reason:
     (sha1, features), (rep_sha1, rep_features) = prints[member.id], prints[rep_id]
     exact = sha1 == rep_sha1
     resemblance: float | None
     distance: float | None
-    if member_text is None or rep_text is None:
+    if member_text is None or rep is None:
         resemblance = distance = None
     elif exact:
         # the same normalized text, the representative itself included: what
@@ -254,10 +257,11 @@ def _reason(member: ItemSummary, rep_id: int, prints: dict[int, tuple[str, tuple
         # copies of one notice took 4.8 s to show)
         resemblance, distance = 1.0, 0.0
     else:
-        from lifededup.fingerprint.compare import compare  # numpy and rapidfuzz: not on a search's path
+        # compare()'s two figures the page shows, and no others; the representative cut once for all
+        from lifededup.fingerprint.compare import Prepared, exact_resemblance, moved_word_distance
 
-        measured = compare(rep_text, member_text, params)
-        resemblance, distance = measured.resemblance, measured.word_edit_distance
+        measured = Prepared(member_text, rep.params)
+        resemblance, distance = exact_resemblance(rep, measured), moved_word_distance(rep, measured)
     return Reason(member, member.id == rep_id, exact, shared_features(features, rep_features), resemblance, distance,
                   features is not None and rep_features is not None)
 
@@ -296,9 +300,18 @@ def _explain(store: Readable, item: int | str) -> Explanation:
             batch = members[start:start + _TEXTS_A_READ]
             texts = _texts(db, [m.id for m in batch])
             if start == 0:  # the representative is the first member
-                rep_text = texts[cluster_id]
-            reasons += [_reason(m, cluster_id, prints, rep_text, texts[m.id], params) for m in batch]
+                rep = _prepared(texts[cluster_id], params)
+            reasons += [_reason(m, cluster_id, prints, rep, texts[m.id]) for m in batch]
     return Explanation(found, cluster_id, method, params.threshold, reasons, rule.spec)
+
+
+def _prepared(text: str | None, params: FingerprintParams) -> Prepared | None:
+    """``text`` ready to be compared with many (cut into shingles and words when first needed)."""
+    if text is None:
+        return None
+    from lifededup.fingerprint.compare import Prepared  # numpy and rapidfuzz: not on a search's path
+
+    return Prepared(text, params)
 
 
 # How far a text in another cluster may be and still be listed beside an
@@ -369,23 +382,33 @@ def near_elsewhere(store: Readable, item: int | str, *, within: float = NEAR_ELS
         texts = _texts(db, [found.id, *likeliest])
         summaries = {int(r[0]): _summary(r) for r in db.execute(
             _SUMMARY + " WHERE i.id IN " + _listed(likeliest)).fetchall()}
-    from lifededup.fingerprint.compare import compare  # numpy and rapidfuzz: only when there is something to measure
-
     nearest: dict[int, Nearby] = {}
-    text = texts.get(found.id)
+    item_text = _prepared(texts.get(found.id), params)
     for candidate in likeliest:
-        other = texts.get(candidate)
-        if text is None or other is None or candidate not in summaries:
+        near = None if candidate not in summaries else _near(item_text, _prepared(texts.get(candidate), params),
+                                                              within)
+        if near is None:
             continue
-        result = compare(text, other, params)
-        if result.word_edit_distance > within:
-            continue
-        near = Nearby(summaries[candidate], placed[candidate], result.shared_features, result.resemblance,
-                      result.word_edit_distance)
-        best = nearest.get(near.cluster_id)
-        if best is None or (near.word_edit_distance, near.item.id) < (best.word_edit_distance, best.item.id):
-            nearest[near.cluster_id] = near
+        shared_now, resemblance, distance = near
+        best = nearest.get(placed[candidate])
+        if best is None or (distance, candidate) < (best.word_edit_distance, best.item.id):
+            nearest[placed[candidate]] = Nearby(summaries[candidate], placed[candidate], shared_now, resemblance,
+                                                distance)
     return sorted(nearest.values(), key=lambda n: (n.word_edit_distance, n.item.id))[:limit]
+
+
+def _near(item: Prepared | None, other: Prepared | None, within: float) -> tuple[int, float, float] | None:
+    """What ``compare`` says of the two that the page shows (shared features, resemblance, word edit
+    distance), or None when they are more than ``within`` apart: the distance first, cut off past
+    ``within``, and the shingles cut only for a text kept."""
+    if item is None or other is None:
+        return None
+    from lifededup.fingerprint.compare import exact_resemblance, moved_word_distance
+
+    distance = moved_word_distance(item, other, within)
+    if distance is None:
+        return None
+    return shared_features(item.features, other.features), exact_resemblance(item, other), distance
 
 
 def _likeliest(sketch: bytes | None, members: dict[tuple[int, str], tuple[int, bytes | None]],
