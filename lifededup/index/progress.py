@@ -4,15 +4,16 @@ terminal and plain log lines otherwise, and the library prints nothing."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from lifededup.model import shown
 
 
 class Progress(Protocol):
-    def listed(self, paths: Sequence[str]) -> None:
-        """The files about to be read (stored paths), just before ``start``."""
+    def listed(self, files: Mapping[str, tuple[int, float]]) -> None:
+        """The files about to be read (stored paths), each with its (size, mtime) as the scan found it --
+        what its item will record -- just before ``start``."""
 
     def start(self, total: int) -> None:
         """``total`` files are about to be read."""
@@ -27,7 +28,7 @@ class Progress(Protocol):
 class Quiet:
     """Reports nothing (the library's default, the watcher's batches)."""
 
-    def listed(self, paths: Sequence[str]) -> None:
+    def listed(self, files: Mapping[str, tuple[int, float]]) -> None:
         pass
 
     def start(self, total: int) -> None:
@@ -49,7 +50,7 @@ class LogLines:
         self.total = self.done = self.bytes = 0
         self.started = self.last = 0.0
 
-    def listed(self, paths: Sequence[str]) -> None:
+    def listed(self, files: Mapping[str, tuple[int, float]]) -> None:
         pass
 
     def start(self, total: int) -> None:
@@ -81,7 +82,7 @@ class Bar:
         self._bar: object | None = None
         self.bytes = 0
 
-    def listed(self, paths: Sequence[str]) -> None:
+    def listed(self, files: Mapping[str, tuple[int, float]]) -> None:
         pass
 
     def start(self, total: int) -> None:

@@ -390,7 +390,7 @@ def _read(store: Store, todo: Plan, config: IndexConfig, tally: Tally, progress:
     outcomes: Generator[Outcome, None, None] = extract_many(
         list(to_read), config.limits, workers=workers, extractor=GrownMailboxes(grown) if grown else extract_source,
         max_text_chars=config.max_text_chars, real=True, walls=walls)
-    progress.listed(list(to_read))
+    progress.listed({path: (t.seen.size, t.seen.mtime) for path, t in to_read.items()})
     progress.start(len(to_read))
     stopped = False
     try:

@@ -96,6 +96,15 @@ class Debouncer:
             for path in paths:
                 self._pending.pop(path, None)
 
+    def forget_read(self, path: str, read: Stat) -> None:
+        """Forget a file's events if a run just read it as they left it: its
+        (size, mtime) at its last event is what the run ``read`` (as its
+        scan found it).  A later change is a later event, noted anew."""
+        with self._lock:
+            pending = self._pending.get(path)
+            if pending is not None and not pending.folder and pending.partner is None and pending.stat == read:
+                del self._pending[path]
+
     def next_due(self) -> float | None:
         """Seconds until the earliest pending path may settle (None: nothing pending)."""
         with self._lock:

@@ -14,7 +14,7 @@ import queue
 import threading
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -131,8 +131,9 @@ class Watcher:
     # files warned of as not readable, their status and (size, mtime) then: one that grew since and fails
     # alike is not warned of again (_warn) -- a download that stalled longer than ``delay`` was, at each stall
     _warned: dict[str, tuple[str, Stat]] = field(init=False, default_factory=dict)
-    # files of the run in flight not read yet, on disk (_Counting): they wait as much as those with events
-    _unread: set[str] = field(init=False, default_factory=set)
+    # files of the run in flight not read yet, on disk, and their (size, mtime) as its scan found them
+    # (_Counting): they wait as much as those with events
+    _unread: dict[str, Stat] = field(init=False, default_factory=dict)
     # (taken by the run's writer thread as each file is done, and by a status asked meanwhile)
     _unread_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
     # when (clock()) the items of each folder in _missing were last counted (_kept_under)
@@ -708,9 +709,9 @@ class _Counting(Quiet):
     def __init__(self, watcher: Watcher) -> None:
         self.watcher = watcher
 
-    def listed(self, paths: Sequence[str]) -> None:
+    def listed(self, files: Mapping[str, tuple[int, float]]) -> None:
         with self.watcher._unread_lock:
-            self.watcher._unread = {fs_path(path) for path in paths}  # as the events name them
+            self.watcher._unread = {fs_path(path): stat for path, stat in files.items()}  # as events name them
 
     def start(self, total: int) -> None:
         self.watcher._report("indexing")
@@ -718,14 +719,20 @@ class _Counting(Quiet):
     def file_done(self, path: str, size: int) -> None:
         self.watcher._status.indexed += 1
         self.watcher._status.last_read = path
+        disk = fs_path(path)
         with self.watcher._unread_lock:
-            self.watcher._unread.discard(fs_path(path))
+            read = self.watcher._unread.pop(disk, None)
+        # its events read as they left it wait no more (those queued meanwhile taken first): during a
+        # `tar x` into a folder being read, the files read already were said to wait ("waiting: 628 files"
+        # of 126 not read)
+        self.watcher._take_events()
+        self.watcher.debouncer.forget_read(disk, read)
         self.watcher._report("indexing")
 
     def finish(self) -> None:
         if not self.watcher.stop.is_set():  # stopped, what it did not read is left unread: still counted
             with self.watcher._unread_lock:
-                self.watcher._unread = set()
+                self.watcher._unread = {}
 
 
 def _shut(path: str) -> bool:
