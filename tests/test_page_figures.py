@@ -91,6 +91,10 @@ def test_a_pages_figures_are_compares_for_each_member_and_each_text_elsewhere(st
                     said.shared_features, said.resemblance, said.word_edit_distance), (
                     f"item {item_id}'s page says {near} of {near.item.id} elsewhere; compare says {said}")
                 assert near.word_edit_distance <= NEAR_ELSEWHERE, near
+                # its cluster's nearest member (the others measured only as far as they might be nearer)
+                _, members = store.execute("SELECT item_id FROM clusters WHERE cluster_id = :c", {"c": near.cluster_id})
+                farther = {int(m): compare(item_text, text_of(store, int(m))).word_edit_distance for (m,) in members}
+                assert min(farther.values()) == near.word_edit_distance, (near, farther)
                 # the bound is the figure's, to the last bit: a text at it listed, none just under it
                 at = near_elsewhere(store, int(item_id), within=near.word_edit_distance)
                 under = near_elsewhere(store, int(item_id), within=float(np.nextafter(near.word_edit_distance, 0.0)))

@@ -385,12 +385,14 @@ def near_elsewhere(store: Readable, item: int | str, *, within: float = NEAR_ELS
     nearest: dict[int, Nearby] = {}
     item_text = _prepared(texts.get(found.id), params)
     for candidate in likeliest:
+        best = nearest.get(placed[candidate])
+        # a cluster is listed by its nearest member: another of it is measured only as far as it may be nearer
+        bound = within if best is None else min(within, best.word_edit_distance)
         near = None if candidate not in summaries else _near(item_text, _prepared(texts.get(candidate), params),
-                                                              within)
+                                                              bound)
         if near is None:
             continue
         shared_now, resemblance, distance = near
-        best = nearest.get(placed[candidate])
         if best is None or (distance, candidate) < (best.word_edit_distance, best.item.id):
             nearest[placed[candidate]] = Nearby(summaries[candidate], placed[candidate], shared_now, resemblance,
                                                 distance)
