@@ -66,6 +66,34 @@ def test_a_manuals_navigation_is_dropped_docbook_and_sphinx(tmp_path: Path) -> N
         assert parse_html_with_soup(path.read_bytes()).text == text, "the fast reading and BeautifulSoup's differ"
 
 
+def test_navigation_named_in_full_is_dropped(tmp_path: Path) -> None:
+    """``navigation`` spelled out, as SQLAlchemy's documentation theme
+    (``docs-narrow-top-navigation``: Previous, Next, Up and the page's
+    contents, half the words of a short page) and WordPress themes
+    (``main-navigation``) name it. Kept, it made a page's snippet its menu,
+    and pages of one release near copies of each other."""
+    sqlalchemy = tmp_path / "pooling.html"
+    sqlalchemy.write_text(f"""<html><head><title>Connection Pooling</title></head><body>
+<div id="docs-container"><div id="docs-narrow-top-navigation"><ul><li><b>Previous:</b>
+<a href="connections.html">Working with Engines and Connections</a></li><li><b>Next:</b>
+<a href="events.html">Core Events</a></li><li><b>Up:</b> <a href="../index.html">Home</a></li>
+<li><b>On this page:</b></li><ul><li><a href="#a">Switching Pool Implementations</a></li></ul></ul></div>
+<div id="docs-body" role="main"><h1>Connection Pooling</h1>{ARTICLE}</div>
+<div id="docs-bottom-navigation" class="docs-navigation-links"><a href="events.html">Next: Core Events</a></div>
+</div></body></html>""", encoding="utf-8")
+    wordpress = tmp_path / "aran.html"
+    wordpress.write_text(f"""<html><head><title>Aran</title></head><body><div id="page">
+<div id="site-navigation" class="main-navigation"><ul><li>Home</li><li>Destinations</li><li>Contact</li></ul></div>
+<div class="entry-content">{ARTICLE}</div></div></body></html>""", encoding="utf-8")
+    for path, junk in ((sqlalchemy, ("Previous", "Working with Engines", "Core Events", "Switching Pool", "Home")),
+                       (wordpress, ("Destinations", "Contact"))):
+        text = extract(path).text
+        assert "Rossaveal" in text, text
+        for word in junk:
+            assert word not in text, f"{path.name}: {word!r} kept: {text!r}"
+        assert parse_html_with_soup(path.read_bytes()).text == text, "the fast reading and BeautifulSoup's differ"
+
+
 def test_two_saved_copies_with_different_banners_are_one_text(tmp_path: Path) -> None:
     a, b = tmp_path / "a.htm", tmp_path / "b.html"
     a.write_text(page("Cookies keep us alive", "Sale on tents", "2024-05-01"), encoding="utf-8")

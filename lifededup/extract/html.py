@@ -47,7 +47,7 @@ _DROP_TAGS = ("script", "style", "noscript", "template", "iframe", "svg", "canva
 # class/id words that mark page furniture rather than content.
 _BOILERPLATE = re.compile(
     r"(?:^|[-_\s])(?:ad|ads|advert|advertisement|adslot|banner|cookie|cookies|consent|promo|sponsor|"
-    r"sponsored|sidebar|nav|navbar|menu|breadcrumbs?|share|social|newsletter|subscribe|related|"
+    r"sponsored|sidebar|nav|navbar|navigation|menu|breadcrumbs?|share|social|newsletter|subscribe|related|"
     r"masthead|site-header|site-footer|footer|popup|modal|comments?|timestamp|saved-by|"
     # the generators of manuals: DocBook's navigation header and footer,
     # Sphinx's sidebar and its pilcrow anchors
