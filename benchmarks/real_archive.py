@@ -14,6 +14,21 @@ here (nothing made up), cached under /tmp so other benchmarks can reuse it.
 
 ``build()`` returns the archive folder; ``manuals()`` names each manual's
 renderings, so a benchmark can check that they share a cluster.
+
+``build_heldout()`` assembles a second archive, ``heldout``, of material no
+setting of lifededup was tuned on (first read in session 26), to check that
+what the first archive shows holds elsewhere:
+
+* **Drafts in two formats** -- the documentation of several releases of
+  SQLAlchemy, Alembic, Sphinx, attrs and Django, as their sdists ship it:
+  reStructuredText sources, and for SQLAlchemy and Alembic the built HTML
+  pages beside them (one page as ``.rst`` and ``.html``, release after release).
+* **One manual in four formats and eleven languages** -- ``debian-history``
+  (the project's history as EPUB, PDF, text and HTML pages per language) and
+  ``debian-refcard`` (a reference card in 40 languages, each as A4 and US
+  letter PDF): renderings of one language share a cluster, languages do not.
+
+``heldout_manuals()`` names the renderings of each of its manuals.
 """
 
 from __future__ import annotations
@@ -28,6 +43,7 @@ from pathlib import Path
 
 CACHE = Path("/tmp/lifededup-real-archive")
 ARCHIVE = CACHE / "archive"
+HELDOUT = CACHE / "heldout"
 
 DEBIAN_PACKAGES = ("debian-faq", "debian-policy", "debian-reference-en", "developers-reference", "maint-guide",
                    "libpython3.11-testsuite")
@@ -70,15 +86,29 @@ PROJECTS = {
 }
 DOC_SUFFIXES = (".rst", ".md", ".txt")
 
+# the held-out archive's releases: their doc/ or docs/ folders, built HTML included
+HELDOUT_PROJECTS = {
+    "sqlalchemy": ("1.4.49", "2.0.20", "2.0.35"),
+    "alembic": ("1.11.0", "1.13.2"),
+    "sphinx": ("6.2.1", "7.2.6"),
+    "attrs": ("23.1.0", "24.2.0"),
+    "django": ("4.2", "5.0"),
+}
+HELDOUT_SUFFIXES = (*DOC_SUFFIXES, ".html")
+# (package, folder in it): copied whole, files as shipped (.gz and all: lifededup reads them)
+HELDOUT_MANUALS = (("debian-history", "usr/share/doc/debian-history/docs"),
+                   ("debian-refcard", "usr/share/doc/debian-refcard"))
+
 
 def _run(*command: str, cwd: Path | None = None) -> None:
     subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def _debian(target: Path) -> None:
+def _unpacked(packages: tuple[str, ...]) -> None:
+    """Each package downloaded and unpacked under the cache, once."""
     debs = CACHE / "debs"
     debs.mkdir(parents=True, exist_ok=True)
-    for package in DEBIAN_PACKAGES:
+    for package in packages:
         if not any(debs.glob(f"{package}_*.deb")):
             _run("apt-get", "download", package, cwd=debs)
     for deb in debs.glob("*.deb"):
@@ -86,6 +116,10 @@ def _debian(target: Path) -> None:
         if not unpacked.exists():
             unpacked.mkdir(parents=True)
             _run("dpkg-deb", "-x", str(deb), str(unpacked))
+
+
+def _debian(target: Path) -> None:
+    _unpacked(DEBIAN_PACKAGES)
     for package, files in MANUAL_FILES.items():
         for name in files:
             source = CACHE / "unpacked" / package / name
@@ -105,29 +139,41 @@ def _debian(target: Path) -> None:
         shutil.copyfile(message, out)
 
 
-def _sdist_members(path: Path) -> list[tuple[str, bytes]]:
+def _sdist_members(path: Path, suffixes: tuple[str, ...] = DOC_SUFFIXES) -> list[tuple[str, bytes]]:
     found: list[tuple[str, bytes]] = []
     if path.suffix == ".zip":
         with zipfile.ZipFile(path) as archive:
-            return [(n, archive.read(n)) for n in archive.namelist() if n.endswith(DOC_SUFFIXES)]
+            return [(n, archive.read(n)) for n in archive.namelist() if n.endswith(suffixes)]
     with tarfile.open(path) as archive:
         for member in archive.getmembers():
-            if member.isfile() and member.name.endswith(DOC_SUFFIXES):
+            if member.isfile() and member.name.endswith(suffixes):
                 handle = archive.extractfile(member)
                 if handle is not None:
                     found.append((member.name, handle.read()))
     return found
 
 
-def _projects(target: Path) -> None:
+def _sdists(project: str, version: str) -> list[Path]:
+    """The release's sdist, downloaded once (named as its project spells
+    itself: ``SQLAlchemy-``, ``Jinja2-`` or ``jinja2-``)."""
     sdists = CACHE / "sdists"
     sdists.mkdir(parents=True, exist_ok=True)
+
+    def found() -> list[Path]:
+        prefix = f"{project}-{version}.".lower()
+        return sorted(p for p in sdists.iterdir() if p.name.lower().startswith(prefix)
+                      and p.name.lower().endswith((".tar.gz", ".zip")))
+
+    if not found():
+        _run(sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
+             "-d", str(sdists), f"{project}=={version}")
+    return found()
+
+
+def _projects(target: Path) -> None:
     for project, versions in PROJECTS.items():
         for version in versions:
-            if not any(sdists.glob(f"{project}-{version}.*")) and not any(sdists.glob(f"{project.title()}-{version}.*")):
-                _run(sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
-                     "-d", str(sdists), f"{project}=={version}")
-            for path in sdists.glob(f"[{project[0]}{project[0].upper()}]{project[1:]}-{version}.*"):
+            for path in _sdists(project, version):
                 for name, data in _sdist_members(path):
                     inside = Path(*Path(name).parts[1:])
                     if inside.parts and inside.parts[0] in ("tests", "examples", "src", "artwork"):
@@ -138,6 +184,49 @@ def _projects(target: Path) -> None:
                     out = target / "projects" / f"{project}-{version}" / inside
                     out.parent.mkdir(parents=True, exist_ok=True)
                     out.write_bytes(data)
+
+
+def _heldout_projects(target: Path) -> None:
+    for project, versions in HELDOUT_PROJECTS.items():
+        for version in versions:
+            for path in _sdists(project, version):
+                for name, data in _sdist_members(path, HELDOUT_SUFFIXES):
+                    inside = Path(*Path(name).parts[1:])
+                    if inside.parts and inside.parts[0] in ("doc", "docs"):
+                        out = target / "projects" / f"{project}-{version}" / inside
+                        out.parent.mkdir(parents=True, exist_ok=True)
+                        out.write_bytes(data)
+
+
+def _heldout_manuals(target: Path) -> None:
+    _unpacked(tuple(package for package, _ in HELDOUT_MANUALS))
+    for package, folder in HELDOUT_MANUALS:
+        shutil.copytree(CACHE / "unpacked" / package / folder, target / "manuals" / package)
+
+
+def build_heldout(refresh: bool = False) -> Path:
+    """The held-out archive's folder, assembled once and cached."""
+    done = HELDOUT / ".complete"
+    if done.exists() and not refresh:
+        return HELDOUT
+    shutil.rmtree(HELDOUT, ignore_errors=True)
+    HELDOUT.mkdir(parents=True)
+    _heldout_manuals(HELDOUT)
+    _heldout_projects(HELDOUT)
+    done.write_text("ok\n")
+    return HELDOUT
+
+
+def heldout_manuals(archive: Path = HELDOUT) -> dict[str, list[Path]]:
+    """Each held-out manual's renderings in one language: ``project-history.en``
+    as EPUB, PDF and text; ``refcard-en`` on A4 and letter paper."""
+    found: dict[str, list[Path]] = {}
+    for path in sorted((archive / "manuals").rglob("*")):
+        name = path.name.removesuffix(".gz")
+        if path.is_file() and name.endswith((".pdf", ".epub", ".txt")):
+            key = name.rsplit(".", 1)[0].removesuffix("-a4").removesuffix("-lt")
+            found.setdefault(f"{path.parent.name}/{key}", []).append(path)
+    return {name: paths for name, paths in found.items() if len(paths) > 1}
 
 
 def build(refresh: bool = False) -> Path:
@@ -164,8 +253,9 @@ def manuals(archive: Path = ARCHIVE) -> dict[str, list[Path]]:
 
 
 if __name__ == "__main__":
-    folder = build(refresh="--refresh" in sys.argv)
+    heldout = "--heldout" in sys.argv
+    folder = (build_heldout if heldout else build)(refresh="--refresh" in sys.argv)
     files = [p for p in folder.rglob("*") if p.is_file() and p.name != ".complete"]
     print(f"{folder}: {len(files)} files, {sum(p.stat().st_size for p in files) / 1e6:.1f} MB")
-    for name, paths in manuals(folder).items():
+    for name, paths in (heldout_manuals if heldout else manuals)(folder).items():
         print(f"  {name}: {', '.join(p.suffix for p in paths)}")
