@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from lifededup.search.query import PREFIX_MARK, Filters, leaves_out_alone, pg_query, results_sql
-from lifededup.search.snippet import SNIPPET_SQL, Snippet, headline_sql
+from lifededup.search.snippet import SNIPPET_SQL, Snippet, fts5_snippets, headline_sql
 from lifededup.search.syntax import (
     LEFT_OUT_ALONE, QuerySyntaxError, as_fts5, has_phrase, has_prefix, is_query_error, quoted_words, syntax_error,
     words_ored,
@@ -661,6 +661,9 @@ def _shown(conn: Connection, page: Sequence[tuple[int, float, int | None]], quer
     else:
         found, beside = _pipelined(conn, [(sql, params), also])
     items = {r[0]: r for r in found}
+    if query is not None and not postgres:
+        marked = fts5_snippets(conn, query, {i: r[_SNIPPET_AT] for i, r in items.items()})
+        items = {i: (*r[:_SNIPPET_AT], marked.get(i, "")) for i, r in items.items()}
     snippet = (Snippet.preview if query is None else
                (lambda r: Snippet.from_headline(r[0], r[1], int(r[2] or 0), int(r[3] or 0), *r[4:6])) if postgres else
                (lambda r: Snippet.from_marked(r[0] or "")))

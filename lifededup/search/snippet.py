@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+from lifededup.store.dialect import Driver
 from lifededup.store.searchable import TS_CONFIG, pg_spaced, together
 
 # FTS5's snippet() (and ts_headline) wrap each matched token in these; control characters
@@ -18,12 +21,21 @@ PREVIEW_CHARS = 160
 
 _MARKS = re.compile(f"([{OPEN}{CLOSE}])")
 
-SNIPPET_SQL = f"snippet(items_fts, -1, char(2), char(3), '{ELLIPSIS}', {SNIPPET_TOKENS})"
-
 # PostgreSQL's ts_headline reads the whole text it is given, so it is given a
 # bounded start of the text: a page of snippets costs the same whatever the
 # texts' length (a text matched only past it shows its start, unmarked).
+# FTS5's snippet() weighs each match in the text against every other
+# (fts5SnippetScore, once a match): a common word's snippet costs the square
+# of its matches -- ``the`` in the Debian Policy's 478,130 characters 182 ms,
+# in 10,123 characters 0.3 ms.  So a longer text's snippet on SQLite is made
+# of its first HEADLINE_CHARS characters too (``fts5_snippets``), of the
+# whole text only where the query matches past them alone.
 HEADLINE_CHARS = 20_000
+
+_SNIPPET_ARGS = f"char(2), char(3), '{ELLIPSIS}', {SNIPPET_TOKENS}"
+# FTS5's snippet of an item ``i`` whose text is at most HEADLINE_CHARS long; NULL for a longer one
+SNIPPET_SQL = (f"CASE WHEN length(coalesce(i.text_apart, i.text)) <= {HEADLINE_CHARS} "
+               f"THEN snippet(items_fts, -1, {_SNIPPET_ARGS}) END")
 # A PostgreSQL store's words are read with ASCII punctuation as spaces
 # (revision 0028), so the headline is made over the text read so (``pg_spaced``):
 # PostgreSQL's parser would keep ``setup.py`` whole and mark no ``setup``
@@ -34,6 +46,17 @@ HEADLINE_CHARS = 20_000
 _HEADLINE_OPTIONS = (f"'StartSel=' || chr(2) || ', StopSel=' || chr(3) || "
                      f"', MaxWords={SNIPPET_TOKENS}, MinWords={SNIPPET_TOKENS - 4}, ShortWord=0'")
 _UNMARKED = "translate({}, chr(2) || chr(3), '')"
+# A headline that starts or ends on a match inside a word (the characters up
+# to a space: ``pytest_collection_modifyitems`` is three words to the parser,
+# and a headline of MaxWords showed ``…collection_modifyitems``) shows that
+# word whole, WORD_END_CHARS at most on either side, every word of the query
+# in it marked (HighlightAll), as the headline marks them.
+WORD_END_CHARS = 64
+_ALL_OPTIONS = "'StartSel=' || chr(2) || ', StopSel=' || chr(3) || ', HighlightAll=true'"
+_word_before = (f"coalesce(CASE WHEN left(h, 1) = chr(2) THEN substring(right(left(body, found - 1), "
+                f"{WORD_END_CHARS}) from '\\S+$') END, '')")
+_word_after = (f"coalesce(CASE WHEN right(h, 1) = chr(3) THEN substring(substr(body, found + length(shown), "
+               f"{WORD_END_CHARS}) from '^\\S+') END, '')")
 
 
 def headline_sql(tsquery: str, ids: str, start: str = "1") -> str:
@@ -49,12 +72,20 @@ def headline_sql(tsquery: str, ids: str, start: str = "1") -> str:
     text as the index reads it (a CJK text's ``text_apart``, revision
     0022), whose separators ``Snippet.from_marked`` drops; from its
     character ``start`` on (an SQL expression of the item ``i``: where a
-    long text's piece holding the phrase starts, ``search.phrases``)."""
+    long text's piece holding the phrase starts, ``search.phrases``).  A
+    headline that starts or ends on a match inside a word is that word
+    longer (``_word_before``, ``_word_after``), marked again whole."""
     found, title_found = (f"nullif(strpos({spaced}, {_UNMARKED.format(h)}), 0)"
                           for spaced, h in (("spaced", "h"), ("spaced_title", "th")))
     return (
-        f"SELECT id, h AS headline, th AS title_headline, coalesce(at - 1 + {found}, 0) AS found_at, "
-        f"at - 1 + length(rtrim(body)) AS read, substr(body, {found}, length({_UNMARKED.format('h')})) AS shown, "
+        f"SELECT id, CASE WHEN before || after <> '' THEN ts_headline('{TS_CONFIG}', "
+        f"{pg_spaced('before || shown || after')}, {tsquery}, {_ALL_OPTIONS}) ELSE h END AS headline, "
+        "th AS title_headline, coalesce(at - 1 + found - length(before), 0) AS found_at, read, "
+        "before || shown || after AS shown, title_shown FROM ("
+        f"SELECT id, h, th, at, found, read, shown, title_shown, {_word_before} AS before, {_word_after} AS after "
+        "FROM (SELECT id, h, th, at, body, "
+        f"{found} AS found, at - 1 + length(rtrim(body)) AS read, substr(body, {found}, "
+        f"length({_UNMARKED.format('h')})) AS shown, "
         f"substr(title, {title_found}, length({_UNMARKED.format('th')})) AS title_shown "
         "FROM (SELECT id, body, at, title, spaced, spaced_title, "
         f"ts_headline('{TS_CONFIG}', left(spaced, {HEADLINE_CHARS}), {tsquery}, {_HEADLINE_OPTIONS}) AS h, "
@@ -63,7 +94,7 @@ def headline_sql(tsquery: str, ids: str, start: str = "1") -> str:
         f"FROM (SELECT i.id, substr(coalesce(i.text_apart, i.text), s.at, {HEADLINE_CHARS + 1}) AS body, s.at, "
         "coalesce(i.title_apart, i.title, '') AS title "
         f"FROM items i CROSS JOIN LATERAL (SELECT {start} AS at) AS s WHERE i.id IN ({ids}) OFFSET 0) AS texts "
-        "OFFSET 0) AS read OFFSET 0) AS headlines"
+        "OFFSET 0) AS read OFFSET 0) AS headlines OFFSET 0) AS placed OFFSET 0) AS edged"
     )
 
 
@@ -153,3 +184,163 @@ class Snippet:
     @property
     def matched(self) -> list[str]:
         return [self.text[s:e] for s, e in self.spans]
+
+
+def fts5_snippets(conn: Driver, query: str, marked: dict[int, str | None]) -> dict[int, str]:
+    """The marked snippets of the items ``marked`` that an FTS5 ``query``
+    matches: ``SNIPPET_SQL``'s, and of an item whose is NULL (a text past
+    HEADLINE_CHARS), the snippet of its first HEADLINE_CHARS characters
+    where the query matches there (``_bounded_snippets``), else of its whole
+    text; each with the match its window ends on shown to the end of its
+    word (``whole_matches``).
+
+    A text matched past its first HEADLINE_CHARS characters alone costs
+    what it did (``the debconf``: a common word's square again).  Made of
+    the text's pieces instead, indexed in memory, the first that matches
+    shown, it cost less, but a rare word's more: indexing a long text costs
+    more than snippet()'s two reads of it (benchmarks/README.md, "Session
+    26")."""
+    shown = whole_matches(conn, "items_fts", query, {i: m for i, m in marked.items() if m is not None})
+    long = [i for i, m in marked.items() if m is None]
+    if not long:
+        return shown
+    bounded = _bounded_snippets(conn, query, long)
+    past = [i for i in long if i not in bounded]
+    if past:
+        found = conn.execute(f"SELECT rowid, snippet(items_fts, -1, {_SNIPPET_ARGS}) FROM items_fts "
+                             f"WHERE items_fts MATCH ? AND rowid IN ({_listed(past)})", (query,))
+        bounded.update(whole_matches(conn, "items_fts", query, {int(r[0]): str(r[1]) for r in found}))
+    return {**shown, **bounded}
+
+
+def _listed(ids: Iterable[int]) -> str:
+    return ", ".join(str(int(i)) for i in ids)
+
+
+def _bounded_snippets(conn: Driver, query: str, ids: list[int]) -> dict[int, str]:
+    """The snippets of the items ``ids`` made of their first HEADLINE_CHARS
+    characters (cut at a space), in an index of those alone (in memory, its
+    words read as the store's ``items_fts`` reads them), for those the
+    query matches there."""
+    rows = [(i, title, _cut(text), people) for i, title, text, people in conn.execute(
+        f"SELECT id, title, substr(text, 1, {HEADLINE_CHARS + 1}), people FROM items_searched "
+        f"WHERE id IN ({_listed(ids)})")]
+    scratch = sqlite3.connect(":memory:")
+    try:
+        scratch.execute(f"CREATE VIRTUAL TABLE part USING fts5(title, text, people, tokenize={_tokenizer(conn)})")
+        scratch.executemany("INSERT INTO part (rowid, title, text, people) VALUES (?, ?, ?, ?)", rows)
+        found = {int(r[0]): str(r[1]) for r in scratch.execute(
+            f"SELECT rowid, snippet(part, -1, {_SNIPPET_ARGS}) FROM part WHERE part MATCH ?", (query,))}
+        found = whole_matches(scratch, "part", query, found)
+    finally:
+        scratch.close()
+    texts = {i: text for i, _, text, _ in rows}
+    return {i: _going_on(marked, texts[i]) for i, marked in found.items()}
+
+
+def _tokenizer(conn: Driver) -> str:
+    """How the store's ``items_fts`` reads words: its ``tokenize`` option, quoted."""
+    sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'items_fts'").fetchone()[0]
+    found = re.search(r"tokenize\s*=\s*('(?:[^']|'')*')", str(sql))
+    return found.group(1) if found else "'unicode61'"
+
+
+def _cut(text: str | None) -> str:
+    """The first HEADLINE_CHARS characters of ``text`` (of which one more is
+    given), cut at its last space there: no word is cut in two."""
+    text = text or ""
+    if len(text) <= HEADLINE_CHARS:
+        return text
+    head = text[:HEADLINE_CHARS]
+    space = max(head.rfind(c) for c in " \t\n\r")
+    return head[:space] if space > 0 else head
+
+
+def _going_on(marked: str, cut: str) -> str:
+    """A snippet of a text's start ``cut`` at HEADLINE_CHARS: an ellipsis
+    after, where its window reached the cut's end (FTS5 writes none at the
+    end of the text it was given)."""
+    if not marked or marked.endswith(ELLIPSIS) or not cut.endswith(_MARKS.sub("", marked).removeprefix(ELLIPSIS)):
+        return marked
+    return marked + ELLIPSIS
+
+
+def whole_matches(conn: Driver, table: str, query: str, marked: dict[int, str]) -> dict[int, str]:
+    """``marked``, FTS5 snippets of the rows of ``table`` that ``query``
+    matches, each whose window ends on a match shown to the end of its word
+    (``_to_word_end``): snippet() counts a phrase that starts in its window
+    and closes the window after its own tokens -- the identifier
+    ``pytest_collection_modifyitems``, three words, showed as ``pytest``
+    (a window from a sentence's start, the identifier its last word).  The
+    row's ``highlight()`` says where its matches end."""
+    cut = [i for i, m in marked.items() if m.endswith(CLOSE + ELLIPSIS)]
+    if not cut:
+        return marked
+    columns = ", ".join(f"highlight({table}, {c}, char(2), char(3))" for c in range(3))
+    whole = dict(marked)
+    for rowid, *highlighted in conn.execute(f"SELECT rowid, {columns} FROM {table} WHERE {table} MATCH ? "
+                                            f"AND rowid IN ({_listed(cut)})", (query,)):
+        whole[int(rowid)] = _to_word_end(marked[int(rowid)], [h for h in highlighted if h])
+    return whole
+
+
+_SPACE = re.compile(r"\s")
+
+
+def _plain(marked: str) -> tuple[str, list[tuple[int, int]]]:
+    """A marked text's characters and the spans of its marked runs in them."""
+    out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    length = start = 0
+    for piece in _MARKS.split(marked):
+        if piece == OPEN:
+            start = length
+        elif piece == CLOSE:
+            spans.append((start, length))
+        elif piece:
+            out.append(piece)
+            length += len(piece)
+    return "".join(out), spans
+
+
+def word_end(plain: str, spans: list[tuple[int, int]], end: int) -> int:
+    """Where the word (the characters up to a space) that ``plain[end]``
+    goes on ends, past any match it holds (``spans``, a phrase across a
+    space too), at most WORD_END_CHARS characters on."""
+    limit = min(len(plain), end + WORD_END_CHARS)
+    stop = end
+    while stop < limit:
+        going_on = [e for s, e in spans if s < stop < e]
+        if going_on:
+            stop = max(going_on)
+        elif plain[stop].isspace():
+            break
+        else:
+            space = _SPACE.search(plain, stop, limit)
+            stop = space.start() if space else limit
+    return min(stop, limit)
+
+
+def _to_word_end(marked: str, highlighted: list[str]) -> str:
+    """A snippet whose window ends on a match (``OPEN`` word ``CLOSE`` and
+    the ellipsis) shown to the end of that word, marked as ``highlighted``
+    (its row's columns, whole) marks it: the window found in the column
+    that holds it."""
+    body = marked[:-len(CLOSE + ELLIPSIS)]  # its last mark left open
+    window = _plain(body.removeprefix(ELLIPSIS))[0]
+    for column in highlighted:
+        plain, spans = _plain(column)
+        at = plain.find(window)
+        if at < 0:
+            continue
+        end = at + len(window)
+        stop = word_end(plain, spans, end)
+        inside = [any(s <= k < e for s, e in spans) for k in range(end, stop)]
+        out, is_open = [body], True
+        for char, mark in zip(plain[end:stop], inside):
+            if mark != is_open:
+                out.append(OPEN if mark else CLOSE)
+                is_open = mark
+            out.append(char)
+        return "".join(out) + (CLOSE if is_open else "") + (ELLIPSIS if stop < len(plain) else "")
+    return marked
