@@ -79,6 +79,21 @@ def test_reply_quotes_and_signature_are_dropped(tmp_path: Path) -> None:
     assert extract(outlook).text == "Count me in.", extract(outlook).text
 
 
+def test_an_attribution_in_any_language_goes_with_its_quote(tmp_path: Path) -> None:
+    """A reply's attribution line is dropped with the quote it introduces in
+    whatever language the phone writes it: a real reply from Android in Russian
+    (talon's test fixture) kept "02.04.2012 14:20 пользователь ... написал:" as
+    the author's words. A line of the author's own that ends in a colon and
+    names a date stays, where no quote follows it."""
+    android = Path(__file__).parent / "fixtures" / "mail" / "android-reply-ru.eml"
+    assert extract(android).text == "Hello", extract(android).text
+    own = tmp_path / "own.eml"
+    own.write_bytes(bytes(message("Re: Boat trip", "Fine by me. The tide table for 03.06.2024:\n\nhigh water 09:30, "
+                                  "low water 15:45\n\n> Shall we sail on Monday?\n")))
+    assert extract(own).text == "Fine by me. The tide table for 03.06.2024:\n\nhigh water 09:30, low water 15:45", \
+        extract(own).text
+
+
 # An HTML-only reply quotes the message it answers in its program's markup,
 # not in "> " lines (each as the program writes it, trimmed to its structure)
 _ORIGINAL_HTML = "<div>" + BODY.replace("\n", "<br>") + "</div>"

@@ -42,6 +42,12 @@ if TYPE_CHECKING:  # imported where an HTML message is read (extract/html.py say
 # and Portuguese ("Em ... escreveu:")
 _ATTRIBUTION = re.compile(r"^(on|am|le|el|il|op|em)\b.{0,200}\b(wrote|a écrit|escribió|ha scritto|escreveu|geschreven"
                           r"|(schrieb|schreef)\b.{0,80})\s*:\s*$", re.IGNORECASE)
+# Any language's attribution, where the quote is marked: a line ending in a
+# colon that names an address or a date or time ("02.04.2012 14:20 пользователь
+# "bob@example.org" написал:", Android's Russian), followed by "> " lines
+# (a phone wraps it: its first lines name the date and the address too)
+_DATED_OR_ADDRESSED = re.compile(r"@|\d{1,4}[./-]\d{1,2}[./-]\d{2,4}|\b\d{1,2}:\d{2}\b")
+_ATTRIBUTION_ANY = re.compile(rf"({_DATED_OR_ADDRESSED.pattern}).*:\s*$")
 _OUTLOOK_QUOTE = re.compile(r"^\s*-{2,}\s*original message\s*-{2,}\s*$", re.IGNORECASE)
 # Outlook's rule above the quoted message's header block ("From: ..." next):
 # a rule alone is a newsletter's or a form's, not a quote
@@ -115,7 +121,10 @@ def strip_quotes(body: str, *, forward: bool = False, reply: bool = True) -> str
         if reply and _ATTRIBUTION.match(line.strip()) and not nxt.lstrip().startswith(">"):
             break  # the quote is not marked (Yahoo's, AOL's, a phone's): the original as is, to the end
         signed = signed or line == _SIGNATURE  # the signature, up to a forwarded message
-        if signed or (reply and (line.lstrip().startswith(">") or _ATTRIBUTION.match(line.strip()))):
+        attributes = reply and nxt.lstrip().startswith(">") and _ATTRIBUTION_ANY.search(line) is not None
+        while attributes and kept and kept[-1].strip() and _DATED_OR_ADDRESSED.search(kept[-1]):
+            kept.pop()  # its wrapped first lines
+        if signed or attributes or (reply and (line.lstrip().startswith(">") or _ATTRIBUTION.match(line.strip()))):
             continue
         kept.append(line)
     return "\n".join(kept)
