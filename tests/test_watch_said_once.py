@@ -19,7 +19,7 @@ from test_mbox_append import message
 from test_mbox_renumber import letters
 from test_watch import eventually, watching
 
-from lifededup.store import Store
+from lifededup.store import Store, open_store
 from lifededup.watch import WatchStatus
 from lifededup.store.failures import failures
 
@@ -75,6 +75,10 @@ def test_a_mail_deleted_does_not_warn_again_of_its_neighbours_attachments(
 FILES = 1000
 
 
+def items(store: Store) -> int:
+    return int(str(store.execute("SELECT count(*) FROM items")[1][0][0]))
+
+
 def batch_counts(caplog: pytest.LogCaptureFixture) -> list[dict[str, int]]:
     """Each batch line's counts: {"new": 3, ..., "vanished": 2}."""
     found = []
@@ -103,8 +107,7 @@ def test_a_file_that_vanished_as_it_was_read_is_not_counted_removed_too(
         made.rename(root / "made")  # in one move, as a folder copied in ends
         eventually(lambda: any(r.state == "indexing" for r in reports[caught_up:]), "the folder is being read")
         shutil.rmtree(root / "made")
-        eventually(lambda: int(store.execute("SELECT count(*) FROM items")[1][0][0]) == 0,  # type: ignore[call-overload]
-                   "the store forgets the folder")
+        eventually(lambda: items(store) == 0, "the store forgets the folder")
         forgotten = len(reports)
         eventually(lambda: any(r.state == "watching" and not r.pending for r in reports[forgotten:]),
                    "the watcher done with it, its batch line said")
@@ -113,3 +116,31 @@ def test_a_file_that_vanished_as_it_was_read_is_not_counted_removed_too(
     assert total["vanished"] > 0, f"the deletion came after every file was read: {counts}"
     assert total["removed"] == total["new"], f"each file's fate counted once: {counts}"
     assert total["new"] + total["vanished"] <= FILES, counts
+
+
+def test_a_file_read_again_as_it_failed_is_not_warned_of_again(
+        tmp_path: Path, store_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """A revision that marks the failed files to be read again (0017, 0020:
+    lifededup upgraded) had the watcher's catch-up warn again of every file
+    that still cannot be read, the same bytes failing alike.  Not said again;
+    the store's failures stay."""
+    caplog.set_level(logging.INFO, logger="lifededup.watch")
+    root = tmp_path / "Downloads"
+    root.mkdir()
+    bad = Path(__file__).resolve().parent.parent / "sample_corpus/Bad files"
+    for name in ("truncated download.pdf", "half-written.docx"):
+        shutil.copyfile(bad / name, root / name)
+    with watching(tmp_path, root, store_url=store_url) as store:
+        first = failures(store)
+    assert [f.status for f in first] == ["corrupt", "corrupt"], first
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warned) == 2, warned
+    with open_store(store_url) as store, store.transaction() as conn:  # as a revision marks them
+        conn.exec_driver_sql("UPDATE items SET mtime = NULL WHERE status <> 'ok'")
+    since = len(caplog.records)
+    with watching(tmp_path, root, store_url=store_url) as store:
+        assert failures(store) == first, "the store's failures stay"
+        _, rows = store.execute("SELECT count(*) FROM items WHERE mtime IS NULL")
+        assert rows[0][0] == 0, "read again, and known as read"
+    said = lines(caplog, since)
+    assert not [line for line in said if "could not read" in line or "failed" in line], said

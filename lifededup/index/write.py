@@ -44,8 +44,12 @@ _ROOT_STAT = ("UPDATE items SET size = :size, mtime = :mtime, raw_sha1 = :sha1 "
               "WHERE path = :path AND part = '' AND machine = :machine")
 _PARTS_OF = "SELECT id, part FROM items WHERE path = :path AND machine = :machine"
 _FILE_ID = "SELECT id FROM items WHERE path = :path AND part = '' AND machine = :machine"
+# how a file's own item failed, and the bytes it failed on
+_FAILED_AS = ("SELECT id, status, error, kind, raw_sha1 FROM items WHERE path = :path AND part = '' "
+              "AND machine = :machine")
 # a file's stored parts, each with what names it beside its place: its text's SHA-1 (NULL: no text), title, people
-_STORED_PARTS = ("SELECT i.id, i.part, c.sha1, i.title, i.people, i.status, i.parent_id, i.error FROM items i "
+_STORED_PARTS = ("SELECT i.id, i.part, c.sha1, i.title, i.people, i.status, i.parent_id, i.error, i.kind "
+                 "FROM items i "
                  "LEFT JOIN clusters c ON c.item_id = i.id WHERE i.path = :path AND i.machine = :machine "
                  "AND i.part <> ''")
 _RENAME = "UPDATE items SET part = :part WHERE id = :id"
@@ -137,8 +141,8 @@ class _Stored:
     names: dict[int, str]
     keys: dict[int, Key]
     claimed: set[int] = field(default_factory=set)
-    # the failed items, and how: (status, reason)
-    failed: dict[int, tuple[str, str]] = field(default_factory=dict)
+    # the failed items, and how: (status, reason, kind)
+    failed: dict[int, tuple[str, str, str]] = field(default_factory=dict)
     _by_key: dict[Key, list[int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -152,11 +156,11 @@ class _Stored:
             items.pop(0)
         return items[0] if items else None
 
-    def failed_so(self, item: int, key: Key | None, failure: Failure) -> bool:
+    def failed_so(self, item: int, key: Key | None, record: ItemRecord, failure: Failure) -> bool:
         """Whether ``item`` holds this part as it failed now: known by the same key (its mail, its name
-        there) and recorded failed for the same status and reason."""
+        there) and recorded failed for the same status and reason, of the same kind."""
         return key is not None and self.keys.get(item) == key \
-            and self.failed.get(item) == (failure.status, failure.reason)
+            and self.failed.get(item) == (failure.status, failure.reason, record.kind)
 
 
 @dataclass
@@ -288,11 +292,11 @@ class BatchWriter:
         parts = self._open.setdefault(path, {})
         record = self._record(outcome, info, parts)
         result = outcome.result
-        holder, key = None, _key(record, fingerprint, result)
+        key = _key(record, fingerprint, result)
         if part != "" and not self._new(path, info) and info.grown is None:
-            holder = self._renumbered(path, part, key)
+            self._renumbered(path, part, key)
         if isinstance(result, Failure):
-            parts[part] = self._failed(record, result, self._stored.get(path), holder, key)
+            parts[part] = self._failed(record, result, info, self._stored.get(path), key)
         elif part == "" and info.grown is not None and (kept := self._file_id(path)) is not None:
             parts[part] = kept  # a mailbox read from where it grew: its item stays as stored until complete
         else:
@@ -303,24 +307,44 @@ class BatchWriter:
         self._complete(path, info, parts, last=part, failed=isinstance(result, Failure) and part == "")
         return True
 
-    def _failed(self, record: ItemRecord, failure: Failure, stored: _Stored | None, holder: int | None,
+    def _failed(self, record: ItemRecord, failure: Failure, info: ToRead, stored: _Stored | None,
                 key: Key | None) -> int:
-        """Record a failure, and count it; its item.  A part read again whole
-        (a mail deleted from its mbox before it) that fails as its item holds
-        it already -- its mail, its name there, its status and reason -- is
-        left as recorded, its indexed_at kept: the watcher names what failed
-        since its run began, and warned again of every attachment that still
-        could not be read at each mail deleted."""
-        if stored is not None and holder is not None and stored.failed_so(holder, key, failure):
-            self.tally.failed += 1
-            return holder
-        recorded = self.store.record_failure(record, failure.reason, status=failure.status)
+        """Record a failure, and count it; its item.  One its item holds
+        already, for the same content, is left as recorded
+        (:meth:`_failed_before`)."""
+        kept = self._failed_before(record, failure, info, stored, key)
+        if kept is None:
+            kept = self.store.record_failure(record, failure.reason, status=failure.status)
         if record.part == "" and failure.status == "vanished":
             self.tally.vanished += 1
         else:
             self.tally.failed += 1
             self.tally.failed_files += record.part == ""
-        return recorded
+        return kept
+
+    def _failed_before(self, record: ItemRecord, failure: Failure, info: ToRead, stored: _Stored | None,
+                       key: Key | None) -> int | None:
+        """The item that holds this failure already, for the same content,
+        left as recorded -- its indexed_at kept, for the watcher names what
+        failed since its run began: a part of a file read whole again (a
+        mail deleted from its mbox before it) known by its mail and its name
+        there, or a file of the same bytes (read again for a revision's mark,
+        or ``--reread``), of the same status and reason.  The watcher warned
+        again of every attachment still unreadable at each mail deleted."""
+        if record.part:
+            holder = None if stored is None else stored.by_name.get(record.part)
+            same = holder is not None and stored is not None and stored.failed_so(holder, key, record, failure)
+            return holder if same else None
+        if failure.status == "vanished" or info.raw_sha1 is None:
+            return None
+        _, rows = self.store.execute(_FAILED_AS, {"path": record.path, "machine": self.store.machine})
+        # (of the same kind: revision 0017 reads failed files again to give them theirs)
+        if not rows or tuple(rows[0][1:]) != (failure.status, failure.reason, record.kind, info.raw_sha1):
+            return None
+        # its stat as read: not read again (it was marked so)
+        self.store.execute(_ROOT_STAT, {"size": info.seen.size, "mtime": info.seen.mtime, "sha1": info.raw_sha1,
+                                        "path": record.path, "machine": self.store.machine})
+        return int(str(rows[0][0]))
 
     def _deferred(self, outcome: Outcome) -> bool:
         """Whether an outcome is a file still being written that could not be
@@ -413,7 +437,7 @@ class BatchWriter:
             **stat,  # type: ignore[arg-type]
         )
 
-    def _renumbered(self, path: str, part: str, key: Key | None) -> int | None:
+    def _renumbered(self, path: str, part: str, key: Key | None) -> None:
         """Before ``part`` of a file read whole again is written: where the
         item stored under that name holds other text and an item of the
         file not yet written in this read holds this text (same title and
@@ -425,7 +449,7 @@ class BatchWriter:
         known by its title and people alone, a failed attachment by its mail
         and its name there.  A mail that failed (``key`` None) takes its
         name's item as it is, which no later part may then take for its old
-        text.  Returns the item that holds the part's name now, if any."""
+        text."""
         stored = self._stored.get(path)
         if stored is None:
             _, rows = self.store.execute(_STORED_PARTS, {"path": path, "machine": self.store.machine})
@@ -435,7 +459,7 @@ class BatchWriter:
                 {str(r[1]): int(r[0]) for r in rows},  # type: ignore[call-overload]
                 {int(r[0]): str(r[1]) for r in rows},  # type: ignore[call-overload]
                 {item: found for item, found in keys.items() if found is not None},
-                failed={int(r[0]): (str(r[5]), str(r[7] or "")) for r in rows  # type: ignore[call-overload]
+                failed={int(r[0]): (str(r[5]), str(r[7] or ""), str(r[8])) for r in rows  # type: ignore[call-overload]
                         if r[5] != "ok"})
         holder = stored.by_name.get(part)
         moved = None if key is None or holder is not None and stored.keys.get(holder) == key else stored.holding(key)
@@ -452,7 +476,6 @@ class BatchWriter:
             holder = moved
         if holder is not None:
             stored.claimed.add(holder)  # written now: holds this part's text from here on
-        return holder
 
     def _file_id(self, path: str) -> int | None:
         _, rows = self.store.execute(_FILE_ID, {"path": path, "machine": self.store.machine})
