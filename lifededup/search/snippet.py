@@ -303,7 +303,7 @@ def _plain(marked: str) -> tuple[str, list[tuple[int, int]]]:
     return "".join(out), spans
 
 
-def word_end(plain: str, spans: list[tuple[int, int]], end: int) -> int:
+def _word_end(plain: str, spans: list[tuple[int, int]], end: int) -> int:
     """Where the word (the characters up to a space) that ``plain[end]``
     goes on ends, past any match it holds (``spans``, a phrase across a
     space too), at most WORD_END_CHARS characters on."""
@@ -334,7 +334,7 @@ def _to_word_end(marked: str, highlighted: list[str]) -> str:
         if at < 0:
             continue
         end = at + len(window)
-        stop = word_end(plain, spans, end)
+        stop = _word_end(plain, spans, end)
         inside = [any(s <= k < e for s, e in spans) for k in range(end, stop)]
         out, is_open = [body], True
         for char, mark in zip(plain[end:stop], inside):
