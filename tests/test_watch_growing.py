@@ -114,3 +114,5 @@ def test_a_download_that_stalls_is_warned_of_once(tmp_path: Path, caplog: pytest
     assert len(warned) == 1, f"warned of once, not at each stall: {[r.getMessage() for r in warned]}"
     again = said(caplog, logging.INFO, "stalls.pdf: still not readable")
     assert len(again) == 2, f"said at INFO at each later stall: {[r.getMessage() for r in caplog.records]}"
+    counted = [r.getMessage() for r in said(caplog, logging.INFO, ", failed ") if "failed 0" not in r.getMessage()]
+    assert len(counted) == 1, f"counted failed once: {counted}"

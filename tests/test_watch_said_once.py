@@ -105,7 +105,9 @@ def test_a_file_that_vanished_as_it_was_read_is_not_counted_removed_too(
             write_text(made / f"note{n}.txt", seed=n, words=400)
         caught_up = len(reports)
         made.rename(root / "made")  # in one move, as a folder copied in ends
-        eventually(lambda: any(r.state == "indexing" for r in reports[caught_up:]), "the folder is being read")
+        # its run has listed the files (they wait), and reads them
+        eventually(lambda: any(r.state == "indexing" and r.waiting_files >= FILES // 2 for r in reports[caught_up:]),
+                   "the folder is being read")
         shutil.rmtree(root / "made")
         eventually(lambda: items(store) == 0, "the store forgets the folder")
         forgotten = len(reports)

@@ -569,8 +569,10 @@ class Watcher:
             self._counted.clear()
         # what failed anew: a part that fails as its item recorded already is not (index.write), nor said again
         failed = failures(self.store, since=started) if summary.failed else []
-        if summary.read or summary.removed or summary.moved or failed or summary.vanished:
-            counts = (f"{n:,}" for n in (summary.new, summary.updated, summary.moved, summary.removed, len(failed)))
+        # nor is a file warned of that grew since and fails alike (a download stalled again): said at INFO
+        anew = len(failed) - sum(not f.part and self._grown_alike(fs_path(f.path), f.status) for f in failed)
+        if summary.read or summary.removed or summary.moved or anew or summary.vanished:
+            counts = (f"{n:,}" for n in (summary.new, summary.updated, summary.moved, summary.removed, anew))
             log.info("%s: new %s, updated %s, moved %s, removed %s, failed %s%s", ", ".join(f.path for f in folders),
                      *counts, summary.vanished_words())
         named = self._name_failures(failed, began, overdue)
@@ -631,13 +633,17 @@ class Watcher:
         stalls for longer than ``delay`` is still at each stall: it was read
         and warned of ("damaged or truncated PDF") at every one, where it
         was the same file, still coming."""
-        now, before = stat_of(disk), self._warned.get(disk)
-        if before is not None and before[0] == status and now is not None and before[1] is not None \
-                and now[0] > before[1][0]:
+        if self._grown_alike(disk, status):
             log.info(_GROWN_UNREADABLE, what, shown(reason))
         else:
             log.warning("could not read %s: %s", what, shown(reason))
-        self._warned[disk] = (status, now)
+        self._warned[disk] = (status, stat_of(disk))
+
+    def _grown_alike(self, disk: str, status: str) -> bool:
+        """Whether a file that cannot be read was warned of so, and has grown since."""
+        now, before = stat_of(disk), self._warned.get(disk)
+        return before is not None and before[0] == status and now is not None and before[1] is not None \
+            and now[0] > before[1][0]
 
     def _name_deferred(self, deferred: dict[str, str]) -> set[str]:
         """The files still being written that could not be read, and were
