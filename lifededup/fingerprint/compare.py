@@ -101,10 +101,7 @@ class Prepared:
         is hashed word by word at every pass (a quarter to a third of a manual's
         distance)."""
         stream = self.shingled.stream if "shingled" in self.__dict__ else stream_bytes(self.text)
-        signed = array("q", map(hash, stream.split()))
-        found = array("Q")
-        found.frombytes(signed.tobytes())  # as unsigned: rapidfuzz takes no negative items
-        return found
+        return distance.hashed_words(stream.split())
 
 
 def exact_resemblance(a: Prepared, b: Prepared) -> float:

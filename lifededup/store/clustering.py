@@ -987,13 +987,9 @@ def misplaced_keys(conn: Connection) -> list[int]:
 
 def _words_of(text: str) -> array[int]:
     """The words verification compares (the fingerprint's word stream), each
-    as its 64-bit hash: 8 bytes a word where a str costs about 60, so the
-    word cache holds that many more texts.  Only compared within this
-    process (the hash of a str is seeded per process), with equal words
-    equal and a collision of two words one in 2^64."""
+    as its 64-bit hash (``hashed_words``), so the word cache holds that many
+    more texts."""
+    from lifededup.fingerprint.distance import hashed_words
     from lifededup.normalize import word_stream  # numpy: imported when a cluster is formed, not by a search
 
-    signed = array("q", map(hash, word_stream(text).split()))
-    found = array("Q")
-    found.frombytes(signed.tobytes())  # as unsigned: rapidfuzz takes no negative items
-    return found
+    return hashed_words(word_stream(text).split())
