@@ -39,6 +39,7 @@ import subprocess
 import sys
 import tarfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 CACHE = Path("/tmp/lifededup-real-archive")
@@ -206,15 +207,7 @@ def _heldout_manuals(target: Path) -> None:
 
 def build_heldout(refresh: bool = False) -> Path:
     """The held-out archive's folder, assembled once and cached."""
-    done = HELDOUT / ".complete"
-    if done.exists() and not refresh:
-        return HELDOUT
-    shutil.rmtree(HELDOUT, ignore_errors=True)
-    HELDOUT.mkdir(parents=True)
-    _heldout_manuals(HELDOUT)
-    _heldout_projects(HELDOUT)
-    done.write_text("ok\n")
-    return HELDOUT
+    return _assembled(HELDOUT, (_heldout_manuals, _heldout_projects), refresh)
 
 
 def heldout_manuals(archive: Path = HELDOUT) -> dict[str, list[Path]]:
@@ -231,15 +224,20 @@ def heldout_manuals(archive: Path = HELDOUT) -> dict[str, list[Path]]:
 
 def build(refresh: bool = False) -> Path:
     """The archive folder, assembled once and cached."""
-    done = ARCHIVE / ".complete"
+    return _assembled(ARCHIVE, (_debian, _projects), refresh)
+
+
+def _assembled(folder: Path, parts: tuple[Callable[[Path], None], ...], refresh: bool) -> Path:
+    """``folder`` filled by each of ``parts`` once; ``.complete`` says it was."""
+    done = folder / ".complete"
     if done.exists() and not refresh:
-        return ARCHIVE
-    shutil.rmtree(ARCHIVE, ignore_errors=True)
-    ARCHIVE.mkdir(parents=True)
-    _debian(ARCHIVE)
-    _projects(ARCHIVE)
+        return folder
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for part in parts:
+        part(folder)
     done.write_text("ok\n")
-    return ARCHIVE
+    return folder
 
 
 def manuals(archive: Path = ARCHIVE) -> dict[str, list[Path]]:

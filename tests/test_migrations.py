@@ -104,6 +104,25 @@ def marked_to_read(store: Store) -> dict[str, bool]:
             for r in store.execute("SELECT path, mtime FROM items WHERE part = ''")[1]}
 
 
+@contextmanager
+def read_again_at(store_url: str, revision: str, folder: Path, marked: dict[str, bool]) -> Iterator[Store]:
+    """Upgrade to ``revision``, which must mark the files ``marked`` says (by
+    name) to be read again; index ``folder``, which reads those again and no
+    other; the store is clean, then at head once the caller is done with it."""
+    from lifededup.index import IndexConfig, run
+
+    upgrade_to(store_url, revision)
+    with open_store(store_url) as store:
+        assert marked_to_read(store) == marked, marked_to_read(store)
+        summary = run(store, [folder], IndexConfig(workers=1))
+        read = sum(marked.values())
+        assert (summary.updated, summary.unchanged) == (read, len(marked) - read), summary
+        assert check_store(store) == [], check_store(store)
+        yield store
+        _, [(at,)] = store.execute("SELECT version_num FROM alembic_version")
+        assert at == head()
+
+
 def search_ids(store: Store, word: str, config: str = "simple") -> list[int]:
     """The items whose title or text holds ``word``, by the store's own full-text index (on PostgreSQL,
     ``word`` read with the text search configuration ``config``)."""

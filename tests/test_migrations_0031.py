@@ -10,11 +10,11 @@ import zipfile
 from pathlib import Path
 
 from test_extract_svg import poster
-from test_migrations import downgrade_to, head, marked_to_read, search_ids, upgrade_to
+from test_migrations import downgrade_to, read_again_at, search_ids
 
 from lifededup.fingerprint import fingerprint
 from lifededup.index import IndexConfig, run
-from lifededup.store import check_store, open_store
+from lifededup.store import open_store
 from lifededup.store.records import ItemRecord
 
 
@@ -38,14 +38,7 @@ def test_0031_reads_again_the_files_holding_a_drawing(store_url: str, tmp_path: 
         assert sorted(search_ids(store, "inkscape")) == ids, "0030's state: the markup is searched"
     downgrade_to(store_url, "0030")
 
-    upgrade_to(store_url, "0031")
-    with open_store(store_url) as store:
-        assert marked_to_read(store) == {"poster.svg": True, "festival.zip": True, "letter.txt": False}, \
-            marked_to_read(store)
-        summary = run(store, [folder], IndexConfig(workers=1))
-        assert (summary.updated, summary.unchanged) == (2, 1), summary
-        assert check_store(store) == [], check_store(store)
+    marked = {"poster.svg": True, "festival.zip": True, "letter.txt": False}
+    with read_again_at(store_url, "0031", folder, marked) as store:
         assert search_ids(store, "inkscape") == [], "the markup is no drawing's words"
         assert sorted(search_ids(store, "breakwater")) == ids, "the same items, read for their words"
-        _, [(revision,)] = store.execute("SELECT version_num FROM alembic_version")
-        assert revision == head()

@@ -10,11 +10,11 @@ import shutil
 from pathlib import Path
 
 from test_extract_fuzz import CORPUS
-from test_migrations import downgrade_to, head, marked_to_read, search_ids, upgrade_to
+from test_migrations import downgrade_to, read_again_at, search_ids
 
 from lifededup.fingerprint import fingerprint
 from lifededup.index import IndexConfig, run
-from lifededup.store import check_store, open_store
+from lifededup.store import open_store
 from lifededup.store.records import ItemRecord
 
 ARTICLE = ("A pool keeps connections open between uses, so that a program does not pay for a new connection at "
@@ -40,14 +40,7 @@ def test_0032_reads_pages_again_without_their_navigation(store_url: str, tmp_pat
         assert search_ids(store, "disconnects") == [int(str(page))], "0031's state: the menu is searched"
     downgrade_to(store_url, "0031")
 
-    upgrade_to(store_url, "0032")
-    with open_store(store_url) as store:
-        assert marked_to_read(store) == {"pooling.html": True, "portugal-trip.epub": True, "letter.txt": False}, \
-            marked_to_read(store)
-        summary = run(store, [folder], IndexConfig(workers=1))
-        assert (summary.updated, summary.unchanged) == (2, 1), summary
-        assert check_store(store) == [], check_store(store)
+    marked = {"pooling.html": True, "portugal-trip.epub": True, "letter.txt": False}
+    with read_again_at(store_url, "0032", folder, marked) as store:
         assert search_ids(store, "disconnects") == [], "the menu is no word of the page"
         assert search_ids(store, "checks") == [int(str(page))], "the same item, read again"
-        _, [(revision,)] = store.execute("SELECT version_num FROM alembic_version")
-        assert revision == head()
