@@ -97,10 +97,16 @@ def test_an_identifier_searched_for_shows_whole_in_its_snippet(store_url: str) -
         assert whole >= 1, f"{path}: the identifier is not whole in {snippet!r}"
         assert snippet.count("pytest_collection") == snippet.count("collection_modifyitems") == whole, \
             f"{path}: a piece of the identifier alone in {snippet!r}"
-        marked = {k for start, end in highlights for k in range(start, end)}
-        at = snippet.find(IDENTIFIER)
-        unmarked = [snippet[k] for k in range(at, at + len(IDENTIFIER)) if snippet[k] != "_" and k not in marked]
-        assert not unmarked, f"{path}: {''.join(unmarked)!r} of the identifier unmarked in {snippet!r}"
+        _marked_whole(path, snippet, highlights)
+
+
+def _marked_whole(path: str, snippet: str, highlights: list[list[int]]) -> None:
+    """The identifier stands in ``snippet``, each of its letters marked."""
+    marked = {k for start, end in highlights for k in range(start, end)}
+    at = snippet.find(IDENTIFIER)
+    assert at >= 0, f"{path}: the identifier is not in {snippet!r}"
+    unmarked = [snippet[k] for k in range(at, at + len(IDENTIFIER)) if snippet[k] != "_" and k not in marked]
+    assert not unmarked, f"{path}: {''.join(unmarked)!r} of the identifier unmarked in {snippet!r}"
 
 
 def test_a_word_ending_the_snippet_shows_to_its_end(store_url: str) -> None:
@@ -135,16 +141,60 @@ def test_a_long_texts_snippet_is_of_its_start_on_both_backends(store_url: str) -
     assert "stands on the cape" in snippet and snippet.startswith(ELLIPSIS) and snippet.endswith(ELLIPSIS), snippet
 
 
-def test_a_long_texts_match_past_its_start_alone_is_shown_on_sqlite(tmp_path: Path) -> None:
+def test_a_long_texts_match_past_its_start_alone_is_shown_on_both_backends(store_url: str) -> None:
     """Where a long text matches past its first HEADLINE_CHARS characters
-    only, SQLite's snippet is of the whole text: the match shown (a
-    PostgreSQL store shows the text's start unless it keeps the text in
-    pieces, ``search.phrases``)."""
-    db = f"{tmp_path}/s.db"
-    text = _long_text("", " the keeper of the lighthouse rang twice. ")
-    _stored(db, {"/notes/long.txt": text})
-    snippet, highlights = _shown(db, "lighthouse")["/notes/long.txt"]
-    assert [snippet[a:b] for a, b in highlights] == ["lighthouse"] and "rang twice" in snippet, snippet
+    only, its snippet shows the match: SQLite's is of the whole text;
+    PostgreSQL's headline of the text's start marked nothing, and is made
+    again from where the text matches -- its first piece that does
+    (revision 0027 keeps a text of 100,000 characters or more in pieces),
+    or the whole of a shorter text."""
+    from pydoc_data.topics import topics
+
+    late = " the keeper of the lighthouse rang twice. "
+    prose = "\n\n".join(topics[key] for key in sorted(topics))
+    assert len(prose) > 200_000
+    texts = {"/notes/long.txt": _long_text("", late),
+             "/notes/longer.txt": prose[:150_000] + late + prose[150_000:200_000]}
+    _stored(store_url, texts)
+    shown = _shown(store_url, "lighthouse")
+    assert set(shown) == set(texts), shown
+    for path, (snippet, highlights) in shown.items():
+        assert [snippet[a:b] for a, b in highlights] == ["lighthouse"] and "rang twice" in snippet, (path, snippet)
+
+
+# pytest's how-to/output.rst: its own name early (its title), the hook past
+# its 21,000th character, in a conftest.py's example
+OUTPUT_EXAMPLE = """
+
+.. code-block:: python
+
+    # content of conftest.py
+    def pytest_collection_modifyitems(session, config, items):
+        for item in items:
+            for marker in item.iter_markers(name="test_id"):
+                item.user_properties.append(("test_id", marker.args[0]))
+"""
+
+
+def test_an_identifier_deep_in_a_long_text_shows_in_its_snippet(store_url: str) -> None:
+    """A text past HEADLINE_CHARS that names the identifier past them alone,
+    beside its own words early (``pytest``), shows the identifier in its
+    snippet, marked -- PostgreSQL showed the text's start, ``pytest``
+    marked there (ts_headline marks a phrase's words where the phrase is
+    not), and a row of no sign why it matched; SQLite's showed it."""
+    from pydoc_data.topics import topics
+
+    # prose of 24,000 characters whose words each stand fewer than 255 times
+    # (183 ``the``): PostgreSQL keeps no pieces of it (revision 0027), as of
+    # pytest's 26,976 characters, and the phrase's pieces never place it
+    prose = "\n\n".join(topics[key] for key in sorted(topics))[336_000:360_000]
+    output = "Managing pytest's output\n========================\n\n" + prose[:21_000] + OUTPUT_EXAMPLE + prose[21_000:]
+    texts = {"/docs/reference.rst": REFERENCE, "/docs/how-to.rst": HOWTO, "/docs/output.rst": output}
+    _stored(store_url, texts)
+    shown = _shown(store_url, IDENTIFIER)
+    assert set(shown) == set(texts), shown
+    for path, (snippet, highlights) in shown.items():
+        _marked_whole(path, snippet, highlights)
 
 
 def test_a_long_texts_snippet_at_its_starts_end_says_the_text_goes_on(tmp_path: Path) -> None:

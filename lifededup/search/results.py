@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from lifededup.search.query import PREFIX_MARK, Filters, leaves_out_alone, pg_query, results_sql
-from lifededup.search.snippet import SNIPPET_SQL, Snippet, fts5_snippets, headline_sql
+from lifededup.search.snippet import OPEN, SNIPPET_SQL, Snippet, deep_headline_sql, fts5_snippets, headline_sql
 from lifededup.search.syntax import (
     LEFT_OUT_ALONE, QuerySyntaxError, as_fts5, has_phrase, has_prefix, is_query_error, quoted_words, syntax_error,
     words_ored,
@@ -661,6 +661,8 @@ def _shown(conn: Connection, page: Sequence[tuple[int, float, int | None]], quer
     else:
         found, beside = _pipelined(conn, [(sql, params), also])
     items = {r[0]: r for r in found}
+    if query is not None and postgres:
+        items = _deep_headlines(conn, query, items)
     if query is not None and not postgres:
         marked = fts5_snippets(conn, query, {i: r[_SNIPPET_AT] for i, r in items.items()})
         items = {i: (*r[:_SNIPPET_AT], marked.get(i, "")) for i, r in items.items()}
@@ -673,6 +675,23 @@ def _shown(conn: Connection, page: Sequence[tuple[int, float, int | None]], quer
 
 # Where a row of _shown_sql has its snippet's columns, after _item_columns.
 _SNIPPET_AT = 13
+
+
+def _deep_headlines(conn: Connection, query: str, items: dict[int, Any]) -> dict[int, Any]:
+    """``items``, rows of ``_shown_sql`` on PostgreSQL, each whose text
+    goes on past the characters its headline read (HEADLINE_CHARS), whose
+    headline holds no match and whose title's marks nothing, given the
+    headline made where the text matches (``deep_headline_sql``) where
+    that one holds it: a statement more, for those rows alone -- a page
+    whose rows all show a match pays nothing."""
+    unheld = [i for i, r in items.items()
+              if not r[_SNIPPET_AT + 6] and OPEN not in (r[_SNIPPET_AT + 1] or "")
+              and r[_SNIPPET_AT + 7]]
+    if not unheld:
+        return items
+    tsquery, marked = pg_query(query)
+    deep = {r[0]: r[1:] for r in conn.execute(deep_headline_sql(tsquery, _ids(unheld)), {"query": marked})}
+    return {i: (*r[:_SNIPPET_AT], *deep[i]) if i in deep and deep[i][6] else r for i, r in items.items()}
 
 
 def _shown_sql(ids: Sequence[int], query: str | None, postgres: bool, matches: int,
@@ -692,7 +711,7 @@ def _shown_sql(ids: Sequence[int], query: str | None, postgres: bool, matches: i
         tsquery, marked = pg_query(query)
         start = "1" if pieced is None else pieced.shown_from("i.id")
         return (f"SELECT {_item_columns(postgres)}, h.headline, h.title_headline, h.found_at, h.read, h.shown, "
-                f"h.title_shown FROM {items} JOIN ({headline_sql(tsquery, listed, start)}) AS h ON h.id = i.id "
+                f"h.title_shown, h.held, h.goes_on FROM {items} JOIN ({headline_sql(tsquery, listed, start)}) AS h ON h.id = i.id "
                 f"WHERE i.id IN ({listed})", {"query": marked, **({} if pieced is None else pieced.params)})
     return (f"SELECT {_item_columns(postgres)}, {SNIPPET_SQL} FROM items_fts CROSS JOIN {items} "
             f"WHERE i.id = items_fts.rowid AND items_fts MATCH :query "

@@ -59,20 +59,24 @@ _word_after = (f"coalesce(CASE WHEN right(h, 1) = chr(3) THEN substring(substr(b
                f"{WORD_END_CHARS}) from '^\\S+') END, '')")
 
 
-def headline_sql(tsquery: str, ids: str, start: str = "1") -> str:
+def headline_sql(tsquery: str, ids: str, start: str = "1", chars: str = str(HEADLINE_CHARS)) -> str:
     """PostgreSQL's counterpart of ``SNIPPET_SQL`` for the items ``ids``:
     rows of ``id``, the text's ``headline`` and the title's
     (``title_headline``), each over the text with punctuation as spaces;
     where the headline starts in the text (``found_at``, 1: at its start;
     0: not found); the end of the text read (``read``); and the text and
     title the headlines show (``shown``, ``title_shown``: NULL where not
-    found).  Each subquery is fenced (``OFFSET 0``): pulled up into the
+    found); whether the text's headline holds a match of the query
+    (``held``: ts_headline marks the query's words where no match is, the
+    start of a text whose phrase stands further on); and whether the text
+    goes on past what was read (``goes_on``).  Each subquery is fenced (``OFFSET 0``): pulled up into the
     query around it, the headline was made twice, once for itself and
     once for ``found_at`` (20 rows: 0.89 against 0.41 ms).  Made of the
     text as the index reads it (a CJK text's ``text_apart``, revision
     0022), whose separators ``Snippet.from_marked`` drops; from its
     character ``start`` on (an SQL expression of the item ``i``: where a
-    long text's piece holding the phrase starts, ``search.phrases``).  A
+    long text's piece holding the phrase starts, ``search.phrases``), its
+    ``chars`` characters (an SQL expression too: ``deep_headline_sql``).  A
     headline that starts or ends on a match inside a word is that word
     longer (``_word_before``, ``_word_after``), marked again whole."""
     found, title_found = (f"nullif(strpos({spaced}, {_UNMARKED.format(h)}), 0)"
@@ -81,21 +85,51 @@ def headline_sql(tsquery: str, ids: str, start: str = "1") -> str:
         f"SELECT id, CASE WHEN before || after <> '' THEN ts_headline('{TS_CONFIG}', "
         f"{pg_spaced('before || shown || after')}, {tsquery}, {_ALL_OPTIONS}) ELSE h END AS headline, "
         "th AS title_headline, coalesce(at - 1 + found - length(before), 0) AS found_at, read, "
-        "before || shown || after AS shown, title_shown FROM ("
-        f"SELECT id, h, th, at, found, read, shown, title_shown, {_word_before} AS before, {_word_after} AS after "
-        "FROM (SELECT id, h, th, at, body, "
+        "before || shown || after AS shown, title_shown, "
+        f"coalesce(to_tsvector('{TS_CONFIG}', {pg_spaced('before || shown || after')}) @@ {tsquery}, false) AS held, "
+        "goes_on "
+        "FROM ("
+        f"SELECT id, h, th, at, found, read, shown, title_shown, goes_on, {_word_before} AS before, "
+        f"{_word_after} AS after "
+        "FROM (SELECT id, h, th, at, body, goes_on, "
         f"{found} AS found, at - 1 + length(rtrim(body)) AS read, substr(body, {found}, "
         f"length({_UNMARKED.format('h')})) AS shown, "
         f"substr(title, {title_found}, length({_UNMARKED.format('th')})) AS title_shown "
-        "FROM (SELECT id, body, at, title, spaced, spaced_title, "
-        f"ts_headline('{TS_CONFIG}', left(spaced, {HEADLINE_CHARS}), {tsquery}, {_HEADLINE_OPTIONS}) AS h, "
+        "FROM (SELECT id, body, at, title, spaced, spaced_title, length(body) > chars AS goes_on, "
+        f"ts_headline('{TS_CONFIG}', left(spaced, chars), {tsquery}, {_HEADLINE_OPTIONS}) AS h, "
         f"ts_headline('{TS_CONFIG}', spaced_title, {tsquery}, {_HEADLINE_OPTIONS}) AS th FROM ("
-        f"SELECT id, body, at, title, {pg_spaced('body')} AS spaced, {pg_spaced('title')} AS spaced_title "
-        f"FROM (SELECT i.id, substr(coalesce(i.text_apart, i.text), s.at, {HEADLINE_CHARS + 1}) AS body, s.at, "
+        f"SELECT id, body, at, chars, title, {pg_spaced('body')} AS spaced, {pg_spaced('title')} AS spaced_title "
+        "FROM (SELECT i.id, substr(coalesce(i.text_apart, i.text), s.at, s.chars + 1) AS body, s.at, s.chars, "
         "coalesce(i.title_apart, i.title, '') AS title "
-        f"FROM items i CROSS JOIN LATERAL (SELECT {start} AS at) AS s WHERE i.id IN ({ids}) OFFSET 0) AS texts "
+        f"FROM items i CROSS JOIN LATERAL (SELECT {start} AS at, {chars} AS chars) AS s "
+        f"WHERE i.id IN ({ids}) OFFSET 0) AS texts "
         "OFFSET 0) AS read OFFSET 0) AS headlines OFFSET 0) AS placed OFFSET 0) AS edged"
     )
+
+
+# A text that no piece holds is shorter than this (revision 0027 pieces a
+# text of 100,000 characters or more): its deep headline reads it to its
+# end, from this many characters before the end of its start's headline
+# (a phrase across HEADLINE_CHARS is read whole).
+WHOLE_CHARS = 100_000
+BACK_CHARS = 1_000
+
+
+def deep_headline_sql(tsquery: str, ids: str) -> str:
+    """``headline_sql`` for the items ``ids`` whose headline over their first
+    HEADLINE_CHARS characters holds no match (their text matches past them
+    alone: ``pytest_collection_modifyitems`` at character 23,566 of the
+    26,269 of pytest's ``markers.rst`` showed its start, unmarked, and at
+    21,113 of ``output.rst`` its start with one ``pytest`` marked): from the
+    first of a long text's pieces (revision 0027) that the query matches,
+    HEADLINE_CHARS characters; a text without such a piece (one no piece
+    holds is shorter than WHOLE_CHARS) read past its start to its end (up
+    to WHOLE_CHARS), BACK_CHARS before.  Its pieces are read by their key,
+    and only a page's rows whose headline holds no match pay."""
+    piece = ("(SELECT p.text_at FROM items_fts_pieces p WHERE p.rowid = i.id AND p.piece > 0 "
+             f"AND p.document @@ {tsquery} ORDER BY p.piece LIMIT 1)")
+    return headline_sql(tsquery, ids, f"coalesce({piece}, {HEADLINE_CHARS - BACK_CHARS})",
+                        f"CASE WHEN {piece} IS NULL THEN {WHOLE_CHARS} ELSE {HEADLINE_CHARS} END")
 
 
 def _shown(marked: str, text: str | None) -> str:
