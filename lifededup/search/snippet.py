@@ -23,7 +23,8 @@ _MARKS = re.compile(f"([{OPEN}{CLOSE}])")
 
 # PostgreSQL's ts_headline reads the whole text it is given, so it is given a
 # bounded start of the text: a page of snippets costs the same whatever the
-# texts' length (a text matched only past it shows its start, unmarked).
+# texts' length (a text matched only past it is headlined again from where
+# it matches, ``deep_headline_sql``: those rows alone pay for it).
 # FTS5's snippet() weighs each match in the text against every other
 # (fts5SnippetScore, once a match): a common word's snippet costs the square
 # of its matches -- ``the`` in the Debian Policy's 478,130 characters 182 ms,
