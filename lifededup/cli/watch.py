@@ -384,7 +384,7 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, retry: f
                               "another computer writes under this machine's name (see the log)")
             raise NameTaken(str(exc)) from exc
         except StoreTooNew as exc:  # upgraded by a newer lifededup while it watched
-            status_file.ended(watcher.status(), "a newer lifededup upgraded the store (see the log)")
+            status_file.ended(watcher.status(), UPGRADED)
             raise Upgraded(str(exc)) from exc
         except KeyboardInterrupt:
             raise click.ClickException("interrupted: the store is consistent (the batch in flight was committed "
@@ -620,11 +620,19 @@ def _waiting_words(report: dict[str, Any]) -> str:
     return said + (f", {folders:,} folder{'' if folders == 1 else 's'} to scan" if folders else "")
 
 
+# Why a watcher stopped by itself when a newer lifededup upgraded its store (`daemon status`'s state)
+UPGRADED = "a newer lifededup upgraded the store (see the log)"
+
+
 def _waiting_said(report: dict[str, Any], running: bool) -> str:
     """What waits; of a watcher that is not running, what it left unread, which the next start's catch-up scan
-    reads.  A watcher killed mid-batch said "waiting: 259 files", as though something still waited on them."""
+    reads.  A watcher killed mid-batch said "waiting: 259 files", as though something still waited on them.
+    One stopped by an upgrade said "nothing left unread" of the files the upgrade had marked to be read again."""
     if running:
         return f"waiting: {_waiting_words(report)}"
+    if report.get("state") == f"stopped: {UPGRADED}":
+        return ("left unread: the files the upgrade marked to be read again, and those changed since "
+                "(start the watcher again with the newer lifededup: `lifededup daemon start` reads them)")
     if not int(report.get("pending") or 0):
         return "nothing left unread"
     return f"left unread: {_waiting_words(report)} (the next `lifededup daemon start` reads them)"

@@ -138,6 +138,8 @@ class Watcher:
     _unread_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
     # when (clock()) the items of each folder in _missing were last counted (_kept_under)
     _counted: dict[str, float] = field(init=False, default_factory=dict)
+    # the store's schema revision as the watcher started (_same_schema)
+    _revision: str | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.debouncer = Debouncer(self.delay, self.clock, max_wait=self.max_wait)
@@ -156,6 +158,7 @@ class Watcher:
         try:
             # the store's failures from the start, not 0 until the first scan's first batch is written
             self._count_failures()
+            self._same_schema()
             next_rescan = self._next_rescan(self.rescan())
             next_follow = next_look = self.clock() + self.follow_every
             while not self.stop.is_set():
@@ -168,6 +171,7 @@ class Watcher:
                                     "every folder is scanned in %g s", _AFTER_OVERFLOW_S)
                         next_rescan = soon
                 if self.clock() >= next_look and not self.stop.is_set():
+                    self._same_schema()
                     # a folder that was not there (a disk plugged in, a folder made): scanned and followed now,
                     # not at the next hourly rescan -- and so is one that went away since, or was replaced
                     self._look_at_roots()
@@ -244,6 +248,29 @@ class Watcher:
                 raise
             return
         self._answered()
+
+    def _same_schema(self) -> None:
+        """Stop (:class:`StoreTooNew`) once a newer lifededup has upgraded the
+        store, looked at every ``follow_every`` seconds and not only as a batch
+        is written (``Store.claim_machine``): an idle watcher went on
+        "watching" for up to an hour (its next rescan) after a `pip install -U`
+        and a search upgraded the store, and the files the upgrade marked to
+        be read again waited all that time, for the restart that reads them."""
+        try:
+            _, rows = self.store.execute("SELECT version_num FROM alembic_version")
+        except Exception as exc:
+            if self._refused(exc):
+                return  # the store away: looked at again next time
+            raise
+        found = str(rows[0][0]) if rows else None
+        if self._revision is None:
+            self._revision = found
+        elif found != self._revision:
+            raise StoreTooNew(
+                f"the store {self.store.location} was upgraded to schema revision {found} by another lifededup "
+                f"while this watcher (at {self._revision}) ran: it stops, and leaves the files the upgrade marked "
+                "to the lifededup that upgraded it.  Start the watcher again with that one (pip install -U "
+                "lifededup; then lifededup daemon start, or lifededup watch): it reads them")
 
     def _refused(self, exc: Exception) -> bool:
         """Whether ``exc`` is the store refusing work for now (tried again
