@@ -229,3 +229,104 @@ def test_the_runs_found_by_their_keys_are_the_greedy_tiling(data: st.DataObject)
             for one, other in ((left, right), ([str(w) for w in left], [str(w) for w in right]),
                                (array("Q", left), array("Q", right))):
                 assert distance._tiles(one, other) == want, (keyed_past, one, other)
+
+
+def drafts_sharing_their_ends(rng: random.Random, base: list[str], pairs: int) -> list[tuple[list[str], list[str]]]:
+    """Drafts of ``base`` changed in one stretch only, the rest a shared start
+    and end: words edited there, a block moved within it or brought in from
+    the shared part (so that the tiling, which reads the whole texts, finds
+    blocks the middles alone lack), the stretch cut or doubled."""
+    found = []
+    for _ in range(pairs):
+        other = list(base)
+        start = rng.randrange(len(base) - 40)
+        end = min(len(base), start + rng.randrange(20, max(21, len(base) // rng.choice((3, 10, 40)))))
+        for _ in range(rng.randrange(3)):  # a block moved within the stretch
+            size = rng.randrange(TILE_WORDS, max(TILE_WORDS + 1, (end - start) // 2))
+            at = rng.randrange(start, max(start + 1, end - size))
+            block = other[at:at + size]
+            del other[at:at + size]
+            there = rng.randrange(start, max(start + 1, end - size))
+            other[there:there] = block
+        if rng.random() < 0.4:  # a block of the shared start copied into the stretch
+            at = rng.randrange(max(1, start - TILE_WORDS * 3))
+            other[end:end] = base[at:at + TILE_WORDS * rng.randrange(1, 4)]
+        for _ in range(int((end - start) * rng.choice((0.0, 0.02, 0.1, 0.4)))):
+            other[rng.randrange(start, min(end, len(other)))] = rng.choice(("amended", "struck", "inserted"))
+        if rng.random() < 0.2:
+            other[start:end] = []
+        found.append((base, other) if rng.random() < 0.5 else (other, base))
+    return found
+
+
+def figures(left: distance.Words, right: distance.Words) -> tuple[int, ...]:
+    """Every figure a pair is measured by: bag bound, plain and moved distances, and the bounded ones."""
+    plain, moved = word_distances(left, right)
+    bounded = [word_distance(left, right, max(allowed, 0)) for allowed in (moved - 1, moved, plain - 1)]
+    return (bag_distance(left, right), plain, moved, word_distance(left, right, moves=False) or 0,
+            moved_distance(left, right) or 0, *(-1 if found is None else found for found in bounded))
+
+
+def test_the_figures_of_drafts_sharing_their_ends_are_those_measured_before() -> None:
+    """A pair is measured on its middles, the words both share at either end
+    cut (the plain distance's known identity), the tiling still on the whole
+    texts: a manual's drafts (longer than ``HINTED_WORDS``, measured band by
+    band) and the report's measure what they measured before (the figures
+    written here are those of 51416e7, every word compared)."""
+    from manual_formats import chapters
+
+    rng = random.Random(27)
+    manual = " ".join(text for _, text in chapters(5, count=130, words=180)).split()
+    report = words("\n\n".join(paragraphs()))
+    pairs = [pair for base, count in ((manual, 6), (report, 12)) for pair in drafts_sharing_their_ends(rng, base, count)]
+    assert [figures(left, right) for left, right in pairs] == PINNED_FIGURES
+    # as the store's words (numpy cuts their ends): the same figures
+    hashed = [figures(distance.hashed_words(left), distance.hashed_words(right)) for left, right in pairs]
+    assert hashed == PINNED_FIGURES
+
+
+# bag, plain, moved, plain (moves=False), moved_distance, word_distance within moved - 1, moved, plain - 1 (-1: None)
+PINNED_FIGURES = [
+    (120, 144, 144, 144, 144, -1, 144, -1),
+    (15, 358, 48, 358, 48, -1, 48, 48),
+    (284, 284, 284, 284, 284, -1, 284, -1),
+    (0, 0, 0, 0, 0, 0, 0, 0),
+    (0, 1514, 8, 1514, 8, -1, 8, 8),
+    (0, 386, 16, 386, 16, -1, 16, 16),
+    (0, 2, 2, 2, 2, -1, 2, -1),
+    (6, 17, 17, 17, 17, -1, 17, -1),
+    (24, 26, 26, 26, 26, -1, 26, -1),
+    (19, 25, 25, 25, 25, -1, 25, -1),
+    (26, 26, 26, 26, 26, -1, 26, -1),
+    (8, 35, 24, 35, 24, -1, 24, 24),
+    (4, 4, 4, 4, 4, -1, 4, -1),
+    (112, 113, 113, 113, 113, -1, 113, -1),
+    (0, 14, 14, 14, 14, -1, 14, -1),
+    (7, 7, 7, 7, 7, -1, 7, -1),
+    (104, 104, 104, 104, 104, -1, 104, -1),
+    (8, 16, 16, 16, 16, -1, 16, -1),
+]
+
+
+@given(st.integers(0, 2**32), st.sampled_from([list, distance.hashed_words]))
+def test_cut_ends_measure_as_whole_texts(seed: int, kind: object) -> None:
+    """Any draft sharing its start and end with its text: the plain distance
+    is rapidfuzz's of the whole texts, the moved one the least of it and of
+    each way's whole text reordered (``in_order``) plus its moves, bounded as
+    ``word_distance`` and ``moved_distance`` say."""
+    rng = random.Random(seed)
+    vocabulary = [f"w{n}" for n in range(rng.choice((5, 50, 5000)))]
+    base = [rng.choice(vocabulary) for _ in range(rng.choice((60, 200, 900)))]
+    for left, right in drafts_sharing_their_ends(rng, base, 2):
+        one, other = kind(left), kind(right)  # type: ignore[operator]
+        plain = Levenshtein.distance(one, other)
+        moved = min([plain] + [Levenshtein.distance(a, ordered) + count * MOVE_COST
+                               for a, b in ((one, other), (other, one))
+                               for ordered, count in [in_order(a, b)] if count])
+        assert word_distances(one, other) == (plain, moved)
+        assert bag_distance(one, other) == bag_distance(list(left), list(right)) <= moved
+        for allowed in {0, moved - 1, moved, plain - 1, plain}:
+            if allowed >= 0:
+                assert moved_distance(one, other, allowed) == (moved if moved <= allowed else None)
+                assert word_distance(one, other, allowed) == (
+                    plain if plain <= allowed else moved if moved <= allowed else None)

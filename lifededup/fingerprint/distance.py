@@ -24,7 +24,7 @@ from array import array
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from rapidfuzz.distance import Levenshtein
 
@@ -77,13 +77,66 @@ def bag_distance(left: Words, right: Words) -> int:
     """A lower bound of the word distance, moves or not: the words of one
     text the other lacks (as multisets), the larger side.  An edit removes at
     most one word of either side's surplus, and a move none."""
+    left, right = middles(left, right)  # the words both share at either end are no one's surplus
     extra = sum((Counter(left) - Counter(right)).values())  # counted in C; positive counts alone
     return max(extra, extra - (len(left) - len(right)))
 
 
+def middles(left: Words, right: Words) -> tuple[Words, Words]:
+    """``left`` and ``right`` without the words they share at their start
+    and at their end: the plain Levenshtein distance of two texts is that of
+    their middles (an edit path never gains by touching a common prefix or
+    suffix), and so is ``bag_distance`` (the same words taken from both
+    sides).  rapidfuzz cuts them itself only for a cutoff under 4; two
+    editions of a changelog sharing an 18,353-word tail paid it at every
+    band.  Not for the tiling: it reads the whole texts (a block may have
+    moved from the shared part)."""
+    most = min(len(left), len(right))
+    start = _common_start(left, right, most)
+    end = _common_end(left, right, most - start)
+    if not start and not end:
+        return left, right
+    return left[start:len(left) - end], right[start:len(right) - end]
+
+
+def _common_start(left: Words, right: Words, most: int) -> int:
+    """How many words, at most ``most``, ``left`` and ``right`` start alike."""
+    numbers = _numbers(left, right, most)
+    if numbers is not None:
+        return _same_words(numbers[0], 0, numbers[1], 0, most)
+    same = 0
+    while same < most and left[same] == right[same]:
+        same += 1
+    return same
+
+
+def _common_end(left: Words, right: Words, most: int) -> int:
+    """How many words, at most ``most``, ``left`` and ``right`` end alike."""
+    numbers = _numbers(left, right, most)
+    if numbers is not None:
+        return _same_words(numbers[0][::-1], 0, numbers[1][::-1], 0, most)
+    same, last_left, last_right = 0, len(left) - 1, len(right) - 1
+    while same < most and left[last_left - same] == right[last_right - same]:
+        same += 1
+    return same
+
+
+def _numbers(left: Words, right: Words, most: int) -> tuple[Any, Any] | None:
+    """Both texts as numpy arrays read in place, when they are the store's
+    (``array('Q')``) and long enough to pay numpy's fixed cost; else None."""
+    if most < KEYED_WORDS or not all(isinstance(w, array) and w.typecode == "Q" for w in (left, right)):
+        return None
+    import numpy as np
+
+    return (np.frombuffer(cast("array[int]", left), dtype=np.uint64),
+            np.frombuffer(cast("array[int]", right), dtype=np.uint64))
+
+
 def _levenshtein(left: Words, right: Words, cutoff: int | None, floor: int) -> int:
     """rapidfuzz's word Levenshtein, cut off past ``cutoff``; on long texts
-    sought from ``floor`` (a lower bound of it) up (``HINTED_WORDS``)."""
+    sought from ``floor`` (a lower bound of it) up (``HINTED_WORDS``); of
+    the pair's ``middles``, the same distance."""
+    left, right = middles(left, right)
     if max(len(left), len(right)) < HINTED_WORDS:
         return int(Levenshtein.distance(left, right, score_cutoff=cutoff))
     return int(Levenshtein.distance(left, right, score_cutoff=cutoff, score_hint=max(floor, 64)))
@@ -149,11 +202,12 @@ def _banded_moves(left: Words, right: Words, floor: int, allowed: int | None) ->
     most = most if allowed is None else min(allowed, most)
     band, best = max(floor, 64), most + 1
     reordered: list[tuple[Words, Words, int]] = []  # each way, once the band is wide enough for a move
+    plain_left, plain_right = middles(left, right)  # cut once: sought band by band
     sought = [floor - 1, floor - 1]  # each reordered text's distance is known to be over this
     while True:
         band = min(band, most)
         cap = min(band, best - 1)
-        plain = int(Levenshtein.distance(left, right, score_cutoff=cap, score_hint=cap))
+        plain = int(Levenshtein.distance(plain_left, plain_right, score_cutoff=cap, score_hint=cap))
         if plain <= cap and not reordered:  # within ``allowed`` too: its moves counted all the same
             return _with_moves(left, right, plain, None, True, floor)
         if plain <= cap:  # the reordered texts made already: each sought as far as it may beat the plain one
@@ -164,7 +218,7 @@ def _banded_moves(left: Words, right: Words, floor: int, allowed: int | None) ->
                     best = min(best, _levenshtein(one, ordered, cutoff, floor) + cost)
             return best
         if not reordered and band >= floor + MOVE_COST:
-            reordered = [(one, *_in_order_cost(one, other)) for one, other in ((left, right), (right, left))]
+            reordered = [_in_order_cost(one, other) for one, other in ((left, right), (right, left))]
         for way, (one, ordered, cost) in enumerate(reordered):
             cutoff = min(band, best - 1 - cost)
             if cost and cutoff > sought[way]:  # a wider band than last time, and one that may beat the best
@@ -179,10 +233,11 @@ def _banded_moves(left: Words, right: Words, floor: int, allowed: int | None) ->
         band *= 2
 
 
-def _in_order_cost(one: Words, other: Words) -> tuple[Words, int]:
-    """``other`` in ``one``'s order (``in_order``), and what its moves cost."""
+def _in_order_cost(one: Words, other: Words) -> tuple[Words, Words, int]:
+    """``one`` and ``other`` in ``one``'s order (``in_order``), cut to their
+    ``middles`` (sought band by band), and what the moves cost."""
     ordered, moved = in_order(one, other)
-    return ordered, moved * MOVE_COST
+    return *middles(one, ordered), moved * MOVE_COST
 
 
 def _with_moves(left: Words, right: Words, plain: int, allowed: int | None, moves: bool,
@@ -357,14 +412,15 @@ def _run_keys(words: Any, k: int) -> Any:
     return keys
 
 
-def _same_words(left: Any, i: int, right: Any, j: int) -> int:
-    """How many words from ``left[i]`` and ``right[j]`` on are the same, in
+def _same_words(left: Any, i: int, right: Any, j: int, most: int | None = None) -> int:
+    """How many words (at most ``most``) from ``left[i]`` and ``right[j]`` on are the same, in
     growing slices (a run is most often short, a manual's up to thousands)."""
     import numpy as np
 
     same, step = 0, 64
+    most = min(left.size - i, right.size - j) if most is None else most
     while True:
-        n = min(step, left.size - i - same, right.size - j - same)
+        n = min(step, most - same)
         if n <= 0:
             return same
         equal = left[i + same:i + same + n] == right[j + same:j + same + n]
