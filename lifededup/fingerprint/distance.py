@@ -135,9 +135,13 @@ def _numbers(left: Words, right: Words, most: int) -> tuple[Any, Any] | None:
 def _levenshtein(left: Words, right: Words, cutoff: int | None, floor: int) -> int:
     """rapidfuzz's word Levenshtein, cut off past ``cutoff``; on long texts
     sought from ``floor`` (a lower bound of it) up (``HINTED_WORDS``); of
-    the pair's ``middles``, the same distance."""
+    the pair's ``middles``, the same distance (sought in bands as the whole
+    texts' length says: two 53,000-word changelogs 3,507 words apart have
+    middles of 15,939 and 19,299 words, whose distance unhinted under a 16,000-word cutoff
+    cost four times the banded search)."""
+    hinted = max(len(left), len(right)) >= HINTED_WORDS
     left, right = middles(left, right)
-    if max(len(left), len(right)) < HINTED_WORDS:
+    if not hinted:
         return int(Levenshtein.distance(left, right, score_cutoff=cutoff))
     return int(Levenshtein.distance(left, right, score_cutoff=cutoff, score_hint=max(floor, 64)))
 
