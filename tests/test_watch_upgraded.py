@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,9 @@ from index_samples import files_on_disk, stored_files, write_text
 from test_daemon import lifededup
 from test_watch import eventually
 
-from lifededup.store import open_store
+from lifededup.index import IndexConfig, run
+from lifededup.index.progress import Quiet
+from lifededup.store import StoreTooNew, open_store
 from lifededup.store.opening import make_engine, resolve
 
 
@@ -78,3 +81,34 @@ def test_an_idle_watcher_stops_once_a_newer_lifededup_upgrades_the_store(tmp_pat
     assert "updated 1" in err, err
     checked = lifededup(env, "check")
     assert checked.returncode == 0 and checked.stdout.startswith("ok: 2 items"), checked.stdout + checked.stderr
+
+
+class _UpgradedAsListed(Quiet):
+    """A newer lifededup upgrades the store as the run has planned its reads, before it writes them."""
+
+    def __init__(self, store_url: str) -> None:
+        self.store_url = store_url
+
+    def listed(self, files: Mapping[str, tuple[int, float]]) -> None:
+        _stamp(self.store_url, "UPDATE alembic_version SET version_num = '9999_from_the_future'")
+
+
+def test_a_run_in_flight_writes_no_stat_into_a_store_upgraded_under_it(tmp_path: Path, store_url: str) -> None:
+    """A file marked to be read again that fails as its item holds it has only its stat written (index.write):
+    a batch of such files took no turn that checked the schema, so an older lifededup's run in flight wrote
+    their stats into the store a newer one upgraded meanwhile -- its marks to read them again spent, the
+    newer reader never to see them.  It now stops before writing (StoreTooNew), the mark kept."""
+    root = tmp_path / "archive"
+    root.mkdir()
+    (root / "broken.pdf").write_bytes(b"%PDF-1.4\n" + bytes(range(256)) * 8)
+    with open_store(store_url) as store:
+        run(store, [root], IndexConfig())
+        assert store.execute("SELECT status FROM items")[1] == [("corrupt",)]
+        store.execute("UPDATE items SET mtime = NULL")  # a revision's mark, as 0031 and 0032 leave it
+        with pytest.raises(StoreTooNew, match="9999_from_the_future"):
+            run(store, [root], IndexConfig(), progress=_UpgradedAsListed(store_url))
+    engine = make_engine(resolve(store_url), readonly=True)
+    with engine.connect() as conn:
+        marks = conn.exec_driver_sql("SELECT mtime FROM items").scalars().all()
+    engine.dispose()
+    assert marks == [None], "the older run spent the newer revision's mark"

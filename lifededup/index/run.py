@@ -279,6 +279,9 @@ def _follow(store: Store, todo: Plan, tally: Tally, skipped: list[Skipped], know
     its run counted it vanished -- the watcher said "vanished 17", then "removed 17" of the same files
     (a folder copied in and deleted while read)."""
     with store.transaction():
+        # checked under the write lock (the run's start checked before its plan): stats refreshed by an older
+        # lifededup into a store a newer one upgraded meanwhile would spend its marks to read files again
+        store.claim_machine()
         passed_over = _record_skipped(store, skipped)  # files, each failed whole
         tally.failed += passed_over
         tally.failed_files += passed_over

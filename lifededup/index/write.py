@@ -267,6 +267,10 @@ class BatchWriter:
         prints = iter(fingerprint_many(texts, self.params))
         done: list[tuple[str, int]] = []
         with self.store.transaction():
+            # the store's schema and this machine's name checked under the write lock, not only by an item's
+            # write: a batch of stats alone (files that failed as before) would otherwise be written by an older
+            # lifededup into a store a newer one upgraded meanwhile, its marks to read them again spent
+            self.store.claim_machine()
             walls = None if self.watched is None else [folder.rstrip("/") + "/" for folder in self.watched()]
             self._look_for_stored(batch)
             for outcome in batch:
