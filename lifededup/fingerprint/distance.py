@@ -78,8 +78,25 @@ def bag_distance(left: Words, right: Words) -> int:
     text the other lacks (as multisets), the larger side.  An edit removes at
     most one word of either side's surplus, and a move none."""
     left, right = middles(left, right)  # the words both share at either end are no one's surplus
-    extra = sum((Counter(left) - Counter(right)).values())  # counted in C; positive counts alone
+    numbers = _numbers(left, right, min(len(left), len(right)))
+    if numbers is None:
+        extra = sum((Counter(left) - Counter(right)).values())  # counted in C; positive counts alone
+    else:
+        extra = _surplus(*numbers)
     return max(extra, extra - (len(left) - len(right)))
+
+
+def _surplus(left: Any, right: Any) -> int:
+    """How many of ``left``'s words ``right`` lacks, as multisets, by numpy:
+    each side's distinct words counted once sorted, where a ``Counter`` of
+    each hashed every word in Python (30 ms a pair of manuals, against 13)."""
+    import numpy as np
+
+    words_left, counts_left = np.unique(left, return_counts=True)
+    words_right, counts_right = np.unique(right, return_counts=True)
+    at = np.searchsorted(words_right, words_left).clip(max=words_right.size - 1)
+    theirs = np.where(words_right[at] == words_left, counts_right[at], 0)
+    return int(np.maximum(counts_left - theirs, 0).sum())
 
 
 def middles(left: Words, right: Words) -> tuple[Words, Words]:
