@@ -145,9 +145,9 @@ def test_a_long_texts_match_past_its_start_alone_is_shown_on_both_backends(store
     """Where a long text matches past its first HEADLINE_CHARS characters
     only, its snippet shows the match: SQLite's is of the whole text;
     PostgreSQL's headline of the text's start marked nothing, and is made
-    again from where the text matches -- its first piece that does
-    (revision 0027 keeps a text of 100,000 characters or more in pieces),
-    or the whole of a shorter text."""
+    again from where the text matches: its first piece that does (revision
+    0027 keeps both texts in pieces, each holding a word 255 times or more;
+    a text without pieces is the next test's)."""
     from pydoc_data.topics import topics
 
     late = " the keeper of the lighthouse rang twice. "
@@ -186,7 +186,7 @@ def test_an_identifier_deep_in_a_long_text_shows_in_its_snippet(store_url: str) 
 
     # prose of 24,000 characters whose words each stand fewer than 255 times
     # (183 ``the``): PostgreSQL keeps no pieces of it (revision 0027), as of
-    # pytest's 26,976 characters, and the phrase's pieces never place it
+    # pytest's 26,976 characters: only its headline past its start shows the phrase
     prose = "\n\n".join(topics[key] for key in sorted(topics))[336_000:360_000]
     output = "Managing pytest's output\n========================\n\n" + prose[:21_000] + OUTPUT_EXAMPLE + prose[21_000:]
     texts = {"/docs/reference.rst": REFERENCE, "/docs/how-to.rst": HOWTO, "/docs/output.rst": output}
