@@ -149,14 +149,14 @@ def _numbers(left: Words, right: Words, most: int) -> tuple[Any, Any] | None:
             np.frombuffer(cast("array[int]", right), dtype=np.uint64))
 
 
-def _levenshtein(left: Words, right: Words, cutoff: int | None, floor: int) -> int:
+def _levenshtein(left: Words, right: Words, cutoff: int | None, floor: int, hinted: bool = False) -> int:
     """rapidfuzz's word Levenshtein, cut off past ``cutoff``; on long texts
     sought from ``floor`` (a lower bound of it) up (``HINTED_WORDS``); of
     the pair's ``middles``, the same distance (sought in bands as the whole
     texts' length says: two 53,000-word changelogs 3,507 words apart have
     middles of 15,939 and 19,299 words, whose distance unhinted under a 16,000-word cutoff
     cost four times the banded search)."""
-    hinted = max(len(left), len(right)) >= HINTED_WORDS
+    hinted = hinted or max(len(left), len(right)) >= HINTED_WORDS  # ``hinted``: the caller's pair is long
     left, right = middles(left, right)
     if not hinted:
         return int(Levenshtein.distance(left, right, score_cutoff=cutoff))
@@ -236,7 +236,7 @@ def _banded_moves(left: Words, right: Words, floor: int, allowed: int | None) ->
             for way, (one, ordered, cost) in enumerate(reordered):
                 cutoff = best - 1 - cost
                 if cost and cutoff > sought[way]:
-                    best = min(best, _levenshtein(one, ordered, cutoff, floor) + cost)
+                    best = min(best, _levenshtein(one, ordered, cutoff, floor, hinted=True) + cost)
             return best
         if not reordered and band >= floor + MOVE_COST:
             reordered = [_in_order_cost(one, other) for one, other in ((left, right), (right, left))]
