@@ -60,7 +60,8 @@ _word_after = (f"coalesce(CASE WHEN right(h, 1) = chr(3) THEN substring(substr(b
                f"{WORD_END_CHARS}) from '^\\S+') END, '')")
 
 
-def headline_sql(tsquery: str, ids: str, start: str = "1", chars: str = str(HEADLINE_CHARS)) -> str:
+def headline_sql(tsquery: str, ids: str, start: str = "1", chars: str = str(HEADLINE_CHARS),
+                 checked: str = "goes_on") -> str:
     """PostgreSQL's counterpart of ``SNIPPET_SQL`` for the items ``ids``:
     rows of ``id``, the text's ``headline`` and the title's
     (``title_headline``), each over the text with punctuation as spaces;
@@ -70,9 +71,13 @@ def headline_sql(tsquery: str, ids: str, start: str = "1", chars: str = str(HEAD
     found); whether the text's headline holds a match of the query
     (``held``: ts_headline marks the query's words where no match is, the
     start of a text whose phrase stands further on); and whether the text
-    goes on past what was read (``goes_on``).  Each subquery is fenced (``OFFSET 0``): pulled up into the
-    query around it, the headline was made twice, once for itself and
-    once for ``found_at`` (20 rows: 0.89 against 0.41 ms).  Made of the
+    goes on past what was read (``goes_on``); ``held`` is measured where
+    ``checked`` says (an SQL condition: a text read whole holds its match
+    somewhere in it, and a to_tsvector of each row's shown words cost a
+    rare word's page a quarter of a millisecond), else true.  Each
+    subquery is fenced (``OFFSET 0``): pulled up into the query around it,
+    the headline was made twice, once for itself and once for ``found_at``
+    (20 rows: 0.89 against 0.41 ms).  Made of the
     text as the index reads it (a CJK text's ``text_apart``, revision
     0022), whose separators ``Snippet.from_marked`` drops; from its
     character ``start`` on (an SQL expression of the item ``i``: where a
@@ -87,7 +92,8 @@ def headline_sql(tsquery: str, ids: str, start: str = "1", chars: str = str(HEAD
         f"{pg_spaced('before || shown || after')}, {tsquery}, {_ALL_OPTIONS}) ELSE h END AS headline, "
         "th AS title_headline, coalesce(at - 1 + found - length(before), 0) AS found_at, read, "
         "before || shown || after AS shown, title_shown, "
-        f"coalesce(to_tsvector('{TS_CONFIG}', {pg_spaced('before || shown || after')}) @@ {tsquery}, false) AS held, "
+        f"CASE WHEN {checked} THEN coalesce(to_tsvector('{TS_CONFIG}', {pg_spaced('before || shown || after')}) "
+        f"@@ {tsquery}, false) ELSE true END AS held, "
         "goes_on "
         "FROM ("
         f"SELECT id, h, th, at, found, read, shown, title_shown, goes_on, {_word_before} AS before, "
@@ -130,7 +136,7 @@ def deep_headline_sql(tsquery: str, ids: str) -> str:
     piece = ("(SELECT p.text_at FROM items_fts_pieces p WHERE p.rowid = i.id AND p.piece > 0 "
              f"AND p.document @@ {tsquery} ORDER BY p.piece LIMIT 1)")
     return headline_sql(tsquery, ids, f"coalesce({piece}, {HEADLINE_CHARS - BACK_CHARS})",
-                        f"CASE WHEN {piece} IS NULL THEN {WHOLE_CHARS} ELSE {HEADLINE_CHARS} END")
+                        f"CASE WHEN {piece} IS NULL THEN {WHOLE_CHARS} ELSE {HEADLINE_CHARS} END", "true")
 
 
 def _shown(marked: str, text: str | None) -> str:
