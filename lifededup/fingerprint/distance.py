@@ -44,6 +44,7 @@ def hashed_words(words: Iterable[Hashable]) -> array[int]:
     found.frombytes(signed.tobytes())  # as unsigned: rapidfuzz takes no negative items
     return found
 
+
 # The shortest run of words taken for a moved block: shorter common runs
 # ("of the", a repeated phrase) are coincidences more than moves.
 TILE_WORDS = 8

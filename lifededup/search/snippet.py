@@ -170,20 +170,8 @@ class Snippet:
         between CJK characters (``store/searchable.py``), and a word marked
         character by character (ts_headline's ``東`` ``京``) marked whole."""
         flat = " ".join(together(marked).split()) if marked else ""
-        out: list[str] = []
-        spans: list[tuple[int, int]] = []
-        length, start = 0, 0
-        for piece in _MARKS.split(flat):  # the marks, and the text between them
-            if piece == OPEN:
-                start = length
-            elif piece == CLOSE:
-                if spans and spans[-1][1] == start:  # touching the one before: one word
-                    start = spans.pop()[0]
-                spans.append((start, length))
-            elif piece:
-                out.append(piece)
-                length += len(piece)
-        return cls("".join(out), tuple(spans))
+        text, spans = _plain(flat, joined=True)
+        return cls(text, tuple(spans))
 
     @classmethod
     def from_headline(cls, text: str | None, title: str | None, start: int, length: int,
@@ -328,15 +316,19 @@ def whole_matches(conn: Driver, table: str, query: str, marked: dict[int, str]) 
 _SPACE = re.compile(r"\s")
 
 
-def _plain(marked: str) -> tuple[str, list[tuple[int, int]]]:
-    """A marked text's characters and the spans of its marked runs in them."""
+def _plain(marked: str, *, joined: bool = False) -> tuple[str, list[tuple[int, int]]]:
+    """A marked text's characters and the spans of its marked runs in them;
+    ``joined``: a run touching the one before is one with it (a word marked
+    character by character)."""
     out: list[str] = []
     spans: list[tuple[int, int]] = []
     length = start = 0
-    for piece in _MARKS.split(marked):
+    for piece in _MARKS.split(marked):  # the marks, and the text between them
         if piece == OPEN:
             start = length
         elif piece == CLOSE:
+            if joined and spans and spans[-1][1] == start:
+                start = spans.pop()[0]
             spans.append((start, length))
         elif piece:
             out.append(piece)
