@@ -101,15 +101,25 @@ class Store:
         this running one (a watcher left running through `pip install -U`, or
         another machine's): its extractors and tables are the old ones, and
         what it wrote would stay as they made it (:class:`StoreTooNew`)."""
-        found = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+        self._at_revision(conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar())
+
+    def same_schema(self) -> None:
+        """:class:`StoreTooNew` if a newer lifededup has upgraded the store
+        since this one first looked, asked by a read: a watcher with nothing
+        to write asks so between batches, where a write asks it under the
+        write lock (:meth:`claim_machine`)."""
+        _, rows = self.execute("SELECT version_num FROM alembic_version")
+        self._at_revision(rows[0][0] if rows else None)
+
+    def _at_revision(self, found: object) -> None:
         if self._revision is None:
             self._revision = str(found)
         elif str(found) != self._revision:
             raise StoreTooNew(
                 f"the store {self.location} was upgraded to schema revision {found} by another lifededup while "
-                f"this one (at {self._revision}) ran: this one stops writing.  Run the lifededup that upgraded "
-                "it (pip install -U lifededup; then start the watcher again: lifededup daemon start, or "
-                "lifededup watch)")
+                f"this one (at {self._revision}) ran: this one stops writing, and leaves the files the upgrade "
+                "marked to be read again to the lifededup that upgraded it.  Start the watcher again with that one "
+                "(pip install -U lifededup; then lifededup daemon start, or lifededup watch): it reads them")
 
     def close(self) -> None:
         self.engine.dispose()

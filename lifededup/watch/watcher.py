@@ -138,8 +138,6 @@ class Watcher:
     _unread_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
     # when (clock()) the items of each folder in _missing were last counted (_kept_under)
     _counted: dict[str, float] = field(init=False, default_factory=dict)
-    # the store's schema revision as the watcher started (_same_schema)
-    _revision: str | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.debouncer = Debouncer(self.delay, self.clock, max_wait=self.max_wait)
@@ -257,20 +255,13 @@ class Watcher:
         and a search upgraded the store, and the files the upgrade marked to
         be read again waited all that time, for the restart that reads them."""
         try:
-            _, rows = self.store.execute("SELECT version_num FROM alembic_version")
+            self.store.same_schema()
+        except StoreTooNew:
+            raise
         except Exception as exc:
             if self._refused(exc):
                 return  # the store away: looked at again next time
             raise
-        found = str(rows[0][0]) if rows else None
-        if self._revision is None:
-            self._revision = found
-        elif found != self._revision:
-            raise StoreTooNew(
-                f"the store {self.store.location} was upgraded to schema revision {found} by another lifededup "
-                f"while this watcher (at {self._revision}) ran: it stops, and leaves the files the upgrade marked "
-                "to the lifededup that upgraded it.  Start the watcher again with that one (pip install -U "
-                "lifededup; then lifededup daemon start, or lifededup watch): it reads them")
 
     def _refused(self, exc: Exception) -> bool:
         """Whether ``exc`` is the store refusing work for now (tried again
