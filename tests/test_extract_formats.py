@@ -116,6 +116,20 @@ def test_real_icalendar_event() -> None:
     assert "Somewhere over the rainbow" in got.text and got.doc_date is not None, got
 
 
+@pytest.mark.parametrize(("name", "title", "component"), [
+    ("issue_104_mark_events_broken.ics", "Broken Eevnt", "VEVENT"),
+    ("todo_example.ics", "Submit Quebec Income Tax Return for 2006", "VTODO"),
+])
+def test_entry_standing_alone_without_a_calendar_is_read(name: str, title: str, component: str) -> None:
+    """An event or to-do copied out of its calendar (BEGIN:VEVENT, no BEGIN:VCALENDAR) was "empty: holds no events"
+    (or "not in the format its .ics name says" when a line of it was unreadable): its one entry is the file."""
+    outcomes = list(extract_many([FIXTURES / "calendar" / name], Limits(timeout_s=60)))
+    got = outcomes[0].result
+    assert isinstance(got, Extracted), got
+    assert (got.kind, got.title, got.metadata.get("component")) == ("event", title, component), got
+    assert title in got.text and got.doc_date is not None, got
+
+
 def test_calendar_of_several_events_has_one_dated_part_per_event(tmp_path: Path) -> None:
     real = (FIXTURES / "calendar/mozilla.ics").read_text()
     event = real[real.index("BEGIN:VEVENT"):real.index("END:VEVENT") + len("END:VEVENT\n")]

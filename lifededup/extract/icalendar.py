@@ -39,10 +39,22 @@ def _entry(component: Any, number: int = 0) -> Extracted:
                      metadata={"component": component.name.upper()})
 
 
+def _entries(components: list[Any]) -> list[Any]:
+    """The events, to-dos and journal entries of the file's calendars, and those standing alone: an
+    event copied out of a calendar (icalendar's test files hold 34 such) is a file of one BEGIN:VEVENT."""
+    found = []
+    for component in components:
+        if component.name.upper() in COMPONENTS:
+            found.append(component)
+        elif component.name.upper() == "VCALENDAR":
+            found.extend(c for c in component.getChildren() if c.name.upper() in COMPONENTS)
+    return found
+
+
 def extract_icalendar(source: Source) -> Extracted:
     text, _ = decode(source.read_bytes())
     calendars, unreadable = read_components(text)
-    entries = [c for cal in calendars for c in cal.getChildren() if c.name.upper() in COMPONENTS]
+    entries = _entries(calendars)
     if not entries:
         if calendars and not unreadable:  # a calendar read whole, of time zones only, say
             raise EmptyFile(f"{source.name} holds no events, to-dos or journal entries")
