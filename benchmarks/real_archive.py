@@ -29,6 +29,13 @@ what the first archive shows holds elsewhere:
   letter PDF): renderings of one language share a cluster, languages do not.
 
 ``heldout_manuals()`` names the renderings of each of its manuals.
+
+``build_odd()`` assembles a third folder, ``odd``, of files nobody here chose
+(first read in session 27): the test files the libraries lifededup reads with
+ship in their sdists -- the odd real PDFs, DOCX, PPTX, OpenDocument,
+iCalendar and mail their authors collected from bug reports -- as shipped,
+names and all (mail-parser's messages have no suffix).  ``ODD_PROJECTS`` names
+each project's release and the folders taken.
 """
 
 from __future__ import annotations
@@ -100,6 +107,22 @@ HELDOUT_SUFFIXES = (*DOC_SUFFIXES, ".html")
 HELDOUT_MANUALS = (("debian-history", "usr/share/doc/debian-history/docs"),
                    ("debian-refcard", "usr/share/doc/debian-refcard"))
 
+ODD = CACHE / "odd"
+# (release, folders in its sdist) whose files are other projects' test material; pdfminer.six, openpyxl,
+# xlrd, extract-msg, striprtf, flanker, ebooklib and vobject ship none in their sdists (checked in session 27)
+ODD_PROJECTS = {
+    "pypdf": ("7.1.1", ("resources",)),
+    "python-docx": ("1.2.0", ("tests/test_files", "features/steps/test_files")),
+    "python-pptx": ("1.0.2", ("tests/test_files", "features/steps/test_files")),
+    "odfpy": ("1.4.1", ("tests/examples",)),
+    "icalendar": ("7.3.2", ("src/icalendar/tests",)),
+    "talon": ("1.4.4", ("tests/fixtures",)),
+    "mail-parser": ("4.8.0", ("tests/mails",)),
+}
+# documents, not the tests' code, expected outputs or pictures; a file with no suffix is taken (mail as shipped)
+ODD_SUFFIXES = (".pdf", ".docx", ".pptx", ".xlsx", ".odt", ".ods", ".odp", ".ics", ".eml", ".html", ".rtf",
+                ".msg", ".doc", ".xls", ".ppt", ".epub", ".vcf", ".mbox")
+
 
 def _run(*command: str, cwd: Path | None = None) -> None:
     subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -161,8 +184,9 @@ def _sdists(project: str, version: str) -> list[Path]:
     sdists.mkdir(parents=True, exist_ok=True)
 
     def found() -> list[Path]:
-        prefix = f"{project}-{version}.".lower()
-        return sorted(p for p in sdists.iterdir() if p.name.lower().startswith(prefix)
+        # PEP 625 names newer sdists with underscores: python_docx-1.2.0.tar.gz
+        prefixes = tuple({f"{project}-{version}.".lower(), f"{project.replace('-', '_')}-{version}.".lower()})
+        return sorted(p for p in sdists.iterdir() if p.name.lower().startswith(prefixes)
                       and p.name.lower().endswith((".tar.gz", ".zip")))
 
     if not found():
@@ -203,6 +227,29 @@ def _heldout_manuals(target: Path) -> None:
     _unpacked(tuple(package for package, _ in HELDOUT_MANUALS))
     for package, folder in HELDOUT_MANUALS:
         shutil.copytree(CACHE / "unpacked" / package / folder, target / "manuals" / package)
+
+
+def _odd_wanted(inside: Path, folders: tuple[str, ...]) -> bool:
+    under = any(inside.is_relative_to(folder) for folder in folders)
+    return under and (inside.suffix.lower() in ODD_SUFFIXES or ("." not in inside.name and "mails" in inside.parts))
+
+
+def _odd_projects(target: Path) -> None:
+    for project, (version, folders) in ODD_PROJECTS.items():
+        for path in _sdists(project, version):
+            with tarfile.open(path) as archive:
+                for member in archive.getmembers():
+                    inside = Path(*Path(member.name).parts[1:])
+                    handle = archive.extractfile(member) if member.isfile() else None
+                    if handle is not None and _odd_wanted(inside, folders):
+                        out = target / f"{project}-{version}" / inside
+                        out.parent.mkdir(parents=True, exist_ok=True)
+                        out.write_bytes(handle.read())
+
+
+def build_odd(refresh: bool = False) -> Path:
+    """The folder of other projects' test files, assembled once and cached."""
+    return _assembled(ODD, (_odd_projects,), refresh)
 
 
 def build_heldout(refresh: bool = False) -> Path:
@@ -252,7 +299,8 @@ def manuals(archive: Path = ARCHIVE) -> dict[str, list[Path]]:
 
 if __name__ == "__main__":
     heldout = "--heldout" in sys.argv
-    folder = (build_heldout if heldout else build)(refresh="--refresh" in sys.argv)
+    builder = build_odd if "--odd" in sys.argv else build_heldout if heldout else build
+    folder = builder(refresh="--refresh" in sys.argv)
     files = [p for p in folder.rglob("*") if p.is_file() and p.name != ".complete"]
     print(f"{folder}: {len(files)} files, {sum(p.stat().st_size for p in files) / 1e6:.1f} MB")
     for name, paths in (heldout_manuals if heldout else manuals)(folder).items():
