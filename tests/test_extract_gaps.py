@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import random
+import shutil
 import stat
 import subprocess
 import sys
@@ -19,6 +20,8 @@ from lifededup.extract import Extracted, Failure, UnsupportedFormat, extract, wa
 from lifededup.extract.html import LIBXML2_MAX_DEPTH, parse_html, parse_html_with_soup
 from lifededup.index import IndexConfig, run
 from lifededup.store import open_store
+
+FIXTURES = Path(__file__).parent / "fixtures"
 
 # --- HTML nested deeper than libxml2 builds a tree -------------------------------------------------
 
@@ -216,6 +219,28 @@ def test_a_vcf_or_ics_that_is_not_one_is_a_failure_with_its_reason_and_prints_no
     assert got == want, f"statuses: {got}"
     with pytest.raises(UnsupportedFormat, match=r"no BEGIN:VCARD line; \d+ line\(s\) cannot be read, the first: At line 1"):
         extract(folder / "garbage.vcf")
+
+
+def test_a_calendar_naming_a_time_zone_vobject_does_not_know_prints_nothing(tmp_path: Path) -> None:
+    """vobject calls logging.error() on Python's root logger for a TZID it cannot find (khal's
+    "Central Standard Time"): with no logging set up, that prints "ERROR:root:'Central Standard Time'"
+    under the indexer's progress, and every later warning of that worker with it.  The event is read."""
+    folder = tmp_path / "calendars"
+    folder.mkdir()
+    shutil.copy(FIXTURES / "calendar/issue_156_RDATE_with_PERIOD_TZID_khal.ics", folder)
+    db = tmp_path / "store.db"
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_STATE_HOME": str(tmp_path / "state"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    indexed = subprocess.run([sys.executable, "-m", "lifededup", "index", "--db", str(db), str(folder)],
+                             capture_output=True, text=True, timeout=300, env=env)
+    assert indexed.returncode == 0, indexed.stderr
+    assert "ERROR" not in indexed.stderr and "Central Standard Time" not in indexed.stderr, indexed.stderr
+    store = open_store(db)
+    try:
+        _, rows = store.execute("SELECT status, title FROM items WHERE part = ''")
+    finally:
+        store.close()
+    assert [tuple(row) for row in rows] == [("ok", "Event")], rows
 
 
 def test_a_zips_symbolic_links_are_read_as_their_members_never_out_of_it(tmp_path: Path) -> None:

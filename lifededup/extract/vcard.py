@@ -67,15 +67,23 @@ def read_components(text: str) -> tuple[list[Any], list[str]]:
 
     kept = _Kept()
     loggers = [logging.getLogger(name) for name in _VOBJECT_LOGGERS]
+    # vobject.icalendar also calls logging.error() for a time zone it does not know (TZID="Central Standard
+    # Time"): on a program that set up no logging that installs a handler printing to stderr, for good
+    root, hush = logging.getLogger(), logging.NullHandler()
     with _LOGGERS_TAKEN:  # two threads' handlers swapped in turn could leave one's in place for good
         saved = [(logger.handlers, logger.propagate) for logger in loggers]
         for logger in loggers:
             logger.handlers, logger.propagate = [kept], False
+        hushed = not root.handlers
+        if hushed:
+            root.addHandler(hush)
         try:
             return list(vobject.readComponents(text, ignoreUnreadable=True)), kept.messages
         finally:
             for logger, (handlers, propagate) in zip(loggers, saved):
                 logger.handlers, logger.propagate = handlers, propagate
+            if hushed:
+                root.removeHandler(hush)
 
 
 def none_read(source: Source, text: str, what: str, begin: str, unreadable: list[str]) -> ExtractionError:
