@@ -130,6 +130,22 @@ def test_entry_standing_alone_without_a_calendar_is_read(name: str, title: str, 
     assert title in got.text and got.doc_date is not None, got
 
 
+@pytest.mark.parametrize(("name", "title", "text", "when"), [
+    ("invalid_duration.ics", "Event with an impractical duration", "Event with an impractical duration",
+     "2024-01-01T00:00:00+00:00"),
+    ("issue_218_bad_tzid.ics", "TESTIN", "TESTIN\nTESTING", "2017-02-28T23:00:00"),
+])
+def test_calendar_with_one_value_vobject_cannot_read_is_read(name: str, title: str, text: str, when: str) -> None:
+    """vobject gives up on the whole file at one value it cannot turn into Python's (a DURATION past
+    timedelta's reach, a time zone's DTSTART that is a date): the calendar was "corrupt".  The value stays
+    text; the event, its words and date are read."""
+    outcomes = list(extract_many([FIXTURES / "calendar" / name], Limits(timeout_s=60)))
+    got = outcomes[0].result
+    assert isinstance(got, Extracted), got
+    assert (got.title, got.text) == (title, text), got
+    assert got.doc_date is not None and got.doc_date.isoformat() == when, got.doc_date
+
+
 def test_calendar_of_several_events_has_one_dated_part_per_event(tmp_path: Path) -> None:
     real = (FIXTURES / "calendar/mozilla.ics").read_text()
     event = real[real.index("BEGIN:VEVENT"):real.index("END:VEVENT") + len("END:VEVENT\n")]

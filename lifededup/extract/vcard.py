@@ -78,12 +78,41 @@ def read_components(text: str) -> tuple[list[Any], list[str]]:
         if hushed:
             root.addHandler(hush)
         try:
-            return list(vobject.readComponents(text, ignoreUnreadable=True)), kept.messages
+            return _readable(vobject, text, kept), kept.messages
         finally:
             for logger, (handlers, propagate) in zip(loggers, saved):
                 logger.handlers, logger.propagate = handlers, propagate
             if hushed:
                 root.removeHandler(hush)
+
+
+def _readable(vobject: Any, text: str, kept: _Kept) -> list[Any]:
+    """The components read, each value in Python's types; where one value cannot be (a DTSTART of
+    "INVALID-DATE", an RDATE period of two dates) vobject gives up on the whole file, so it is read
+    again as text and each value turned one by one, the bad ones left as the text they were."""
+    try:
+        return list(vobject.readComponents(text, ignoreUnreadable=True))
+    except Exception as exc:
+        kept.messages.clear()
+        try:
+            components = list(vobject.readComponents(text, ignoreUnreadable=True, transform=False))
+        except Exception:
+            raise exc from None  # not one bad value: the file itself is damaged (never closed...)
+    for component in components:
+        _to_native(component)
+    return components
+
+
+def _to_native(component: Any) -> None:
+    """vobject's Component.transformChildrenToNative (time zones first), going on past a value it cannot read."""
+    for key in component.sortChildKeys():
+        for child in component.contents[key]:
+            try:
+                child = child.transformToNative()
+            except Exception:  # noqa: S112 - the value stays the text the file holds
+                continue
+            if hasattr(child, "sortChildKeys"):
+                _to_native(child)
 
 
 def none_read(source: Source, text: str, what: str, begin: str, unreadable: list[str]) -> ExtractionError:
