@@ -63,6 +63,19 @@ def test_encrypted_pdf() -> None:
     assert caught.value.status == "encrypted"
 
 
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def test_pdf_whose_owner_password_is_empty_is_read_and_one_with_both_set_is_encrypted() -> None:
+    """AES-256 with a user password and an empty owner password opens for anyone (poppler's pdftotext
+    and pdfminer.six read it); PDFium asked for the user password, and the file was "encrypted"."""
+    got = extract(FIXTURES / "encrypted/r6-user-password.pdf")
+    assert got.text == "pdf encryption test password: asdfzxcv", got.text
+    assert got.metadata["engine"] == "pdfminer.six", got.metadata
+    with pytest.raises(EncryptedFile, match="encrypted with a password"):
+        extract(FIXTURES / "encrypted/r6-both-passwords.pdf")
+
+
 def test_scan_without_text_layer() -> None:
     with pytest.raises(NoTextLayer, match="no text layer"):
         extract(CORPUS / "Bad files/scanned letter.pdf")

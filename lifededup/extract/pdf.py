@@ -97,14 +97,24 @@ def _pages_pdfminer(data: bytes) -> tuple[list[str], dict[str, str]]:
     return pages, meta
 
 
+def _opened_without_password(data: bytes, refused: EncryptedFile) -> tuple[list[str], dict[str, str], str]:
+    """A PDF PDFium asks a password for, read by pdfminer.six where it opens without one: AES-256
+    (revision 5 and 6) with an empty owner password -- ``qpdf --encrypt USER "" 256`` -- opens for
+    anyone (poppler and pdfminer.six try the empty password as the owner's), PDFium only for USER."""
+    try:
+        return (*_pages_pdfminer(data), "pdfminer.six")
+    except Exception:
+        raise refused from None
+
+
 def read_pages(data: bytes) -> tuple[list[str], dict[str, str], str]:
     """(page texts, document info, engine used); PDFium first, pdfminer.six when PDFium fails."""
     errors = []
     if _pdfium() is not None:
         try:
             return (*_pages_pdfium(data), "pypdfium2")
-        except EncryptedFile:
-            raise
+        except EncryptedFile as refused:
+            return _opened_without_password(data, refused)
         except Exception as exc:  # PDFium refused it: give pdfminer.six its chance
             errors.append(f"pypdfium2: {exc}")
     try:
