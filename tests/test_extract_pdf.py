@@ -76,6 +76,15 @@ def test_pdf_whose_owner_password_is_empty_is_read_and_one_with_both_set_is_encr
         extract(FIXTURES / "encrypted/r6-both-passwords.pdf")
 
 
+def test_ocr_layer_of_letter_spaced_words_is_read_whole_words() -> None:
+    """An OCR layer writes each word's last letter apart, letter-spaced as the scan; PDFium put a
+    space before it: "9 Nort h Buon a Vist a Driv e", "Singapor e 13858 8" (poppler reads the words)."""
+    got = extract(FIXTURES / "pdf/ocr-layer-indirect-rotation.pdf")
+    for line in ("9 North Buona Vista Drive", "The Metropolis Tower 1", "Singapore 138588",
+                 "China Shipping Container Lines Company Limited"):
+        assert line in got.text, f"{line!r} not in {got.text[:600]!r}"
+
+
 def test_scan_without_text_layer() -> None:
     with pytest.raises(NoTextLayer, match="no text layer"):
         extract(CORPUS / "Bad files/scanned letter.pdf")
