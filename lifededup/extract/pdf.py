@@ -10,6 +10,7 @@ status instead of an empty document.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import io
 import re
@@ -69,6 +70,7 @@ def _pages_pdfium(data: bytes) -> tuple[list[str], dict[str, str]]:
             text = textpage.get_text_bounded()
             if _words_split(text):
                 text = _rejoined(pdfium, textpage, text)
+            text = "\n".join([text, *_form_values(pdfium, page)])
             pages.append(text.replace("\r\n", "\n").replace("\r", "\n"))
             textpage.close()
             page.close()
@@ -76,6 +78,33 @@ def _pages_pdfium(data: bytes) -> tuple[list[str], dict[str, str]]:
         return pages, meta
     finally:
         document.close()
+
+
+def _form_values(pdfium: Any, page: Any) -> list[str]:
+    """What was typed into the page's form fields ("Alice" beside "First Name"): a field's value is
+    no part of the page's text to PDFium, where an unflattened form (LibreOffice's, with
+    NeedAppearances) keeps it; poppler's pdftotext shows it.  Ticked boxes (a name, /Off) are not words."""
+    raw = pdfium.raw
+    values = []
+    for number in range(raw.FPDFPage_GetAnnotCount(page.raw)):
+        annot = raw.FPDFPage_GetAnnot(page.raw, number)
+        try:
+            if (raw.FPDFAnnot_GetSubtype(annot) == raw.FPDF_ANNOT_WIDGET
+                    and raw.FPDFAnnot_GetValueType(annot, b"V") == raw.FPDF_OBJECT_STRING):
+                value = _annotation_string(pdfium, annot, b"V").strip()
+                if value:
+                    values.append(value)
+        finally:
+            raw.FPDFPage_CloseAnnot(annot)
+    return values
+
+
+def _annotation_string(pdfium: Any, annot: Any, key: bytes) -> str:
+    raw = pdfium.raw
+    size = raw.FPDFAnnot_GetStringValue(annot, key, None, 0)  # bytes of UTF-16LE, its NUL included
+    buffer = ctypes.create_string_buffer(size)
+    raw.FPDFAnnot_GetStringValue(annot, key, ctypes.cast(buffer, ctypes.POINTER(raw.FPDF_WCHAR)), size)
+    return buffer.raw[:max(0, size - 2)].decode("utf-16-le", errors="replace")
 
 
 # A page whose words are more than this share single letters may have words split ("Nort h Buon a Vist a"),
