@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from lifededup.extract import Extracted, Failure, UnsupportedFormat, extract, walk
+from lifededup.extract import CorruptFile, Extracted, Failure, UnsupportedFormat, extract, walk
 from lifededup.extract.html import LIBXML2_MAX_DEPTH, parse_html, parse_html_with_soup
 from lifededup.index import IndexConfig, run
 from lifededup.store import open_store
@@ -241,6 +241,16 @@ def test_a_calendar_naming_a_time_zone_vobject_does_not_know_prints_nothing(tmp_
     finally:
         store.close()
     assert [tuple(row) for row in rows] == [("ok", "Event")], rows
+
+
+def test_an_opendocument_declaring_an_xml_entity_is_refused_with_a_reason_that_says_so() -> None:
+    """odfpy's nasty.odt declares an external entity (a file beside it); defusedxml refuses it, and the
+    reason recorded was its repr: "damaged nasty.odt: EntitiesForbidden: EntitiesForbidden(name='nasty', ...)"."""
+    with pytest.raises(CorruptFile) as caught:
+        extract(FIXTURES / "opendocument/nasty.odt")
+    want = ("nasty.odt is refused: its XML declares the entity 'nasty' read from 'examples/externalcontent.txt', "
+            "as an XML attack does")
+    assert str(caught.value).startswith(want), str(caught.value)
 
 
 def test_a_zips_symbolic_links_are_read_as_their_members_never_out_of_it(tmp_path: Path) -> None:

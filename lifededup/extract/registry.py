@@ -205,7 +205,19 @@ def extract_as(name: str, source: Source, limits: Limits | None = None) -> Extra
         raise TooLarge(f"{source.name} needs more memory than the {source.limits.memory_mb} MiB memory limit "
                        "allows") from exc
     except Exception as exc:  # the parsers' own errors are not a contract: wrap them
-        raise CorruptFile(f"damaged {source.name}: {type(exc).__name__}: {exc}"[:500]) from exc
+        raise _damaged(source, exc) from exc
+
+
+def _damaged(source: Source, exc: Exception) -> CorruptFile:
+    """The error a parser let escape as the reason recorded.  defusedxml (odfpy and openpyxl parse
+    through it) refuses XML declaring entities, the shape of an attack: say so, not its repr."""
+    if type(exc).__module__.startswith("defusedxml"):
+        entity, where = getattr(exc, "name", None), getattr(exc, "sysid", None)
+        declared = (f"the entity {entity!r}" if entity else "a document type") + (f" read from {where!r}" if where
+                                                                                  else "")
+        return CorruptFile(f"{source.name} is refused: its XML declares {declared}, as an XML attack does "
+                           f"(to read files outside it, or to grow without end); lifededup expands no entity"[:500])
+    return CorruptFile(f"damaged {source.name}: {type(exc).__name__}: {exc}"[:500])
 
 
 def extract(path: Path, limits: Limits | None = None) -> Extracted:
