@@ -240,3 +240,67 @@ def test_a_text_within_headline_chars_shows_fts5s_own_snippet(tmp_path: Path, qu
         if hit.snippet.text != plain and not (ends_on_a_match and hit.snippet.text.startswith(plain[:-1])):
             differ.append((hit.path, hit.snippet.text, plain))
     assert not differ, f"{query}: {differ[:2]} show other snippets than snippet()'s"
+
+
+# A word past a long text's start, in a table whose cells hold no ``the``:
+# 30 cells either side (snippet()'s window is 24 words).
+_CELLS = " | ".join(str(k) for k in range(30))
+_TABLE_ROW = f"\n| {_CELLS} | lighthouse | {_CELLS} |\n"
+
+
+def test_a_common_word_and_one_past_the_start_show_the_latter_on_both_backends(store_url: str) -> None:
+    """``the lighthouse``, the latter past a long text's first HEADLINE_CHARS
+    characters: the snippet shows it marked, and the sentence it stands in
+    -- SQLite finds it by highlight() of it alone, where snippet() of the
+    query over the whole text cost the square of ``the``'s matches."""
+    _stored(store_url, {"/notes/long.txt": _long_text("", " the keeper of the lighthouse rang twice. ")})
+    snippet, highlights = _shown(store_url, "the lighthouse")["/notes/long.txt"]
+    assert "lighthouse" in [snippet[a:b] for a, b in highlights] and "rang twice" in snippet, (snippet, highlights)
+    assert snippet.startswith(ELLIPSIS) and snippet.endswith(ELLIPSIS), snippet
+
+
+def test_a_word_past_the_start_without_the_common_one_near_is_shown(tmp_path: Path) -> None:
+    """``the lighthouse``, the latter past a long text's first HEADLINE_CHARS
+    characters in a table without ``the`` near it: the snippet shows
+    ``lighthouse`` marked -- FTS5's snippet() weighs a window by the words
+    from its first match on (a thousand a word, one a repeat), and showed
+    a window of ``the`` alone, no sign why the text matched.  (PostgreSQL
+    shows the text's start there too: its headline of the text's
+    characters past the start holds no match, ``deep_headline_sql``.)"""
+    db = f"{tmp_path}/s.db"
+    _stored(db, {"/notes/table.txt": _long_text("", _TABLE_ROW)})
+    snippet, highlights = _shown(db, "the lighthouse")["/notes/table.txt"]
+    assert "lighthouse" in [snippet[a:b] for a, b in highlights], (snippet, highlights)
+    assert "| 28 | 29 | lighthouse | 0 | 1 |" in snippet, snippet
+
+
+def test_an_and_of_words_far_apart_shows_the_rarer_past_the_start(tmp_path: Path) -> None:
+    """``keeper lighthouse``: ``keeper`` thrice in a long text's first lines
+    (and in three other notes), ``lighthouse`` once past its 40,000th
+    character, in no other: the snippet shows ``lighthouse``, the rarer --
+    snippet() over the whole text weighed the three ``keeper`` above it and
+    showed the text's start, as its first HEADLINE_CHARS characters would."""
+    early = " The keeper said: the keeper keeps the keeper's keys. "
+    texts = {"/notes/long.txt": _long_text(early, " Then the lighthouse was lit. "),
+             **{f"/notes/keeper{k}.txt": "a keeper's note" for k in range(3)}}
+    db = f"{tmp_path}/s.db"
+    _stored(db, texts)
+    snippet, highlights = _shown(db, "keeper lighthouse")["/notes/long.txt"]
+    assert "lighthouse" in [snippet[a:b] for a, b in highlights] and "was lit" in snippet, (snippet, highlights)
+
+
+@pytest.mark.parametrize("query", ["the lighthouse", "the", "lighthouse OR keeper"])
+def test_a_long_texts_match_in_its_start_shows_its_starts_snippet(tmp_path: Path, query: str) -> None:
+    """Where a long text matches in its first HEADLINE_CHARS characters, its
+    snippet is FTS5's of them (cut at a space), as before: the words past
+    them are not sought."""
+    text = _long_text(" The lighthouse stands on the cape. ", " the keeper of the lighthouse rang twice. ")
+    db = f"{tmp_path}/s.db"
+    _stored(db, {"/notes/long.txt": text})
+    start = text[:HEADLINE_CHARS].rsplit(" ", 1)[0]
+    with sqlite3.connect(":memory:") as scratch:
+        scratch.execute("CREATE VIRTUAL TABLE t USING fts5(text, tokenize='unicode61 remove_diacritics 2')")
+        scratch.execute("INSERT INTO t (text) VALUES (?)", (start,))
+        own = scratch.execute("SELECT snippet(t, 0, '', '', ?, 24) FROM t WHERE t MATCH ?", (ELLIPSIS, query)).fetchone()
+    snippet, _ = _shown(db, query)["/notes/long.txt"]
+    assert snippet.removesuffix(ELLIPSIS) == " ".join(own[0].split()).removesuffix(ELLIPSIS), (snippet, own[0])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 import sqlite3
 from collections.abc import Iterable
@@ -219,16 +220,17 @@ def fts5_snippets(conn: Driver, query: str, marked: dict[int, str | None]) -> di
     """The marked snippets of the items ``marked`` that an FTS5 ``query``
     matches: ``SNIPPET_SQL``'s, and of an item whose is NULL (a text past
     HEADLINE_CHARS), the snippet of its first HEADLINE_CHARS characters
-    where the query matches there (``_bounded_snippets``), else of its whole
-    text; each with the match its window ends on shown to the end of its
-    word (``whole_matches``).
+    where the query matches there (``_bounded_snippets``), else of
+    HEADLINE_CHARS characters around where its words absent from that
+    start stand (``_deep_snippets``), else of its whole text; each with
+    the match its window ends on shown to the end of its word
+    (``whole_matches``).
 
-    A text matched past its first HEADLINE_CHARS characters alone costs
-    what it did (``the debconf``: a common word's square again).  Made of
-    the text's pieces instead, indexed in memory, the first that matches
-    shown, it cost less, but a rare word's more: indexing a long text costs
-    more than snippet()'s two reads of it (benchmarks/README.md, "Session
-    26")."""
+    snippet() over a whole long text costs the square of a common word's
+    matches (``the debconf``: 150 ms for the Debian Policy); indexing the
+    text's pieces in memory cost a rare word more than snippet()'s two
+    reads of the text (benchmarks/README.md, "Session 26"), where finding
+    the rare word by highlight() is one read of it ("Session 27")."""
     shown = whole_matches(conn, "items_fts", query, {i: m for i, m in marked.items() if m is not None})
     long = [i for i, m in marked.items() if m is None]
     if not long:
@@ -250,21 +252,232 @@ def _bounded_snippets(conn: Driver, query: str, ids: list[int]) -> dict[int, str
     """The snippets of the items ``ids`` made of their first HEADLINE_CHARS
     characters (cut at a space), in an index of those alone (in memory, its
     words read as the store's ``items_fts`` reads them), for those the
-    query matches there."""
+    query matches there; of those it does not, ``_deep_snippets``'s."""
     rows = [(i, title, _cut(text), people) for i, title, text, people in conn.execute(
         f"SELECT id, title, substr(text, 1, {HEADLINE_CHARS + 1}), people FROM items_searched "
         f"WHERE id IN ({_listed(ids)})")]
     scratch = sqlite3.connect(":memory:")
     try:
-        scratch.execute(f"CREATE VIRTUAL TABLE part USING fts5(title, text, people, tokenize={_tokenizer(conn)})")
+        tokenize = _tokenizer(conn)
+        for table in ("part", "deep"):
+            scratch.execute(f"CREATE VIRTUAL TABLE {table} USING fts5(title, text, people, tokenize={tokenize})")
+        scratch.execute(f"CREATE VIRTUAL TABLE shown USING fts5(text, tokenize={tokenize})")
         scratch.executemany("INSERT INTO part (rowid, title, text, people) VALUES (?, ?, ?, ?)", rows)
         found = {int(r[0]): str(r[1]) for r in scratch.execute(
             f"SELECT rowid, snippet(part, -1, {_SNIPPET_ARGS}) FROM part WHERE part MATCH ?", (query,))}
         found = whole_matches(scratch, "part", query, found)
+        texts = {i: text for i, _, text, _ in rows}
+        shown = {i: _going_on(marked, texts[i]) for i, marked in found.items()}
+        past = [row for row in rows if row[0] not in found]
+        return {**shown, **(_deep_snippets(conn, scratch, query, past) if past else {})}
     finally:
         scratch.close()
-    texts = {i: text for i, _, text, _ in rows}
-    return {i: _going_on(marked, texts[i]) for i, marked in found.items()}
+
+
+def _deep_snippets(conn: Driver, scratch: sqlite3.Connection, query: str,
+                   rows: list[tuple[int, str | None, str, str | None]]) -> dict[int, str]:
+    """The snippets of ``rows`` (id, title, start of the text, people), long
+    texts whose start the query does not match but holds a word of: each
+    of HEADLINE_CHARS characters of its text around where the query's
+    rarest word stands (``_placed``), indexed in ``scratch``'s ``deep``;
+    where those characters do not hold the whole query (an AND of words
+    far apart), the snippet of the query's words there, the rarest among
+    them, as snippet() over the whole text showed.  A row whose start
+    holds none of the query's words is left out, snippet() over its whole
+    text costs it no more (its words are found nowhere else: ``debconf``
+    alone, 3.3 ms in the Debian Policy, where highlight() finds it in
+    3.0); so is one whose start lacks none (a phrase or NEAR of words each
+    there)."""
+    words = _words(query)
+    absent = {i: lacks for i, lacks in _absent(scratch, words, [row[0] for row in rows]).items()
+              if 0 < len(lacks) < len(words)}
+    if not absent:
+        return {}
+    rows_of = {word: _rows_of(conn, word) for word in words}
+    placed = _placed(conn, {i: _sought(lacks, words, rows_of) for i, lacks in absent.items()})
+    if not placed:
+        return {}
+    scratch.executemany("INSERT INTO deep (rowid, title, text, people) VALUES (?, ?, ?, ?)",
+                        [(i, title, placed[i].window, people) for i, title, _, people in rows if i in placed])
+    found: dict[int, str] = {}
+    for matched in (query, " OR ".join(words)):
+        left = _listed(i for i in placed if i not in found)
+        found.update(whole_matches(scratch, "deep", matched, {int(r[0]): str(r[1]) for r in scratch.execute(
+            f"SELECT rowid, snippet(deep, 1, {_SNIPPET_ARGS}) FROM deep WHERE deep MATCH ? AND rowid IN ({left})",
+            (matched,))}))
+    return {i: _in_window(marked if placed[i].shows(marked) else _rarest_shown(scratch, i, placed[i].word, words),
+                          placed[i]) for i, marked in found.items()}
+
+
+def _rarest_shown(scratch: sqlite3.Connection, rowid: int, rarest: str, words: list[str]) -> str:
+    """The snippet of ``scratch``'s ``deep`` row ``rowid`` around its
+    ``rarest`` word, each of the query's ``words`` marked in it: where
+    snippet() of the query showed the others alone (it weighs a window by
+    the words after its first match, and a table's cell held ``python``
+    and no ``the`` after it)."""
+    window = str(scratch.execute(f"SELECT snippet(deep, 1, '', '', '{ELLIPSIS}', {SNIPPET_TOKENS}) FROM deep "
+                                 f"WHERE deep MATCH ? AND rowid = {int(rowid)}", (rarest,)).fetchone()[0])
+    body = window.removeprefix(ELLIPSIS).removesuffix(ELLIPSIS)
+    scratch.execute("INSERT INTO shown (rowid, text) VALUES (?, ?)", (rowid, body))
+    marked = scratch.execute(f"SELECT highlight(shown, 0, char(2), char(3)) FROM shown WHERE shown MATCH ? "
+                             f"AND rowid = {int(rowid)}", (" OR ".join(words),)).fetchone()
+    return window.replace(body, str(marked[0]), 1) if marked else window
+
+
+# A word in this many items or more is as common as any: counting them
+# all costs a common word's whole list of items in a large store.
+COMMON_ROWS = 1_000
+
+
+def _rows_of(conn: Driver, word: str) -> int:
+    """How many items hold a word (a query of its own), up to COMMON_ROWS."""
+    return int(conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM items_fts WHERE items_fts MATCH ? "
+                            f"LIMIT {COMMON_ROWS})", (word,)).fetchone()[0])
+
+
+def _sought(lacks: list[str], words: list[str], rows_of: dict[str, int]) -> list[str]:
+    """The words to find in a text whose start ``lacks`` some of the query's
+    ``words``, the rarest first (``rows_of``: in how many items each
+    stands): those it lacks, and before them the rarest word of its start
+    where that is rarer than they (two as common as any: the one it lacks,
+    whose first place is past the start)."""
+    ranked = sorted(lacks, key=rows_of.__getitem__)
+    rarer = [w for w in words if w not in lacks and rows_of[w] < rows_of[ranked[0]]]
+    return [min(rarer, key=rows_of.__getitem__), *ranked] if rarer else ranked
+
+
+def _absent(scratch: sqlite3.Connection, words: list[str], ids: list[int]) -> dict[int, list[str]]:
+    """Of each item ``ids``, the ``words`` its start (``scratch``'s
+    ``part``: title, people and the text's first HEADLINE_CHARS characters)
+    lacks."""
+    absent = {i: list(words) for i in ids}
+    for word in words:
+        for (rowid,) in scratch.execute(f"SELECT rowid FROM part WHERE part MATCH ? AND rowid IN ({_listed(ids)})",
+                                        (word,)):
+            absent[int(rowid)].remove(word)
+    return absent
+
+
+@dataclass(frozen=True)
+class _Place:
+    """Where a long text's snippet is made: HEADLINE_CHARS characters of
+    its ``text``, ``start`` to ``end``, around an occurrence of its rarest
+    word ``word`` (where each stands: ``found``)."""
+
+    text: str
+    start: int
+    end: int
+    word: str
+    found: list[int]
+
+    @property
+    def window(self) -> str:
+        return self.text[self.start:self.end]
+
+    def shows(self, marked: str) -> bool:
+        """Whether a snippet of the window holds an occurrence of the word."""
+        plain = _MARKS.sub("", marked).removeprefix(ELLIPSIS).removesuffix(ELLIPSIS)
+        at = self.window.find(plain)
+        first = bisect.bisect_left(self.found, self.start + at)
+        return at >= 0 and first < len(self.found) and self.found[first] < self.start + at + len(plain)
+
+
+def _placed(conn: Driver, sought: dict[int, list[str]]) -> dict[int, _Place]:
+    """Where to show each row of ``sought`` (item: the query's words to
+    find in its text, the rarest first): HEADLINE_CHARS characters of it
+    cut at spaces around an occurrence of the rarest of them found there
+    (``_around``).  Each word's occurrences are found by ``highlight()``
+    of it alone (one read of the text, where snippet() of the query weighs
+    every match against every other)."""
+    texts: dict[int, str] = {}
+    found: dict[int, dict[str, list[int]]] = {}
+    for word in dict.fromkeys(w for ws in sought.values() for w in ws):
+        rows = [i for i, ws in sought.items() if word in ws]
+        for rowid, highlighted in conn.execute(
+                "SELECT rowid, highlight(items_fts, 1, char(2), char(3)) FROM items_fts "
+                f"WHERE items_fts MATCH ? AND rowid IN ({_listed(rows)})", (word,)):
+            # the k-th mark opens 2k characters of marks after where it stands in the text
+            stands = [m.start() - 2 * k for k, m in enumerate(_OPENED.finditer(highlighted or ""))]
+            if stands:
+                texts.setdefault(int(rowid), str(highlighted).replace(OPEN, "").replace(CLOSE, ""))
+                found.setdefault(int(rowid), {})[word] = stands
+    placed = {}
+    for i, where in found.items():
+        ranked = [(w, where[w]) for w in sought[i] if w in where]
+        center = _around([at for _, at in ranked])
+        placed[i] = _Place(texts[i], *_window(texts[i], center), ranked[0][0], ranked[0][1])
+    return placed
+
+
+_OPENED = re.compile(OPEN)
+
+
+def _around(found: list[list[int]]) -> int:
+    """Of the occurrences of a row's words (each word's, in order, the
+    rarest first), one of the first word's: the first with the most of the
+    others within half HEADLINE_CHARS of it (snippet() weighs each word of
+    its window a thousand times a repeat; a common word stands near any)."""
+    rarest, *others = found
+    half = HEADLINE_CHARS // 2
+    return max(rarest, key=lambda at: sum(bisect.bisect_right(o, at + half) > bisect.bisect_left(o, at - half)
+                                          for o in others))
+
+
+def _window(text: str, at: int) -> tuple[int, int]:
+    """The start and end of HEADLINE_CHARS characters of ``text`` around
+    character ``at``, cut at a space on either side where one is."""
+    start = max(0, min(at - HEADLINE_CHARS // 2, len(text) - HEADLINE_CHARS))
+    end = min(len(text), start + HEADLINE_CHARS)
+    if start > 0:
+        first = _SPACE.search(text, start, at)
+        start = first.end() if first else start
+    if end < len(text):
+        last = max(text.rfind(c, at, end) for c in " \t\n\r")
+        end = last if last > at else end
+    return start, end
+
+
+def _in_window(marked: str, place: _Place) -> str:
+    """A snippet of a ``place``'s window, with an ellipsis where the text
+    goes on before or after it (FTS5 writes none at the ends of the text
+    it was given)."""
+    marked = _going_on(marked, place.window) if place.end < len(place.text) else marked
+    return ELLIPSIS + marked if place.start > 0 and not marked.startswith(ELLIPSIS) else marked
+
+
+# A query as FTS5 reads it (``syntax.py``): strings, barewords (letters,
+# digits, _, \x1a and any character past ASCII), and single characters.
+_BAREWORD = r"[\w\x1a\x80-\U0010ffff]+"
+_QUERY_PIECE = re.compile(rf'"(?:[^"]|"")*"|{_BAREWORD}|\S')
+
+
+def _words(query: str) -> list[str]:
+    """The words and phrases of an FTS5 query a matching row may hold, each
+    a query of its own (quoted, a prefix's star kept): not its operators,
+    column names, NEAR's distance, nor what NOT leaves out."""
+    pieces = _QUERY_PIECE.findall(query)
+    words: list[str] = []
+    depth, negated, left_out = 0, False, None  # left_out: the depth of a group NOT leaves out
+    for k, piece in enumerate(pieces):
+        after = pieces[k + 1] if k + 1 < len(pieces) else ""
+        if piece in ("(", "{"):
+            depth += 1
+            if negated or piece == "{":  # {title text}: names columns
+                left_out = depth if left_out is None else left_out
+            negated = False
+        elif piece in (")", "}"):
+            left_out = None if left_out == depth else left_out
+            depth -= 1
+        elif piece == "NOT":
+            negated = True
+        elif piece in ("AND", "OR") or (piece == "NEAR" and after == "(") or after == ":" \
+                or (k and pieces[k - 1] == ","):
+            continue
+        elif piece[0] == '"' or re.fullmatch(_BAREWORD, piece):
+            if not negated and left_out is None:
+                words.append((piece if piece[0] == '"' else f'"{piece}"') + ("*" if after == "*" else ""))
+            negated = False
+    return list(dict.fromkeys(w for w in words if w.strip('"*')))
 
 
 def _tokenizer(conn: Driver) -> str:
