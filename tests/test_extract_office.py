@@ -110,6 +110,37 @@ def test_pptx_grouped_shapes_nested_groups_and_tables_are_read(tmp_path: Path) -
                                 "Marketing", "120000"], got.text
 
 
+def test_pptx_charts_words_are_read() -> None:
+    """A deck whose words are all in charts was "empty: holds no slide text" (17 of python-pptx's test decks)."""
+    got = extract(FIXTURES / "pptx/cht-charts.pptx")
+    assert got.text == "Series 1 Series 2 Series 3 Category 1 Category 2 Category 3 Category 4", got.text
+
+
+def test_pptx_chart_gives_its_title_series_and_labels_not_its_numbers(tmp_path: Path) -> None:
+    from datetime import date
+
+    from pptx import Presentation
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+    from pptx.util import Inches
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[6])
+    by_region = CategoryChartData()
+    by_region.categories = ["North", "South"]
+    by_region.add_series("Revenue", (1200.5, 980))
+    chart = slide.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, 0, 0, Inches(4), Inches(3), by_region).chart
+    chart.has_title = True
+    chart.chart_title.text_frame.text = "Sales by region"
+    by_day = CategoryChartData()
+    by_day.categories = [date(2024, 1, 1), date(2024, 1, 2)]  # written as Excel's day numbers
+    by_day.add_series("Visitors", (31, 45))
+    slide.shapes.add_chart(XL_CHART_TYPE.LINE, 0, Inches(3), Inches(4), Inches(3), by_day)
+    deck.save(tmp_path / "charts.pptx")
+    got = extract(tmp_path / "charts.pptx")
+    assert got.text.split() == ["Sales", "by", "region", "Revenue", "North", "South", "Visitors"], got.text
+
+
 def test_pptx_of_no_text_is_empty_as_a_ppt_is() -> None:
     with pytest.raises(EmptyFile):
         extract(FIXTURES / "pptx/shp-groupshape.pptx")
