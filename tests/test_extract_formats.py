@@ -180,6 +180,14 @@ def test_opendocument_spreadsheet_is_its_sheets_rows(name: str) -> None:
                                                                                   "Sheet2", "Sheet3"], got.text
 
 
+def test_opendocument_caption_in_a_frame_is_not_run_into_its_paragraph() -> None:
+    """A picture's caption, in a frame anchored in a paragraph, was run into the paragraph's first word:
+    "HelpRight justified picture", "DocLorem ipsum" (odfpy's imageslabels.odt; LibreOffice keeps them apart)."""
+    got = extract(FIXTURES / "opendocument/imageslabels.odt")
+    for words in ("Help Right justified picture", "Doc Lorem ipsum dolor", "Info Left justified with text flow"):
+        assert words in got.text, got.text[:400]
+
+
 def test_opendocument_presentation_is_its_slides_text() -> None:
     got = extract(FIXTURES / "opendocument/cols.odp")
     assert got.kind == "presentation" and got.mime == "application/vnd.oasis.opendocument.presentation", got

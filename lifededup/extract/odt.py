@@ -102,6 +102,8 @@ def _odf_text(node: Any, notes: list[str]) -> str:
             out.append(" " * int(child.getAttribute("c") or 1))
         elif qname[1] in ("tab", "line-break"):
             out.append(" ")
+        elif qname[1] in ("p", "h"):  # a paragraph in this one's frame or text box: a caption, not its first word
+            out.append(f"\n{_odf_text(child, notes)}\n")
         else:
             out.append(_odf_text(child, notes))
     return "".join(out)
