@@ -45,6 +45,24 @@ def test_body_tables_in_order_headers_aside(tmp_path: Path) -> None:
     assert got.doc_date == datetime(2023, 3, 9, 18, 0, tzinfo=timezone.utc), got.doc_date
 
 
+def test_a_merged_cell_is_read_once_and_two_cells_alike_twice(tmp_path: Path) -> None:
+    """A cell merged down two rows was read in each ("Fruit Apple Yes / Fruit Pear Yes": python-docx gives
+    it per row), and two cells side by side that say the same were read once ("0 0 1" read "0 1")
+    (python-docx's tbl-cell-access.docx read "1 2 3 4 5 6 7 5 9"; LibreOffice reads each cell once)."""
+    document = docx.Document()
+    table = document.add_table(rows=3, cols=3)
+    table.cell(0, 0).merge(table.cell(1, 0)).text = "Fruit"
+    table.cell(0, 1).text, table.cell(0, 2).text = "Apple", "Yes"
+    table.cell(1, 1).text, table.cell(1, 2).text = "Pear", "Yes"
+    table.cell(2, 0).text = "Total"
+    table.cell(2, 1).merge(table.cell(2, 2)).text = "Two"
+    scores = document.add_table(rows=1, cols=3)
+    scores.cell(0, 0).text, scores.cell(0, 1).text, scores.cell(0, 2).text = "0", "0", "1"
+    document.save(str(tmp_path / "merged.docx"))
+    got = extract(tmp_path / "merged.docx")
+    assert got.text == "Fruit Apple Yes Pear Yes Total Two\n\n0 0 1", got.text
+
+
 def test_a_drafts_date_is_its_last_save(tmp_path: Path) -> None:
     """A draft saved as another keeps its parent's creation date: three drafts
     of January, March and May all had January's, and `--since` found none of

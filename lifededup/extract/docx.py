@@ -101,12 +101,17 @@ def _blocks(container: etree._Element, parent: t.ProvidesStoryPart) -> Iterator[
 
 
 def _table_lines(table: Table) -> Iterator[str]:
+    # python-docx gives a merged cell once per grid column and per row it spans: each is read once, where
+    # it starts (by its element: two cells side by side that say the same, "Yes Yes", are two cells)
+    seen: set[etree._Element] = set()
     for row in table.rows:
         cells: list[str] = []
         for cell in row.cells:
+            if cell._tc in seen:
+                continue
+            seen.add(cell._tc)
             text = " ".join(" ".join(_blocks(cell._tc, table)).split())
-            # A merged cell appears once per grid column it spans; keep it once.
-            if text and (not cells or cells[-1] != text):
+            if text:
                 cells.append(text)
         if cells:
             yield " ".join(cells)
