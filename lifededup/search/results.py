@@ -10,7 +10,9 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from lifededup.search.query import PREFIX_MARK, Filters, leaves_out_alone, pg_query, results_sql
-from lifededup.search.snippet import OPEN, SNIPPET_SQL, Snippet, deep_headline_sql, fts5_snippets, headline_sql
+from lifededup.search.snippet import (
+    COMMON_ROWS, OPEN, SNIPPET_SQL, Snippet, deep_headline_sql, fts5_snippets, headline_sql, rare_headline_sql,
+)
 from lifededup.search.syntax import (
     LEFT_OUT_ALONE, QuerySyntaxError, as_fts5, has_phrase, has_prefix, is_query_error, quoted_words, syntax_error,
     words_ored,
@@ -691,7 +693,38 @@ def _deep_headlines(conn: Connection, query: str, items: dict[int, Any]) -> dict
         return items
     tsquery, marked = pg_query(query)
     deep = {r[0]: r[1:] for r in conn.execute(deep_headline_sql(tsquery, _ids(unheld)), {"query": marked})}
+    left = [i for i in unheld if not (i in deep and deep[i][6])]
+    if left:
+        deep.update(_rarest_headlines(conn, tsquery, marked, left))
     return {i: (*r[:_SNIPPET_AT], *deep[i]) if i in deep and deep[i][6] else r for i, r in items.items()}
+
+
+# A word of a tsquery's text ('lighthous'), not one it leaves out (!'bank') nor a prefix ('surv':*)
+_LEXEME = re.compile(r"(!?)('(?:[^']|'')+')(:\*)?")
+
+
+def _rarest_headlines(conn: Connection, tsquery: str, marked: str, ids: list[int]) -> dict[int, Any]:
+    """Rows of ``rare_headline_sql`` for the items ``ids``, whose deep
+    headline holds no match of the query either: of each, the word of the
+    query in the fewest items (up to COMMON_ROWS: two as common as any, the
+    fewer in the item's words) headlined from where it stands.  Statements
+    for those rows alone: a page whose rows show a match pays nothing."""
+    text = [str(r[0]) for r in conn.execute(f"SELECT CAST({tsquery} AS text)", {"query": marked})][0]
+    words = list(dict.fromkeys(m.group(2) for m in _LEXEME.finditer(text) if not m.group(1) and not m.group(3)))
+    rows_of = {w: int([r[0] for r in conn.execute(
+        f"SELECT count(*) FROM (SELECT 1 FROM items_fts WHERE document @@ CAST(:word AS tsquery) "
+        f"LIMIT {COMMON_ROWS}) AS c", {"word": w})][0]) for w in words}
+    held: dict[int, dict[str, int]] = {}
+    for rowid, word, count in conn.execute(
+            "SELECT f.rowid, quote_literal(u.lexeme), coalesce(array_length(u.positions, 1), 1) FROM items_fts f "
+            f"CROSS JOIN LATERAL unnest(f.document) AS u WHERE f.rowid IN ({_ids(ids)}) "
+            "AND quote_literal(u.lexeme) = ANY(:words)", {"words": words}):
+        held.setdefault(int(rowid), {})[str(word)] = int(count)
+    rarest: dict[str, list[int]] = {}
+    for i, counts in held.items():
+        rarest.setdefault(min(counts, key=lambda w: (rows_of[w], counts[w])), []).append(i)
+    return {r[0]: r[1:] for word, group in rarest.items() for r in conn.execute(
+        rare_headline_sql(tsquery, "CAST(:rare AS tsquery)", _ids(group)), {"query": marked, "rare": word})}
 
 
 def _shown_sql(ids: Sequence[int], query: str | None, postgres: bool, matches: int,

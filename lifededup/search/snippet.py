@@ -140,6 +140,20 @@ def deep_headline_sql(tsquery: str, ids: str) -> str:
                         f"CASE WHEN {piece} IS NULL THEN {WHOLE_CHARS} ELSE {HEADLINE_CHARS} END", "true")
 
 
+def rare_headline_sql(tsquery: str, rare: str, ids: str) -> str:
+    """``deep_headline_sql`` of the query's rarest word alone (``rare``, a
+    tsquery of it) for the items ``ids`` whose deep headline holds no match
+    of the whole query ``tsquery``: an AND of words far apart (``keeper``
+    in the text's start, ``lighthouse`` past it), or a word whose headline
+    window held the query's other words alone (``lighthouse`` in a table
+    with no ``the`` near it: ts_headline's cover of both is longer than
+    MaxWords).  Where the headline holds the word, every word of the query
+    in it is marked (HighlightAll), as ``headline_sql``'s word ends are."""
+    return (f"SELECT id, CASE WHEN held THEN ts_headline('{TS_CONFIG}', {pg_spaced('shown')}, {tsquery}, "
+            f"{_ALL_OPTIONS}) ELSE headline END AS headline, title_headline, found_at, read, shown, title_shown, "
+            f"held, goes_on FROM ({deep_headline_sql(rare, ids)}) AS rare")
+
+
 def _shown(marked: str, text: str | None) -> str:
     """A headline's ``marked`` characters with ``text``'s put back where the
     two differ (a space for a punctuation mark), the marks kept."""
