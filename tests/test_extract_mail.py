@@ -421,6 +421,15 @@ def test_a_message_whose_body_is_a_message_and_a_multipart_without_its_boundary(
     assert [(i.part, i.text) for i in items[1:]] == [("attachment 1: notes.txt", "Bring the flask.")], items
 
 
+def test_a_multipart_whose_boundary_is_opened_but_never_closed_is_read_by_its_opening_line() -> None:
+    """A spammer's mail declares one boundary, opens its part with a second, closes with a third: no boundary
+    was closed, so its body was indexed as text -- the part's headers and 24 KB of base64."""
+    got = extract(Path(__file__).parent / "fixtures" / "mail" / "mail_malformed_3")
+    assert got.title == "Ahorre Dinero en su Recibo de Luz", got.title
+    assert got.text.startswith("Problemas para visualizar | Ver on-line"), got.text[:300]
+    assert "Content-Transfer-Encoding" not in got.text and "PGh0bWw+" not in got.text, got.text[:300]
+
+
 def test_a_mail_that_is_one_attached_file_keeps_the_file_as_its_part(tmp_path: Path) -> None:
     """A scanner's "Scan to e-mail" sends the PDF as the mail's only part
     (no multipart around it); a script, a report as one attached text. Both

@@ -351,12 +351,22 @@ def _parse(data: bytes) -> EmailMessage:
     for found in re.finditer(r"^--([ -~]{1,70}?)[ \t]*$", body, re.MULTILINE):
         boundary = found.group(1)
         if f"\n--{boundary}--" in body and not boundary.endswith("--"):
-            message.set_boundary(boundary)
-            again = BytesParser(policy=policy.default).parsebytes(message.as_bytes())
-            assert isinstance(again, EmailMessage)
-            if isinstance(again.get_payload(), list):
-                return again
-            break
+            return _split(message, boundary) or _as_text(message)
+    # no boundary closed: the body's own first line, where a part's headers follow it (a spammer's mail
+    # declares one boundary, opens a second, closes a third: its base64 HTML was indexed as the text)
+    opening = re.match(r"\s*--([ -~]{1,70}?)[ \t]*\r?\n(?=Content-)", body, re.IGNORECASE)
+    return (_split(message, opening.group(1)) if opening else None) or _as_text(message)
+
+
+def _split(message: EmailMessage, boundary: str) -> EmailMessage | None:
+    """``message`` read again with ``boundary``; None when it gives no parts."""
+    message.set_boundary(boundary)
+    again = BytesParser(policy=policy.default).parsebytes(message.as_bytes())
+    assert isinstance(again, EmailMessage)
+    return again if isinstance(again.get_payload(), list) else None
+
+
+def _as_text(message: EmailMessage) -> EmailMessage:
     message.replace_header("Content-Type", "text/plain")  # what the parser could not split: the text
     return message
 
