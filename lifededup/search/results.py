@@ -711,6 +711,8 @@ def _rarest_headlines(conn: Connection, tsquery: str, marked: str, ids: list[int
     for those rows alone: a page whose rows show a match pays nothing."""
     text = [str(r[0]) for r in conn.execute(f"SELECT CAST({tsquery} AS text)", {"query": marked})][0]
     words = list(dict.fromkeys(m.group(2) for m in _LEXEME.finditer(text) if not m.group(1) and not m.group(3)))
+    if not words:  # prefixes alone
+        return {}
     rows_of = {w: int([r[0] for r in conn.execute(
         f"SELECT count(*) FROM (SELECT 1 FROM items_fts WHERE document @@ CAST(:word AS tsquery) "
         f"LIMIT {COMMON_ROWS}) AS c", {"word": w})][0]) for w in words}
