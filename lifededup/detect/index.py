@@ -74,9 +74,15 @@ class _Indexed(Generic[Item, Body]):
     def candidates(self, item: Item) -> list[Item]:
         return self.representatives.candidates(self.signatures[item])
 
-    def admit(self, item: Item, representative: Item) -> Similarity | None:
+    def admit(self, item: Item, representative: Item, within: float | None = None) -> Similarity | None:
         accepted = self.detector.is_near_duplicate(self.signatures[item], self.signatures[representative])
         return UNMEASURED if accepted else None
+
+    def far_members(self, representative: Item) -> list[tuple[Item, Similarity]]:
+        return []  # a detector measures no distance: its members never move (engine.gather)
+
+    def move(self, member: Item, cluster: Item, similarity: Similarity) -> None:
+        raise AssertionError("a detector's members never move: far_members gives none")
 
     def join(self, item: Item, cluster: Item, similarity: Similarity) -> None:
         self.cluster_of[item] = cluster

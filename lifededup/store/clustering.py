@@ -30,7 +30,7 @@ import threading
 from array import array
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain, islice
 from typing import TYPE_CHECKING
 
@@ -123,6 +123,11 @@ _KEY_COLUMNS = {"value": "bigint", "item_id": "bigint"}
 _ADD = (f"INSERT INTO clusters ({', '.join(_CLUSTER_COLUMNS)})"
         f" VALUES ({', '.join(':' + c for c in _CLUSTER_COLUMNS)})")
 _FLAG = "UPDATE fingerprints SET is_representative = :flag WHERE item_id = :item_id"
+# a cluster's members admitted far from its representative (engine.gather), in id order
+_FAR_MEMBERS = ("SELECT item_id, resemblance, word_distance FROM clusters WHERE cluster_id = :cluster_id"
+                " AND item_id <> :cluster_id AND word_distance > :far ORDER BY item_id")
+_MOVE = ("UPDATE clusters SET cluster_id = :cluster_id, resemblance = :resemblance, word_distance = :word_distance"
+         " WHERE item_id = :item_id")
 _MEMBER_COLUMNS = "item_id, sha1, " + ", ".join(FEATURE_COLUMNS) + ", sketch, words"
 _FINGERPRINT = f"SELECT {_MEMBER_COLUMNS} FROM fingerprints WHERE item_id = :item_id"
 _FINGERPRINT_COLUMNS = ("item_id", "sha1", *FEATURE_COLUMNS, "sketch", "words", "shingles", "is_representative")
@@ -317,7 +322,7 @@ class _Admission:
         found = self.member(item_id)
         return (-found.words, found.sha1, item_id)
 
-    def admit(self, item: int, representative: int) -> Similarity | None:
+    def admit(self, item: int, representative: int, within: float | None = None) -> Similarity | None:
         a, b = self.member(item), self.member(representative)
         if a.sha1 == b.sha1:
             return EXACT
@@ -329,8 +334,22 @@ class _Admission:
         if a.features is None or b.features is None:
             return None  # short texts are exact-only (seeds/002)
         estimated = None if a.sketch is None or b.sketch is None else self._estimated.get((a.sketch, b.sketch))
+        rule = self.settings.rule
+        if within is not None and within < rule.max_word_distance:
+            rule = replace(rule, max_word_distance=within)
+            if a.sketch is not None and b.sketch is not None and estimated is None:
+                # refused by the sketches before either text is read (engine.gather asks of many)
+                estimated = estimate_resemblance(a.sketch, b.sketch, self.settings.features)
+                if estimated < rule.min_resemblance:
+                    return None
         return measure(a.sketch, b.sketch, self.words(item), self.words(representative),
-                       self.settings.features, self.settings.rule, estimated)
+                       self.settings.features, rule, estimated)
+
+    def far_distance(self) -> float | None:
+        """How far apart a member is far from its representative (``engine.gather``):
+        more than half the rule's word distance; None under a rule that does not measure it."""
+        rule = self.settings.rule
+        return rule.max_word_distance / 2 if rule.kind == "verified" else None
 
 
 
@@ -395,6 +414,16 @@ class StoreRepresentatives(_Admission):
         if is_representative:
             _set_keys(self.conn, member, True)
 
+    def far_members(self, representative: int) -> list[tuple[int, Similarity]]:
+        far = self.far_distance()
+        if far is None:
+            return []
+        rows = self.db.execute(_FAR_MEMBERS, {"cluster_id": representative, "far": far})
+        return [(int(r[0]), Similarity(_number(r[1]), _number(r[2]))) for r in rows]
+
+    def move(self, member: int, cluster: int, similarity: Similarity) -> None:
+        self.db.execute(_MOVE, _cluster_row(self.member(member), cluster, similarity))
+
 
 def _stored_words(db: Driver, item_id: int, sha1: str) -> array[int]:
     """The words of a stored item's text, read once while they stay cached."""
@@ -436,6 +465,8 @@ class MemoryRepresentatives(_Admission):
         self._minima: defaultdict[int, array[int]] = defaultdict(lambda: array("q"))
         self._shared = shared
         self._words = _WordCache(_WORDS.most_words)
+        # each cluster's members in the order they came (far_members)
+        self._members_of: defaultdict[int, list[int]] = defaultdict(list)
 
     def words(self, item_id: int) -> array[int]:
         # kept by item id, not by SHA-1 as the store's are: a caller's texts
@@ -478,11 +509,26 @@ class MemoryRepresentatives(_Admission):
         self.cluster_of[item] = cluster
         self.similarity[item] = similarity
         self._first_of_sha1.setdefault(member.sha1, item)
+        if cluster != item:
+            self._members_of[cluster].append(item)
         if cluster == item:
             for key in self._feature_keys(member):
                 self._features[key].append(item)
             for value in self._sketch_keys(member):
                 self._minima[value].append(item)
+
+    def far_members(self, representative: int) -> list[tuple[int, Similarity]]:
+        far = self.far_distance()
+        if far is None:
+            return []
+        members = self._members_of.get(representative, [])
+        return [(m, self.similarity[m]) for m in sorted(members) if self.similarity[m].word_distance > far]
+
+    def move(self, member: int, cluster: int, similarity: Similarity) -> None:
+        self._members_of[self.cluster_of[member]].remove(member)
+        self._members_of[cluster].append(member)
+        self.cluster_of[member] = cluster
+        self.similarity[member] = similarity
 
     def _feature_keys(self, member: Member) -> Iterable[tuple[int, int]]:
         if self._shared is not None:

@@ -9,10 +9,19 @@ decides the same way for all of them:
 
 * an exact copy (same SHA-1) joins the copy's cluster;
 * otherwise the item joins the first candidate representative that admits it;
-* otherwise it represents a new cluster.
+* otherwise it represents a new cluster, and the members of its candidates'
+  clusters that were admitted far from their representative (``far_members``)
+  and that it admits at most half as far move to it (``gather``).
 
 Members never act as representatives, so every member is as close to the
 document it is shown under as the lookup's admission test demands.
+
+Why members move: the paper's engine never reconsiders a member, so a chain
+of drafts splits by arrival order.  On the held-out real archive
+(benchmarks/README.md, "Session 27"), SQLAlchemy 2.0.20's ``intro.rst`` joined
+1.4's at 26.8% of words apart; its own ``intro.html``, 8.6% from it but too far
+from 1.4's, came next and stood alone, and 2.0.35's copies joined the
+``.html`` -- the two 2.0 ``.rst`` files, 0.1% apart, in different clusters.
 """
 
 from __future__ import annotations
@@ -22,7 +31,7 @@ from typing import Protocol, TypeVar
 
 from lifededup.store.similarity import EXACT, Similarity
 
-__all__ = ["Representatives", "cluster_in_order", "place", "repair"]
+__all__ = ["Representatives", "cluster_in_order", "gather", "place", "repair"]
 
 Item = TypeVar("Item", bound=Hashable)
 
@@ -38,11 +47,20 @@ class Representatives(Protocol[Item]):
         """Representatives that may be near ``item``, best first (the order
         decides ties, so it must not depend on when items arrived)."""
 
-    def admit(self, item: Item, representative: Item) -> Similarity | None:
-        """The item's similarity to ``representative`` if it may join it."""
+    def admit(self, item: Item, representative: Item, within: float | None = None) -> Similarity | None:
+        """The item's similarity to ``representative`` if it may join it
+        (and, given ``within``, is at most that share of words apart)."""
 
     def join(self, item: Item, cluster: Item, similarity: Similarity) -> None:
         """Record the choice (``cluster == item``: a new representative)."""
+
+    def far_members(self, representative: Item) -> Sequence[tuple[Item, Similarity]]:
+        """The members of ``representative``'s cluster admitted far from it
+        (more than half the rule's word distance apart), with their
+        similarity to it; none where the lookup measures no distance."""
+
+    def move(self, member: Item, cluster: Item, similarity: Similarity) -> None:
+        """Record that a placed member now belongs to ``cluster``."""
 
 
 def place(item: Item, representatives: Representatives[Item]) -> Item:
@@ -51,13 +69,29 @@ def place(item: Item, representatives: Representatives[Item]) -> Item:
     if copy is not None:
         representatives.join(item, *copy)
         return copy[0]
-    for candidate in representatives.candidates(item):
+    candidates = representatives.candidates(item)
+    for candidate in candidates:
         similarity = representatives.admit(item, candidate)
         if similarity is not None:
             representatives.join(item, candidate, similarity)
             return candidate
     representatives.join(item, item, EXACT)
+    gather(item, candidates, representatives)
     return item
+
+
+def gather(new: Item, passed_over: Iterable[Item], representatives: Representatives[Item]) -> None:
+    """Move to the new representative ``new`` the far members of the
+    clusters that did not admit it (``passed_over``, its candidates) that it
+    admits at most half as far as their own representative does: the draft
+    a chain has drifted from its representative toward, where the next
+    drafts will come.  A member near its representative stays; a member
+    that ``new`` cannot find through its representative is not looked for."""
+    for representative in passed_over:
+        for member, similarity in representatives.far_members(representative):
+            nearer = representatives.admit(member, new, within=similarity.word_distance / 2)
+            if nearer is not None and nearer.word_distance < similarity.word_distance / 2:
+                representatives.move(member, new, nearer)
 
 
 def cluster_in_order(items: Iterable[Item], representatives: Representatives[Item]) -> None:
