@@ -248,14 +248,18 @@ _CELLS = " | ".join(str(k) for k in range(30))
 _TABLE_ROW = f"\n| {_CELLS} | lighthouse | {_CELLS} |\n"
 
 
-def test_a_common_word_and_one_past_the_start_show_the_latter_on_both_backends(store_url: str) -> None:
+@pytest.mark.parametrize("query", ["the lighthouse", "lighthouse the -harbour", '"the lighthouse"', "the lighthou*",
+                                   "the keeper lighthouse"])
+def test_a_common_word_and_one_past_the_start_show_the_latter_on_both_backends(store_url: str, query: str) -> None:
     """``the lighthouse``, the latter past a long text's first HEADLINE_CHARS
-    characters: the snippet shows it marked, and the sentence it stands in
-    -- SQLite finds it by highlight() of it alone, where snippet() of the
-    query over the whole text cost the square of ``the``'s matches."""
+    characters (and the query's other forms): the snippet shows it marked,
+    and the sentence it stands in -- SQLite finds it by highlight() of it
+    alone, where snippet() of the query over the whole text cost the square
+    of ``the``'s matches."""
     _stored(store_url, {"/notes/long.txt": _long_text("", " the keeper of the lighthouse rang twice. ")})
-    snippet, highlights = _shown(store_url, "the lighthouse")["/notes/long.txt"]
-    assert "lighthouse" in [snippet[a:b] for a, b in highlights] and "rang twice" in snippet, (snippet, highlights)
+    snippet, highlights = _shown(store_url, query)["/notes/long.txt"]
+    marked = [snippet[a:b] for a, b in highlights]  # a phrase marked whole: "the lighthouse"
+    assert any("lighthouse" in m for m in marked) and "rang twice" in snippet, (snippet, highlights)
     assert snippet.startswith(ELLIPSIS) and snippet.endswith(ELLIPSIS), snippet
 
 
