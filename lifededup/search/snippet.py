@@ -235,8 +235,8 @@ def fts5_snippets(conn: Driver, query: str, marked: dict[int, str | None]) -> di
     matches: ``SNIPPET_SQL``'s, and of an item whose is NULL (a text past
     HEADLINE_CHARS), the snippet of its first HEADLINE_CHARS characters
     where the query matches there (``_bounded_snippets``), else of
-    HEADLINE_CHARS characters around where its words absent from that
-    start stand (``_deep_snippets``), else of its whole text; each with
+    HEADLINE_CHARS characters around where the query's rarest word stands
+    in it (``_deep_snippets``), else of its whole text; each with
     the match its window ends on shown to the end of its word
     (``whole_matches``).
 
@@ -296,7 +296,8 @@ def _deep_snippets(conn: Driver, scratch: sqlite3.Connection, query: str,
     rarest word stands (``_placed``), indexed in ``scratch``'s ``deep``;
     where those characters do not hold the whole query (an AND of words
     far apart), the snippet of the query's words there, the rarest among
-    them, as snippet() over the whole text showed.  A row whose start
+    them (snippet() over the whole text showed the word of the most
+    repeats near each other: ``keeper``).  A row whose start
     holds none of the query's words is left out, snippet() over its whole
     text costs it no more (its words are found nowhere else: ``debconf``
     alone, 3.3 ms in the Debian Policy, where highlight() finds it in
