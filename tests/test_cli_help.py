@@ -61,3 +61,19 @@ def test_the_lazy_table_names_every_command_with_its_own_summary() -> None:
             got = click.Command(name, help=summary).get_short_help_str(limit)
             assert got == want, f"COMMANDS[{name!r}] summary says {got!r}, the command's help {want!r}"
 
+
+
+@pytest.mark.parametrize("args", [["--db", "x.db", "dups"], ["--db=x.db", "dups"]], ids=["apart", "joined"])
+def test_db_before_the_command_says_where_it_goes(args: list[str], tmp_path: Path) -> None:
+    """The top-level help names --db, so a person types it there: say it goes after the command
+    (click alone said "No such option '--db'"), and make no store."""
+    result = CliRunner().invoke(main, args, env={"XDG_DATA_HOME": str(tmp_path)})
+    assert result.exit_code == 2
+    assert "--db goes after the command: lifededup COMMAND --db PATH|URL" in result.output
+    assert "or set LIFEDEDUP_DB" in result.output
+    assert not list(tmp_path.iterdir()) and not Path("x.db").exists()
+
+
+def test_top_level_help_shows_db_after_a_command() -> None:
+    output = " ".join(CliRunner().invoke(main, ["--help"]).output.split())
+    assert "a command's --db PATH (lifededup search --db ~/archive.db river) or LIFEDEDUP_DB" in output

@@ -95,6 +95,14 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         return self._load(cmd_name)
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # --db is each command's option, not the group's: click alone would say only
+        # "No such option '--db'", and the top-level help names --db
+        if args and (args[0] == "--db" or args[0].startswith("--db=")):
+            raise click.UsageError("--db goes after the command: lifededup COMMAND --db PATH|URL ..."
+                                   " (lifededup search --db ~/archive.db river), or set LIFEDEDUP_DB", ctx)
+        return super().parse_args(ctx, args)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(self._loaded) | set(self.lazy))
 
@@ -147,7 +155,8 @@ def main() -> None:
       lifededup compare A B             how alike two files are, and why
       lifededup eval                    every near-duplicate detector measured on sample_corpus/
     \b
-    The store is one SQLite file in your data folder; --db PATH or
-    LIFEDEDUP_DB picks another, or a PostgreSQL database that several
-    machines share (--db postgresql://USER@HOST/DB; README "Sharing a store").
+    The store is one SQLite file in your data folder; a command's --db PATH
+    (lifededup search --db ~/archive.db river) or LIFEDEDUP_DB picks another,
+    or a PostgreSQL database that several machines share (--db
+    postgresql://USER@HOST/DB; README "Sharing a store").
     """
