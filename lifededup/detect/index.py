@@ -9,7 +9,7 @@ signature fetch every item sharing a key, then let the detector decide.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Generic, TypeVar
 
 from lifededup.detect.base import Body, Detector, IndexKey, Signature
@@ -78,7 +78,7 @@ class _Indexed(Generic[Item, Body]):
         accepted = self.detector.is_near_duplicate(self.signatures[item], self.signatures[representative])
         return UNMEASURED if accepted else None
 
-    def far_members(self, representative: Item) -> list[tuple[Item, Similarity]]:
+    def far_members(self, representatives: Sequence[Item]) -> list[tuple[Item, Similarity]]:
         return []  # a detector measures no distance: its members never move (engine.gather)
 
     def move(self, member: Item, cluster: Item, similarity: Similarity) -> None:

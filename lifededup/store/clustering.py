@@ -123,9 +123,9 @@ _KEY_COLUMNS = {"value": "bigint", "item_id": "bigint"}
 _ADD = (f"INSERT INTO clusters ({', '.join(_CLUSTER_COLUMNS)})"
         f" VALUES ({', '.join(':' + c for c in _CLUSTER_COLUMNS)})")
 _FLAG = "UPDATE fingerprints SET is_representative = :flag WHERE item_id = :item_id"
-# a cluster's members admitted far from its representative (engine.gather), in id order
-_FAR_MEMBERS = ("SELECT item_id, resemblance, word_distance FROM clusters WHERE cluster_id = :cluster_id"
-                " AND item_id <> :cluster_id AND word_distance > :far ORDER BY item_id")
+# clusters' members admitted far from their representative (engine.gather): one statement for a new
+# representative's candidates (at most Rule.candidates of them), through the cluster_id index
+_FAR_MEMBERS = "SELECT item_id, resemblance, word_distance FROM clusters"
 _MOVE = ("UPDATE clusters SET cluster_id = :cluster_id, resemblance = :resemblance, word_distance = :word_distance"
          " WHERE item_id = :item_id")
 _MEMBER_COLUMNS = "item_id, sha1, " + ", ".join(FEATURE_COLUMNS) + ", sketch, words"
@@ -414,12 +414,14 @@ class StoreRepresentatives(_Admission):
         if is_representative:
             _set_keys(self.conn, member, True)
 
-    def far_members(self, representative: int) -> list[tuple[int, Similarity]]:
+    def far_members(self, representatives: Sequence[int]) -> list[tuple[int, Similarity]]:
         far = self.far_distance()
         if far is None:
             return []
-        rows = self.db.execute(_FAR_MEMBERS, {"cluster_id": representative, "far": far})
-        return [(int(r[0]), Similarity(_number(r[1]), _number(r[2]))) for r in rows]
+        rows = chain.from_iterable(self.db.execute(
+            f"{_FAR_MEMBERS} WHERE cluster_id IN ({marks}) AND item_id <> cluster_id AND word_distance > :far",
+            {"far": far}) for marks in id_lists(representatives))
+        return sorted((int(r[0]), Similarity(_number(r[1]), _number(r[2]))) for r in rows)
 
     def move(self, member: int, cluster: int, similarity: Similarity) -> None:
         self.db.execute(_MOVE, _cluster_row(self.member(member), cluster, similarity))
@@ -517,11 +519,11 @@ class MemoryRepresentatives(_Admission):
             for value in self._sketch_keys(member):
                 self._minima[value].append(item)
 
-    def far_members(self, representative: int) -> list[tuple[int, Similarity]]:
+    def far_members(self, representatives: Sequence[int]) -> list[tuple[int, Similarity]]:
         far = self.far_distance()
         if far is None:
             return []
-        members = self._members_of.get(representative, [])
+        members = chain.from_iterable(self._members_of.get(r, ()) for r in representatives)
         return [(m, self.similarity[m]) for m in sorted(members) if self.similarity[m].word_distance > far]
 
     def move(self, member: int, cluster: int, similarity: Similarity) -> None:

@@ -54,9 +54,9 @@ class Representatives(Protocol[Item]):
     def join(self, item: Item, cluster: Item, similarity: Similarity) -> None:
         """Record the choice (``cluster == item``: a new representative)."""
 
-    def far_members(self, representative: Item) -> Sequence[tuple[Item, Similarity]]:
-        """The members of ``representative``'s cluster admitted far from it
-        (more than half the rule's word distance apart), with their
+    def far_members(self, representatives: Sequence[Item]) -> Sequence[tuple[Item, Similarity]]:
+        """The members of these representatives' clusters admitted far from
+        theirs (more than half the rule's word distance apart), with their
         similarity to it; none where the lookup measures no distance."""
 
     def move(self, member: Item, cluster: Item, similarity: Similarity) -> None:
@@ -80,18 +80,19 @@ def place(item: Item, representatives: Representatives[Item]) -> Item:
     return item
 
 
-def gather(new: Item, passed_over: Iterable[Item], representatives: Representatives[Item]) -> None:
+def gather(new: Item, passed_over: Sequence[Item], representatives: Representatives[Item]) -> None:
     """Move to the new representative ``new`` the far members of the
     clusters that did not admit it (``passed_over``, its candidates) that it
     admits at most half as far as their own representative does: the draft
     a chain has drifted from its representative toward, where the next
     drafts will come.  A member near its representative stays; a member
     that ``new`` cannot find through its representative is not looked for."""
-    for representative in passed_over:
-        for member, similarity in representatives.far_members(representative):
-            nearer = representatives.admit(member, new, within=similarity.word_distance / 2)
-            if nearer is not None and nearer.word_distance < similarity.word_distance / 2:
-                representatives.move(member, new, nearer)
+    if not passed_over:
+        return
+    for member, similarity in representatives.far_members(passed_over):
+        nearer = representatives.admit(member, new, within=similarity.word_distance / 2)
+        if nearer is not None and nearer.word_distance < similarity.word_distance / 2:
+            representatives.move(member, new, nearer)
 
 
 def cluster_in_order(items: Iterable[Item], representatives: Representatives[Item]) -> None:
