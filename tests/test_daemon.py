@@ -114,6 +114,24 @@ def test_daemon_start_without_folders_says_what_to_do(tmp_path: Path) -> None:
     assert result.returncode != 0 and "lifededup folders add PATH" in result.stderr, result.stderr
 
 
+def test_without_folders_the_command_said_names_the_store_given(tmp_path: Path) -> None:
+    """Given --db, `daemon start` and `watch` say `folders add PATH --db STORE`: the bare command
+    they said before put the folder into the default store, and the same error came again."""
+    root, state, db, env = archive_and_state(tmp_path)
+    env.pop("LIFEDEDUP_DB")
+    env["XDG_DATA_HOME"] = str(tmp_path / "data")  # the default store, which must stay unmade
+    for command in (["daemon", "start"], ["watch"]):
+        result = lifededup(env, *command, "--db", str(db))
+        assert result.returncode == 1, result.stderr
+        assert f"`lifededup folders add PATH --db {db}`" in result.stderr, result.stderr
+    said = re.search(r"`(lifededup folders add PATH --db \S+)`", result.stderr)
+    assert said is not None
+    added = lifededup(env, *said.group(1).replace("PATH", str(root)).split()[1:])
+    assert added.returncode == 0, added.stderr
+    assert lifededup(env, "folders", "list", "--db", str(db)).stdout.startswith(str(root))
+    assert not (tmp_path / "data").exists()
+
+
 def test_a_pid_file_naming_another_process_is_no_daemon_and_that_process_is_not_stopped(tmp_path: Path) -> None:
     """The daemon killed with -9 leaves its pid file (it outlives a reboot);
     its number may be another process's by then.  status, start and stop

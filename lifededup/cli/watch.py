@@ -356,8 +356,8 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, retry: f
         location = store.location
         folders = [WatchedFolder(stored_path(str(absolute(p)))) for p in paths] or list_folders(store)
         if not folders:
-            raise click.ClickException("no folders to watch: add some with `lifededup folders add PATH`, "
-                                       "or give them: lifededup watch PATH...")
+            raise click.ClickException(f"no folders to watch: add some with `lifededup folders add PATH"
+                                       f"{_same_store(db, location)}`, or give them: lifededup watch PATH...")
         try:
             store.claim_machine()  # another computer of this name: refused now, not at the first batch
         except MachineTaken as exc:
@@ -550,6 +550,12 @@ def daemon_start(delay: float, rescan: float, retry: float, workers: int, max_te
     click.echo(json.dumps({"pid": pid, "log": str(paths.log)}) if as_json else f"started (pid {pid}); log: {paths.log}")
 
 
+def _same_store(db: str | None, location: Location) -> str:
+    """`` --db STORE`` for a command suggested to a person who gave --db (or LIFEDEDUP_DB): without
+    it the folders would go into the default store, and the same error come again."""
+    return f" --db {shlex.quote(str(location))}" if db else ""
+
+
 def _daemon_store(db: str | None) -> Location:
     """The daemon's store, checked here, not in the background: a wrong one,
     or no folders to watch, fail now; a server that cannot be reached now
@@ -561,7 +567,8 @@ def _daemon_store(db: str | None) -> Location:
     try:
         with opened_store(db) as store:
             if not list_folders(store):
-                raise click.ClickException("no folders to watch: add some first with `lifededup folders add PATH`")
+                raise click.ClickException("no folders to watch: add some first with `lifededup folders add PATH"
+                                           f"{_same_store(db, store.location)}`")
             return store.location
     except click.ClickException as exc:
         away = server_away(exc)
