@@ -59,3 +59,20 @@ def test_json_keeps_its_keys_when_nothing_was_read(store_url: str, tmp_path: Pat
     again = json.loads(index(store_url, folder, "--json"))
     assert sorted(again) == sorted(first), f"--json's keys moved: {sorted(first)} -> {sorted(again)}"
     assert (again["new"], again["updated"], again["unchanged"]) == (0, 0, 1), again
+
+
+def test_the_command_that_lists_the_failures_names_the_store_given(store_url: str, tmp_path: Path) -> None:
+    """Given --db, the summary's `why they failed` names it: bare, `lifededup failures` listed the
+    default store's failures (or none), not this run's."""
+    import shlex
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "empty.txt").write_bytes(b"")
+    (folder / "note.txt").write_text("The hedge by the lane wants cutting before the frost comes in.\n")
+    printed = index(store_url, folder).splitlines()
+    assert printed[2].startswith("why they failed: lifededup failures --db "), printed
+    command = shlex.split(printed[2].removeprefix("why they failed: lifededup "))
+    listed = CliRunner().invoke(main, command, env={"XDG_DATA_HOME": str(tmp_path / "data")})
+    assert listed.exit_code == 0, listed.output
+    assert listed.stdout == f"empty\t{folder / 'empty.txt'}\tempty.txt is empty (0 bytes)\n"

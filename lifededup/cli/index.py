@@ -90,15 +90,17 @@ def _stored_failures(summary: Summary) -> str:
     return f"{summary.failed_here:,} failed item(s) of this machine's, and {others:,} on other machines"
 
 
-def _why_failed(summary: Summary, machine: str) -> str | None:
+def _why_failed(summary: Summary, machine: str, store: str) -> str | None:
     """Where the reasons are: every machine's by default, this one's alone where others' are in the store too."""
     if summary.failed_here == summary.failed_in_store:
-        return "why they failed: lifededup failures" if summary.failed_in_store else None
-    return f"why they failed: lifededup failures --machine {shlex.quote(machine)}" if summary.failed_here else None
+        return f"why they failed: lifededup failures{store}" if summary.failed_in_store else None
+    return (f"why they failed: lifededup failures --machine {shlex.quote(machine)}{store}"
+            if summary.failed_here else None)
 
 
-def summary_lines(summary: Summary, *, reread: bool = False, machine: str = "") -> list[str]:
-    """``machine``: the one that ran (named in the command that lists its failures, on a shared store)."""
+def summary_lines(summary: Summary, *, reread: bool = False, machine: str = "", store: str = "") -> list[str]:
+    """``machine``: the one that ran (named in the command that lists its failures, on a shared store);
+    ``store``: `` --db STORE`` where the run was given one, which that command then needs too."""
     lines = [
         f"new {summary.new:,}, updated {summary.updated:,}, unchanged {summary.unchanged:,}, "
         f"moved {summary.moved:,}, removed {summary.removed:,}, failed {summary.failed:,}{_failed_files(summary)}"
@@ -106,7 +108,7 @@ def summary_lines(summary: Summary, *, reread: bool = False, machine: str = "") 
         f"store: {summary.exact_duplicates:,} exact duplicate(s), {summary.near_duplicates:,} near-duplicate(s), "
         f"{_stored_failures(summary)}",
     ]
-    why = _why_failed(summary, machine)
+    why = _why_failed(summary, machine, store)
     if why is not None:
         lines.append(why)
     if summary.interrupted:
@@ -194,6 +196,8 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
     stop = threading.Event()
     with opened_store(db, verify=True) as store, stop_on_signals(stop):
         machine = store.machine
+        # the store given, for the command the summary names: bare, it would list the default store's
+        given = f" --db {shlex.quote(str(store.location))}" if db else ""
         try:
             summary = run_in_folders(store, paths, list_folders(store), config, progress=progress_for_output(),
                                      stop=stop)
@@ -204,5 +208,5 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
     if as_json:
         click.echo(json.dumps(summary.as_dict(), indent=2))
         return
-    for line in summary_lines(summary, reread=reread, machine=machine):
+    for line in summary_lines(summary, reread=reread, machine=machine, store=given):
         click.echo(line)
