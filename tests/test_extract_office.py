@@ -141,6 +141,13 @@ def test_pptx_chart_gives_its_title_series_and_labels_not_its_numbers(tmp_path: 
     assert got.text.split() == ["Sales", "by", "region", "Revenue", "North", "South", "Visitors"], got.text
 
 
+def test_pptx_smartart_boxes_are_read() -> None:
+    """A SmartArt graphic's boxes (a process, an organisation chart) keep their text in the diagram's data
+    part, which python-pptx does not read: their words were lost (LibreOffice shows "Smart Art")."""
+    got = extract(FIXTURES / "pptx/shp-shapes.pptx")
+    assert got.text.endswith("shapes[5] Smart Art"), got.text
+
+
 def test_pptx_of_no_text_is_empty_as_a_ppt_is() -> None:
     with pytest.raises(EmptyFile):
         extract(FIXTURES / "pptx/shp-groupshape.pptx")

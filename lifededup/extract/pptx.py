@@ -53,6 +53,8 @@ def _shape_texts(shapes: Iterable[Any]) -> Iterator[str]:
             yield shape.text_frame.text
         elif getattr(shape, "has_chart", False):
             yield _chart_text(shape.chart_part.blob)
+        elif (diagram := _diagram_part(shape)) is not None:
+            yield _diagram_text(diagram)
 
 
 _CHART = {"c": "http://schemas.openxmlformats.org/drawingml/2006/chart",
@@ -73,6 +75,32 @@ def _chart_text(xml: bytes) -> str:
     labels = [v.text or "" for v in chart.iterfind(".//c:ser/c:cat//c:pt/c:v", _CHART)]
     lines = (title, " ".join(dict.fromkeys(series)), " ".join(w for w in dict.fromkeys(labels) if not _is_number(w)))
     return "\n".join(line for line in lines if line.strip())
+
+
+_DIAGRAM = {"dgm": "http://schemas.openxmlformats.org/drawingml/2006/diagram",
+            "a": "http://schemas.openxmlformats.org/drawingml/2006/main",
+            "r": "http://schemas.openxmlformats.org/officeDocument/2006/relationships"}
+
+
+def _diagram_part(shape: Any) -> bytes | None:
+    """A SmartArt graphic's data part (its boxes' text), which python-pptx does not read; None for other shapes."""
+    found = shape.element.find("a:graphic/a:graphicData/dgm:relIds", _DIAGRAM)
+    data = None if found is None else found.get(f"{{{_DIAGRAM['r']}}}dm")
+    try:
+        return bytes(shape.part.related_part(data).blob) if data else None
+    except KeyError:  # a relationship the package lacks: the graphic is lost, not the deck
+        return None
+
+
+def _diagram_text(xml: bytes) -> str:
+    """Each box of a SmartArt graphic (a process, an organisation chart) as a line: the points holding text."""
+    try:
+        data = parse_xml(xml, "a SmartArt graphic")
+    except CorruptFile:
+        return ""
+    boxes = (" ".join(t.text or "" for t in point.iterfind("dgm:t//a:t", _DIAGRAM))
+             for point in data.iterfind("dgm:ptLst/dgm:pt", _DIAGRAM))
+    return "\n".join(box.strip() for box in boxes if box.strip())
 
 
 def _is_number(label: str) -> bool:
