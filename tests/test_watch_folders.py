@@ -197,3 +197,22 @@ def test_a_watched_folder_inside_another_keeps_its_own_patterns_whichever_is_ind
         assert set(first) == {"a.txt", "Mail/m.eml"}, first
         assert indexed(archive / "Mail") == first
         assert indexed(archive) == first, "indexing the outer folder again changed the items"
+
+
+def test_folders_given_a_store_name_it_in_the_commands_they_suggest(tmp_path: Path) -> None:
+    """`folders add|list|remove --db STORE` suggest `watch --db STORE`, `folders add PATH --db STORE`,
+    `folders list --db STORE`: bare, each acted on the default store, which holds none of these folders."""
+    db, folder = tmp_path / "archive.db", tmp_path / "Documents"
+    folder.mkdir()
+    env = {"XDG_DATA_HOME": str(tmp_path / "data")}
+
+    def run(*args: str) -> str:
+        done = CliRunner().invoke(main, [*args, "--db", str(db)], env=env)
+        return done.output
+
+    assert f"lifededup folders add PATH --db {db}" in run("folders", "list")
+    added = run("folders", "add", str(folder))
+    assert f"index them now with `lifededup watch --db {db}` (or `lifededup daemon start --db {db}`)" in added
+    assert f"is not watched; see `lifededup folders list --db {db}`" in run("folders", "remove", str(tmp_path))
+    assert run("folders", "list").startswith(f"{folder}  (last scanned never)")
+    assert not (tmp_path / "data").exists(), "a command made the default store"
