@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import random
+import re
+import shlex
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -50,8 +52,13 @@ def test_a_large_cluster_is_listed_in_part_and_an_exact_copy_said(store_url: str
     listed = run("dups", db=db).splitlines()
     assert listed[0] == f"cluster {cluster['cluster_id']} ({DRAFTS + 2} items)", listed
     assert len(listed) == 2 + 10 + 1, listed  # the representative, 10 members, and the rest counted
-    assert listed[-1] == f"    ... and {DRAFTS - 10 + 1} more (lifededup search --cluster {cluster['cluster_id']} " \
-                         "lists them all)", listed
+    said = re.fullmatch(rf"    \.\.\. and {DRAFTS - 10 + 1} more \(lifededup (search --cluster {cluster['cluster_id']}"
+                        r" --db .+) lists them all\)", listed[-1])
+    assert said is not None, listed
+    # the command said, with the --db this one was given (bare, it listed the default store's cluster)
+    every = CliRunner().invoke(main, shlex.split(said.group(1)) + ["--all", "--limit", "100"],
+                               env={"LIFEDEDUP_DB": "", "XDG_DATA_HOME": str(tmp_path / "data")})
+    assert every.exit_code == 0 and len(re.findall(r"^ *\d+\. ", every.stdout, re.M)) == DRAFTS + 2, every.output
     fewer = run("dups", "--members", "3", db=db).splitlines()
     assert len(fewer) == 2 + 3 + 1 and fewer[-1].startswith(f"    ... and {DRAFTS + 1 - 3} more"), fewer
     whole = run("dups", "--members", "100", db=db).splitlines()
@@ -82,3 +89,19 @@ def test_a_member_a_few_words_apart_is_not_said_to_be_none_apart(store_url: str,
     listed = run("dups", db=db)
     assert "  (under 0.1% of words apart, estimated resemblance " in listed, listed
     assert "0.0%" not in listed, listed
+
+
+def test_a_search_row_names_the_store_in_the_command_that_lists_its_copies(store_url: str, tmp_path: Path) -> None:
+    """A collapsed row of more copies than it names says `search --cluster ID` -- with the --db
+    the search was given, so that the command as said lists this store's cluster."""
+    root = tmp_path / "surveys"
+    root.mkdir()
+    for d in range(DRAFTS):
+        (root / f"survey draft {d:02}.txt").write_text(_survey(d))
+    run("index", str(root), db=store_url)
+    printed = run("search", "osprey", db=store_url)
+    said = re.search(r"^     \(lifededup (search --cluster \d+ --db .+) lists them all\)$", printed, re.M)
+    assert said is not None, printed
+    every = CliRunner().invoke(main, shlex.split(said.group(1)) + ["--limit", "100"],
+                               env={"LIFEDEDUP_DB": "", "XDG_DATA_HOME": str(tmp_path / "data")})
+    assert every.exit_code == 0 and len(re.findall(r"^ *\d+\. ", every.stdout, re.M)) == DRAFTS, every.output

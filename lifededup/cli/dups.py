@@ -11,7 +11,7 @@ import math
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import ROWS, db_option, item_name, opened_reader
+from lifededup.cli.options import ROWS, db_option, item_name, opened_reader, same_store
 from lifededup.model import shown
 from lifededup.store.listing import ItemSummary, clusters
 from lifededup.store.similarity import Similarity
@@ -61,7 +61,7 @@ def dups_command(as_json: bool, limit: int | None, min_size: int, members: int, 
                        f"{_closeness(similarity)}")
         if len(cluster.members) - 1 > members:
             click.echo(f"    ... and {len(cluster.members) - 1 - members:,} more "
-                       f"(lifededup search --cluster {cluster.cluster_id} lists them all)")
+                       f"(lifededup search --cluster {cluster.cluster_id}{same_store(db)} lists them all)")
 
 
 def _subject(item: ItemSummary) -> str:

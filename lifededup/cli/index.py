@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import BATCH, MEMORY_MB, SECONDS, TEXT_MB, ExistingPath, F, db_option, opened_store
+from lifededup.cli.options import (
+    BATCH, MEMORY_MB, SECONDS, TEXT_MB, ExistingPath, F, db_option, opened_store, same_store,
+)
 from lifededup.extract import Limits
 from lifededup.index import Bar, IndexConfig, LogLines, default_workers, max_workers
 
@@ -196,8 +198,6 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
     stop = threading.Event()
     with opened_store(db, verify=True) as store, stop_on_signals(stop):
         machine = store.machine
-        # the store given, for the command the summary names: bare, it would list the default store's
-        given = f" --db {shlex.quote(str(store.location))}" if db else ""
         try:
             summary = run_in_folders(store, paths, list_folders(store), config, progress=progress_for_output(),
                                      stop=stop)
@@ -208,5 +208,5 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
     if as_json:
         click.echo(json.dumps(summary.as_dict(), indent=2))
         return
-    for line in summary_lines(summary, reread=reread, machine=machine, store=given):
+    for line in summary_lines(summary, reread=reread, machine=machine, store=same_store(db)):
         click.echo(line)

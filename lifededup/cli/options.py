@@ -40,6 +40,17 @@ def db_option(func: F) -> F:
     )(func)
 
 
+def same_store(db: str | None) -> str:
+    """`` --db STORE`` for a command a message suggests, where this one was given --db (or
+    LIFEDEDUP_DB): without it the command suggested acts on the default store (a folder added
+    there, another store's cluster listed); empty where the default store is the one."""
+    import shlex
+
+    from lifededup.store.opening import resolve
+
+    return f" --db {shlex.quote(str(resolve(db)))}" if db else ""
+
+
 class TerminalBar:
     """One tqdm bar at a time, for a command's long work on a terminal
     (``export``'s tables, ``recluster``'s texts); tqdm is imported when a

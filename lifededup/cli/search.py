@@ -9,7 +9,7 @@ from datetime import date, datetime
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import ITEM_ID, ROWS, db_option, item_name, opened_reader, shown
+from lifededup.cli.options import ITEM_ID, ROWS, db_option, item_name, opened_reader, same_store, shown
 from lifededup.search import (
     PG_SYNTAX, SYNTAX, Copy, Filters, Hit, QuerySyntaxError, SearchResult, Snippet, items_said, search,
 )
@@ -106,7 +106,7 @@ def search_command(words: tuple[str, ...], kinds: tuple[str, ...], since: date |
     if as_json:
         click.echo(json.dumps(found.to_dict(), indent=2, ensure_ascii=False))
     else:
-        _print(found, offset)
+        _print(found, offset, same_store(db))
 
 
 def _home(path: str) -> str:
@@ -152,14 +152,15 @@ def _highlighted(snippet: Snippet) -> str:
                    for text, hit in ((t.translate(_SNIPPET_CONTROLS), h) for t, h in snippet.parts()))
 
 
-def _print(found: SearchResult, offset: int = 0) -> None:
+def _print(found: SearchResult, offset: int = 0, store: str = "") -> None:
+    """``store``: `` --db STORE`` where one was given, for the commands a row suggests."""
     if not found.hits:
         rows = "results" if found.mode == "collapsed" else "matching items"
         click.echo(f"no matches on this page: the search has {_count(found)} {rows}" if offset and found.matches
                    else "no matches")
         return
     for number, hit in enumerate(found.hits, offset + 1):
-        _print_hit(number, hit, found)
+        _print_hit(number, hit, found, store)
     click.echo(_footer(found, offset))
 
 
@@ -167,7 +168,7 @@ def _count(found: SearchResult) -> str:
     return f"{found.rows:,}" if found.rows_exact else f"at least {found.rows:,}"
 
 
-def _print_hit(number: int, hit: Hit, found: SearchResult) -> None:
+def _print_hit(number: int, hit: Hit, found: SearchResult, store: str) -> None:
     when = ("file date " if hit.file_date else "") + (hit.date or "")[:10]
     head = f"{number:>3}. {click.style(_name(hit.path, hit.part, hit.machine), bold=True)}  ({hit.kind}{', ' + when if when else ''})"
     if hit.hidden:
@@ -189,7 +190,7 @@ def _print_hit(number: int, hit: Hit, found: SearchResult) -> None:
         more = hit.hidden - len(names)
         click.echo(f"     copies, newest first: {'; '.join(names)}{f'; and {more:,} more' if more > 0 else ''}")
         if found.mode == "collapsed" and more > 0:
-            click.echo(f"     (lifededup search --cluster {hit.cluster_id} lists them all)")
+            click.echo(f"     (lifededup search --cluster {hit.cluster_id}{store} lists them all)")
 
 
 def _copy_date(copy: Copy, hit: Hit) -> str:

@@ -24,7 +24,8 @@ import click
 from lifededup.cli import main
 from lifededup.cli.index import max_text_option, ocr_option, stop_on_signals
 from lifededup.cli.options import (
-    DELAY, SECONDS, ExistingPath, db_option, forms_there, opened_listing, opened_store, say_taken, unreachable,
+    DELAY, SECONDS, ExistingPath, db_option, forms_there, opened_listing, opened_store, same_store, say_taken,
+    unreachable,
 )
 from lifededup.extract import Limits
 from lifededup.index import IndexConfig, absolute, default_workers, max_workers
@@ -98,8 +99,8 @@ def folders_add(paths: tuple[Path, ...], include: tuple[str, ...], exclude: tupl
                            "to 1 million); `lifededup folders remove` it and add the folders your documents are "
                            "in (~/Documents, ~/Mail)", err=True)
         if not as_json:
-            click.echo(_running_daemon(store) or f"index them now with `lifededup watch{_same_store(db)}` (or "
-                       f"`lifededup daemon start{_same_store(db)}`)")
+            click.echo(_running_daemon(store) or f"index them now with `lifededup watch{same_store(db)}` (or "
+                       f"`lifededup daemon start{same_store(db)}`)")
 
 
 def _folder_named(store: Store, typed: Path, *, said: bool = False) -> str:
@@ -213,7 +214,7 @@ def folders_remove(paths: tuple[Path, ...], forget: bool | None, as_json: bool, 
                            f"{path} was not watched; it is not there any more: forgot its {removed:,} item(s)")
                 continue
             if removed is None:
-                raise click.ClickException(f"{path} is not watched; see `lifededup folders list{_same_store(db)}`")
+                raise click.ClickException(f"{path} is not watched; see `lifededup folders list{same_store(db)}`")
             if as_json:
                 click.echo(json.dumps({"path": path, "forgotten": removed}))
             elif choice:
@@ -227,7 +228,7 @@ def folders_remove(paths: tuple[Path, ...], forget: bool | None, as_json: bool, 
                 if gone:
                     click.echo(f"{path} is not there any more: if it was renamed or moved, its files are indexed "
                                "again where they are now, and these items would show each of them twice; "
-                               f"`lifededup folders remove --forget {shlex.quote(path)}{_same_store(db)}` forgets them",
+                               f"`lifededup folders remove --forget {shlex.quote(path)}{same_store(db)}` forgets them",
                                err=True)
         said = "" if as_json else _running_daemon(store)
     if said:
@@ -259,7 +260,7 @@ def folders_list(as_json: bool, db: str | None) -> None:
         scanned = folder.last_scanned_at.strftime("%Y-%m-%d %H:%M UTC") if folder.last_scanned_at else "never"
         click.echo(f"{_describe(folder)}  (last scanned {scanned})")
     if not folders:
-        click.echo(f"no watched folders of the machine {machine_name()}: lifededup folders add PATH{_same_store(db)}")
+        click.echo(f"no watched folders of the machine {machine_name()}: lifededup folders add PATH{same_store(db)}")
 
 
 def _folder_dict(folder: WatchedFolder) -> dict[str, object]:
@@ -359,7 +360,7 @@ def watch_command(paths: tuple[Path, ...], delay: float, rescan: float, retry: f
         folders = [WatchedFolder(stored_path(str(absolute(p)))) for p in paths] or list_folders(store)
         if not folders:
             raise click.ClickException(f"no folders to watch: add some with `lifededup folders add PATH"
-                                       f"{_same_store(db)}`, or give them: lifededup watch PATH...")
+                                       f"{same_store(db)}`, or give them: lifededup watch PATH...")
         try:
             store.claim_machine()  # another computer of this name: refused now, not at the first batch
         except MachineTaken as exc:
@@ -552,14 +553,6 @@ def daemon_start(delay: float, rescan: float, retry: float, workers: int, max_te
     click.echo(json.dumps({"pid": pid, "log": str(paths.log)}) if as_json else f"started (pid {pid}); log: {paths.log}")
 
 
-def _same_store(db: str | None) -> str:
-    """`` --db STORE`` for a command suggested to a person who gave --db (or LIFEDEDUP_DB): without
-    it the command would act on the default store (folders added there, the same error again)."""
-    from lifededup.store.opening import resolve
-
-    return f" --db {shlex.quote(str(resolve(db)))}" if db else ""
-
-
 def _daemon_store(db: str | None) -> Location:
     """The daemon's store, checked here, not in the background: a wrong one,
     or no folders to watch, fail now; a server that cannot be reached now
@@ -572,7 +565,7 @@ def _daemon_store(db: str | None) -> Location:
         with opened_store(db) as store:
             if not list_folders(store):
                 raise click.ClickException("no folders to watch: add some first with `lifededup folders add PATH"
-                                           f"{_same_store(db)}`")
+                                           f"{same_store(db)}`")
             return store.location
     except click.ClickException as exc:
         away = server_away(exc)
