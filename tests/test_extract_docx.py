@@ -63,6 +63,13 @@ def test_a_merged_cell_is_read_once_and_two_cells_alike_twice(tmp_path: Path) ->
     assert got.text == "Fruit Apple Yes Pear Yes Total Two\n\n0 0 1", got.text
 
 
+def test_a_charts_and_a_smartart_graphics_words_are_read() -> None:
+    """A chart's and a SmartArt graphic's words live in parts of their own, which python-docx does not read:
+    a document of them read as no text (python-docx's shp-inline-shape-access.docx)."""
+    got = extract(Path(__file__).parent / "fixtures/office/shp-inline-shape-access.docx")
+    assert got.text == "foo bar baz\n\nSeries 1 Series 2 Series 3 Category 1 Category 2 Category 3 Category 4", got.text
+
+
 def test_a_drafts_date_is_its_last_save(tmp_path: Path) -> None:
     """A draft saved as another keeps its parent's creation date: three drafts
     of January, March and May all had January's, and `--since` found none of

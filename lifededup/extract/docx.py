@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from lxml import etree  # type: ignore[import-untyped]
 
 from lifededup.extract.base import Extracted, Format, Probe, Source, last_saved
+from lifededup.extract.drawing import CHART, DIAGRAM, chart_text, diagram_text
 from lifededup.extract.layout import clean_text
 
 if TYPE_CHECKING:  # python-docx is imported where a document is read (extract/html.py says why)
@@ -82,6 +83,22 @@ def _paragraph_blocks(p: etree._Element, parent: t.ProvidesStoryPart) -> Iterato
     yield from (block for block in found if block)
 
 
+# the parts of the charts and SmartArt graphics a paragraph holds, by relationship (not Word's fallback copies)
+_GRAPHICS = etree.XPath(
+    ".//a:graphicData[not(ancestor::mc:Fallback)]/*[self::c:chart/@r:id or self::dgm:relIds]",
+    namespaces={**_NS, **CHART, **DIAGRAM})
+
+
+def _graphics(p: etree._Element, parent: t.ProvidesStoryPart) -> Iterator[str]:
+    """The words of each chart and SmartArt graphic in the paragraph, after it (python-docx reads neither)."""
+    r = f"{{{DIAGRAM['r']}}}"
+    for graphic in _GRAPHICS(p):
+        chart = graphic.tag == f"{{{CHART['c']}}}chart"
+        related = parent.part.rels.get(graphic.get(f"{r}id" if chart else f"{r}dm"))
+        if related is not None and not related.is_external:
+            yield (chart_text if chart else diagram_text)(related.target_part.blob)
+
+
 def _blocks(container: etree._Element, parent: t.ProvidesStoryPart) -> Iterator[str]:
     """The text of each paragraph and table in ``container`` (a body, cell, header, note),
     in order, through block-level content controls (<w:sdt>) and <w:customXml>,
@@ -89,6 +106,7 @@ def _blocks(container: etree._Element, parent: t.ProvidesStoryPart) -> Iterator[
     for child in container:
         if child.tag == f"{_W}p":
             yield from _paragraph_blocks(child, parent) if _HAS_BOX(child) else (_paragraph_text(child),)
+            yield from _graphics(child, parent)
         elif child.tag == f"{_W}tbl":
             from docx.table import Table
 
