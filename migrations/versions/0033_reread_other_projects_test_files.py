@@ -14,7 +14,7 @@ mended what lifededup read wrong there:
 - a PDF AES-256 encrypted with an empty owner password, which opens for
   anyone, was "encrypted"; an OCR layer's words were split ("Nort h Buon a");
   a form's typed values were not read;
-- a PPTX's charts and SmartArt were not read (a deck of charts was "empty"); a DOCX
+- a PPTX's or DOCX's charts and SmartArt were not read (a deck of charts was "empty"); a DOCX
   table's merged cell was read in each row it spans, and two cells alike side
   by side once; an ODT caption in a frame ran into its paragraph
   ("HelpRight"); an ODT declaring an XML entity was recorded with a repr;
