@@ -533,3 +533,33 @@ def test_a_read_through_a_writing_store_takes_no_writers_turn(store_url: str) ->
             holder.rollback() if postgres else holder.execute("ROLLBACK")
             holder.close()
             reader.join(60)
+
+
+def test_a_role_that_may_only_read_is_told_its_store_needs_its_owner_to_upgrade_it(pg_url: str,
+                                                                                    postgres: Any) -> None:
+    """A newer lifededup on a searching machine: the store is a revision behind, and the reader's
+    role may not upgrade it.  Every command said "... is not a usable lifededup store: permission
+    denied for table items", as if the store were another program's; it says what to do."""
+    from test_migrations import head, upgrade_to
+
+    upgrade_to(pg_url, head())
+    postgres.admin("DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'reader')"
+                   " THEN CREATE ROLE reader LOGIN; END IF; END$$")
+    with open_store(pg_url) as store, store.transaction() as conn:
+        conn.exec_driver_sql("GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader")
+    upgrade_to(pg_url, "-1", down=True)
+    reader = pg_url.replace("postgresql://postgres@", "postgresql://reader@")
+    for args in (["search", "river"], ["dups"]):
+        refused = subprocess.run([sys.executable, "-m", "lifededup", *args, "--db", reader], capture_output=True,
+                                 text=True, timeout=120)
+        assert refused.returncode == 1 and "Traceback" not in refused.stderr, (args, refused.stderr)
+        assert "not a usable lifededup store" not in refused.stderr, refused.stderr
+        assert ("the store's server refused to open the store for the role in its URL: permission denied"
+                in refused.stderr), refused.stderr
+        assert "the store's owner brings it up to date first" in refused.stderr, refused.stderr
+    upgraded = subprocess.run([sys.executable, "-m", "lifededup", "check", "--db", pg_url], capture_output=True,
+                              text=True, timeout=120)
+    assert upgraded.returncode == 0, upgraded.stderr
+    found = subprocess.run([sys.executable, "-m", "lifededup", "search", "river", "--db", reader],
+                           capture_output=True, text=True, timeout=120)
+    assert found.returncode == 0 and found.stdout == "no matches\n", found.stderr
