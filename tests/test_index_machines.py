@@ -563,3 +563,26 @@ def test_a_role_that_may_only_read_is_told_its_store_needs_its_owner_to_upgrade_
     found = subprocess.run([sys.executable, "-m", "lifededup", "search", "river", "--db", reader],
                            capture_output=True, text=True, timeout=120)
     assert found.returncode == 0 and found.stdout == "no matches\n", found.stderr
+
+
+def test_search_prints_another_machines_path_whole_so_that_show_takes_it_back(tmp_path: Path, pg_url: str) -> None:
+    """Search said this user's home ``~`` inside another machine's path too (``nas:~/docs/a.txt``: the
+    home of the machine searching, not of the one holding the file), which `show` could not take back;
+    the web view already printed it whole."""
+    home = tmp_path / "home"
+    (home / "docs").mkdir(parents=True)
+    (home / "docs" / "a.txt").write_text(prose(1))
+    env = {**os.environ, "HOME": str(home), "LIFEDEDUP_DB": pg_url}
+
+    def lifededup(machine: str, *args: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "lifededup", *args], capture_output=True, text=True,
+                              timeout=120, env={**env, "LIFEDEDUP_MACHINE": machine})
+        assert done.returncode == 0, (args, done.stderr)
+        return done.stdout
+
+    lifededup("nas", "index", str(home / "docs"))
+    word = prose(1).split()[3]
+    assert lifededup("nas", "search", word).startswith("  1. ~/docs/a.txt  ("), "this machine's file: ~"
+    printed = lifededup("laptop", "search", word)
+    assert printed.startswith(f"  1. nas:{home}/docs/a.txt  ("), printed
+    assert lifededup("laptop", "show", f"nas:{home}/docs/a.txt").startswith(f"item 1: nas:{home}/docs/a.txt ")

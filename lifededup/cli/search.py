@@ -114,9 +114,18 @@ def _home(path: str) -> str:
     return "~" + path[len(home):] if home != "/" and path.startswith(home + os.sep) else path
 
 
+def _homed(path: str, machine: str) -> str:
+    """``path`` with this machine's home folder said ``~`` -- in this machine's paths alone, as the
+    web view does: another machine's ``/home/ann/notes.txt`` was printed ``laptop:~/notes.txt`` here,
+    this user's home on that machine, which ``show`` could not take back."""
+    from lifededup.store import machine_name
+
+    return _home(path) if not machine or machine == machine_name() else path
+
+
 def _name(path: str, part: str, machine: str = "") -> str:
-    """``item_name``, the home folder said ``~``."""
-    return item_name(_home(path), part, machine)
+    """``item_name``, this machine's home folder said ``~``."""
+    return item_name(_homed(path, machine), part, machine)
 
 
 def _beside(path: str, row: str) -> str:
@@ -184,7 +193,8 @@ def _print_hit(number: int, hit: Hit, found: SearchResult, store: str) -> None:
         click.echo(f"     {_highlighted(hit.snippet)}")
     if hit.copies:
         # newest first, each with its date: the latest draft is named though an older one is the row
-        names = [(_name(_beside(_home(c.path), _home(hit.path)), c.part, c.machine) if c.machine == hit.machine
+        names = [(item_name(_beside(_homed(c.path, c.machine), _homed(hit.path, hit.machine)), c.part, c.machine)
+                  if c.machine == hit.machine
                   else _name(c.path, c.part, c.machine)) + _copy_date(c, hit)
                  for c in hit.copies[:COPIES_SHOWN]]
         more = hit.hidden - len(names)
