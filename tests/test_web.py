@@ -667,6 +667,41 @@ def test_serve_on_a_port_in_use_says_so_and_never_says_serving(sqlite_corpus: Co
     assert "--port" in result.output and "serving" not in result.output, result.output
 
 
+def test_serve_on_every_address_prints_the_address_another_machine_opens(sqlite_corpus: CorpusStore,
+                                                                        tmp_path: Path) -> None:
+    """`serve --host 0.0.0.0 --allow-remote` is for another machine, but printed only
+    http://127.0.0.1:PORT/?token=...: it also names this machine, and that address answers."""
+    import http.client
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    from web_samples import free_port
+
+    port, log = free_port(), tmp_path / "serve.log"
+    with log.open("wb") as out:
+        server = subprocess.Popen([sys.executable, "-m", "lifededup", "serve", "--host", "0.0.0.0", "--allow-remote",
+                                   "--port", str(port), "--db", str(sqlite_corpus.db)], stdout=out, stderr=out)
+    try:
+        deadline = time.monotonic() + 30
+        while len(log.read_text().splitlines()) < 2 and server.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        lines = log.read_text().splitlines()
+        name = socket.gethostname()
+        said = re.fullmatch(rf"from another machine: http://{re.escape(name)}:{port}/\?token=(\S+) "
+                            r"\(or this machine's LAN address in place of its name\)", lines[1])
+        assert said is not None and f"/?token={said.group(1)}  (Ctrl-C stops)" in lines[0], lines
+        for token, status in ((said.group(1), 303), ("", 401)):  # the token traded for a cookie; none: refused
+            asked = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            asked.request("GET", f"/?token={token}" if token else "/", headers={"Host": f"{name}:{port}"})
+            assert asked.getresponse().status == status
+            asked.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
 def test_loopback_answers_only_its_own_names(sqlite_corpus: CorpusStore) -> None:
     corpus = sqlite_corpus
     app = create_app(corpus.db)

@@ -37,10 +37,14 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 
 
+# the hosts that listen on every address of the machine
+_EVERY_ADDRESS = ("0.0.0.0", "::")
+
+
 def address(access: Access, port: int) -> str:
     """The address to open, with the token when one is needed."""
     host = f"[{access.host}]" if ":" in access.host else access.host
-    shown = "127.0.0.1" if access.host in ("0.0.0.0", "::") else host
+    shown = "127.0.0.1" if access.host in _EVERY_ADDRESS else host
     return f"http://{shown}:{port}/" + (f"?token={access.token}" if access.token else "")
 
 
@@ -56,6 +60,10 @@ def serve(db: str | Path | None, host: str = DEFAULT_HOST, port: int = DEFAULT_P
     # would print its own error after ours said "serving"
     listening = _listen(host, port)
     echo(f"lifededup: serving {app.state.store} read-only at {address(access, port)}  (Ctrl-C stops)")
+    if access.host in _EVERY_ADDRESS:
+        # the address printed is this machine's own; the person meant another machine (--allow-remote)
+        there = address(Access(socket.gethostname(), access.token), port)
+        echo(f"from another machine: {there} (or this machine's LAN address in place of its name)")
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", server_header=False))
     server.run(sockets=[listening])
 
