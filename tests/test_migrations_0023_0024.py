@@ -46,11 +46,16 @@ def test_0023_reads_again_a_printed_pdf_and_a_mail_that_is_one_attached_file(sto
         conn.exec_driver_sql("UPDATE items SET mime_type = 'message/rfc822', title = 'Scanned document' WHERE id = 3")
     engine.dispose()
     upgrade_to(store_url, "0023")
-    with open_store(store_url) as store:
-        assert marked_to_read(store) == {"budget.pdf": True, "plan.pdf": False, "scan.eml": True,
-                                         "hello.eml": False}, marked_to_read(store)
+    engine = make_engine(resolve(store_url), readonly=True)
+    with engine.connect() as conn:  # as 0023 left them, before the store is opened (and brought to head)
+        at_0023 = {Path(str(path)).name: mtime is None
+                   for path, mtime in conn.exec_driver_sql("SELECT path, mtime FROM items WHERE part = ''")}
+    engine.dispose()
+    assert at_0023 == {"budget.pdf": True, "plan.pdf": False, "scan.eml": True, "hello.eml": False}, at_0023
+    with open_store(store_url) as store:  # at head: 0033 marks every PDF as well
+        assert marked_to_read(store) == {**at_0023, "plan.pdf": True}, marked_to_read(store)
         summary = run(store, [folder], IndexConfig(workers=1))
-        assert (summary.updated, summary.new, summary.unchanged) == (2, 0, 2), summary
+        assert (summary.updated, summary.new, summary.unchanged) == (3, 0, 1), summary
         _, rows = store.execute("SELECT id, part, title FROM items ORDER BY id")
         titles = {int(str(r[0])): (str(r[1]), r[2]) for r in rows}
         assert titles[1] == ("", "Budget 2024"), titles
