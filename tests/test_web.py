@@ -13,6 +13,7 @@ import json
 import os
 import random
 import re
+import shlex
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -428,6 +429,28 @@ def test_status_shows_the_daemon_folders_and_last_errors(client: TestClient, sta
     assert "&lt;broken&gt;.pdf: not a PDF" in html, "the log's last error is not shown (escaped)"
     # its failures are its store's: the served store's list is not theirs (a tester's 12 against 39)
     assert "2 in the watcher's store" in html and 'href="/failures">why' not in html, html
+
+
+def test_status_page_names_the_store_it_shows_in_the_commands_it_suggests(store_url: str, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The view of a store given with --db said "Start it with lifededup daemon start" and "Add one
+    with lifededup folders add PATH": run as said, they act on the default store, not this one."""
+    import html as markup
+
+    with open_store(store_url):
+        pass
+    paths = daemons.DaemonPaths(tmp_path / "state")
+    monkeypatch.delenv("LIFEDEDUP_DB", raising=False)
+    with TestClient(create_app(store_url, daemon_paths=paths), base_url=LOCAL) as view:
+        page = markup.unescape(get(view, "/status").text)
+    named = f" --db {shlex.quote(str(resolve(store_url)))}"
+    for said in (f"lifededup daemon start{named}</code> (or <code>lifededup watch{named}</code>)",
+                 f"Add one with <code>lifededup folders add PATH{named}</code>"):
+        assert said in page, page
+    monkeypatch.setenv("LIFEDEDUP_DB", store_url)  # the store a bare command opens: no --db said
+    with TestClient(create_app(store_url, daemon_paths=paths), base_url=LOCAL) as view:
+        page = markup.unescape(get(view, "/status").text)
+    assert "Start it with <code>lifededup daemon start</code>" in page and " --db " not in page, page
 
 
 def test_status_sees_a_running_watcher(corpus: CorpusStore, tmp_path: Path) -> None:

@@ -350,6 +350,22 @@ class StatusView:
     # the store's server cannot be reached, or refuses this view (server_words), its folders unread; else ""
     server: str = ""
 
+    @property
+    def same_store(self) -> str:
+        """`` --db STORE`` for the commands the page suggests, where the view shows another store than
+        the one a bare command opens (the default, or LIFEDEDUP_DB's): `lifededup daemon start` as the
+        page said it watched the default store's folders, not these."""
+        import shlex
+
+        from lifededup.store import StoreError
+        from lifededup.store.opening import resolve
+
+        try:
+            bare = str(resolve(None))
+        except StoreError:  # LIFEDEDUP_DB mistyped: a bare command opens nothing
+            bare = ""
+        return "" if self.store == bare else f" --db {shlex.quote(self.store)}"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "store": self.store,
