@@ -13,6 +13,7 @@ import tarfile
 import zipfile
 from email.message import EmailMessage
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -202,23 +203,31 @@ def test_a_vcf_or_ics_that_is_not_one_is_a_failure_with_its_reason_and_prints_no
     (folder / "garbage.ics").write_bytes(garbage(2))
     (folder / "open.vcf").write_bytes(b"BEGIN:VCARD\nVERSION:3.0\nFN:Ann Example\nNOTE:cut off here\n")
     (folder / "ann.vcf").write_bytes(b"BEGIN:VCARD\nVERSION:3.0\nFN:Ann Example\n\x1b[2Jbad line\nEND:VCARD\n")
+    stderr, rows = indexed_as_a_person(tmp_path, folder, "SELECT path, status FROM items WHERE part = ''")
+    assert "vobject" not in stderr and "Skipped" not in stderr, stderr
+    got = {Path(path).name: status for path, status in rows}
+    want = {"garbage.vcf": "unsupported", "garbage.ics": "unsupported", "open.vcf": "corrupt", "ann.vcf": "ok"}
+    assert got == want, f"statuses: {got}"
+    with pytest.raises(UnsupportedFormat, match=r"no BEGIN:VCARD line; \d+ line\(s\) cannot be read, the first: At line 1"):
+        extract(folder / "garbage.vcf")
+
+
+def indexed_as_a_person(tmp_path: Path, folder: Path, sql: str) -> tuple[str, list[Any]]:
+    """``lifededup index`` of ``folder`` run as a person runs it (its own process, so the
+    workers' stderr is the one seen), into a store under ``tmp_path``: what it printed on
+    stderr, and the rows ``sql`` reads from the store."""
     db = tmp_path / "store.db"
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_STATE_HOME": str(tmp_path / "state"),
            "XDG_CONFIG_HOME": str(tmp_path / "config")}
     indexed = subprocess.run([sys.executable, "-m", "lifededup", "index", "--db", str(db), str(folder)],
                              capture_output=True, text=True, timeout=300, env=env)
     assert indexed.returncode == 0, indexed.stderr
-    assert "vobject" not in indexed.stderr and "Skipped" not in indexed.stderr, indexed.stderr
     store = open_store(db)
     try:
-        _, rows = store.execute("SELECT path, status FROM items WHERE part = ''")
+        _, rows = store.execute(sql)
     finally:
         store.close()
-    got = {Path(path).name: status for path, status in rows}
-    want = {"garbage.vcf": "unsupported", "garbage.ics": "unsupported", "open.vcf": "corrupt", "ann.vcf": "ok"}
-    assert got == want, f"statuses: {got}"
-    with pytest.raises(UnsupportedFormat, match=r"no BEGIN:VCARD line; \d+ line\(s\) cannot be read, the first: At line 1"):
-        extract(folder / "garbage.vcf")
+    return indexed.stderr, list(rows)
 
 
 def test_a_calendar_naming_a_time_zone_vobject_does_not_know_prints_nothing(tmp_path: Path) -> None:
@@ -228,18 +237,8 @@ def test_a_calendar_naming_a_time_zone_vobject_does_not_know_prints_nothing(tmp_
     folder = tmp_path / "calendars"
     folder.mkdir()
     shutil.copy(FIXTURES / "calendar/issue_156_RDATE_with_PERIOD_TZID_khal.ics", folder)
-    db = tmp_path / "store.db"
-    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_STATE_HOME": str(tmp_path / "state"),
-           "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    indexed = subprocess.run([sys.executable, "-m", "lifededup", "index", "--db", str(db), str(folder)],
-                             capture_output=True, text=True, timeout=300, env=env)
-    assert indexed.returncode == 0, indexed.stderr
-    assert "ERROR" not in indexed.stderr and "Central Standard Time" not in indexed.stderr, indexed.stderr
-    store = open_store(db)
-    try:
-        _, rows = store.execute("SELECT status, title FROM items WHERE part = ''")
-    finally:
-        store.close()
+    stderr, rows = indexed_as_a_person(tmp_path, folder, "SELECT status, title FROM items WHERE part = ''")
+    assert "ERROR" not in stderr and "Central Standard Time" not in stderr, stderr
     assert [tuple(row) for row in rows] == [("ok", "Event")], rows
 
 
