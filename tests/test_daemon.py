@@ -217,6 +217,35 @@ def test_status_of_a_killed_watcher_says_what_it_left_unread(tmp_path: Path) -> 
                      r"\(a second SIGINT or SIGTERM stops at once\)\n", said) and "Ctrl-C" not in said, said
 
 
+def test_status_of_a_killed_watcher_of_a_store_given_names_it_in_the_start_it_says(tmp_path: Path) -> None:
+    """A watcher started with --db, killed with files unread: status said "the next `lifededup daemon
+    start` reads them", which, run as said, watched the default store's folders (or none)."""
+    root, state, db, env = archive_and_state(tmp_path)
+    env.pop("LIFEDEDUP_DB")
+    env["XDG_DATA_HOME"] = str(tmp_path / "data")
+    assert lifededup(env, "folders", "add", str(root), "--db", str(db)).returncode == 0
+    started = lifededup(env, "daemon", "start", "--delay", "3600", "-j", "1", "--db", str(db))
+    assert started.returncode == 0, started.stdout + started.stderr
+    pid = int((state / "lifededup" / "watch.pid").read_text())
+    try:
+        eventually(lambda: "state: watching" in lifededup(env, "daemon", "status").stdout, "it caught up")
+        write_text(root / "2.txt", seed=2)
+        eventually(lambda: "waiting: 1 file" in lifededup(env, "daemon", "status").stdout, "a file waits")
+    finally:
+        os.kill(pid, 9)
+    eventually(lambda: not alive(pid), "the watcher is gone")
+    said = re.search(r"left unread: 1 file \(the next `lifededup (daemon start --db \S+)` reads them\)\n",
+                     lifededup(env, "daemon", "status").stdout)
+    assert said is not None and said.group(1) == f"daemon start --db {db}"
+    assert lifededup(env, *said.group(1).split(), "-j", "1").returncode == 0
+    try:
+        with open_store(db, readonly=True) as store:
+            eventually(lambda: set(stored_files(store)) == files_on_disk(root), "the start said reads them")
+    finally:
+        assert lifededup(env, "daemon", "stop").returncode == 0
+    assert not (tmp_path / "data").exists(), "the default store was made"
+
+
 def test_stopped_mid_tar_x_it_counts_only_the_files_it_left_unread(tmp_path: Path) -> None:
     """Stopped while it read a folder being unpacked, `daemon status` said
     "waiting: 963 files" of a `tar x` whose every file it had read (the

@@ -25,7 +25,7 @@ from lifededup.cli import main
 from lifededup.cli.index import max_text_option, ocr_option, stop_on_signals
 from lifededup.cli.options import (
     DELAY, SECONDS, ExistingPath, db_option, forms_there, opened_listing, opened_store, same_store, say_taken,
-    unreachable,
+    store_named, unreachable,
 )
 from lifededup.extract import Limits
 from lifededup.index import IndexConfig, absolute, default_workers, max_workers
@@ -636,13 +636,20 @@ def _waiting_said(report: dict[str, Any], running: bool) -> str:
         return f"waiting: {_waiting_words(report)}"
     if report.get("state") == f"stopped: {UPGRADED}":
         return ("left unread: the files the upgrade marked to be read again, and those changed since "
-                "(start the watcher again with the newer lifededup: `lifededup daemon start` reads them)")
+                f"(start the watcher again with the newer lifededup: `lifededup daemon start{_its_store(report)}` "
+                "reads them)")
     if not int(report.get("pending") or 0):
         return "nothing left unread"
-    return f"left unread: {_waiting_words(report)} (the next `lifededup daemon start` reads them)"
+    return f"left unread: {_waiting_words(report)} (the next `lifededup daemon start{_its_store(report)}` reads them)"
 
 
-def _kept_words(folder: dict[str, Any]) -> str:
+def _its_store(report: dict[str, Any]) -> str:
+    """`` --db STORE`` for the commands said about a watcher of another store than a bare command's:
+    run as said, `daemon start` watched the default store's folders."""
+    return store_named(str(report.get("store") or ""))
+
+
+def _kept_words(folder: dict[str, Any], store: str) -> str:
     """A watched folder whose items the store keeps though it is not there,
     or empty: a disk unmounted from its mount point looks the same as the
     folder deleted and made again, so they are kept -- and said, with how to
@@ -652,7 +659,7 @@ def _kept_words(folder: dict[str, Any]) -> str:
            "empty": "it is empty now (made again, or its disk unmounted)"}.get(str(folder.get("now")),
                                                                              "it was replaced")
     return (f"{path}: the store keeps its {items:,} item{'' if items == 1 else 's'}, but {now}; they stay until "
-            f"files return there, or `lifededup folders remove --forget {shlex.quote(path)}` forgets them")
+            f"files return there, or `lifededup folders remove --forget {shlex.quote(path)}{store}` forgets them")
 
 
 def _failed_words(report: dict[str, Any]) -> str:
@@ -663,7 +670,7 @@ def _failed_words(report: dict[str, Any]) -> str:
     if here is None or int(here) == failed:  # (None: written by an older watcher)
         return f"failed items in store: {failed:,}"
     return (f"failed items: {int(here):,} of this machine's, {failed:,} in the store (`lifededup failures "
-            f"--machine {report.get('machine')}` lists this machine's)")
+            f"--machine {report.get('machine')}{_its_store(report)}` lists this machine's)")
 
 
 def _unreachable_words(report: dict[str, Any]) -> str | None:
@@ -737,7 +744,7 @@ def daemon_status(as_json: bool) -> None:
             nothing = "the store's folders, once it is reached" if report.get("unreachable") else "nothing"
             click.echo(f"watching: {', '.join(folders) or nothing}")
             for folder in absent.values():
-                click.echo(_kept_words(folder))
+                click.echo(_kept_words(folder, _its_store(report)))
             click.echo(f"state: {_state_words(report, status.running)}, {_waiting_said(report, status.running)}")
             if status.running and report.get("state") == "indexing" and report.get("last_read"):
                 click.echo(f"last file read: {shown(str(report['last_read']))}")
