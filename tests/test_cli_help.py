@@ -77,3 +77,17 @@ def test_db_before_the_command_says_where_it_goes(args: list[str], tmp_path: Pat
 def test_top_level_help_shows_db_after_a_command() -> None:
     output = " ".join(CliRunner().invoke(main, ["--help"]).output.split())
     assert "a command's --db PATH (lifededup search --db ~/archive.db river) or LIFEDEDUP_DB" in output
+
+
+def test_failures_json_keys_are_the_ones_its_help_names(tmp_path: Path) -> None:
+    """`failures --json` gives each failure's item id (for `show ID`), which its --help left out."""
+    import json
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "empty.txt").write_bytes(b"")
+    db = str(tmp_path / "store.db")
+    assert CliRunner().invoke(main, ["index", "-j", "1", "--db", db, str(tmp_path / "docs")]).exit_code == 0
+    [failure] = json.loads(CliRunner().invoke(main, ["failures", "--json", "--db", db]).stdout)
+    said = " ".join(CliRunner().invoke(main, ["failures", "--help"]).output.split())
+    named = re.search(r"A JSON list of objects: ([^(]*)", said)
+    assert named is not None and set(failure) == set(named.group(1).replace(",", " ").split()), (failure, said)

@@ -23,7 +23,8 @@ from lifededup.store.machines import list_machines
               help="Only the failures of this status (repeat for several): no-text-layer, the scans `index --ocr` "
               "reads; missing-tool, what a program or extra would read; corrupt, encrypted, empty... The last line "
               "counts each status the store holds.")
-@click.option("--json", "as_json", is_flag=True, help="A JSON list of objects: path, part, status, reason, machine.")
+@click.option("--json", "as_json", is_flag=True,
+              help="A JSON list of objects: path, part, status, reason, machine, id (the item's: `lifededup show ID`).")
 @db_option
 def failures_command(limit: int | None, machine: str | None, statuses: tuple[str, ...], as_json: bool,
                      db: str | None) -> None:
