@@ -91,3 +91,19 @@ def test_failures_json_keys_are_the_ones_its_help_names(tmp_path: Path) -> None:
     said = " ".join(CliRunner().invoke(main, ["failures", "--help"]).output.split())
     named = re.search(r"A JSON list of objects: ([^(]*)", said)
     assert named is not None and set(failure) == set(named.group(1).replace(",", " ").split()), (failure, said)
+
+
+def test_index_json_keys_are_the_ones_its_help_names(tmp_path: Path) -> None:
+    """`index --json` gives `deferred` too, which its --help left out."""
+    import json
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "note.txt").write_text("The hedge by the lane wants cutting before the frost.\n")
+    ran = CliRunner().invoke(main, ["index", "--json", "-j", "1", "--db", str(tmp_path / "s.db"),
+                                    str(tmp_path / "docs")])
+    summary = json.loads(ran.stdout)
+    said = " ".join(CliRunner().invoke(main, ["index", "--help"]).output.split())
+    listed = re.search(r"The summary as one JSON object \((.*)\)\. --db", said)
+    assert listed is not None, said
+    named = set(re.findall(r"(?:^|, )(\w+)", re.sub(r"\([^()]*\)", "", listed.group(1))))
+    assert set(summary) == named, (set(summary) ^ named)

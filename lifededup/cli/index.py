@@ -159,7 +159,8 @@ def ocr_option(func: F) -> F:
 @click.option("--json", "as_json", is_flag=True,
               help="The summary as one JSON object (new, updated, unchanged, moved, removed, failed, items, bytes, "
               "failed_files, vanished, exact_duplicates, near_duplicates, failed_in_store (every machine's), failed_here "
-              "(this machine's of them), seconds, interrupted).")
+              "(this machine's of them), seconds, interrupted, deferred (the files still being written that could not "
+              "be read, and why: nothing of them recorded)).")
 @db_option
 def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_mb: int, batch: int,
                   max_text_mb: float, ocr: bool, reread: bool, as_json: bool, db: str | None) -> None:
