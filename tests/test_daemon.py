@@ -72,6 +72,10 @@ def test_daemon_start_status_stop(tmp_path: Path) -> None:
         # the last file it read: what `status` names while a long scan runs
         report = json.loads(lifededup(env, "daemon", "status", "--json").stdout)["report"]
         assert report["last_read"] in files_on_disk(root), report
+        # every key of the report is one --help names (batches, machine, pid, updated_at were not);
+        # log and follows repeat the outer log and say whether it follows folders add, for status itself
+        helped = set(re.findall(r"\w+", lifededup(env, "daemon", "status", "--help").stdout))
+        assert set(report) - {"log", "follows"} <= helped, set(report) - {"log", "follows"} - helped
         # a folder added while the daemon runs is followed without a restart
         # (it read its folders once, when it started, and had to be restarted)
         other = tmp_path / "other"

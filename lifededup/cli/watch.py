@@ -707,7 +707,8 @@ def _unreachable_words(report: dict[str, Any]) -> str | None:
               "no such role or database, a password refused; else null), refused_since, retry_after (seconds), "
               "last_read, last_indexed_at, "
               "last_rescan_at, state_since (when the state began: of watching, when the last batch or scan "
-              "ended), watching_since (when the watcher began watching) as Unix times).")
+              "ended), watching_since (when the watcher began watching), updated_at (when it wrote this) as Unix "
+              "times; machine, pid, batches (written since it started)).")
 def daemon_status(as_json: bool) -> None:
     """Whether the daemon runs, what it watches and since when (and how long
     ago its last batch or scan ended), how many files wait (of one not
