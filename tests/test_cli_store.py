@@ -501,3 +501,28 @@ def test_dups_names_a_mailboxs_message_by_its_subject(tmp_path: Path) -> None:
     listed = run("dups", db=db)
     assert '/mail/Inbox [message 3]  "Boat trip"' in listed, listed
     assert "/mail/Sent.eml  (exact copy)\n" in listed, f"a file is named by its path alone: {listed}"
+
+
+def test_show_takes_a_part_as_a_second_argument(store_url: str, tmp_path: Path) -> None:
+    """`show Inbox.mbox 'message 2'` -- the part typed apart, as a shell invites -- said "Got unexpected
+    extra argument (message 2)"; it shows the part, as `show 'Inbox.mbox [message 2]'` does."""
+    import email.message
+    import mailbox
+
+    folder = tmp_path / "Mail"
+    folder.mkdir()
+    box = mailbox.mbox(str(folder / "Inbox.mbox"))
+    for n, subject in enumerate(("Boat trip", "Re: Boat trip"), 1):
+        mail = email.message.EmailMessage()
+        mail["From"], mail["To"], mail["Subject"] = "ann@example.org", "bob@example.org", subject
+        mail["Message-ID"] = f"<{n}@example.org>"
+        mail.set_content(prose(n))
+        box.add(mail)
+    box.flush()
+    box.close()
+    run("index", "-j", "1", str(folder), db=store_url)
+    mbox = str(folder / "Inbox.mbox")
+    apart = run("show", mbox, "message 2", db=store_url)
+    assert apart.startswith(f"item 3: {mbox} [message 2] (email, ok)\n"), apart
+    assert apart == run("show", f"{mbox} [message 2]", db=store_url)
+    assert "no item" in run("show", mbox, "message 9", db=store_url, code=1)

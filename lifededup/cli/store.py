@@ -25,12 +25,14 @@ if TYPE_CHECKING:
 
 @main.command("show")
 @click.argument("item")
+@click.argument("part", required=False)
 @click.option("--json", "as_json", is_flag=True, help="The explanation as one JSON object.")
 @db_option
-def show_command(item: str, as_json: bool, db: str | None) -> None:
+def show_command(item: str, part: str | None, as_json: bool, db: str | None) -> None:
     """Show an item (by id or path), its cluster, and why each member is there.
 
-    A part inside a file is named PATH [PART], as dups and failures print it.
+    A part inside a file is named PATH [PART], as dups and failures print it
+    (quoted, one argument), or PATH PART.
 
     For each member: whether it is an exact copy (same SHA-1 of the
     normalized text), how many of the 6 features it shares with the
@@ -48,10 +50,13 @@ def show_command(item: str, as_json: bool, db: str | None) -> None:
       lifededup show ~/Documents/report-v2.docx
       lifededup show 42 --json
       lifededup show '~/Mail/archive-2024.mbox [message 5]'
+      lifededup show ~/Mail/archive-2024.mbox 'message 5'
     """
     # on the driver alone: no SQLAlchemy at a store at head
     from lifededup.store.queries import NEAR_ELSEWHERE, explain
 
+    if part is not None:  # `show Inbox.mbox "message 5"` said "Got unexpected extra argument (message 5)"
+        item = f"{item} [{part}]"
     with opened_reader(db) as store:
         found = explain(store, item, elsewhere=True)
     if as_json:
