@@ -549,7 +549,7 @@ def test_a_role_that_may_only_read_is_told_its_store_needs_its_owner_to_upgrade_
         conn.exec_driver_sql("GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader")
     upgrade_to(pg_url, "-1", down=True)
     reader = pg_url.replace("postgresql://postgres@", "postgresql://reader@")
-    for args in (["search", "river"], ["dups"]):
+    for args in (["search", "river"], ["dups"], ["serve", "--port", "1"]):  # serve: refused before it listens
         refused = subprocess.run([sys.executable, "-m", "lifededup", *args, "--db", reader], capture_output=True,
                                  text=True, timeout=120)
         assert refused.returncode == 1 and "Traceback" not in refused.stderr, (args, refused.stderr)

@@ -173,7 +173,7 @@ def _speaking(opening: Callable[[], R],
     except StoreTooNew as exc:
         raise too_new(str(exc)) from exc
     except StoreError as exc:
-        _raise_refused_opening(exc)
+        raise_refused_opening(exc)
         raise click.ClickException(str(exc)) from exc
     except Exception as exc:
         _raise_refused(exc)
@@ -220,7 +220,7 @@ def _raise_refused(exc: Exception) -> None:
         "\"Sharing a store\")") from exc
 
 
-def _raise_refused_opening(exc: StoreError) -> None:
+def raise_refused_opening(exc: StoreError) -> None:
     """A role that may only read, refused while its store was opened: a newer lifededup upgrading
     an older store (it said so), or a role not granted SELECT.  It said "... is not a usable
     lifededup store: permission denied for table items", as if the store were another program's."""
