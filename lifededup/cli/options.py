@@ -224,8 +224,10 @@ def raise_refused_opening(exc: StoreError) -> None:
     """A role that may only read, refused while its store was opened: a newer lifededup upgrading
     an older store (it said so), or a role not granted SELECT.  It said "... is not a usable
     lifededup store: permission denied for table items", as if the store were another program's."""
-    from lifededup.store.errors import driver_error
+    from lifededup.store.errors import MissingExtension, driver_error
 
+    if isinstance(exc, MissingExtension):
+        return  # an extension the role may not create: its message says what to run, and as whom
     cause = exc.__cause__
     if cause is None or getattr(driver_error(cause), "sqlstate", None) != _REFUSED:
         return
