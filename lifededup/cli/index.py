@@ -7,7 +7,7 @@ import shlex
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -24,6 +24,7 @@ from lifededup.index import Bar, IndexConfig, LogLines, default_workers, max_wor
 
 if TYPE_CHECKING:
     from lifededup.index import Progress, Summary
+    from lifededup.store.folders import WatchedFolder
 
 
 def progress_for_output() -> Progress:
@@ -118,6 +119,27 @@ def summary_lines(summary: Summary, *, reread: bool = False, machine: str = "", 
     return lines
 
 
+def _watched_there(folders: Sequence[WatchedFolder], store: str) -> list[Path]:
+    """A bare ``index``'s paths: the watched folders there now.  One not
+    there (a disk not plugged in) is said and left as the store has it: not
+    scanned, so its files are not taken for deleted.  ``store``: the
+    `` --db STORE`` the commands said need."""
+    from lifededup.model import fs_path, shown
+
+    if not folders:
+        raise click.UsageError(
+            f"name the folders or files to index (lifededup index ~/Documents ~/Mail{store}), or watch folders "
+            f"(lifededup folders add ~/Documents{store}): a bare `lifededup index{store}` reads those")
+    there = [Path(fs_path(f.path)) for f in folders if Path(fs_path(f.path)).is_dir()]
+    for folder in folders:
+        if not Path(fs_path(folder.path)).is_dir():
+            click.echo(f"{shown(folder.path)} is not there now (a disk not plugged in?): its items are kept as they "
+                       "are, and read when it is back", err=True)
+    if not there:
+        raise click.ClickException("none of the watched folders is there now: nothing read, nothing changed")
+    return there
+
+
 # How to finish an interrupted run: a plain `index` finishes a --reread (the
 # files it did not reach are marked), which running it again would start over
 _FINISH = {False: "run the same command again to finish",
@@ -141,7 +163,7 @@ def ocr_option(func: F) -> F:
 
 
 @main.command("index")
-@click.argument("paths", nargs=-1, required=True, type=ExistingPath(path_type=Path))
+@click.argument("paths", nargs=-1, type=ExistingPath(path_type=Path))
 @click.option("--workers", "-j", type=click.IntRange(1, max_workers()), default=default_workers,
               show_default="one per core", help="Extraction worker processes (at most 4 per core).")
 @click.option("--timeout", type=SECONDS, default=Limits.timeout_s, show_default=True,
@@ -165,6 +187,10 @@ def ocr_option(func: F) -> F:
 def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_mb: int, batch: int,
                   max_text_mb: float, ocr: bool, reread: bool, as_json: bool, db: str | None) -> None:
     """Index the files in PATHS (folders or files) into the store.
+
+    With no PATHS, the folders the store watches (`lifededup folders add`),
+    as the watcher's catch-up reads them; one not there now (a disk not
+    plugged in) is said, and its items are kept.
 
     New and changed files are read and fingerprinted; unchanged ones are
     skipped (same size and mtime, or same bytes); moved or renamed files keep
@@ -190,6 +216,7 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
     Example:
       lifededup index ~/Documents ~/Mail
       lifededup dups
+      lifededup folders add ~/Documents && lifededup index
     """
     config = IndexConfig(workers=workers, limits=Limits(timeout_s=timeout, memory_mb=memory_mb, ocr=ocr),
                          batch_items=batch, max_text_chars=int(max_text_mb * 2**20), reread=reread)
@@ -199,9 +226,10 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
     stop = threading.Event()
     with opened_store(db, verify=True) as store, stop_on_signals(stop):
         machine = store.machine
+        folders = list_folders(store)
         try:
-            summary = run_in_folders(store, paths, list_folders(store), config, progress=progress_for_output(),
-                                     stop=stop)
+            summary = run_in_folders(store, paths or _watched_there(folders, same_store(db)), folders, config,
+                                     progress=progress_for_output(), stop=stop)
         except KeyboardInterrupt:
             raise click.ClickException(
                 "interrupted: the store is consistent (the batch in flight was committed or rolled back); "
