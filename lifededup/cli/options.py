@@ -44,24 +44,9 @@ def same_store(db: str | None) -> str:
     """`` --db STORE`` for a command a message suggests, where this one was given a store (--db)
     that a bare command would not open: without it the command suggested acts on the default
     store, or LIFEDEDUP_DB's (a folder added there, another store's cluster listed)."""
-    from lifededup.store.opening import resolve
+    from lifededup.store.opening import resolve, store_named
 
     return store_named(str(resolve(db))) if db else ""
-
-
-def store_named(store: str) -> str:
-    """`` --db STORE`` for a command said about ``store`` (as a store's location prints: a watcher's
-    report names its store so), where that is not the store a bare command opens (the default, or
-    LIFEDEDUP_DB's); empty where it is."""
-    import shlex
-
-    from lifededup.store.opening import resolve
-
-    try:
-        bare = str(resolve(None))
-    except StoreError:  # LIFEDEDUP_DB mistyped: a bare command opens nothing
-        bare = ""
-    return "" if not store or store == bare else f" --db {shlex.quote(store)}"
 
 
 class TerminalBar:

@@ -25,7 +25,7 @@ from lifededup.cli import main
 from lifededup.cli.index import max_text_option, ocr_option, stop_on_signals
 from lifededup.cli.options import (
     DELAY, SECONDS, ExistingPath, db_option, forms_there, opened_listing, opened_store, same_store, say_taken,
-    store_named, unreachable,
+    unreachable,
 )
 from lifededup.extract import Limits
 from lifededup.index import IndexConfig, absolute, default_workers, max_workers
@@ -646,6 +646,8 @@ def _waiting_said(report: dict[str, Any], running: bool) -> str:
 def _its_store(report: dict[str, Any]) -> str:
     """`` --db STORE`` for the commands said about a watcher of another store than a bare command's:
     run as said, `daemon start` watched the default store's folders."""
+    from lifededup.store.opening import store_named
+
     return store_named(str(report.get("store") or ""))
 
 

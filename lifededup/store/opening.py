@@ -133,6 +133,21 @@ def resolve(url_or_path: str | Path | None) -> Location:
 _MISTYPED_URL = re.compile(r"(postgres(ql)?|sqlite)(\+\w+)?(:|//)", re.IGNORECASE)
 
 
+def store_named(store: str) -> str:
+    """`` --db STORE`` for a command said about ``store`` (as a store's location prints: a watcher's
+    report names its store so), where that is not the store a bare command opens (the default, or
+    LIFEDEDUP_DB's); empty where it is.  For the commands the CLI's messages and the web view suggest."""
+    import shlex
+
+    from lifededup.store.errors import StoreError
+
+    try:
+        bare = str(resolve(None))
+    except StoreError:  # LIFEDEDUP_DB mistyped: a bare command opens nothing
+        bare = ""
+    return "" if not store or store == bare else f" --db {shlex.quote(store)}"
+
+
 def _location_of_url(url: str) -> Location:
     fast = pg_url.parse(url)
     if fast is not None:  # without importing SQLAlchemy, the URL it would give

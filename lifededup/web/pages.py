@@ -355,16 +355,14 @@ class StatusView:
         """`` --db STORE`` for the commands the page suggests, where the view shows another store than
         the one a bare command opens (the default, or LIFEDEDUP_DB's): `lifededup daemon start` as the
         page said it watched the default store's folders, not these."""
-        import shlex
+        return self.named(self.store)
 
-        from lifededup.store import StoreError
-        from lifededup.store.opening import resolve
+    @staticmethod
+    def named(store: str) -> str:
+        """`` --db STORE`` for a command said about ``store`` (the watcher's), as the CLI says it."""
+        from lifededup.store.opening import store_named
 
-        try:
-            bare = str(resolve(None))
-        except StoreError:  # LIFEDEDUP_DB mistyped: a bare command opens nothing
-            bare = ""
-        return "" if self.store == bare else f" --db {shlex.quote(self.store)}"
+        return store_named(store)
 
     def to_dict(self) -> dict[str, Any]:
         return {
