@@ -208,7 +208,8 @@ def test_a_vcf_or_ics_that_is_not_one_is_a_failure_with_its_reason_and_prints_no
     got = {Path(path).name: status for path, status in rows}
     want = {"garbage.vcf": "unsupported", "garbage.ics": "unsupported", "open.vcf": "corrupt", "ann.vcf": "ok"}
     assert got == want, f"statuses: {got}"
-    with pytest.raises(UnsupportedFormat, match=r"no BEGIN:VCARD line; \d+ line\(s\) cannot be read, the first: At line 1"):
+    said = r"no BEGIN:VCARD line; \d+ line\(s\) cannot be read, the first: At line 1"
+    with pytest.raises(UnsupportedFormat, match=said):
         extract(folder / "garbage.vcf")
 
 

@@ -304,6 +304,7 @@ def test_a_long_texts_match_in_its_start_shows_its_starts_snippet(tmp_path: Path
     with sqlite3.connect(":memory:") as scratch:
         scratch.execute("CREATE VIRTUAL TABLE t USING fts5(text, tokenize='unicode61 remove_diacritics 2')")
         scratch.execute("INSERT INTO t (text) VALUES (?)", (start,))
-        own = scratch.execute("SELECT snippet(t, 0, '', '', ?, 24) FROM t WHERE t MATCH ?", (ELLIPSIS, query)).fetchone()
+        own = scratch.execute("SELECT snippet(t, 0, '', '', ?, 24) FROM t WHERE t MATCH ?",
+                              (ELLIPSIS, query)).fetchone()
     snippet, _ = _shown(db, query)["/notes/long.txt"]
     assert snippet.removesuffix(ELLIPSIS) == " ".join(own[0].split()).removesuffix(ELLIPSIS), (snippet, own[0])

@@ -425,7 +425,8 @@ def test_status_shows_the_daemon_folders_and_last_errors(client: TestClient, sta
     assert "Not running" in html and "/home/me/Documents" in html, html
     assert "2 files with changes not yet read, 1 folder to scan" in html, "what waits, as daemon status says it"
     assert ("<code>/media/usb</code>: the store keeps its 1,204 items, but it is empty now" in html
-            and "lifededup folders remove /media/usb --forget --db " in html), "a folder gone empty whose items are kept"
+            and "lifededup folders remove /media/usb --forget --db " in html), \
+        "a folder gone empty whose items are kept"
     assert "&lt;broken&gt;.pdf: not a PDF" in html, "the log's last error is not shown (escaped)"
     # its failures are its store's: the served store's list is not theirs (a tester's 12 against 39)
     assert "2 in the watcher's store" in html and 'href="/failures">why' not in html, html

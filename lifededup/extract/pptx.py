@@ -1,4 +1,5 @@
-"""PowerPoint 2007+ ``.pptx`` (python-pptx): each slide's text (text boxes, tables, grouped shapes, charts, SmartArt), then its notes."""
+"""PowerPoint 2007+ ``.pptx`` (python-pptx): each slide's text (text boxes, tables, grouped shapes,
+charts, SmartArt), then its notes."""
 
 from __future__ import annotations
 
