@@ -125,7 +125,8 @@ _ADD = (f"INSERT INTO clusters ({', '.join(_CLUSTER_COLUMNS)})"
 _FLAG = "UPDATE fingerprints SET is_representative = :flag WHERE item_id = :item_id"
 # clusters' members admitted far from their representative (engine.gather): one statement for a new
 # representative's candidates (at most Rule.candidates of them), through the cluster_id index
-_FAR_MEMBERS = "SELECT item_id, resemblance, word_distance FROM clusters"
+_FAR_MEMBERS = ("SELECT item_id, resemblance, word_distance FROM clusters WHERE cluster_id IN ({representatives})"
+                " AND item_id <> cluster_id AND word_distance > :far")
 _MOVE = ("UPDATE clusters SET cluster_id = :cluster_id, resemblance = :resemblance, word_distance = :word_distance"
          " WHERE item_id = :item_id")
 _MEMBER_COLUMNS = "item_id, sha1, " + ", ".join(FEATURE_COLUMNS) + ", sketch, words"
@@ -418,9 +419,8 @@ class StoreRepresentatives(_Admission):
         far = self.far_distance()
         if far is None:
             return []
-        rows = chain.from_iterable(self.db.execute(
-            f"{_FAR_MEMBERS} WHERE cluster_id IN ({marks}) AND item_id <> cluster_id AND word_distance > :far",
-            {"far": far}) for marks in id_lists(representatives))
+        rows = chain.from_iterable(self.db.execute(_FAR_MEMBERS.format(representatives=marks), {"far": far})
+                                   for marks in id_lists(representatives))
         return sorted((int(r[0]), Similarity(_number(r[1]), _number(r[2]))) for r in rows)
 
     def move(self, member: int, cluster: int, similarity: Similarity) -> None:
@@ -513,11 +513,11 @@ class MemoryRepresentatives(_Admission):
         self._first_of_sha1.setdefault(member.sha1, item)
         if cluster != item:
             self._members_of[cluster].append(item)
-        if cluster == item:
-            for key in self._feature_keys(member):
-                self._features[key].append(item)
-            for value in self._sketch_keys(member):
-                self._minima[value].append(item)
+            return
+        for key in self._feature_keys(member):
+            self._features[key].append(item)
+        for value in self._sketch_keys(member):
+            self._minima[value].append(item)
 
     def far_members(self, representatives: Sequence[int]) -> list[tuple[int, Similarity]]:
         far = self.far_distance()
