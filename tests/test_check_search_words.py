@@ -49,7 +49,11 @@ def indexed(tmp_path: Path, db: str) -> dict[str, int]:
 def mended_clean(db: str, count: int) -> None:
     said = lifededup(db, "check", "--mend")
     assert MENDED.format(count) in said and "\nok: 3 items" in said, said
+    assert "mended: 0" not in said, said  # only the ways that mended something are said
     assert lifededup(db, "check").startswith("ok: 3 items")
+    # a store with nothing to mend is told so once (it was "mended: 0 item(s), ..." three times)
+    again = lifededup(db, "check", "--mend").splitlines()
+    assert again[0] == "mended: nothing" and again[1].startswith("ok: 3 items"), again
     assert json.loads(lifededup(db, "check", "--json", "--mend"))["mended"] == 0
 
 
@@ -132,7 +136,7 @@ def test_mend_leaves_the_words_while_the_configuration_they_are_made_with_is_wro
     lifededup(db, "sql", "--write", f"DELETE FROM items_fts WHERE rowid = {ids['river.txt']}")
     lifededup(db, "sql", "--write", "ALTER TEXT SEARCH CONFIGURATION lifededup ALTER MAPPING FOR word WITH simple")
     said = lifededup(db, "check", "--mend", code=1)
-    assert MENDED.format(0) in said and "problem: search-configuration: " in said, said
+    assert "mended: nothing\n" in said and "problem: search-configuration: " in said, said
     assert f"problem: fts-index: items missing from items_fts (so no search finds them) [items {ids['river.txt']}]" \
         in said and POINTED not in said, said
 

@@ -161,8 +161,12 @@ def check_command(as_json: bool, mend: bool, db: str | None) -> None:
         if any(mended.values()):
             problems = checked_again(store, problems, mended, step if sys.stderr.isatty() else None)
         if not as_json:
+            # each way that mended something; a store that needed none is told so once, not three "mended: 0"
             for what, count in mended.items():
-                click.echo(f"mended: {count:,} item(s), {what}")
+                if count:
+                    click.echo(f"mended: {count:,} item(s), {what}")
+            if mend and not any(mended.values()):
+                click.echo("mended: nothing")
         # a damaged file may not even count its rows: counted only when all is well
         counts = None if problems else (store.execute("SELECT count(*) FROM items")[1][0][0],
                                         store.execute("SELECT count(*) FROM cluster_sizes")[1][0][0])
