@@ -401,6 +401,10 @@ def test_a_new_computer_claims_the_name_of_the_one_it_replaces(
         sound(reader)
     listed = new("machines", "list")
     assert "(this computer)" in listed.stdout, listed.stdout
+    # claimed again, as a script would: the name it writes as, and where
+    claimed = new("machines", "claim", "--json")
+    assert claimed.returncode == 0, claimed.stderr
+    assert json.loads(claimed.stdout)["machine"] == "laptop", claimed.stdout
     again = old("index", str(root))
     assert again.returncode == 1 and "another computer writes into" in again.stderr, again.stderr
 

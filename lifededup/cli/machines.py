@@ -70,8 +70,9 @@ def machines_list(as_json: bool, db: str | None) -> None:
 
 
 @machines_group.command("claim")
+@click.option("--json", "as_json", is_flag=True, help='One JSON object: {"machine", "store"}.')
 @db_option
-def machines_claim(db: str | None) -> None:
+def machines_claim(as_json: bool, db: str | None) -> None:
     """Write as this machine's name from this computer on, in place of the
     computer that claimed it before: for a computer that replaces another
     (a new disk, a system installed again, a new laptop of the same name).
@@ -87,7 +88,10 @@ def machines_claim(db: str | None) -> None:
     """
     with opened_store(db) as store:
         store.claim_machine(replace=True)
-        click.echo(f"this computer writes into {store.location} as the machine {store.machine!r}")
+        if as_json:
+            click.echo(json.dumps({"machine": store.machine, "store": str(store.location)}))
+        else:
+            click.echo(f"this computer writes into {store.location} as the machine {store.machine!r}")
 
 
 @machines_group.command("forget")
