@@ -557,6 +557,9 @@ def test_a_role_that_may_only_read_is_told_its_store_needs_its_owner_to_upgrade_
         assert ("the store's server refused to open the store for the role in its URL: permission denied"
                 in refused.stderr), refused.stderr
         assert "the store's owner brings it up to date first" in refused.stderr, refused.stderr
+    # the library says the same to a script opening the store (it said "not a usable lifededup store")
+    with pytest.raises(UnsupportedStore, match="refused to open the store for the role in its URL: permission denied"):
+        open_store(reader, readonly=True).close()
     upgraded = subprocess.run([sys.executable, "-m", "lifededup", "check", "--db", pg_url], capture_output=True,
                               text=True, timeout=120)
     assert upgraded.returncode == 0, upgraded.stderr

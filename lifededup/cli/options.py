@@ -158,7 +158,6 @@ def _speaking(opening: Callable[[], R],
     except StoreTooNew as exc:
         raise too_new(str(exc)) from exc
     except StoreError as exc:
-        raise_refused_opening(exc)
         raise click.ClickException(str(exc)) from exc
     except Exception as exc:
         _raise_refused(exc)
@@ -186,16 +185,12 @@ def _speaking(opening: Callable[[], R],
         store.close()
 
 
-# PostgreSQL's SQLSTATE for "permission denied" (insufficient_privilege)
-_REFUSED = "42501"
-
-
 def _raise_refused(exc: Exception) -> None:
     """A PostgreSQL role that may not do what the command does (one granted
     SELECT alone, for people who only search) as a message, not a traceback."""
-    from lifededup.store.errors import driver_error
+    from lifededup.store.errors import INSUFFICIENT_PRIVILEGE, driver_error
 
-    if getattr(driver_error(exc), "sqlstate", None) != _REFUSED:
+    if getattr(driver_error(exc), "sqlstate", None) != INSUFFICIENT_PRIVILEGE:
         return
     said = first_said(exc)
     raise click.ClickException(
@@ -203,24 +198,6 @@ def _raise_refused(exc: Exception) -> None:
         "reading commands (search, dups, show, stats, check) need SELECT on the store's tables, indexing and "
         "the other writing commands a role that may write them, such as the store's owner (README, "
         "\"Sharing a store\")") from exc
-
-
-def raise_refused_opening(exc: StoreError) -> None:
-    """A role that may only read, refused while its store was opened: a newer lifededup upgrading
-    an older store (it said so), or a role not granted SELECT.  It said "... is not a usable
-    lifededup store: permission denied for table items", as if the store were another program's."""
-    from lifededup.store.errors import MissingExtension, driver_error
-
-    if isinstance(exc, MissingExtension):
-        return  # an extension the role may not create: its message says what to run, and as whom
-    cause = exc.__cause__
-    if cause is None or getattr(driver_error(cause), "sqlstate", None) != _REFUSED:
-        return
-    raise click.ClickException(
-        f"the store's server refused to open the store for the role in its URL: {first_said(cause)}. That role "
-        "may not change the store: where this lifededup said it was upgrading the store, the store's owner "
-        "brings it up to date first (any command given the owner's URL does, lifededup check); else the role "
-        "needs SELECT on the store's tables (README, \"Sharing a store\")") from exc
 
 
 def _raise_unconfigured(exc: Exception, store: Readable) -> None:

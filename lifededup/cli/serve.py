@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from lifededup.cli import main
-from lifededup.cli.options import db_option, raise_refused_opening
+from lifededup.cli.options import db_option
 from lifededup.store import StoreError
 
 TOKEN_VAR = "LIFEDEDUP_TOKEN"
@@ -45,7 +45,6 @@ def serve_command(host: str, port: int, allow_remote: bool, token: str | None, d
     try:
         serve(db, host, port, allow_remote=allow_remote, token=token, echo=click.echo)
     except StoreError as exc:
-        raise_refused_opening(exc)  # a searching role's store that a newer lifededup must upgrade first
         raise click.ClickException(str(exc)) from exc
     except (CannotListen, RemoteRefused) as exc:
         raise click.ClickException(str(exc)) from exc

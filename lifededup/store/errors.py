@@ -55,6 +55,10 @@ class MissingIndex(StoreError):
 _SQLITE_FOR_NOW = frozenset({5, 6, 8, 10, 13, 14})
 
 
+# PostgreSQL's SQLSTATE of a statement the role in the URL may not run
+INSUFFICIENT_PRIVILEGE = "42501"
+
+
 def driver_error(exc: BaseException) -> BaseException:
     """The driver's own exception: SQLAlchemy's wrapper of it looked through
     (SQLAlchemy looked up, not imported: it is loaded only if a store used it)."""

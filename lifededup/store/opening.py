@@ -36,7 +36,8 @@ import platformdirs
 
 from lifededup.store import pg_url
 from lifededup.store.dialect import translate_driver_sql
-from lifededup.store.errors import StoreDamaged, StoreNotFound, StoreTooNew, UnsupportedStore, driver_error
+from lifededup.store.errors import (INSUFFICIENT_PRIVILEGE, StoreDamaged, StoreNotFound, StoreTooNew, UnsupportedStore,
+                                    driver_error, first_said)
 
 # SQLAlchemy is imported where an engine is made or its errors are met:
 # resolving a location and reading the head (store/reader.py) need neither.
@@ -718,7 +719,19 @@ def database_errors(location: Location) -> Iterator[None]:
         damage = damage_of(exc, location)
         if damage is not None:
             raise damage from exc
+        if getattr(driver_error(exc), "sqlstate", None) == INSUFFICIENT_PRIVILEGE:
+            raise UnsupportedStore(refused_opening(first_said(exc))) from exc
         raise UnsupportedStore(f"{location} is not a usable lifededup store: {exc.orig}") from exc
+
+
+def refused_opening(said: str) -> str:
+    """A role that may only read, refused while its store was opened: a newer lifededup upgrading an older
+    store (it said so), or a role not granted SELECT.  This said "... is not a usable lifededup store:
+    permission denied for table items", as if the store were another program's."""
+    return (f"the store's server refused to open the store for the role in its URL: {said}. That role "
+            "may not change the store: where this lifededup said it was upgrading the store, the store's owner "
+            "brings it up to date first (any command given the owner's URL does, lifededup check); else the role "
+            "needs SELECT on the store's tables (README, \"Sharing a store\")")
 
 
 def open_engine(location: Location, *, readonly: bool, migrate: bool = True, verify: bool = False) -> Engine:
