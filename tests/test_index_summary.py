@@ -76,3 +76,22 @@ def test_the_command_that_lists_the_failures_names_the_store_given(store_url: st
     listed = CliRunner().invoke(main, command, env={"XDG_DATA_HOME": str(tmp_path / "data")})
     assert listed.exit_code == 0, listed.output
     assert listed.stdout == f"empty\t{folder / 'empty.txt'}\tempty.txt is empty (0 bytes)\n"
+
+
+def test_images_and_scans_are_said_apart_from_the_broken_files(store_url: str, tmp_path: Path) -> None:
+    """A photo library read "failed 5,000", as if its photos were broken: they are failed items (their
+    words are in their pixels, `no-text-layer`), and the summary's last line says how many, and what
+    reads them."""
+    sample = Path(__file__).resolve().parent.parent / "sample_corpus" / "Bad files"
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    for name in ("holiday photo.jpg", "scanned letter.pdf", "truncated download.pdf"):
+        (folder / name).write_bytes((sample / name).read_bytes())
+    (folder / "note.txt").write_text("The gate latch sticks in wet weather; oil it in October.\n")
+    printed = index(store_url, folder).splitlines()
+    assert printed[0].startswith("new 1, updated 0, unchanged 0, moved 0, removed 0, failed 3 "), printed
+    assert printed[-1] == ("2 of them are images or scans with no text layer: the same command with --ocr reads "
+                           "them (Tesseract's OCR, slower)"), printed
+    (folder / "note.txt").write_text("The gate latch sticks in wet weather; oil it in November.\n")
+    again = json.loads(index(store_url, folder, "--json"))
+    assert (again["updated"], again["failed"], again["no_text_layer"]) == (1, 0, 0), again  # only what it read

@@ -101,9 +101,11 @@ def _why_failed(summary: Summary, machine: str, store: str) -> str | None:
             if summary.failed_here else None)
 
 
-def summary_lines(summary: Summary, *, reread: bool = False, machine: str = "", store: str = "") -> list[str]:
+def summary_lines(summary: Summary, *, reread: bool = False, ocr: bool = False, machine: str = "",
+                  store: str = "") -> list[str]:
     """``machine``: the one that ran (named in the command that lists its failures, on a shared store);
-    ``store``: `` --db STORE`` where the run was given one, which that command then needs too."""
+    ``store``: `` --db STORE`` where the run was given one, which that command then needs too; ``ocr``: the
+    run read scans with OCR (those it could not read then lack Tesseract, which their reason says)."""
     lines = [
         f"new {summary.new:,}, updated {summary.updated:,}, unchanged {summary.unchanged:,}, "
         f"moved {summary.moved:,}, removed {summary.removed:,}, failed {summary.failed:,}{_failed_files(summary)}"
@@ -114,6 +116,10 @@ def summary_lines(summary: Summary, *, reread: bool = False, machine: str = "", 
     why = _why_failed(summary, machine, store)
     if why is not None:
         lines.append(why)
+    if summary.no_text_layer and not ocr:
+        # a photo library read "failed 5,000": they are not broken, their text is only in their pixels
+        lines.append(f"{summary.no_text_layer:,} of them are images or scans with no text layer: the same "
+                     "command with --ocr reads them (Tesseract's OCR, slower)")
     if summary.interrupted:
         lines.append("interrupted: the store is consistent; " + _FINISH[reread])
     return lines
@@ -180,8 +186,9 @@ def ocr_option(func: F) -> F:
               "`index` finishes it.")
 @click.option("--json", "as_json", is_flag=True,
               help="The summary as one JSON object (new, updated, unchanged, moved, removed, failed, items, bytes, "
-              "failed_files, vanished, exact_duplicates, near_duplicates, failed_in_store (every machine's), failed_here "
-              "(this machine's of them), seconds, interrupted, deferred (the files still being written that could not "
+              "failed_files, vanished, no_text_layer (the failed that are images or scans OCR would read), "
+              "exact_duplicates, near_duplicates, failed_in_store (every machine's), failed_here (this machine's of "
+              "them), seconds, interrupted, deferred (the files still being written that could not "
               "be read, and why: nothing of them recorded)).")
 @db_option
 def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_mb: int, batch: int,
@@ -237,5 +244,5 @@ def index_command(paths: tuple[Path, ...], workers: int, timeout: float, memory_
     if as_json:
         click.echo(json.dumps(summary.as_dict(), indent=2))
         return
-    for line in summary_lines(summary, reread=reread, machine=machine, store=same_store(db)):
+    for line in summary_lines(summary, reread=reread, ocr=ocr, machine=machine, store=same_store(db)):
         click.echo(line)

@@ -64,7 +64,10 @@ class Tally:
     that failed whole; ``vanished``: the files deleted or moved away before
     or while they were read -- not failures: a watched folder renamed
     mid-read is not 400 broken files -- so that new + updated + failed_files
-    + vanished are the files read; ``bytes``: of the files read)."""
+    + vanished are the files read; ``bytes``: of the files read;
+    ``no_text_layer``: of the failed items, the images and scans with no text
+    but what OCR would read -- a photo library's thousands of them, which
+    the summary says are not broken)."""
 
     new: int = 0
     updated: int = 0
@@ -76,6 +79,7 @@ class Tally:
     bytes: int = 0
     failed_files: int = 0
     vanished: int = 0
+    no_text_layer: int = 0
 
 
 def parent_part(part: str) -> str:
@@ -324,6 +328,7 @@ class BatchWriter:
         else:
             self.tally.failed += 1
             self.tally.failed_files += record.part == ""
+            self.tally.no_text_layer += failure.status == "no-text-layer"
         return kept
 
     def _failed_before(self, record: ItemRecord, failure: Failure, info: ToRead, stored: _Stored | None,
