@@ -299,3 +299,26 @@ def test_an_archive_member_named_in_latin1_is_shown_as_the_store_keeps_it(tmp_pa
     assert printed.exit_code == 0, printed.output
     assert "\\udc" not in printed.output, f"a lone surrogate in the JSON: {printed.output[:120]}"
     assert json.loads(printed.output)["path"] == f"{archive} [{stored}]", (printed.output[:120], stored)
+
+
+def test_compare_takes_a_part_of_a_file_as_fingerprint_labels_it(tmp_path: Path) -> None:
+    """`compare 'X.mbox [message 1]' B` said the file did not exist: a message or an attachment could
+    only be compared inside its whole mailbox.  The label `fingerprint` prints names the part."""
+    mail = SAMPLE_CORPUS / "Mail"
+    labels = [line.split("  ", 1)[1] for line in CliRunner().invoke(
+        main, ["fingerprint", str(mail / "archive-2024.mbox"), str(mail / "Kitchen" / "Fwd kitchen quotes.eml")]
+    ).output.splitlines() if not line.startswith(" ")]
+    attached = [label for label in labels if label.endswith("attachment 1: Kitchen quotes (final).docx]")]
+    assert len(attached) == 2, labels  # the quotes, forwarded once on their own and kept in the archive
+    said = json.loads(CliRunner().invoke(main, ["compare", "--json", *attached]).output)
+    assert (said["a"], said["b"], said["exact"]) == (*attached, True), said
+    apart = CliRunner().invoke(main, ["compare", labels[0], labels[1]])
+    assert apart.exit_code == 0 and apart.output.startswith("different by verified:30"), apart.output
+    # a part not there is said, with the command that lists the parts; a file whose name ends so is whole
+    missing = CliRunner().invoke(main, ["compare", f"{mail / 'archive-2024.mbox'} [message 99]", labels[0]])
+    assert missing.exit_code == 1 and "has no part 'message 99': `lifededup fingerprint " in missing.output, \
+        missing.output
+    odd = tmp_path / "notes [draft]"
+    odd.write_text("a note about the boiler service in March and the plumber's visit", encoding="utf-8")
+    whole = json.loads(CliRunner().invoke(main, ["compare", "--json", str(odd), str(odd)]).output)
+    assert whole["a"] == str(odd) and whole["exact"], whole

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import shlex
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
@@ -44,13 +47,40 @@ def param_options(func: Callable[..., None]) -> Callable[..., None]:
     return func
 
 
-def _read(path: Path) -> str:
-    from lifededup.extract import ExtractionError, extract_text
+def _read(path: Path, part: str = "") -> str:
+    """The text of a file, or of one of its parts (``message 1``, as `fingerprint` labels them)."""
+    from lifededup.extract import ExtractionError, Failure, extract, extract_text, walk
 
     try:
-        return extract_text(path)
+        if not part:
+            return extract_text(path)
+        for item in walk(extract(path)):
+            if item.part.encode("utf-8", "surrogateescape").decode("utf-8", "replace") != part:
+                continue
+            if isinstance(item, Failure):
+                raise click.ClickException(f"{stored_path(str(path))} [{part}]: {item.reason} [{item.status}]")
+            return "\n\n".join(inner.text for inner in walk(item) if not isinstance(inner, Failure) and inner.text)
     except ExtractionError as exc:
         raise click.ClickException(str(exc)) from exc
+    raise click.ClickException(f"{stored_path(str(path))} has no part {part!r}: "
+                               f"`lifededup fingerprint {shlex.quote(stored_path(str(path)))}` lists its parts")
+
+
+class FileOrPart(ExistingPath):
+    """A file, or a part of one as `fingerprint` labels it (``mail.mbox [message 1]``): a ``(path, part)``
+    pair, the part ``""`` for a whole file.  A file named so that it ends with ``]`` is taken whole."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, tuple):
+            return value
+        labelled = _LABEL.fullmatch(os.fspath(value))
+        if labelled is not None and not os.path.lexists(value) and os.path.isfile(labelled.group(1)):
+            return super().convert(labelled.group(1), param, ctx), labelled.group(2)
+        return super().convert(value, param, ctx), ""
+
+
+# what `fingerprint` prints for a part of a file: "PATH [PART]"
+_LABEL = re.compile(r"(.+) \[(.+)\]", re.DOTALL)
 
 
 @main.command("fingerprint")
@@ -135,6 +165,11 @@ def _echo_fingerprint(entry: _Entry, found: Fingerprint, as_json: bool) -> None:
                f"  features {features}")
 
 
+def _labelled(path: Path, part: str) -> str:
+    """A file or its part as `fingerprint` prints it."""
+    return f"{stored_path(str(path))} [{part}]" if part else stored_path(str(path))
+
+
 def _rule(_: object, __: object, value: str) -> Rule:
     from lifededup.store.similarity import Rule
 
@@ -172,14 +207,14 @@ def _joined(a_text: str, b_text: str, params: FingerprintParams, rule: Rule, res
 
 
 @main.command("compare")
-@click.argument("a", type=ExistingPath(dir_okay=False, path_type=Path))
-@click.argument("b", type=ExistingPath(dir_okay=False, path_type=Path))
+@click.argument("a", type=FileOrPart(dir_okay=False, path_type=Path))
+@click.argument("b", type=FileOrPart(dir_okay=False, path_type=Path))
 @click.option("--rule", "rule", default="verified:30", show_default=True, callback=_rule,
               help="The clustering rule the verdict follows: verified[:PERCENT] (the store's default) or "
               "features (at least --threshold shared features).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @param_options
-def compare_command(a: Path, b: Path, rule: Rule, as_json: bool, **options: object) -> None:
+def compare_command(a: tuple[Path, str], b: tuple[Path, str], rule: Rule, as_json: bool, **options: object) -> None:
     """Say how alike two files are, and whether a store would cluster them:
     shared features, exact shingle resemblance (Jaccard) and word edit
     distance (the fraction of words to insert, delete or change to turn one
@@ -190,9 +225,14 @@ def compare_command(a: Path, b: Path, rule: Rule, as_json: bool, **options: obje
     distance (resemblance at least 0.05); --rule features asks for at least
     --threshold of the 6 features alone (the design card's rule).
 
+    A message of a mailbox, an attachment or a file in an archive is named
+    as `lifededup fingerprint` labels it: the file, a space and the part in
+    brackets, quoted.
+
     \b
     Example:
       lifededup compare report.docx report.pdf
+      lifededup compare 'mail/archive.mbox [message 3]' 'mail/archive.mbox [message 4]'
       lifededup compare --json draft-v1.txt draft-v2.txt
       lifededup compare --rule features notes-v1.txt notes-v2.txt
     """
@@ -200,11 +240,11 @@ def compare_command(a: Path, b: Path, rule: Rule, as_json: bool, **options: obje
     from lifededup.fingerprint.distance import MOVE_COST
 
     params = _params(**options)  # type: ignore[arg-type]
-    a_text, b_text = _read(a), _read(b)
+    a_text, b_text = _read(*a), _read(*b)
     result = compare_texts(a_text, b_text, params)
     joined = _joined(a_text, b_text, params, rule, result)
     if as_json:
-        click.echo(json.dumps({"a": stored_path(str(a)), "b": stored_path(str(b)), **result.to_dict(),
+        click.echo(json.dumps({"a": _labelled(*a), "b": _labelled(*b), **result.to_dict(),
                                "rule": rule.spec, "clustered": joined}))
         return
     verdict = "exact copy" if result.exact else (f"near copy by {rule.spec}" if joined
