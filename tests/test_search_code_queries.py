@@ -30,7 +30,8 @@ DOCS = {
     "formatstrings.txt": topics["formatstrings"],
     "sequence-types.txt": topics["sequence-types"],
     "lambda.txt": topics["lambda"],
-    "click-context-scope.rst": inspect.getdoc(click.Context.scope) or "",
+    # a docstring as `pydoc` saves it: its reST roles are words of a .txt (a .rst is read as its page shows it)
+    "click-context-scope.txt": inspect.getdoc(click.Context.scope) or "",
     # a call with a string, and its words apart in another text
     "setenv-call.rst": 'Set it for one test with monkeypatch.setenv("USER", "bob"), which undoes itself.',
     "setenv-apart.rst": "monkeypatch.setenv sets one variable; the USER variable names whoever runs the tests.",
@@ -46,7 +47,7 @@ CODE = [
     ("string-methods.txt", "str.removeprefix(", '"str removeprefix"'),
     ("debugger.txt", "pdb.run(statement, globals=None,", '"pdb run statement" "globals None"'),
     ("debugger.txt", "(Pdb) continue", '"Pdb" continue'),
-    ("click-context-scope.rst", "local (see :func:`get_current_context`).", 'local "see" "func get_current_context"'),
+    ("click-context-scope.txt", "local (see :func:`get_current_context`).", 'local "see" "func get_current_context"'),
     # a word left out beside code: not "-word inside parentheses"
     ("specialnames.txt", "super().__init__([args...]) -zzzqqq", '"super __init__ args"'),
 ]
