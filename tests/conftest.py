@@ -9,7 +9,7 @@ failing example saved in .hypothesis/) rather than by chance in CI.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from hypothesis import settings
@@ -72,6 +72,25 @@ def store_url(request: pytest.FixtureRequest, tmp_path: object) -> str:
         assert isinstance(tmp_path, Path)
         return str(tmp_path / "store.db")
     return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def module_stores(request: pytest.FixtureRequest,
+                  tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], str]]:
+    """Empty stores for a module whose tests only read them, once for each backend: each call gives
+    a new one (an SQLite file, an empty PostgreSQL database), indexed once for the module's tests
+    where a function's ``store_url`` indexed the same files again for each."""
+    server = request.getfixturevalue("postgres") if request.param == "postgresql" else None
+    made: list[str] = []
+
+    def new() -> str:
+        made.append(server.new_database() if server is not None
+                    else str(tmp_path_factory.mktemp("module-store") / "store.db"))
+        return made[-1]
+
+    yield new
+    for url in made if server is not None else ():
+        server.drop_database(url)
 
 
 @pytest.fixture(scope="session", params=["sqlite", "postgresql"])

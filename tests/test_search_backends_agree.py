@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -94,10 +94,12 @@ def oracle(folder: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
     return _sqlite_of(folder, tmp_path_factory, "oracle")
 
 
-@pytest.fixture
-def indexed(store_url: str, folder: Path) -> Iterator[str]:
-    _index(folder, store_url)
-    yield store_url
+@pytest.fixture(scope="module")
+def indexed(module_stores: Callable[[], str], folder: Path) -> str:
+    """The topics indexed once for the module on each backend: its tests only search them."""
+    url = module_stores()
+    _index(folder, url)
+    return url
 
 
 def test_a_query_through_punctuation_finds_the_same_items_on_both_backends(indexed: str, oracle: str) -> None:
@@ -178,10 +180,11 @@ def accented_oracle(accented_folder: Path, tmp_path_factory: pytest.TempPathFact
     return _sqlite_of(accented_folder, tmp_path_factory, "accents-oracle")
 
 
-@pytest.fixture
-def accented(store_url: str, accented_folder: Path) -> str:
-    _index(accented_folder, store_url)
-    return store_url
+@pytest.fixture(scope="module")
+def accented(module_stores: Callable[[], str], accented_folder: Path) -> str:
+    url = module_stores()
+    _index(accented_folder, url)
+    return url
 
 
 def test_a_word_is_found_whatever_its_accents_on_both_backends(accented: str, accented_oracle: str) -> None:

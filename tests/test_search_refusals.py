@@ -10,7 +10,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,19 +30,16 @@ def lifededup(store_url: str, *args: str) -> subprocess.CompletedProcess[str]:
                           timeout=120)
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def docs_store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@pytest.fixture(scope="module")
+def docs_store(module_stores: Callable[[], str], tmp_path_factory: pytest.TempPathFactory) -> str:
     """The documents indexed once for the module on each backend: its tests only search them."""
     folder = tmp_path_factory.mktemp("docs")
     for name, text in DOCS.items():
         (folder / name).write_text(text, encoding="utf-8")
-    postgres = request.getfixturevalue("postgres") if request.param == "postgresql" else None
-    store_url = postgres.new_database() if postgres is not None else str(folder.parent / "store.db")
+    store_url = module_stores()
     indexed = lifededup(store_url, "index", "-j", "1", str(folder))
     assert indexed.returncode == 0, indexed.stderr
-    yield store_url
-    if postgres is not None:
-        postgres.drop_database(store_url)
+    return store_url
 
 
 @pytest.mark.parametrize(("typed", "example", "found"), [
