@@ -6,18 +6,15 @@ Real files, real stores on both backends, the real command."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
+from in_process import lifededup_here
 from store_samples import prose
 
 
 def lifededup(store_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "LIFEDEDUP_DB": store_url}
-    return subprocess.run([sys.executable, "-m", "lifededup", *args], env=env, capture_output=True, text=True,
-                          timeout=120)
+    return lifededup_here(*args, env={"LIFEDEDUP_DB": store_url})
 
 
 def test_a_name_ending_with_a_backslash_prints_as_stored_and_is_not_doubled_again(tmp_path: Path,

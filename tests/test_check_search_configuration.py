@@ -16,21 +16,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-
-from lifededup.cli import main
+from in_process import lifededup_here
 
 TOKENS = ("asciihword, asciiword, email, file, float, host, hword, hword_asciipart, hword_numpart, hword_part, int, "
           "numhword, numword, sfloat, uint, url, url_path, version, word")
 
 
 def lifededup(db: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """The command run in this process, as a process would have ended (a process each took most of the
-    module's time); a crash is raised, where a process would have printed its traceback."""
-    done = CliRunner().invoke(main, [args[0], "--db", db, *args[1:]], env={"LIFEDEDUP_DB": ""})
-    if done.exception is not None and not isinstance(done.exception, SystemExit):
-        raise done.exception
-    return subprocess.CompletedProcess(args, done.exit_code, done.stdout, done.stderr)
+    return lifededup_here(args[0], "--db", db, *args[1:], env={"LIFEDEDUP_DB": ""})
 
 
 def found(db: str, query: str) -> set[str]:

@@ -12,9 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-
-from lifededup.cli import main
+from in_process import lifededup_here
 
 TOKENS = ("asciihword, asciiword, email, file, float, host, hword, hword_asciipart, hword_numpart, hword_part, int, "
           "numhword, numword, sfloat, uint, url, url_path, version, word")
@@ -23,11 +21,8 @@ POINTED = "`lifededup check --mend` makes their search words again"
 
 
 def lifededup(db: str, *args: str, code: int = 0) -> str:
-    """The command run in this process (a process each took most of the module's time: 34 of them)."""
-    done = CliRunner().invoke(main, [args[0], "--db", db, *args[1:]], env={"LIFEDEDUP_DB": ""})
-    if done.exception is not None and not isinstance(done.exception, SystemExit):
-        raise done.exception  # a crash, where a process would have printed its traceback
-    assert done.exit_code == code, f"{args}: exit {done.exit_code}\n{done.output}\n{done.exception!r}"
+    done = lifededup_here(args[0], "--db", db, *args[1:], env={"LIFEDEDUP_DB": ""})
+    assert done.returncode == code, f"{args}: exit {done.returncode}\n{done.stdout}{done.stderr}"
     return done.stdout + done.stderr
 
 

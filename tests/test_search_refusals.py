@@ -7,13 +7,12 @@ real command."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from in_process import lifededup_here
 
 from lifededup.search import PG_SYNTAX, SYNTAX
 from lifededup.search.syntax import LEFT_OUT_ALONE, as_fts5, quoted, quoted_words
@@ -25,9 +24,7 @@ DOCS = {"survey.txt": "the river survey report, upstream of the dam",
 
 
 def lifededup(store_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "LIFEDEDUP_DB": store_url}
-    return subprocess.run([sys.executable, "-m", "lifededup", *args], env=env, capture_output=True, text=True,
-                          timeout=120)
+    return lifededup_here(*args, env={"LIFEDEDUP_DB": store_url})
 
 
 @pytest.fixture(scope="module")

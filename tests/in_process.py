@@ -1,0 +1,21 @@
+"""A command run in the test's own process, ended as a process would have
+ended it: for tests about what a command does to a store and says, not
+about the process (a process each cost most of a module's time: python's
+start and lifededup's imports, 34 times in one module).  A crash is raised,
+where a process would have printed its traceback and exited 1."""
+
+from __future__ import annotations
+
+import subprocess
+
+from click.testing import CliRunner
+
+from lifededup.cli import main
+
+
+def lifededup_here(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``lifededup ARGS`` with ``env`` over this process's environment (only for the command's run)."""
+    done = CliRunner().invoke(main, list(args), env=env)
+    if done.exception is not None and not isinstance(done.exception, SystemExit):
+        raise done.exception
+    return subprocess.CompletedProcess(list(args), done.exit_code, done.stdout, done.stderr)
