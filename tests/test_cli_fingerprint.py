@@ -312,6 +312,12 @@ def test_compare_takes_a_part_of_a_file_as_fingerprint_labels_it(tmp_path: Path)
     assert len(attached) == 2, labels  # the quotes, forwarded once on their own and kept in the archive
     said = json.loads(CliRunner().invoke(main, ["compare", "--json", *attached]).output)
     assert (said["a"], said["b"], said["exact"]) == (*attached, True), said
+    # a message is its own text, as fingerprint and the store read it: not with its attachment's
+    [forward] = [item for item in walk(extract(mail / "archive-2024.mbox")) if item.part == "message 8"]
+    (tmp_path / "forward.txt").write_text(forward.text, encoding="utf-8")
+    alone = json.loads(CliRunner().invoke(main, ["compare", "--json", f"{mail / 'archive-2024.mbox'} [message 8]",
+                                                 str(tmp_path / "forward.txt")]).output)
+    assert alone["exact"], alone
     apart = CliRunner().invoke(main, ["compare", labels[0], labels[1]])
     assert apart.exit_code == 0 and apart.output.startswith("different by verified:30"), apart.output
     # a part not there is said, with the command that lists the parts; a file whose name ends so is whole

@@ -59,7 +59,7 @@ def _read(path: Path, part: str = "") -> str:
                 continue
             if isinstance(item, Failure):
                 raise click.ClickException(f"{stored_path(str(path))} [{part}]: {item.reason} [{item.status}]")
-            return "\n\n".join(inner.text for inner in walk(item) if not isinstance(inner, Failure) and inner.text)
+            return item.text  # its own, as `fingerprint` and the store read it: a message without its attachments
     except ExtractionError as exc:
         raise click.ClickException(str(exc)) from exc
     raise click.ClickException(f"{stored_path(str(path))} has no part {part!r}: "
