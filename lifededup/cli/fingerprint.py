@@ -55,7 +55,7 @@ def _read(path: Path, part: str = "") -> str:
         if not part:
             return extract_text(path)
         for item in walk(extract(path)):
-            if item.part.encode("utf-8", "surrogateescape").decode("utf-8", "replace") != part:
+            if _as_stored(item.part) != part:
                 continue
             if isinstance(item, Failure):
                 raise click.ClickException(f"{stored_path(str(path))} [{part}]: {item.reason} [{item.status}]")
@@ -141,15 +141,13 @@ def _entries(path: Path) -> Iterator[tuple[_Entry, str | None]]:
     """Each item of a file with its text, or its failure (run in a worker)."""
     from lifededup.extract import ExtractionError, Failure, extract, walk
 
-    name = stored_path(str(path))  # a name that is not UTF-8 is shown escaped, as the store holds it
     try:
         root = extract(path)
     except ExtractionError as exc:
-        yield _Entry(name, error=f"{exc} [{exc.status}]"), None
+        yield _Entry(_labelled(path, ""), error=f"{exc} [{exc.status}]"), None
         return
     for item in walk(root):  # streamed: a large mailbox is never held whole
-        part = item.part.encode("utf-8", "surrogateescape").decode("utf-8", "replace")  # as the store keeps it
-        label = f"{name} [{part}]" if item.part else name
+        label = _labelled(path, _as_stored(item.part))
         if isinstance(item, Failure):
             yield _Entry(label, error=f"{item.reason} [{item.status}]"), None
         elif item.text.strip():  # a mailbox itself has no text: its messages follow
@@ -166,8 +164,14 @@ def _echo_fingerprint(entry: _Entry, found: Fingerprint, as_json: bool) -> None:
 
 
 def _labelled(path: Path, part: str) -> str:
-    """A file or its part as `fingerprint` prints it."""
+    """A file or its part as `fingerprint` prints it (and `compare` takes it): a name that is not UTF-8
+    escaped, as the store holds it."""
     return f"{stored_path(str(path))} [{part}]" if part else stored_path(str(path))
+
+
+def _as_stored(part: str) -> str:
+    """A part's name as the store keeps it: bytes of a name inside a file that are not UTF-8 replaced."""
+    return part.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _rule(_: object, __: object, value: str) -> Rule:

@@ -188,9 +188,9 @@ def _speaking(opening: Callable[[], R],
 def _raise_refused(exc: Exception) -> None:
     """A PostgreSQL role that may not do what the command does (one granted
     SELECT alone, for people who only search) as a message, not a traceback."""
-    from lifededup.store.errors import INSUFFICIENT_PRIVILEGE, driver_error
+    from lifededup.store.errors import is_denied
 
-    if getattr(driver_error(exc), "sqlstate", None) != INSUFFICIENT_PRIVILEGE:
+    if not is_denied(exc):
         return
     said = first_said(exc)
     raise click.ClickException(

@@ -56,7 +56,7 @@ _SQLITE_FOR_NOW = frozenset({5, 6, 8, 10, 13, 14})
 
 
 # PostgreSQL's SQLSTATE of a statement the role in the URL may not run
-INSUFFICIENT_PRIVILEGE = "42501"
+_INSUFFICIENT_PRIVILEGE = "42501"
 
 
 def driver_error(exc: BaseException) -> BaseException:
@@ -94,6 +94,11 @@ def first_said(exc: BaseException) -> str:
     """The first line of :func:`driver_said` (libpq goes on with hints and
     the socket tried), or the error's type where the driver said nothing."""
     return driver_said(exc).partition("\n")[0] or type(exc).__name__
+
+
+def is_denied(exc: BaseException) -> bool:
+    """Whether the server refused ``exc``'s statement to the role in the store's URL (permission denied)."""
+    return getattr(driver_error(exc), "sqlstate", None) == _INSUFFICIENT_PRIVILEGE
 
 
 def is_unavailable(exc: BaseException) -> bool:

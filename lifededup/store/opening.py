@@ -36,8 +36,8 @@ import platformdirs
 
 from lifededup.store import pg_url
 from lifededup.store.dialect import translate_driver_sql
-from lifededup.store.errors import (INSUFFICIENT_PRIVILEGE, StoreDamaged, StoreNotFound, StoreTooNew, UnsupportedStore,
-                                    driver_error, first_said)
+from lifededup.store.errors import (StoreDamaged, StoreNotFound, StoreTooNew, UnsupportedStore, driver_error,
+                                    first_said, is_denied)
 
 # SQLAlchemy is imported where an engine is made or its errors are met:
 # resolving a location and reading the head (store/reader.py) need neither.
@@ -719,7 +719,7 @@ def database_errors(location: Location) -> Iterator[None]:
         damage = damage_of(exc, location)
         if damage is not None:
             raise damage from exc
-        if getattr(driver_error(exc), "sqlstate", None) == INSUFFICIENT_PRIVILEGE:
+        if is_denied(exc):
             raise UnsupportedStore(refused_opening(first_said(exc))) from exc
         raise UnsupportedStore(f"{location} is not a usable lifededup store: {exc.orig}") from exc
 
