@@ -378,7 +378,7 @@ def test_an_indexer_that_loses_its_server_says_so_and_the_next_run_finishes(post
     again; ``postgres`` only skips the test where none can run.)"""
     import psycopg
 
-    files = 1500
+    files = 500
     folder = tmp_path / "docs"
     folder.mkdir()
     for n in range(files):
