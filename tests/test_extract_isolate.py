@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 
 from lifededup.extract import Extracted, Failure, Limits, Source, extract_many, extract_source
+from lifededup.extract.registry import FORMAT_MODULES
 
 
 def hanging_on_hang(source: Source, limits: Limits) -> Extracted:
@@ -31,6 +33,20 @@ def advancing_then_hanging(source: Source, limits: Limits) -> Extracted:
     if source.name.startswith("stuck"):
         time.sleep(3600)
     return extract_source(source, limits)
+
+
+def readers_already_there(source: Source, limits: Limits) -> Extracted:
+    """The format readers this worker had imported before it read its first file."""
+    return Extracted(text=" ".join(sorted(name for name in sys.modules if name.startswith("lifededup.extract."))))
+
+
+def test_a_worker_starts_with_every_formats_reader_imported(tmp_path: Path) -> None:
+    """The forkserver imports the readers, once, before it forks the workers: each worker imported them
+    itself as it sniffed its first file (a quarter to half a second each, for every worker of every batch)."""
+    (tmp_path / "a.txt").write_text("a note\n")
+    [outcome] = list(extract_many([tmp_path / "a.txt"], Limits(), workers=1, extractor=readers_already_there))
+    assert isinstance(outcome.result, Extracted), outcome.result
+    assert set(FORMAT_MODULES) <= set(outcome.result.text.split()), outcome.result.text
 
 
 def test_a_parser_reporting_progress_runs_past_the_limit_and_one_that_then_hangs_is_stopped(tmp_path: Path) -> None:

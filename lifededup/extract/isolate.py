@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from lifededup.extract.base import Crashed, Extracted, ExtractionError, Failure, Limits, Source, Timeout, TooLarge
-from lifededup.extract.registry import extract_source
+from lifededup.extract.registry import FORMAT_MODULES, extract_source
 from lifededup.extract import sandbox
 from lifededup.model import fs_path
 
@@ -330,9 +330,17 @@ _SOCKET_IN_TEMP = os.path.join("pymp-xxxxxxxx", "listener-xxxxxxxx")
 
 
 def _context() -> Any:
-    """The way workers start: the forkserver, unless its socket's path would be too long."""
+    """The way workers start: the forkserver, unless its socket's path would be too long.
+
+    The forkserver imports the readers of every format before it forks a worker.  A worker imported them
+    itself (the first file it sniffs loads them all), a quarter to half a second each: four times an index
+    for four workers, and again for every batch a watcher reads."""
     socket = os.path.join(tempfile.gettempdir(), _SOCKET_IN_TEMP)
-    return multiprocessing.get_context("forkserver" if len(os.fsencode(socket)) <= _SOCKET_PATH_MAX else "spawn")
+    if len(os.fsencode(socket)) > _SOCKET_PATH_MAX:
+        return multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["__main__", __name__, *FORMAT_MODULES])  # before it starts; later calls change nothing
+    return ctx
 
 
 # a confined worker's temporary folder: lifededup-worker-PID-XXXX, PID its indexer's
