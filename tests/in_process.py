@@ -6,6 +6,7 @@ where a process would have printed its traceback and exited 1."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 from click.testing import CliRunner
@@ -14,8 +15,10 @@ from lifededup.cli import main
 
 
 def lifededup_here(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """``lifededup ARGS`` with ``env`` over this process's environment (only for the command's run)."""
-    done = CliRunner().invoke(main, list(args), env=env)
+    """``lifededup ARGS`` with ``env`` as its whole environment, as a process given it would have (only for
+    the command's run); this process's own without ``env``."""
+    unset: dict[str, str | None] = {name: None for name in os.environ if env is not None and name not in env}
+    done = CliRunner().invoke(main, list(args), env=None if env is None else {**unset, **env})
     if done.exception is not None and not isinstance(done.exception, SystemExit):
         raise done.exception
     return subprocess.CompletedProcess(list(args), done.exit_code, done.stdout, done.stderr)
