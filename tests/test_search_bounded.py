@@ -290,9 +290,10 @@ def test_a_phrase_whose_words_fill_the_titles_is_planned_by_its_own_titles(pg_ur
     store this small), and 12 are fewer than 20."""
     rng = random.Random(5)
     words = ["gravel", "orchard", "ledger", "quarry", "willow", "thimble"]
-    write_pages(pg_url, [("harbour lantern" if n % 100 == 0 else ("lantern by the harbour" if n % 3 == 0 else f"page {n}"),
-                          " ".join(rng.choice(words) for _ in range(rng.randrange(20, 200))) + " harbour lantern")
-                         for n in range(1200)])
+    titles = ["harbour lantern" if n % 100 == 0 else ("lantern by the harbour" if n % 3 == 0 else f"page {n}")
+              for n in range(1200)]
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randrange(20, 200))) + " harbour lantern" for _ in titles]
+    write_pages(pg_url, list(zip(titles, texts)))
     monkeypatch.setattr(bounded, "MIN_MATCHES", 300)
     with open_reader(pg_url) as reader, reader.reading() as conn:
         def worth(query: str, k: int) -> bool:
