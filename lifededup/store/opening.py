@@ -572,9 +572,9 @@ def _server_of(conn: Connection, head: str | None) -> tuple[object, ...]:
 def _new_store(conn: Connection, head: str | None, run_revisions: Callable[[], None]) -> None:
     """Make an empty store: by its revisions the first time a process makes one on a server, and from then on
     by the statements those revisions sent the driver, sent again on the same transaction.  The revisions
-    run through Alembic's operations, which cost ten times the statements they send (0.3 s a store, of which
-    a test suite that makes a thousand stores spent a third of its time); an empty store's revisions send
-    the same statements every time, as none of them reads what is not their own."""
+    run through Alembic's operations, which cost several times the statements they send (0.3 s a store: a
+    fifth of the CPU of a test suite that makes stores by the thousand); an empty store's revisions send the
+    same statements every time, as none of them reads what is not their own."""
     from sqlalchemy import event
 
     key = _server_of(conn, head)
