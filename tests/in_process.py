@@ -14,10 +14,11 @@ from click.testing import CliRunner
 from lifededup.cli import main
 
 
-def lifededup_here(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """``lifededup ARGS`` with ``env`` as its whole environment, as a process given it would have (only for
-    the command's run); this process's own without ``env``."""
-    unset: dict[str, str | None] = {name: None for name in os.environ if env is not None and name not in env}
+def lifededup_here(*args: str, env: dict[str, str] | None = None,
+                   whole: bool = False) -> subprocess.CompletedProcess[str]:
+    """``lifededup ARGS`` with ``env`` over this process's environment (only for the command's run); with
+    ``whole``, ``env`` is all of it, as for a process given it: what it leaves out is unset."""
+    unset: dict[str, str | None] = {name: None for name in os.environ if whole and env is not None and name not in env}
     done = CliRunner().invoke(main, list(args), env=None if env is None else {**unset, **env})
     if done.exception is not None and not isinstance(done.exception, SystemExit):
         raise done.exception

@@ -30,7 +30,7 @@ def lifededup(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[st
     """``lifededup ARGS`` run as a user runs it, in a process with ``env``; the questions of ``ASKED_HERE``
     in this one."""
     if tuple(args[:2]) in ASKED_HERE:
-        return lifededup_here(*args, env=env)
+        return lifededup_here(*args, env=env, whole=True)
     return subprocess.run([sys.executable, "-m", "lifededup", *args], env=env, capture_output=True, text=True,
                           timeout=120)
 
