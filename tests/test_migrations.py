@@ -43,16 +43,19 @@ def downgrade_to(path: Path | str, revision: str) -> None:
     upgrade_to(path, revision, down=True)
 
 
-def write_clustered(path: Path | str, items: list[tuple[int, str, str, str]], clusters: list[tuple[int, int]]) -> None:
+def write_clustered(path: Path | str, items: list[tuple[int, str, str, str]], clusters: list[tuple[int, int]],
+                    titles: dict[int, str] | None = None) -> None:
     """Rows written as an older revision holds them: ``items`` (id,
-    machine, path, text) and ``clusters`` (item, cluster)."""
+    machine, path, text) and ``clusters`` (item, cluster); an item's title
+    is ``titles``'s, or "title"."""
     engine = make_engine(resolve(path), readonly=False)
     with engine.begin() as conn:
         for item_id, machine, stored, words in items:
             conn.exec_driver_sql(
                 "INSERT INTO items (id, machine, path, part, kind, status, indexed_at, text, title) VALUES"
-                " (:id, :machine, :path, '', 'document', 'ok', '2026-01-01 00:00:00', :text, 'title')",
-                {"id": item_id, "machine": machine, "path": stored, "text": words})
+                " (:id, :machine, :path, '', 'document', 'ok', '2026-01-01 00:00:00', :text, :title)",
+                {"id": item_id, "machine": machine, "path": stored, "text": words,
+                 "title": (titles or {}).get(item_id, "title")})
         for item_id, cluster in clusters:
             conn.exec_driver_sql("INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (:i, :s, :c)",
                                  {"i": item_id, "s": f"{cluster:040d}", "c": cluster})

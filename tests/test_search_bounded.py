@@ -238,20 +238,14 @@ def test_a_filtered_search_ranks_every_match(pg_corpus: CorpusStore, every_read_
 
 
 def write_pages(pg_url: str, pages: list[tuple[str, str]]) -> None:
-    """Items of (title, text), each a cluster of its own, written in one
-    statement each (the store's trigger makes their search rows), then
-    analyzed: what the planner reads.  A store's own writes, an item at a
-    time, took 20 s for 1,200 of them, to the same rows."""
+    """Items of (title, text), each a cluster of its own, written as rows
+    (the store's trigger makes their search rows), then analyzed: what the
+    planner reads.  A store's own writes, an item at a time, took 20 s for
+    1,200 of them, to the same rows."""
     open_store(pg_url).close()
-    with psycopg.connect(pg_url) as conn:  # one transaction, committed as it closes
-        with conn.cursor() as cursor:
-            cursor.executemany(
-                "INSERT INTO items (id, machine, path, part, kind, status, indexed_at, text, title) VALUES"
-                " (%s, 'm', %s, '', 'document', 'ok', '2026-01-01 00:00:00', %s, %s)",
-                [(n + 1, f"/p/{n}.txt", text, title) for n, (title, text) in enumerate(pages)])
-            cursor.executemany("INSERT INTO clusters (item_id, sha1, cluster_id) VALUES (%s, %s, %s)",
-                               [(n + 1, f"{n + 1:040d}", n + 1) for n in range(len(pages))])
-        conn.execute("SELECT setval(pg_get_serial_sequence('items', 'id'), %s)", (len(pages),))
+    write_clustered(pg_url, [(n, "m", f"/p/{n}.txt", text) for n, (_, text) in enumerate(pages, 1)],
+                    [(n, n) for n in range(1, len(pages) + 1)], {n: title for n, (title, _) in enumerate(pages, 1)})
+    with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("ANALYZE items_fts")
 
 
