@@ -9,6 +9,7 @@ drafts, in a store on each backend.  A results test: the old page called
 
 from __future__ import annotations
 
+import functools
 import random
 import shutil
 from pathlib import Path
@@ -16,7 +17,8 @@ from pathlib import Path
 import numpy as np
 from manual_formats import chapters
 
-from lifededup.fingerprint.compare import compare
+from lifededup.fingerprint.compare import Comparison
+from lifededup.fingerprint.compare import compare as compared
 from lifededup.fingerprint.distance import HINTED_WORDS
 from lifededup.index import IndexConfig, run
 from lifededup.store import Store, open_store
@@ -59,6 +61,11 @@ def archive(folder: Path) -> None:
     for name, text in texts.items():
         (folder / name).write_text(text, encoding="utf-8")
     shutil.copytree(CORPUS / "Documents/garden-club-report", folder / "garden-club-report")
+
+
+@functools.cache  # the truth of one pair of texts, made once: the same drafts are in the store of each backend
+def compare(a: str, b: str) -> Comparison:
+    return compared(a, b)
 
 
 def text_of(store: Store, item_id: int) -> str:

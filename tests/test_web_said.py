@@ -31,26 +31,23 @@ def _client(db: str | Path, state: Path | None = None) -> TestClient:
 
 
 @pytest.fixture
-def counted(store_url: str) -> Iterator[tuple[TestClient, dict[str, int]]]:
-    """A report of 1,500 words and its revision (one word changed), and a
-    note copied 1,001 times."""
+def revision(store_url: str) -> Iterator[tuple[TestClient, dict[str, int]]]:
+    """A report of 1,500 words and its revision (one word changed)."""
     base = prose(5, 1500)
-    heron = "a grey heron stood by the weir in the morning mist"
     ids: dict[str, int] = {}
     with open_store(store_url) as store:
         ids["report"] = store.upsert_item(ItemRecord("/docs/report.txt", kind="text", text=base), fp(base))
         near = revised(base, 1)
         ids["revised"] = store.upsert_item(ItemRecord("/docs/report v2.txt", kind="text", text=near), fp(near))
-        for n in range(HERONS):
-            store.upsert_item(ItemRecord(f"/herons/h{n:04}.txt", kind="text", text=heron), fp(heron))
     with _client(store_url) as client:
         yield client, ids
 
 
-def test_a_clusters_side_by_side_counts_its_words_with_separators(counted: tuple[TestClient, dict[str, int]]) -> None:
+def test_a_clusters_side_by_side_counts_its_words_with_separators(
+        revision: tuple[TestClient, dict[str, int]]) -> None:
     """The side by side said "1499 words the same" and "⋯ 1474 words the same ⋯"
     (the real archive's FHS manual: 14654)."""
-    client, ids = counted
+    client, ids = revision
     cluster = client.get(f"/items/{ids['revised']}.json").json()["cluster_id"]
     other = ids["revised"] if cluster != ids["revised"] else ids["report"]
     html = client.get(f"/clusters/{cluster}?compare={other}").text
@@ -60,15 +57,18 @@ def test_a_clusters_side_by_side_counts_its_words_with_separators(counted: tuple
     assert skipped and all(len(n) < 4 or "," in n for n in skipped) and any("," in n for n in skipped), skipped
 
 
-def test_a_search_row_counts_its_cluster_and_copies_with_separators(
-        counted: tuple[TestClient, dict[str, int]]) -> None:
+def test_a_search_row_counts_its_cluster_and_copies_with_separators(store_url: str) -> None:
     """A row said "+1000 copies" and "the cluster side by side (1001 items)";
     a member's row "cluster of 1001"; the pager "page 1000 of ..."."""
-    client, _ = counted
-    collapsed = client.get("/?q=heron").text
+    heron = "a grey heron stood by the weir in the morning mist"
+    with open_store(store_url) as store:
+        for n in range(HERONS):
+            store.upsert_item(ItemRecord(f"/herons/h{n:04}.txt", kind="text", text=heron), fp(heron))
+    with _client(store_url) as client:
+        collapsed = client.get("/?q=heron").text
+        every = client.get("/?q=heron&all=1&limit=1&page=1000").text
     assert "<summary>+1,000 copies</summary>" in collapsed, collapsed
     assert "the cluster side by side (1,001 items)" in collapsed, collapsed
-    every = client.get("/?q=heron&all=1&limit=1&page=1000").text
     assert ">cluster of 1,001</a>" in every, every
     assert "<span>page 1,000 of 1,001</span>" in every, every
 
@@ -385,7 +385,7 @@ def test_a_members_cluster_address_leads_to_its_cluster_beside_it(tmp_path: Path
         assert client.get(f"/clusters/{member['id']}.json").status_code == 404
 
 
-def test_a_clusters_page_says_what_its_shared_features_count(counted: tuple[TestClient, dict[str, int]],
+def test_a_clusters_page_says_what_its_shared_features_count(revision: tuple[TestClient, dict[str, int]],
                                                               store_url: str) -> None:
     """The real archive's cluster of 116 pytest announcements showed "0/6"
     shared features beside each of its 115 near copies, and nothing said
@@ -395,7 +395,7 @@ def test_a_clusters_page_says_what_its_shared_features_count(counted: tuple[Test
 
     from lifededup.cli import main
 
-    client, ids = counted
+    client, ids = revision
     cluster = client.get(f"/items/{ids['revised']}.json").json()["cluster_id"]
     lead = re.search(r'<p class="lead">(.*?)</p>', client.get(f"/clusters/{cluster}").text, re.S)
     assert lead and ("Shared features are how many of the 6 super-shingle features a member shares with the "
