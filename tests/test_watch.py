@@ -175,6 +175,49 @@ def test_rescan_catches_what_no_event_reported(tmp_path: Path, root: Path) -> No
         settle(store, root, "the periodic rescan indexes a file no event reported")
 
 
+def test_a_watcher_of_folders_given_waits_idle_and_still_takes_changes(tmp_path: Path, root: Path) -> None:
+    """`lifededup watch ~/Documents` (folders given, none followed from
+    the store) used a whole core from its fifth second on, for as long as it
+    ran: the time to follow the store's folders, never moved on, was ever
+    past, and the loop waited no time for events.  Measured as the process's
+    CPU while the watcher, its looks at its folders every 0.3 s passed many
+    times, has nothing to do."""
+    store_path = tmp_path / "watch.db"
+    open_store(store_path).close()
+    stop, caught_up = threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+
+    def report(status: WatchStatus) -> None:
+        if status.state == "watching":
+            caught_up.set()
+
+    def target() -> None:
+        try:
+            with open_store(store_path) as store:
+                Watcher(store, [WatchedFolder(str(root.resolve()))], IndexConfig(workers=1), stop, delay=0.3,
+                        follow_every=0.3, on_status=report).run()
+        except BaseException as exc:  # reported in the test's thread
+            errors.append(exc)
+            caught_up.set()
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    try:
+        assert caught_up.wait(TIMEOUT_S) and not errors, errors
+        time.sleep(1.0)  # its first looks at its folders passed
+        cpu, wall = time.process_time(), time.monotonic()
+        time.sleep(2.0)
+        used = time.process_time() - cpu
+        assert used < 0.25 * (time.monotonic() - wall), f"an idle watcher used {used:.2f} s of CPU in 2 s"
+        with open_store(store_path, readonly=True) as reader:
+            write_text(root / "new.txt", seed=22)  # and it still takes changes up
+            settle(reader, root, "a file written to a watcher waiting idle is indexed")
+    finally:
+        stop.set()
+        thread.join(TIMEOUT_S)
+    assert not thread.is_alive() and not errors, errors
+
+
 def test_a_folder_missing_at_start_is_watched_once_it_appears(tmp_path: Path, root: Path) -> None:
     """Within seconds, not at the next hourly rescan (a tester plugging in a disk waited for it)."""
     disk = tmp_path / "usb stick"  # not plugged in when the watcher starts

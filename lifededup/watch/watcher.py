@@ -9,6 +9,7 @@ from this thread only; watchdog's thread only fills a queue.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import queue
 import threading
@@ -159,6 +160,11 @@ class Watcher:
             self._same_schema()
             next_rescan = self._next_rescan(self.rescan())
             next_follow = next_look = self.clock() + self.follow_every
+            if self.follow is None:
+                # nothing to follow (`watch PATHS`): never due. Left at its first value, it was in the past
+                # from the fifth second on, and the loop waited no time for events: a core at full use,
+                # for as long as the watcher ran
+                next_follow = math.inf
             while not self.stop.is_set():
                 self._wait_for_changes(min(next_rescan, next_follow, next_look))
                 if overflows.seen.is_set():
