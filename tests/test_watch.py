@@ -283,7 +283,8 @@ def test_an_unmounted_disks_empty_mount_point_keeps_its_items_and_a_replaced_fol
 def test_a_store_locked_past_its_timeout_is_tried_again(tmp_path: Path, root: Path,
                                                       caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, logger="lifededup.watch")
-    with watching(tmp_path, root) as store:
+    reports: list[WatchStatus] = []
+    with watching(tmp_path, root, retry_after=2.0, reports=reports) as store:
         # another writer holds the lock longer than the store's busy timeout
         # (a long `lifededup sql --write`): the watcher must wait it out, not die
         locker = sqlite3.connect(tmp_path / "watch.db", isolation_level=None)
@@ -292,6 +293,10 @@ def test_a_store_locked_past_its_timeout_is_tried_again(tmp_path: Path, root: Pa
             write_text(root / "while locked.txt", seed=60)
             eventually(lambda: any("could not write to the store" in r.getMessage() for r in caplog.records),
                        "the watcher reports the locked store")
+            # and waits for its retry without spinning: it woke every 0.01 s for the file due meanwhile
+            before = len(reports)
+            time.sleep(1.0)
+            assert len(reports) - before <= 15, f"{len(reports) - before} looks in 1 s while waiting to retry"
         finally:
             locker.execute("ROLLBACK")
             locker.close()

@@ -323,6 +323,11 @@ class Watcher:
 
     def _wait_for_changes(self, next_rescan: float) -> None:
         due = self.debouncer.next_due()
+        if due is not None:
+            # the store refused the last batch: nothing is taken before it is asked again, so paths due are no
+            # reason to wake -- the loop woke every 0.01 s for retry_after, its status counting every waiting
+            # path each time (a server down during a `tar x` of 20,000 files)
+            due = max(due, self._paused_until - self.clock())
         timeout = min(_TICK_S, max(0.0, next_rescan - self.clock()), _TICK_S if due is None else max(due, 0.01))
         try:
             path, partner, folder = self._changes.get(timeout=timeout)
