@@ -143,6 +143,9 @@ def test_layout_joins_pdfium_hyphens_drops_leaders_and_ligatures() -> None:
     # a compound broken at one of its own hyphens keeps it ("out-ofthe-box" before)
     assert dehyphenate("an out-of-\nthe-box setup") == "an out-of-the-box setup"
     assert dehyphenate("an out-of\x02the-box setup, an x-ray exam-\nple") == "an out-of-the-box setup, an x-ray example"
+    # soft hyphens: at a line's end the word is joined, elsewhere they go; a text of neither is as it was
+    assert dehyphenate("an exam\u00ad\nple of co\u00adoperation") == "an example of cooperation"
+    assert dehyphenate("well-known, not\nsplit") == "well-known, not\nsplit"
     contents = "Contents\nInstalling ............ 12\nUpgrading . . . . . 3\nNotes \u2026 iv\nA line. With dots... 7 times"
     assert strip_leaders(contents).split("\n") == ["Contents", "Installing", "Upgrading", "Notes",
                                                    "A line. With dots... 7 times"], strip_leaders(contents)

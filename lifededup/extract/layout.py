@@ -87,8 +87,13 @@ def dehyphenate(text: str) -> str:
     "exam\\x02ple" too) and drop soft hyphens.  A compound broken at one of
     its hyphens keeps it ("out-of-\\nthe-box" -> "out-of-the-box"): the word
     before the break has a hyphen of its own."""
-    text = _PDFIUM_HYPHEN.sub(_join, text).replace("\x02", "")
-    return _LINE_END_HYPHEN.sub(_join, text).replace(_SOFT_HYPHEN, "")
+    # each pattern only where its hyphen is: a search for one costs 4 ms of each 100 kB it is not in
+    # (a text of no hyphen at a line's end, as most mail and HTML is), looking for the mark 0.003 ms
+    if "\x02" in text:
+        text = _PDFIUM_HYPHEN.sub(_join, text).replace("\x02", "")
+    if "-\n" in text or _SOFT_HYPHEN + "\n" in text:
+        text = _LINE_END_HYPHEN.sub(_join, text)
+    return text.replace(_SOFT_HYPHEN, "")
 
 
 def _join(match: re.Match[str]) -> str:
