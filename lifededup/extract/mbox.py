@@ -26,6 +26,8 @@ _ENVELOPE = re.compile(rb"From \S+ +[A-Za-z]{3},? +[A-Za-z]{3} +\d{1,2},? +\d{1,
 # A mailbox is read in pieces of at most this many bytes: a message of one
 # line of hundreds of MB is never one allocation
 _PIECE = 2**20
+# a body line an mboxrd writer escaped (">From ", ">>From " ...)
+_ESCAPED_FROM = re.compile(rb">+From ")
 
 
 def whole_message_cap(limits: Limits) -> int:
@@ -71,7 +73,7 @@ def iter_mbox_messages(source: Source) -> Iterator[bytes | int]:
             current, size = [], 0
         else:
             # mboxrd escapes "From " at the start of a body line as ">From "; undo one level.
-            if starts and re.match(rb">+From ", piece):
+            if starts and piece.startswith(b">") and _ESCAPED_FROM.match(piece):
                 piece = piece[1:]
             size += len(piece)
             if size <= cap:
