@@ -12,8 +12,9 @@ from pathlib import Path
 from index_samples import write_text
 from test_watch_permissions import env, home, items, needs_permissions, wait_for, watcher  # noqa: F401
 
-# the watcher looks at its folders every few seconds (watch/watcher.py); two looks
-_LOOKS_S = 12.0
+# the watcher looks at its folders every few seconds (watch/watcher.py): one more look after the one that
+# found this one shut
+_LOOK_S = 6.0
 
 
 @needs_permissions
@@ -25,7 +26,10 @@ def test_a_watched_folder_behind_a_shut_folder_keeps_its_items_and_is_read_once_
     with watcher(tmp_path, docs, env, settled=note) as log:
         was = items(tmp_path / "s.db")[str(note)][:2]
         outer.chmod(0)
-        time.sleep(_LOOKS_S)  # the watcher looks at its folders, and cannot see this one
+        # the watcher looks at its folders, and cannot see this one; then looks again
+        wait_for(lambda: "locked/docs is not there any more" in log.read_text(errors="replace"), "the shut folder said",
+                 log)
+        time.sleep(_LOOK_S)
         assert items(tmp_path / "s.db")[str(note)][:2] == was, "the shut folder's items are kept"
         outer.chmod(0o755)
         later = write_text(docs / "later.txt", seed=8)
