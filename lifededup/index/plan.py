@@ -301,7 +301,7 @@ class StoredElsewhere:
         self._by_sha1: dict[str, list[Known]] = {}
         self._by_identity: dict[Identity, list[Known]] = {}
 
-    def prefetch(self, keys: Iterable[tuple[str | None, Identity | None]]) -> None:
+    def prefetch(self, keys: Sequence[tuple[str | None, Identity | None]]) -> None:
         """Read the stored rows of these (SHA-1, identity) keys now, a few statements for all."""
         sha1s = sorted({sha1 for sha1, _ in keys if sha1 is not None} - self._by_sha1.keys())
         identities = sorted({identity for _, identity in keys if identity is not None} - self._by_identity.keys())
