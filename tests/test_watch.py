@@ -22,6 +22,7 @@ from lifededup.index import IndexConfig
 from lifededup.store import Store, WatchedFolder, add_folder, list_folders, open_store, remove_folder
 from lifededup.watch import Debouncer, Watcher, WatchStatus
 from lifededup.watch.debounce import MAX_WAIT_S
+from lifededup.watch.status import FOLLOW_S
 
 TIMEOUT_S = 60.0
 
@@ -39,14 +40,16 @@ def eventually(check: Callable[[], bool], what: str, timeout: float = TIMEOUT_S)
 def watching(tmp_path: Path, root: Path, *, rescan_every: float = 3600.0,
              ignore: tuple[str, ...] = (), also: tuple[Path, ...] = (), store_url: str | None = None,
              machine: str | None = None, retry_after: float = 1.0, delay: float = 0.3, workers: int = 2,
-             max_wait: float = MAX_WAIT_S, reports: list[WatchStatus] | None = None) -> Iterator[Store]:
+             max_wait: float = MAX_WAIT_S, reports: list[WatchStatus] | None = None,
+             follow_every: float = FOLLOW_S) -> Iterator[Store]:
     """A watcher on ``root`` in a thread with a store of its own (or
     ``store_url``'s, as ``machine``); yields a second connection to read the
     store, once the catch-up scan is done.  Work the store refuses is tried
     again after ``retry_after`` seconds (the daemon's 30 would only slow the
     tests); a file written without a pause is read every ``max_wait``
     seconds (the watcher's 60 unless given); ``reports`` gets a
-    copy of every status the watcher reports."""
+    copy of every status the watcher reports; it looks at its folders every
+    ``follow_every`` seconds."""
     db: Path | str = store_url or tmp_path / "watch.db"
     open_store(db).close()
     # read-only, as `lifededup sql` and a search read while the watcher writes:
@@ -66,7 +69,8 @@ def watching(tmp_path: Path, root: Path, *, rescan_every: float = 3600.0,
             with open_store(db, machine=machine) as store:
                 folders = [WatchedFolder(str(p.resolve())) for p in (root, *also)]
                 Watcher(store, folders, IndexConfig(workers=workers), stop, delay=delay, rescan_every=rescan_every,
-                        retry_after=retry_after, ignore=ignore, on_status=report, max_wait=max_wait).run()
+                        retry_after=retry_after, ignore=ignore, on_status=report, max_wait=max_wait,
+                        follow_every=follow_every).run()
         except BaseException as exc:  # reported in the test's thread
             errors.append(exc)
             caught_up.set()
@@ -182,40 +186,14 @@ def test_a_watcher_of_folders_given_waits_idle_and_still_takes_changes(tmp_path:
     past, and the loop waited no time for events.  Measured as the process's
     CPU while the watcher, its looks at its folders every 0.3 s passed many
     times, has nothing to do."""
-    store_path = tmp_path / "watch.db"
-    open_store(store_path).close()
-    stop, caught_up = threading.Event(), threading.Event()
-    errors: list[BaseException] = []
-
-    def report(status: WatchStatus) -> None:
-        if status.state == "watching":
-            caught_up.set()
-
-    def target() -> None:
-        try:
-            with open_store(store_path) as store:
-                Watcher(store, [WatchedFolder(str(root.resolve()))], IndexConfig(workers=1), stop, delay=0.3,
-                        follow_every=0.3, on_status=report).run()
-        except BaseException as exc:  # reported in the test's thread
-            errors.append(exc)
-            caught_up.set()
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    try:
-        assert caught_up.wait(TIMEOUT_S) and not errors, errors
+    with watching(tmp_path, root, workers=1, follow_every=0.3) as store:
         time.sleep(1.0)  # its first looks at its folders passed
         cpu, wall = time.process_time(), time.monotonic()
         time.sleep(2.0)
         used = time.process_time() - cpu
         assert used < 0.25 * (time.monotonic() - wall), f"an idle watcher used {used:.2f} s of CPU in 2 s"
-        with open_store(store_path, readonly=True) as reader:
-            write_text(root / "new.txt", seed=22)  # and it still takes changes up
-            settle(reader, root, "a file written to a watcher waiting idle is indexed")
-    finally:
-        stop.set()
-        thread.join(TIMEOUT_S)
-    assert not thread.is_alive() and not errors, errors
+        write_text(root / "new.txt", seed=22)  # and it still takes changes up
+        settle(store, root, "a file written to a watcher waiting idle is indexed")
 
 
 def test_a_folder_missing_at_start_is_watched_once_it_appears(tmp_path: Path, root: Path) -> None:
