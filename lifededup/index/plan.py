@@ -344,11 +344,6 @@ class StoredElsewhere:
                                                  and not os.path.lexists(fs_path(k.path)))]
 
 
-def stored_elsewhere(store: Store, homes: Sequence[str]) -> StoredElsewhere:
-    """The files stored elsewhere that a new file may be (:class:`StoredElsewhere`)."""
-    return StoredElsewhere(store, homes)
-
-
 # A file's parts, this machine's: a seek in the (path, part) index
 _PARTS = "SELECT part FROM items WHERE path = :path AND part <> '' AND machine = :machine"
 # A mailbox's message, the top level of its parts ("message 12", "message 12 / attachment 1: a.pdf")
@@ -382,13 +377,13 @@ def _gone(path: str, homes: Sequence[str]) -> bool:
 
 
 def plan(seen: Iterable[Seen], known: dict[str, Known],
-         elsewhere: Callable[[str | None, Identity | None], list[Known]] | None = None, *,
+         elsewhere: StoredElsewhere | None = None, *,
          reread: bool = False, messages: Callable[[str], set[int] | None] | None = None,
          hash_up_to: int | None = None) -> Plan:
     """Decide what to do with every file found and every file that vanished.
 
     ``known``: the stored files under the run's paths; ``elsewhere``: a
-    lookup of stored files gone from other places (:func:`stored_elsewhere`);
+    lookup of stored files gone from other places (:class:`StoredElsewhere`);
     ``reread``: a file moved with its bytes unchanged is read again too
     (``index --reread``, which marks the others half written);
     ``messages``: a lookup of a mailbox's stored messages
@@ -408,9 +403,9 @@ def plan(seen: Iterable[Seen], known: dict[str, Known],
         else:
             changed.append(file)
     vanished = _Vanished([k for path, k in known.items() if path not in present], elsewhere)
-    hashed = [(file, known.get(file.path), *_hashed(file, known.get(file.path), messages, hash_up_to))
-              for file in changed]
-    if isinstance(elsewhere, StoredElsewhere):  # the new files' keys, read in a few statements
+    hashed = [(file, stored, *_hashed(file, stored, messages, hash_up_to))
+              for file, stored in ((file, known.get(file.path)) for file in changed)]
+    if elsewhere is not None:  # the new files' keys, read in a few statements
         elsewhere.prefetch([(sha1, identity) for _, stored, _, sha1, identity in hashed if stored is None])
     for file, stored, grown, sha1, identity in hashed:
         _decide(file, stored, vanished, result, grown, sha1, identity, reread)
@@ -423,8 +418,7 @@ class _Vanished:
     (found by bytes and by identity in dicts: a moved folder of thousands of
     files is thousands of lookups, not their square)."""
 
-    def __init__(self, gone: list[Known], elsewhere: Callable[[str | None, Identity | None], list[Known]] | None
-                 ) -> None:
+    def __init__(self, gone: list[Known], elsewhere: StoredElsewhere | None) -> None:
         self.gone = {k.path: k for k in sorted(gone, key=lambda k: k.path)}
         self.by_sha1: dict[str, list[Known]] = defaultdict(list)
         self.by_identity: dict[Identity, list[Known]] = defaultdict(list)

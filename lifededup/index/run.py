@@ -20,7 +20,7 @@ from lifededup.extract.renamed import LINK_MIME, renamed_title, titled_by_name
 from lifededup.fingerprint import DEFAULT_PARAMS
 from lifededup.index.config import IndexConfig, max_workers
 from lifededup.index.order import in_scan_order
-from lifededup.index.plan import Known, Plan, known_under, plan, stored_elsewhere, stored_messages
+from lifededup.index.plan import Known, Plan, StoredElsewhere, known_under, plan, stored_messages
 from lifededup.index.progress import Progress, Quiet
 from lifededup.index.scan import UNREADABLE, Scanner, Seen, Skipped, Walls, absolute
 from lifededup.index.write import IDENTIFY, BatchWriter, Tally
@@ -229,7 +229,7 @@ def run_scopes(store: Store, scopes: Sequence[Scope], config: IndexConfig = Inde
     _keep_skipped(known, skipped.values())
     if config.reread:
         _mark_unread(store, known, found)
-    todo = plan(found.values(), known, stored_elsewhere(store, [*homes, *roots]), reread=config.reread,
+    todo = plan(found.values(), known, StoredElsewhere(store, [*homes, *roots]), reread=config.reread,
                 messages=stored_messages(store), hash_up_to=config.limits.max_bytes)
     tally = Tally()
     _follow(store, todo, tally, list(skipped.values()), known)
