@@ -17,6 +17,7 @@ from store_samples import prose
 from test_watch import eventually
 
 from lifededup.store import open_store
+from lifededup.watch import FOLLOW_S
 from lifededup.watch.daemon import alive
 
 
@@ -189,6 +190,33 @@ def test_status_of_a_watcher_in_a_terminal_names_no_log_file(tmp_path: Path) -> 
         (tmp_path / "other").mkdir()
         added = lifededup(env, "folders", "add", str(tmp_path / "other"))
         assert f"the watcher (pid {watcher.pid}) watches the folders it was given" in added.stdout, added.stdout
+    finally:
+        watcher.terminate()
+        _, err = watcher.communicate(timeout=60)
+    assert "watching" in err, err
+
+
+def test_an_idle_watcher_leaves_its_status_file_alone_and_writes_what_changes(tmp_path: Path) -> None:
+    """An idle watcher rewrote its status file every second for as long as it
+    ran (a write to ~/.local/state that kept a laptop's disk awake) -- at
+    each look at the store's folders, every 5 s, for the watcher `daemon
+    start` runs: it now writes it when something in it changes, and once a
+    minute else."""
+    root, state, _, env = archive_and_state(tmp_path)
+    assert lifededup(env, "folders", "add", str(root)).returncode == 0
+    status_file = state / "lifededup" / "watch-status.json"
+    # `watch` without folders, as `daemon start` runs it: it follows the store's folders
+    watcher = subprocess.Popen([sys.executable, "-m", "lifededup", "watch", "--delay", "0.3"], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        eventually(lambda: status_file.exists() and json.loads(status_file.read_text())["state"] == "watching"
+                   and json.loads(status_file.read_text())["indexed"] == 1, "the watcher indexes its folder")
+        written = status_file.stat().st_mtime_ns
+        time.sleep(FOLLOW_S + 2)  # a look at the store's folders among it
+        assert status_file.stat().st_mtime_ns == written, "an idle watcher wrote its unchanged status again"
+        write_text(root / "b.txt", seed=2)
+        eventually(lambda: json.loads(status_file.read_text())["indexed"] == 2, "its status says the new file")
+        assert "running" in lifededup(env, "daemon", "status").stdout
     finally:
         watcher.terminate()
         _, err = watcher.communicate(timeout=60)

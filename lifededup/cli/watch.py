@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from types import FrameType
@@ -36,6 +37,8 @@ from lifededup.watch import daemon as daemons
 from lifededup.watch.status import said_when
 
 F = TypeVar("F", bound=Callable[..., object])
+# how often a watcher whose report has not changed writes it again, for its updated_at
+STATUS_IDLE_S = 60.0
 
 # The store's folders (SQLAlchemy) and the watcher (watchdog, the indexer)
 # are imported by the commands that use them: `daemon status` and every
@@ -277,17 +280,30 @@ def _describe(folder: WatchedFolder) -> str:
 
 
 class _StatusFile:
-    """Writes the watcher's status for ``daemon status``: when its state changes, else at most once a second."""
+    """Writes the watcher's status for ``daemon status``: when its state
+    changes, else at most once a second while anything in it changes, and
+    once a minute while nothing does -- an idle daemon rewrote the file
+    every second for as long as it ran, a write that kept a laptop's disk
+    awake.  (``daemon status`` tells a live daemon by its pid, not by the
+    file's age.)"""
 
     def __init__(self, paths: daemons.DaemonPaths, store: str, machine: str, follows: bool) -> None:
         self.paths, self.store, self.machine, self.last, self.state = paths, store, machine, 0.0, ""
         self.log, self.follows = daemons.writes_log(paths), follows
+        self.written: dict[str, object] | None = None
 
     def __call__(self, status: WatchStatus) -> None:
         now = time.monotonic()
-        if now - self.last >= 1.0 or status.state != self.state:
-            self.last, self.state = now, status.state
-            daemons.write_status(self.paths, status, self.store, self.machine, log=self.log, follows=self.follows)
+        if status.state != self.state or now - self.last >= STATUS_IDLE_S:
+            self._write(status, now)
+        elif now - self.last >= 1.0:
+            said = asdict(status)
+            if said != self.written:
+                self._write(status, now, said)
+
+    def _write(self, status: WatchStatus, now: float, said: dict[str, object] | None = None) -> None:
+        self.last, self.state, self.written = now, status.state, said or asdict(status)
+        daemons.write_status(self.paths, status, self.store, self.machine, log=self.log, follows=self.follows)
 
     def ended(self, status: WatchStatus, why: str) -> None:
         """The watcher stopped by itself: `daemon status` says why, not just "stopped"."""
@@ -709,7 +725,8 @@ def _unreachable_words(report: dict[str, Any]) -> str | None:
               "no such role or database, a password refused; else null), refused_since, retry_after (seconds), "
               "last_read, last_indexed_at, "
               "last_rescan_at, state_since (when the state began: of watching, when the last batch or scan "
-              "ended), watching_since (when the watcher began watching), updated_at (when it wrote this) as Unix "
+              "ended), watching_since (when the watcher began watching), updated_at (when it wrote this: a minute "
+              "ago at most while it runs, a second while its report changes) as Unix "
               "times; machine, pid, batches (written since it started)).")
 def daemon_status(as_json: bool) -> None:
     """Whether the daemon runs, what it watches and since when (and how long
