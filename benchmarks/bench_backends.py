@@ -31,6 +31,7 @@ server's data folder ``pg/`` (database ``bench``); see benchmarks/README.md
 for starting that server again.
 
     python benchmarks/bench_backends.py [--items 1000000] [--small 10000] [--window 2000]
+    python benchmarks/bench_backends.py --index FOLDER [--rounds 3]   # the whole indexer on each backend
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ import re
 import shutil
 import signal
 import sqlite3
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -481,8 +484,14 @@ def main() -> None:
     parser.add_argument("--serve", action="store_true",
                         help="start the kept PostgreSQL server of an earlier run, print both stores, "
                         "wait for Ctrl-C or kill")
+    parser.add_argument("--index", type=Path, metavar="FOLDER",
+                        help="instead: time `lifededup index FOLDER` into a fresh store of each backend, alternated")
+    parser.add_argument("--rounds", type=int, default=3, help="with --index: runs of each backend")
     args = parser.parse_args()
     USER_SETTINGS.update(setting.split("=", 1) for setting in args.pg_setting)
+    if args.index is not None:
+        index_both(args.index, args.rounds)
+        return
     if args.serve:
         serve(args.dir)
         return
@@ -573,6 +582,43 @@ def again(args: argparse.Namespace) -> None:
 
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
+
+
+def index_both(folder: Path, rounds: int) -> None:
+    """The whole indexer on both backends: ``lifededup index FOLDER`` (one
+    worker a core) into a fresh SQLite file and into a fresh database of a
+    throwaway server with PostgreSQL's defaults, alternated ``rounds`` times;
+    the index's own time (its summary's) and the process's, the fastest of
+    each, and PostgreSQL / SQLite.  Run it with ``PYTHONPATH`` set to compare
+    two trees of the code."""
+    def run(db: str) -> tuple[float, float, str]:
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "lifededup", "index", "--db", db, str(folder)],
+                              capture_output=True, text=True)
+        wall = time.perf_counter() - started
+        if done.returncode != 0:
+            sys.exit(f"lifededup index --db {db} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+        first = done.stdout.splitlines()[0]
+        took = re.search(r"\(([\d.]+) s, [\d.]+ files/s\)", first)
+        return float(took.group(1)) if took else wall, wall, first
+
+    times: dict[str, list[tuple[float, float]]] = {"SQLite": [], "PostgreSQL": []}
+    with tempfile.TemporaryDirectory(prefix="lifededup-bench-index-") as tmp:
+        server = Server.start(settings=USER_SETTINGS)
+        try:
+            for round_ in range(rounds):
+                for name in times:
+                    db = server.new_database() if name == "PostgreSQL" else f"{tmp}/store{round_}.db"
+                    own, wall, first = run(db)
+                    times[name].append((own, wall))
+                    print(f"round {round_ + 1}, {name}: {own:.1f} s by its summary, {wall:.1f} s the process "
+                          f"(load {load_average()}): {first}", flush=True)
+        finally:
+            server.stop()
+    best = {name: min(runs) for name, runs in times.items()}
+    for name, (own, wall) in best.items():
+        print(f"{name:<11} fastest: {own:6.1f} s by its summary, {wall:6.1f} s the process")
+    print(f"PostgreSQL / SQLite: {best['PostgreSQL'][0] / best['SQLite'][0]:.2f}x")
 
 
 def serve(folder: Path) -> None:

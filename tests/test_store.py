@@ -217,6 +217,27 @@ def test_failure_is_recorded_and_leaves_its_cluster(store: Store) -> None:
     sound(store)
 
 
+def test_an_item_believed_new_that_is_stored_is_written_over_not_doubled(store: Store) -> None:
+    """The indexer inserts a new file's items without looking first
+    (``new=True``); one another run stored meanwhile is found by its name all
+    the same, and refreshed as any changed item is."""
+    a, c = prose(1), prose(3)
+    ia = add(store, "/a", a)
+    ib = add(store, "/b", revised(a, 5))
+    ic = add(store, "/c", c)
+    again = store.upsert_item(ItemRecord("/a", text=revised(c, 7), title="now"), fp(revised(c, 7)), new=True)
+    assert again == ia
+    assert store.execute("SELECT count(*) FROM items WHERE path = '/a'")[1] == [(1,)]
+    got = clusters(store)
+    assert got[ib] == ib and got[ia] == ic, got
+    assert store.record_failure(ItemRecord("/b", size=3), "PDF is encrypted", new=True) == ib
+    assert store.execute(f"SELECT status, text FROM items WHERE id = {ib}")[1] == [("failed", None)]
+    assert ib not in clusters(store)
+    fresh = store.upsert_item(ItemRecord("/d", text=c), fp(c), new=True)
+    assert fresh not in (ia, ib, ic) and clusters(store)[fresh] == ic
+    sound(store)
+
+
 def test_items_without_text_have_no_fingerprint(store: Store) -> None:
     iid = add(store, "/photo.jpg", None, kind="image", mime_type="image/jpeg")
     assert clusters(store) == {}

@@ -296,14 +296,14 @@ def _follow(store: Store, todo: Plan, tally: Tally, skipped: list[Skipped], know
                 store.execute(_UNREAD, {"machine": store.machine, "path": new})
         if todo.removals:
             store.remove_items(todo.removals)
-        for seen, sha1, identity in todo.touched:
-            store.execute(_TOUCH, {"size": seen.size, "mtime": seen.mtime, "sha1": sha1, "path": seen.path,
-                                   "machine": store.machine})
-            if identity is not None:
-                store.execute(IDENTIFY, {"path": seen.path, "device": identity[0], "inode": identity[1],
-                                         "machine": store.machine})
-        for path, (device, inode) in todo.identified:
-            store.execute(IDENTIFY, {"path": path, "device": device, "inode": inode, "machine": store.machine})
+        # (a statement a file: after a `touch` of 20,000 files, as many round trips to a server, unless sent together)
+        store.execute_many(_TOUCH, [{"size": seen.size, "mtime": seen.mtime, "sha1": sha1, "path": seen.path,
+                                     "machine": store.machine} for seen, sha1, _ in todo.touched])
+        store.execute_many(IDENTIFY, [
+            *({"path": seen.path, "device": identity[0], "inode": identity[1], "machine": store.machine}
+              for seen, _, identity in todo.touched if identity is not None),
+            *({"path": path, "device": device, "inode": inode, "machine": store.machine}
+              for path, (device, inode) in todo.identified)])
     tally.moved = len(todo.moves)
     tally.removed = sum(path not in known or known[path].status != "vanished" for path in todo.removals)
     tally.unchanged = todo.unchanged

@@ -216,6 +216,8 @@ class BatchWriter:
     # New files another run (a second `index` of the same folder, the watcher) stored after this one's
     # plan: those it stored as these bytes are left as they are (unchanged), the others written over
     # (updated).  Both runs said "new" of every file, the store holding each once.
+    # the identities (device, inode) of the files the batch being written completed
+    _identities: list[dict[str, object]] = field(default_factory=list)
     _stored_meanwhile: set[str] = field(default_factory=set)
     _written_over: set[str] = field(default_factory=set)
 
@@ -275,6 +277,7 @@ class BatchWriter:
             # write: a batch of stats alone (files that failed as before) would otherwise be written by an older
             # lifededup into a store a newer one upgraded meanwhile, its marks to read them again spent
             self.store.claim_machine()
+            self._identities = []  # (none left by a batch the store refused)
             walls = None if self.watched is None else [folder.rstrip("/") + "/" for folder in self.watched()]
             self._look_for_stored(batch)
             for outcome in batch:
@@ -286,6 +289,9 @@ class BatchWriter:
                     info = self.to_read[str(outcome.path)]
                     grown = info.grown
                     done.append((str(outcome.path), info.seen.size if grown is None else grown.end - grown.offset))
+            # the completed files' identities, together: a statement a file was a round trip each to a server
+            identities, self._identities = self._identities, []
+            self.store.execute_many(IDENTIFY, identities)
         # counted once committed: an interrupted batch is not reported as done
         for path, size in done:
             self.tally.bytes += size
@@ -308,7 +314,7 @@ class BatchWriter:
         elif part == "" and info.grown is not None and (kept := self._file_id(path)) is not None:
             parts[part] = kept  # a mailbox read from where it grew: its item stays as stored until complete
         else:
-            parts[part] = self.store.upsert_item(record, fingerprint)
+            parts[part] = self.store.upsert_item(record, fingerprint, new=self._new(path, info))
             self.tally.items += 1
         if not outcome.final:
             return False
@@ -322,7 +328,8 @@ class BatchWriter:
         (:meth:`_failed_before`)."""
         kept = self._failed_before(record, failure, info, stored, key)
         if kept is None:
-            kept = self.store.record_failure(record, failure.reason, status=failure.status)
+            kept = self.store.record_failure(record, failure.reason, status=failure.status,
+                                             new=self._new(record.path, info))
         if record.part == "" and failure.status == "vanished":
             self.tally.vanished += 1
         else:
@@ -493,9 +500,9 @@ class BatchWriter:
     def _complete(self, path: str, info: ToRead, parts: dict[str, int], *, last: str, failed: bool) -> None:
         del self._open[path]
         self._stored.pop(path, None)
-        if info.identity is not None:
-            self.store.execute(IDENTIFY, {"path": path, "device": info.identity[0], "inode": info.identity[1],
-                                          "machine": self.store.machine})
+        if info.identity is not None:  # written with the batch's last statements
+            self._identities.append({"path": path, "device": info.identity[0], "inode": info.identity[1],
+                                     "machine": self.store.machine})
         grown = None if failed else info.grown
         # the file's own item was written before its parts (a mailbox read from where it grew: kept as it was,
         # its row saying the old bytes): now complete, in the transaction of its last part

@@ -6,7 +6,7 @@ representative)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -272,13 +272,21 @@ class Store:
         return None if found is None else int(found[0])
 
     def _write_item(
-        self, conn: Connection, record: ItemRecord, *, status: str, error: str | None
+        self, conn: Connection, record: ItemRecord, *, status: str, error: str | None, new: bool = False
     ) -> tuple[int, bool]:
-        """The item's id, and whether it is new."""
+        """The item's id, and whether it is new.  ``new``: the caller believes
+        no item has its name (a file new to the store), so the row is
+        inserted unless one has, in one statement, not looked up first --
+        a round trip an item saved on a server; believed wrongly (a run
+        beside it stored the file meanwhile), the row found is updated."""
         self.claim_machine()
         values = {**record.row(status=status, error=error, indexed_at=utc_now()), "machine": self.machine}
-        existing = self._item_id(conn, record.path, record.part)
         db = driver(conn)
+        if new:
+            inserted = db.execute(_INSERT_ITEM + " ON CONFLICT DO NOTHING RETURNING id", values).fetchall()
+            if inserted:
+                return int(inserted[0][0]), True
+        existing = self._item_id(conn, record.path, record.part)
         if existing is None:
             if is_postgres(conn):
                 created = db.execute(_INSERT_ITEM + " RETURNING id", values).fetchone()[0]
@@ -289,25 +297,26 @@ class Store:
         db.execute(_UPDATE_ITEM, {**values, "id": existing})
         return existing, False
 
-    def upsert_item(self, record: ItemRecord, fingerprint: Fingerprint | None) -> int:
+    def upsert_item(self, record: ItemRecord, fingerprint: Fingerprint | None, *, new: bool = False) -> int:
         """Add or refresh one item and return its id.  Give the fingerprint of
         ``record.text`` (None exactly when the text is None).  If the
         fingerprint changed, the item is clustered again and the cluster it
-        left is repaired."""
+        left is repaired.  ``new``: the item is most likely not stored yet
+        (inserted without a look first; refreshed all the same if it is)."""
         if (record.text is None) != (fingerprint is None):
             raise ValueError("give a fingerprint exactly when the record has text")
         with self.transaction() as conn:
             params = self._params_for(conn, fingerprint.params) if fingerprint is not None else None
-            item_id, created = self._write_item(conn, record, status="ok", error=None)
-            new = _placed(item_id, fingerprint)
+            item_id, created = self._write_item(conn, record, status="ok", error=None, new=new)
+            placed = _placed(item_id, fingerprint)
             old = None if created else clustering.load_member(conn, item_id)
-            if old == new:
+            if old == placed:
                 return item_id
             settings = self._clustering(conn, params)
             if old is not None:
                 clustering.repair(conn, clustering.detach(conn, [item_id]), settings)
-            if new is not None and fingerprint is not None:
-                clustering.add_new(conn, new, _fingerprint_row(item_id, fingerprint), settings)
+            if placed is not None and fingerprint is not None:
+                clustering.add_new(conn, placed, _fingerprint_row(item_id, fingerprint), settings)
             return item_id
 
     def fingerprint_again(self, item_ids: Iterable[int]) -> int:
@@ -336,16 +345,18 @@ class Store:
                                        settings)
             return len(changed)
 
-    def record_failure(self, record: ItemRecord | str, error: str, *, status: str = "failed") -> int:
+    def record_failure(self, record: ItemRecord | str, error: str, *, status: str = "failed",
+                       new: bool = False) -> int:
         """Remember an item that could not be indexed, and why (``status``
         says how it failed, ``error`` in words).  Its old text, fingerprint
-        and cluster membership go; the cluster it leaves is repaired."""
+        and cluster membership go; the cluster it leaves is repaired.
+        ``new`` as for :meth:`upsert_item`."""
         if isinstance(record, str):
             record = ItemRecord(path=record)
         if status == "ok":
             raise ValueError("a failure's status cannot be 'ok'")
         with self.transaction() as conn:
-            item_id, created = self._write_item(conn, record, status=status, error=error)
+            item_id, created = self._write_item(conn, record, status=status, error=error, new=new)
             if not created:
                 self._detach(conn, [item_id])
             return item_id
@@ -428,6 +439,14 @@ class Store:
         read-only store SQLite itself refuses any change."""
         columns, rows, _ = self.execute_counted(sql, params)
         return columns, rows
+
+    def execute_many(self, sql: str, rows: Sequence[dict[str, object]]) -> None:
+        """Run one statement that returns no rows once for each of ``rows``,
+        in one transaction (the one open, if any).  A server is sent them
+        together (psycopg's pipeline), not a round trip each."""
+        if rows:
+            with self.transaction() as conn:
+                driver(conn).executemany(sql, rows)
 
     def execute_counted(self, sql: str, params: dict[str, object] | None = None
                         ) -> tuple[list[str], list[tuple[object, ...]], int]:
