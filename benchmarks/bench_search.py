@@ -14,7 +14,10 @@ Peer: the query sqlite-utils' ``Table.search()`` runs for a page of results
 -- ``SELECT ... FROM items JOIN items_fts ... WHERE items_fts MATCH ? ORDER BY
 rank LIMIT 20`` -- with no collapse, no snippet, no filter.  The ratio is what
 showing each document once (and saying where its copies are) costs over plain
-full-text search.
+full-text search.  Beside it, and not the targets' peer, ``peer+snippets``:
+the same query with each row's snippet (FTS5's ``snippet()``; PostgreSQL's
+``ts_headline`` of the text's first 20,000 characters) -- what a page shows
+that the bare query does not -- for the team's choice of a peer (issue 15).
 
 On PostgreSQL (``--db postgresql://...``, or ``--postgres`` for a throwaway
 server started from Debian's package by tests/pg_server.py) the store is
@@ -78,8 +81,10 @@ from bench_store import WORDS_PER_TEXT, Generator, bulk_fill
 from lifededup.search import search
 from lifededup.search.query import PG_RANK, pg_query
 from lifededup.search.results import EXACT_ROWS, PG_COUNTED
+from lifededup.search.snippet import HEADLINE_CHARS, SNIPPET_TOKENS
 from lifededup.store import Readable, Store, open_reader, open_store
 from lifededup.store.opening import needs_upgrade
+from lifededup.store.searchable import TS_CONFIG
 
 # From a term most texts hold to one almost none do (Zipf: rank r is in
 # about 40 / (r * H) of the texts' words), and the other query forms.
@@ -110,12 +115,23 @@ def peer_sql() -> str:
             "ORDER BY items_fts.rank LIMIT :limit")
 
 
-def pg_peer_sql(query: str) -> tuple[str, str]:
+def pg_peer_sql(query: str, snippets: bool = False) -> tuple[str, str]:
     """The same bare page query on PostgreSQL, and the text to bind as ``:query``."""
     tsquery, marked = pg_query(query)
-    return (f"SELECT items.id, items.path, items.title, r.rank FROM (SELECT f.rowid, "
+    headline = (f", ts_headline('{TS_CONFIG}', left(items.text, {HEADLINE_CHARS}), {tsquery}, "
+                f"'MaxWords={SNIPPET_TOKENS}, MinWords={SNIPPET_TOKENS - 4}')") if snippets else ""
+    return (f"SELECT items.id, items.path, items.title, r.rank{headline} FROM (SELECT f.rowid, "
             f"{PG_RANK.format(tsquery=tsquery)} AS rank FROM items_fts f WHERE f.document @@ {tsquery} "
             "ORDER BY rank LIMIT :limit) AS r JOIN items ON items.id = r.rowid ORDER BY r.rank"), marked
+
+
+# The peer with a snippet of each row's text (FTS5's snippet(), PostgreSQL's ts_headline of the text's first
+# HEADLINE_CHARS characters, as a page's are): what the bare query does not do of what a page shows, beside the
+# collapse, the dates and the copies.  Not the issue's peer: printed for the team's choice of one.
+SNIPPETED_PEER = ("SELECT items.id, items.path, items.title, items_fts.rank, "
+                  f"snippet(items_fts, -1, '[', ']', '...', {SNIPPET_TOKENS}) FROM items "
+                  "JOIN items_fts ON items_fts.rowid = items.id WHERE items_fts MATCH :query "
+                  "ORDER BY items_fts.rank LIMIT :limit")
 
 
 def count_items(db: str | Path) -> int:
@@ -220,12 +236,15 @@ def measure(store: Store, reader: Readable, query: str, runs: int) -> dict[str, 
     reader ``lifededup search`` opens (``open_reader``: the driver alone),
     collapsed on a ``Store`` too (SQLAlchemy's connection and transaction
     around the same statements, as the web view runs it), and the peer."""
-    sql, bound = pg_peer_sql(query) if store.location.url is not None else (peer_sql(), query)
+    postgres = store.location.url is not None
+    sql, bound = pg_peer_sql(query) if postgres else (peer_sql(), query)
+    snippeted = pg_peer_sql(query, snippets=True)[0] if postgres else SNIPPETED_PEER
     return {
         "collapsed": timings(lambda: search(reader, query, limit=PAGE), runs),
         "all": timings(lambda: search(reader, query, limit=PAGE, collapse=False), runs),
         "store": timings(lambda: search(store, query, limit=PAGE), runs),
         "peer": timings(lambda: store.execute(sql, {"query": bound, "limit": PAGE}), runs),
+        "snippeted": timings(lambda: store.execute(snippeted, {"query": bound, "limit": PAGE}), runs),
     }
 
 
@@ -403,9 +422,10 @@ def bench(path: str | Path, queries: dict[str, str], runs: int, migrate: bool = 
     """Time each query collapsed, with --all and the peer; print the table
     (``migrate=False``: a store of an older schema is read as it is)."""
     print(f"\n{'query':<12} {'matches':>8} {'clusters':>8}   {'collapsed ms':>16} {'--all ms':>16} "
-          f"{'peer ms':>16}   {'collapsed/peer':>14} {'all/peer':>8}   {'on a Store ms':>16}")
+          f"{'peer ms':>16}   {'collapsed/peer':>14} {'all/peer':>8}   {'on a Store ms':>16}   "
+          f"{'peer+snippets ms':>16} {'collapsed/that':>14}")
     print(f"{'':<12} {'':>8} {'':>8}   {'median / p95':>16} {'median / p95':>16} {'median / p95':>16}   "
-          f"{'':>14} {'':>8}   {'median / p95':>16}")
+          f"{'':>14} {'':>8}   {'median / p95':>16}   {'median / p95':>16}")
     worst = 0.0
     with (open_store(path, readonly=True, migrate=migrate) as store,
           closing(open_reader(path, migrate=migrate)) as reader):
@@ -413,12 +433,14 @@ def bench(path: str | Path, queries: dict[str, str], runs: int, migrate: bool = 
             found = search(reader, query, limit=PAGE)
             got = measure(store, reader, query, runs)
             (cm, cp), (am, ap), (pm, pp), (sm, sp) = got["collapsed"], got["all"], got["peer"], got["store"]
+            nm, np_ = got["snippeted"]
             worst = max(worst, cp, ap, sp)
             clusters = f"{found.rows:,}" if found.rows_exact else f">={found.rows:,}"
             matches = f"{found.matches:,}" if found.matches_exact else f">{found.matches - 1:,}"
             print(f"{name:<12} {matches:>8} {clusters:>9}  {cm * 1e3:>7.2f} / {cp * 1e3:>6.2f} "
                   f"{am * 1e3:>7.2f} / {ap * 1e3:>6.2f} {pm * 1e3:>7.2f} / {pp * 1e3:>6.2f}   "
-                  f"{cm / pm:>13.1f}x {am / pm:>7.1f}x   {sm * 1e3:>7.2f} / {sp * 1e3:>6.2f}")
+                  f"{cm / pm:>13.1f}x {am / pm:>7.1f}x   {sm * 1e3:>7.2f} / {sp * 1e3:>6.2f}   "
+                  f"{nm * 1e3:>7.2f} / {np_ * 1e3:>6.2f} {cm / nm:>13.1f}x")
     print(f"\nslowest 95th percentile: {worst * 1e3:.0f} ms (targets: under 50 ms at 100,000 items, "
           "under 250 ms at 1,000,000)")
     print(f"(clusters: >=N where more than {EXACT_ROWS:,} items match: the clusters of the first "
@@ -426,6 +448,8 @@ def bench(path: str | Path, queries: dict[str, str], runs: int, migrate: bool = 
           f"every match counts the first {PG_COUNTED + 1:,}: matches >{PG_COUNTED:,}, clusters among them)")
     print("(collapsed and --all: on the reader `lifededup search` opens, the driver alone; on a Store: the same "
           "search inside SQLAlchemy's connection and transaction, as the web view runs it)")
+    print("(peer+snippets: the peer with each row's snippet, as a page shows one: FTS5's snippet(), PostgreSQL's "
+          f"ts_headline of the first {HEADLINE_CHARS:,} characters; not the issue's peer, a measure for choosing one)")
 
 
 if __name__ == "__main__":
