@@ -195,7 +195,7 @@ def test_a_vcf_or_ics_that_is_not_one_is_a_failure_with_its_reason_and_prints_no
     """vobject gives its logger a handler of its own that printed each line it skipped on the
     indexer's terminal (hundreds of "vobject.base ERROR Skipped line" under the progress bar), and
     the file was "empty", "holds no vCard".  It is "unsupported", its reason the first line that
-    could not be read; a card never closed stays "corrupt".  Run as a person runs it, so the
+    could not be read; a card cut short is read as far as it goes.  Run as a person runs it, so the
     workers' stderr is the one seen (pytest's own logging would hide vobject's printing)."""
     folder = tmp_path / "contacts"
     folder.mkdir()
@@ -206,11 +206,37 @@ def test_a_vcf_or_ics_that_is_not_one_is_a_failure_with_its_reason_and_prints_no
     stderr, rows = indexed_as_a_person(tmp_path, folder, "SELECT path, status FROM items WHERE part = ''")
     assert "vobject" not in stderr and "Skipped" not in stderr, stderr
     got = {Path(path).name: status for path, status in rows}
-    want = {"garbage.vcf": "unsupported", "garbage.ics": "unsupported", "open.vcf": "corrupt", "ann.vcf": "ok"}
+    want = {"garbage.vcf": "unsupported", "garbage.ics": "unsupported", "open.vcf": "ok", "ann.vcf": "ok"}
     assert got == want, f"statuses: {got}"
     said = r"no BEGIN:VCARD line; \d+ line\(s\) cannot be read, the first: At line 1"
     with pytest.raises(UnsupportedFormat, match=said):
         extract(folder / "garbage.vcf")
+
+
+def test_a_calendar_or_address_book_cut_short_is_read_as_far_as_it_goes(tmp_path: Path) -> None:
+    """A download or a sync interrupted leaves a calendar or an address book
+    whose last entry is cut off, its components never closed: vobject gave
+    up on the whole file, and every event and contact in it was lost to
+    search as "corrupt".  Each entry is read as far as the file goes; a file
+    whose components are mismatched, not cut short, is still corrupt."""
+    calendar = ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nSUMMARY:Dentist\r\n"
+                "DTSTART:20240105T093000Z\r\nLOCATION:Harbour Street 4\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\n"
+                "SUMMARY:Choir rehearsal\r\nDTSTART:20240106T190000Z\r\nDESCRIPTION:bring the Brahms sc")
+    (tmp_path / "cut.ics").write_text(calendar, newline="")
+    (tmp_path / "cut.vcf").write_bytes(b"BEGIN:VCARD\nVERSION:3.0\nFN:Ann Example\nEMAIL:ann@example.org\n"
+                                       b"END:VCARD\nBEGIN:VCARD\nVERSION:3.0\nFN:Bob Cutoff\nTEL:+44 20 79")
+    events = {item.part: item for item in walk(extract(tmp_path / "cut.ics")) if item.part}
+    assert sorted(events) == ["event 1: Dentist", "event 2: Choir rehearsal"], sorted(events)
+    assert all(isinstance(e, Extracted) for e in events.values())
+    first, second = events["event 1: Dentist"], events["event 2: Choir rehearsal"]
+    assert isinstance(first, Extracted) and "Harbour Street 4" in first.text, first
+    assert isinstance(second, Extracted) and "bring the Brahms sc" in second.text, second
+    contacts = [item for item in walk(extract(tmp_path / "cut.vcf")) if item.part]
+    assert [c.part for c in contacts] == ["contact 1: Ann Example", "contact 2: Bob Cutoff"], contacts
+    mismatched = tmp_path / "mismatched.ics"
+    mismatched.write_bytes(b"BEGIN:VCALENDAR\nBEGIN:VEVENT\nSUMMARY:Dentist\nEND:VCALENDAR\n")
+    with pytest.raises(CorruptFile, match="wasn't closed"):
+        extract(mismatched)
 
 
 def indexed_as_a_person(tmp_path: Path, folder: Path, sql: str) -> tuple[str, list[Any]]:

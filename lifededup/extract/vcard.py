@@ -89,10 +89,18 @@ def read_components(text: str) -> tuple[list[Any], list[str]]:
 def _readable(vobject: Any, text: str, kept: _Kept) -> list[Any]:
     """The components read, each value in Python's types; where one value cannot be (a DTSTART of
     "INVALID-DATE", an RDATE period of two dates) vobject gives up on the whole file, so it is read
-    again as text and each value turned one by one, the bad ones left as the text they were."""
+    again as text and each value turned one by one, the bad ones left as the text they were.  A file
+    cut short (a download or a sync interrupted) is read as far as it goes: vobject gave up on the
+    whole of an address book whose last card was cut off ("Component VCARD was never closed")."""
     try:
         return list(vobject.readComponents(text, ignoreUnreadable=True))
     except Exception as exc:
+        closed = _closed(text) if "never closed" in str(exc) else None
+        if closed is not None:
+            try:
+                return _readable(vobject, closed, kept)
+            except Exception:
+                raise exc from None  # (what the file itself says, not the lines added to it)
         kept.messages.clear()
         try:
             components = list(vobject.readComponents(text, ignoreUnreadable=True, transform=False))
@@ -101,6 +109,21 @@ def _readable(vobject: Any, text: str, kept: _Kept) -> list[Any]:
     for component in components:
         _to_native(component)
     return components
+
+
+def _closed(text: str) -> str | None:
+    """``text`` with an ``END`` line for each component it begins and never ends, the innermost
+    first; None where it ends every one it begins."""
+    still_open: list[str] = []
+    for line in text.splitlines():
+        name, _, value = line.partition(":")
+        if name.strip().upper() == "BEGIN":
+            still_open.append(value.strip())
+        elif name.strip().upper() == "END" and still_open and still_open[-1].upper() == value.strip().upper():
+            still_open.pop()
+    if not still_open:
+        return None
+    return text.rstrip("\r\n") + "".join(f"\r\nEND:{name}" for name in reversed(still_open)) + "\r\n"
 
 
 def _to_native(component: Any) -> None:
