@@ -117,9 +117,10 @@ def _closed(text: str) -> str | None:
     still_open: list[str] = []
     for line in text.splitlines():
         name, _, value = line.partition(":")
-        if name.strip().upper() == "BEGIN":
+        name = name.rstrip().upper()  # (a line that starts with a space goes on the one before)
+        if name == "BEGIN":
             still_open.append(value.strip())
-        elif name.strip().upper() == "END" and still_open and still_open[-1].upper() == value.strip().upper():
+        elif name == "END" and still_open and still_open[-1].upper() == value.strip().upper():
             still_open.pop()
     if not still_open:
         return None

@@ -213,11 +213,11 @@ class BatchWriter:
     # same (the watcher's judgement: its rescan meets a download in progress, which no event marked):
     # deferred as the ``unsettled`` are.  Recorded, a rescan listed a download as "corrupt".
     changing: Callable[[Seen], bool] | None = None
+    # the identities (device, inode) of the files the batch being written completed
+    _identities: list[dict[str, object]] = field(default_factory=list)
     # New files another run (a second `index` of the same folder, the watcher) stored after this one's
     # plan: those it stored as these bytes are left as they are (unchanged), the others written over
     # (updated).  Both runs said "new" of every file, the store holding each once.
-    # the identities (device, inode) of the files the batch being written completed
-    _identities: list[dict[str, object]] = field(default_factory=list)
     _stored_meanwhile: set[str] = field(default_factory=set)
     _written_over: set[str] = field(default_factory=set)
 
