@@ -109,8 +109,10 @@ CANDIDATES = 8  # estimates closest to a target, counted exactly before one is c
 TEXT_SAMPLE = 4_000  # items whose texts are read for adjacent pairs (phrases)
 
 
-def peer_sql() -> str:
-    return ("SELECT items.id, items.path, items.title, items_fts.rank FROM items "
+def peer_sql(snippets: bool = False) -> str:
+    """The bare page query (``snippets``: with each row's FTS5 snippet, see ``measure``)."""
+    snippet = f", snippet(items_fts, -1, '[', ']', '...', {SNIPPET_TOKENS})" if snippets else ""
+    return (f"SELECT items.id, items.path, items.title, items_fts.rank{snippet} FROM items "
             "JOIN items_fts ON items_fts.rowid = items.id WHERE items_fts MATCH :query "
             "ORDER BY items_fts.rank LIMIT :limit")
 
@@ -123,15 +125,6 @@ def pg_peer_sql(query: str, snippets: bool = False) -> tuple[str, str]:
     return (f"SELECT items.id, items.path, items.title, r.rank{headline} FROM (SELECT f.rowid, "
             f"{PG_RANK.format(tsquery=tsquery)} AS rank FROM items_fts f WHERE f.document @@ {tsquery} "
             "ORDER BY rank LIMIT :limit) AS r JOIN items ON items.id = r.rowid ORDER BY r.rank"), marked
-
-
-# The peer with a snippet of each row's text (FTS5's snippet(), PostgreSQL's ts_headline of the text's first
-# HEADLINE_CHARS characters, as a page's are): what the bare query does not do of what a page shows, beside the
-# collapse, the dates and the copies.  Not the issue's peer: printed for the team's choice of one.
-SNIPPETED_PEER = ("SELECT items.id, items.path, items.title, items_fts.rank, "
-                  f"snippet(items_fts, -1, '[', ']', '...', {SNIPPET_TOKENS}) FROM items "
-                  "JOIN items_fts ON items_fts.rowid = items.id WHERE items_fts MATCH :query "
-                  "ORDER BY items_fts.rank LIMIT :limit")
 
 
 def count_items(db: str | Path) -> int:
@@ -238,7 +231,10 @@ def measure(store: Store, reader: Readable, query: str, runs: int) -> dict[str, 
     around the same statements, as the web view runs it), and the peer."""
     postgres = store.location.url is not None
     sql, bound = pg_peer_sql(query) if postgres else (peer_sql(), query)
-    snippeted = pg_peer_sql(query, snippets=True)[0] if postgres else SNIPPETED_PEER
+    # the peer with a snippet of each row's text, as a page shows one: what the bare query does not do of what
+    # a page does, beside the collapse, the dates and the copies.  Not the issue's peer: timed for the team's
+    # choice of one
+    snippeted = pg_peer_sql(query, snippets=True)[0] if postgres else peer_sql(snippets=True)
     return {
         "collapsed": timings(lambda: search(reader, query, limit=PAGE), runs),
         "all": timings(lambda: search(reader, query, limit=PAGE, collapse=False), runs),

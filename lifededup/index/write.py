@@ -290,8 +290,7 @@ class BatchWriter:
                     grown = info.grown
                     done.append((str(outcome.path), info.seen.size if grown is None else grown.end - grown.offset))
             # the completed files' identities, together: a statement a file was a round trip each to a server
-            identities, self._identities = self._identities, []
-            self.store.execute_many(IDENTIFY, identities)
+            self.store.execute_many(IDENTIFY, self._identities)
         # counted once committed: an interrupted batch is not reported as done
         for path, size in done:
             self.tally.bytes += size
