@@ -75,7 +75,12 @@ def test_daemon_start_status_stop(tmp_path: Path) -> None:
                 time.sleep(0.1)
             assert set(stored_files(store)) == files_on_disk(root), "the daemon indexes a new file"
 
+        # the watcher says it is watching again once it has written the file and its report: a moment after
         status = lifededup(env, "daemon", "status")
+        deadline = time.monotonic() + 30
+        while "state: watching since " not in status.stdout and time.monotonic() < deadline:
+            time.sleep(0.2)
+            status = lifededup(env, "daemon", "status")
         assert status.returncode == 0, status.stdout + status.stderr
         for want in (f"running (pid {pid})", f"watching: {root.resolve()}", "state: watching since ", "waiting: ",
                      "last indexed: 20",
