@@ -158,6 +158,27 @@ def test_unreadable_input_is_a_clear_error_and_the_rest_goes_on(tmp_path: Path) 
     assert json.loads(result.stdout.splitlines()[-1])["path"] == str(good), "the good file is still printed"
 
 
+def test_a_file_read_with_no_text_is_said_and_a_blank_one_is_empty(tmp_path: Path) -> None:
+    """`fingerprint` of a web page of a title alone printed nothing and exited 0, as did a blank DOCX: a person
+    could not tell a file read from one skipped."""
+    import docx
+
+    (tmp_path / "title.html").write_text("<html><head><title>Holiday pictures</title></head><body> </body></html>")
+    shutil.copy(Path(docx.__file__).parent / "templates/default.docx", tmp_path / "blank.docx")
+    said = CliRunner().invoke(main, ["fingerprint", str(tmp_path / "title.html")])
+    assert said.exit_code == 0, said.output
+    assert said.stdout.split("\n")[:2] == [f"{'(no text)':40}  {tmp_path / 'title.html'}",
+                                           '  a web page titled "Holiday pictures", with no text: nothing to '
+                                           'fingerprint'], said.stdout
+    as_json = CliRunner().invoke(main, ["fingerprint", "--json", str(tmp_path / "title.html")])
+    assert json.loads(as_json.stdout) == {"path": str(tmp_path / "title.html"), "title": "Holiday pictures",
+                                          "kind": "web page", "sha1": None, "features": None, "words": 0,
+                                          "shingles": 0}, as_json.stdout
+    blank = CliRunner().invoke(main, ["fingerprint", str(tmp_path / "blank.docx")])
+    assert blank.exit_code == 1 and blank.stdout == "", blank.output
+    assert blank.stderr.strip().endswith("blank.docx is empty: a document with no text in it [empty]"), blank.stderr
+
+
 def test_help_teaches() -> None:
     for command in ("fingerprint", "compare"):
         result = CliRunner().invoke(main, [command, "--help"])

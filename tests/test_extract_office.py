@@ -153,6 +153,27 @@ def test_pptx_of_no_text_is_empty_as_a_ppt_is() -> None:
         extract(FIXTURES / "pptx/shp-groupshape.pptx")
 
 
+def test_a_blank_document_is_empty_as_a_blank_text_file_is(tmp_path: Path) -> None:
+    """A DOCX, ODT, ODS or RTF with no text and no title was read "ok" with nothing in it, where a blank .txt or
+    PPTX is "empty" (README: "no text at all"). What a search finds an item by still keeps it: a web page's
+    title alone, a mail's headers alone."""
+    import docx
+    from odf.opendocument import OpenDocumentSpreadsheet, OpenDocumentText
+
+    shutil.copy(Path(docx.__file__).parent / "templates/default.docx", tmp_path / "blank.docx")  # Word's own
+    OpenDocumentText().save(str(tmp_path / "blank.odt"))
+    OpenDocumentSpreadsheet().save(str(tmp_path / "blank.ods"))
+    (tmp_path / "blank.rtf").write_text(r"{\rtf1\ansi\deff0 {\fonttbl {\f0 Times;}} }")
+    for name, kind in (("blank.docx", "document"), ("blank.odt", "document"), ("blank.ods", "spreadsheet"),
+                       ("blank.rtf", "document")):
+        with pytest.raises(EmptyFile, match=f"{name} is empty: a {kind} with no text in it"):
+            extract(tmp_path / name)
+    (tmp_path / "title.html").write_text("<html><head><title>Holiday pictures</title></head><body> </body></html>")
+    assert extract(tmp_path / "title.html").title == "Holiday pictures"
+    (tmp_path / "headers.eml").write_text("From: Ann <ann@example.org>\nTo: bob@example.org\n\n\n")
+    assert extract(tmp_path / "headers.eml").metadata["from"] == "Ann <ann@example.org>"
+
+
 def test_macro_enabled_word_document_is_read_and_left_as_it_was() -> None:
     path = FIXTURES / "office/GPL-2.docm"
     before = path.read_bytes()

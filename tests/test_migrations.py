@@ -108,10 +108,12 @@ def marked_to_read(store: Store) -> dict[str, bool]:
 
 
 @contextmanager
-def read_again_at(store_url: str, revision: str, folder: Path, marked: dict[str, bool]) -> Iterator[Store]:
+def read_again_at(store_url: str, revision: str, folder: Path, marked: dict[str, bool],
+                  failing: int = 0) -> Iterator[Store]:
     """Upgrade to ``revision``, which must mark the files ``marked`` says (by
     name) to be read again; index ``folder``, which reads those again and no
-    other; the store is clean, then at head once the caller is done with it."""
+    other (``failing`` of them now failing as a whole); the store is clean,
+    then at head once the caller is done with it."""
     from lifededup.index import IndexConfig, run
 
     upgrade_to(store_url, revision)
@@ -119,7 +121,8 @@ def read_again_at(store_url: str, revision: str, folder: Path, marked: dict[str,
         assert marked_to_read(store) == marked, marked_to_read(store)
         summary = run(store, [folder], IndexConfig(workers=1))
         read = sum(marked.values())
-        assert (summary.updated, summary.unchanged) == (read, len(marked) - read), summary
+        assert (summary.updated, summary.failed_files, summary.unchanged) == (
+            read - failing, failing, len(marked) - read), summary
         assert check_store(store) == [], check_store(store)
         yield store
         _, [(at,)] = store.execute("SELECT version_num FROM alembic_version")

@@ -99,7 +99,9 @@ def fingerprint_command(paths: tuple[Path, ...], as_json: bool, **options: objec
     The SHA-1 identifies exact copies (same words, whatever the whitespace,
     case or format); two files sharing at least 2 of the 6 features are
     near-duplicates.  Features are null for texts too short to sample: those
-    match by SHA-1 only.
+    match by SHA-1 only.  A file read that has no text (a web page of a title
+    alone, a mail of headers) prints "(no text)" where the SHA-1 goes (null
+    in --json); a file with nothing in it at all is "empty" and exits 1.
 
     \b
     Example:
@@ -112,7 +114,9 @@ def fingerprint_command(paths: tuple[Path, ...], as_json: bool, **options: objec
     sizes = [_size(path) for path in paths]
     # every core, a run of files each; printed in the order of the files
     for entry, found in fingerprint_sources(paths, _entries, sizes=sizes, params=params):
-        if found is None:
+        if found is None and entry.error is None:
+            _echo_no_text(entry, as_json)
+        elif found is None:
             failed += 1
             click.echo(f"lifededup: {entry.label}: {entry.error}", err=True)
         else:
@@ -146,12 +150,18 @@ def _entries(path: Path) -> Iterator[tuple[_Entry, str | None]]:
     except ExtractionError as exc:
         yield _Entry(_labelled(path, ""), error=f"{exc} [{exc.status}]"), None
         return
+    said = False
     for item in walk(root):  # streamed: a large mailbox is never held whole
         label = _labelled(path, _as_stored(item.part))
         if isinstance(item, Failure):
             yield _Entry(label, error=f"{item.reason} [{item.status}]"), None
         elif item.text.strip():  # a mailbox itself has no text: its messages follow
             yield _Entry(label, item.title, item.kind), item.text
+        else:
+            continue
+        said = True
+    if not said:  # read, with nothing to fingerprint (a page of a title alone, a mail of headers): said, not silent
+        yield _Entry(_labelled(path, ""), root.title, root.kind), None
 
 
 def _echo_fingerprint(entry: _Entry, found: Fingerprint, as_json: bool) -> None:
@@ -161,6 +171,17 @@ def _echo_fingerprint(entry: _Entry, found: Fingerprint, as_json: bool) -> None:
     features = " ".join(f"{f:016x}" for f in (x & (2**64 - 1) for x in found.features)) if found.features else "(too short: exact match only)"
     click.echo(f"{found.sha1}  {entry.label}\n  {found.words:,} words, {found.shingles:,} shingles\n"
                f"  features {features}")
+
+
+def _echo_no_text(entry: _Entry, as_json: bool) -> None:
+    """A file read whole that has no text: the store keeps it, with no fingerprint, found by its title."""
+    if as_json:
+        click.echo(json.dumps({"path": entry.label, "title": entry.title, "kind": entry.kind, "sha1": None,
+                               "features": None, "words": 0, "shingles": 0}))
+        return
+    titled = f"titled {json.dumps(entry.title, ensure_ascii=False)}, " if entry.title else ""
+    article = "an" if entry.kind[:1] in ("a", "e") else "a"
+    click.echo(f"{'(no text)':40}  {entry.label}\n  {article} {entry.kind} {titled}with no text: nothing to fingerprint")
 
 
 def _labelled(path: Path, part: str) -> str:

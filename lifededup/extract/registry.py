@@ -196,7 +196,7 @@ def extract_as(name: str, source: Source, limits: Limits | None = None) -> Extra
     try:
         if fmt.zipped:
             check_zip(source, source.limits)
-        return fmt.extract(source)
+        item = fmt.extract(source)
     except ExtractionError:
         raise
     except OSError as exc:
@@ -206,6 +206,17 @@ def extract_as(name: str, source: Source, limits: Limits | None = None) -> Extra
                        "allows") from exc
     except Exception as exc:  # the parsers' own errors are not a contract: wrap them
         raise _damaged(source, exc) from exc
+    if _holds_nothing(item):
+        raise EmptyFile(f"{source.name} is empty: a {item.kind} with no text in it")
+    return item
+
+
+def _holds_nothing(item: Extracted) -> bool:
+    """Whether an item read has nothing a search finds it by: no text, no title, no part.  A blank DOCX, ODT or
+    RTF was stored ``ok`` with no text, where a blank ``.txt`` or PPTX is ``empty`` (README: "no text at all").  A
+    mail is kept by its headers' people; a container's parts come lazily (a mailbox, an archive: each titled)."""
+    return (item.kind != "email" and isinstance(item.children, (tuple, list)) and not item.children
+            and not item.text.strip() and not item.title.strip())
 
 
 def _damaged(source: Source, exc: Exception) -> CorruptFile:
