@@ -349,3 +349,24 @@ def test_compare_takes_a_part_of_a_file_as_fingerprint_labels_it(tmp_path: Path)
     odd.write_text("a note about the boiler service in March and the plumber's visit", encoding="utf-8")
     whole = json.loads(CliRunner().invoke(main, ["compare", "--json", str(odd), str(odd)]).output)
     assert whole["a"] == str(odd) and whole["exact"], whole
+
+
+def test_compare_of_whole_mails_compares_them_as_the_store_clusters_them(tmp_path: Path) -> None:
+    """`compare` of a whole .eml read its attachments' text into it, where the store and `fingerprint` keep a
+    mail's own text: two sendings of one letter with other attachments were "different", and clustered."""
+    from email.message import EmailMessage
+
+    letter = " ".join(prose(11, 160))
+    for name, attached in (("first.eml", prose(12, 400)), ("again.eml", prose(13, 400))):
+        message = EmailMessage()
+        message["From"], message["To"], message["Subject"] = "ann@example.org", "bob@example.org", "The lease"
+        message.set_content(letter)
+        message.add_attachment(" ".join(attached).encode(), maintype="text", subtype="plain", filename="notes.txt")
+        (tmp_path / name).write_bytes(bytes(message))
+    said = json.loads(CliRunner().invoke(main, ["compare", "--json", str(tmp_path / "first.eml"),
+                                                str(tmp_path / "again.eml")]).output)
+    assert said["exact"] and said["clustered"], said
+    # a container, of no text of its own, is still its parts' texts one after another
+    mbox = SAMPLE_CORPUS / "Mail" / "archive-2024.mbox"
+    whole = json.loads(CliRunner().invoke(main, ["compare", "--json", str(mbox), str(mbox)]).output)
+    assert whole["exact"] and whole["sampled"], whole

@@ -25,7 +25,7 @@ One file, in this process (trusted input, tests, the CLI)::
 
     extract(path) -> Extracted          # raises ExtractionError (see its subclasses)
     walk(extracted) -> Iterator[Extracted | Failure]   # the item and all its parts, flattened
-    extract_text(path) -> str           # the text of a file (a mailbox: its messages' texts)
+    extract_text(path) -> str           # a file's own text (a mailbox, an archive: its parts' texts)
     extract_as(fmt, Source(name, data=...)) -> Extracted   # bytes read as a given format
     formats() -> {name: Format}         # every format: its suffixes, recognisers, extract function
 
@@ -72,7 +72,11 @@ def walk(item: Extracted) -> Iterator[Extracted | Failure]:
 
 
 def extract_text(path: Path) -> str:
-    """The text of one file: for a container (mbox), its messages' texts one after another."""
+    """The text of one file as the store keeps and clusters it: its own (a mail's without its attachments,
+    which are parts of their own -- `compare` of two mails of one body found them unlike when their
+    attachments differed); a container of no text of its own (a mailbox, an archive), its parts' texts one
+    after another."""
     item = extract(path)
-    texts = [part.text for part in walk(item) if isinstance(part, Extracted) and part.text]
-    return "\n\n".join(texts)
+    if item.text.strip():
+        return item.text
+    return "\n\n".join(part.text for part in walk(item) if isinstance(part, Extracted) and part.text)
