@@ -158,7 +158,9 @@ def test_a_blank_document_is_empty_as_a_blank_text_file_is(tmp_path: Path) -> No
     PPTX is "empty" (README: "no text at all"). What a search finds an item by still keeps it: a web page's
     title alone, a mail's headers alone."""
     import docx
+    from odf.draw import Frame, Image
     from odf.opendocument import OpenDocumentSpreadsheet, OpenDocumentText
+    from odf.text import P
 
     shutil.copy(Path(docx.__file__).parent / "templates/default.docx", tmp_path / "blank.docx")  # Word's own
     OpenDocumentText().save(str(tmp_path / "blank.odt"))
@@ -166,7 +168,24 @@ def test_a_blank_document_is_empty_as_a_blank_text_file_is(tmp_path: Path) -> No
     (tmp_path / "blank.rtf").write_text(r"{\rtf1\ansi\deff0 {\fonttbl {\f0 Times;}} }")
     for name, kind in (("blank.docx", "document"), ("blank.odt", "document"), ("blank.ods", "spreadsheet"),
                        ("blank.rtf", "document")):
-        with pytest.raises(EmptyFile, match=f"{name} is empty: a {kind} with no text in it"):
+        with pytest.raises(EmptyFile, match=f"{name} is empty: a {kind} with no text in it$"):
+            extract(tmp_path / name)
+    # a page scanned and pasted into Word is not blank: its reason says what it holds, which is not read
+    scan = docx.Document()
+    scan.add_picture(str(FIXTURES / "image/python.bmp"))
+    scan.save(str(tmp_path / "scan.docx"))
+    drawn = OpenDocumentText()
+    frame = Frame(width="2cm", height="2cm")
+    frame.addElement(Image(href=drawn.addPicture(str(FIXTURES / "image/python.bmp"))))
+    drawn.text.addElement(P())
+    drawn.text.lastChild.addElement(frame)
+    drawn.save(str(tmp_path / "scan.odt"))
+    # as Word saves a picture in RTF: once for itself, once as a fallback for older readers
+    (tmp_path / "scan.rtf").write_text(r"{\rtf1\ansi {\*\shppict{\pict\pngblip\picw10\pich10 89504e47}}"
+                                       r"{\nonshppict{\pict\wmetafile8\picw10\pich10 0100}}}")
+    for name in ("scan.docx", "scan.odt", "scan.rtf"):
+        with pytest.raises(EmptyFile, match=f"{name} is empty: a document with no text in it, only 1 picture, "
+                                            "which lifededup does not read$"):
             extract(tmp_path / name)
     (tmp_path / "title.html").write_text("<html><head><title>Holiday pictures</title></head><body> </body></html>")
     assert extract(tmp_path / "title.html").title == "Holiday pictures"
