@@ -148,9 +148,20 @@ def test_pptx_smartart_boxes_are_read() -> None:
     assert got.text.endswith("shapes[5] Smart Art"), got.text
 
 
-def test_pptx_of_no_text_is_empty_as_a_ppt_is() -> None:
-    with pytest.raises(EmptyFile):
+def test_pptx_of_no_text_is_empty_as_a_ppt_is(tmp_path: Path) -> None:
+    with pytest.raises(EmptyFile, match="shp-groupshape.pptx holds no slide text$"):
         extract(FIXTURES / "pptx/shp-groupshape.pptx")
+    # a deck of photos says what it holds, which is not read
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    album = Presentation()
+    album.slides.add_slide(album.slide_layouts[6]).shapes.add_picture(str(FIXTURES / "image/python.bmp"),
+                                                                       Inches(1), Inches(1))
+    album.save(str(tmp_path / "holiday.pptx"))
+    with pytest.raises(EmptyFile, match="holiday.pptx holds no slide text, only 1 picture, which lifededup does "
+                                        "not read$"):
+        extract(tmp_path / "holiday.pptx")
 
 
 def test_a_blank_document_is_empty_as_a_blank_text_file_is(tmp_path: Path) -> None:

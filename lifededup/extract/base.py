@@ -41,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
@@ -437,6 +438,29 @@ def parse_xml(data: bytes, what: str) -> Any:
 def open_zip(source: Source) -> zipfile.ZipFile:
     """The zip in ``source``, from its path or its bytes."""
     return zipfile.ZipFile(source.open())
+
+
+# Where an Office or OpenDocument file keeps its pictures (not its thumbnail, docProps/ or Thumbnails/)
+_PICTURE_FOLDERS = ("word/media/", "ppt/media/", "xl/media/", "Pictures/")
+_RTF_SHAPE_PICTURE, _RTF_PICTURE = re.compile(rb"\\shppict(?![a-z])"), re.compile(rb"\\pict(?![a-z])")
+
+
+def pictures_said(source: Source) -> str:
+    """What an Office, OpenDocument or RTF file of no text holds, for its ``empty`` reason -- a page scanned and
+    pasted into Word, a deck of photos -- where "empty" alone read as if the file were blank: ", only 3
+    pictures, which lifededup does not read", or ""."""
+    try:
+        if source.head(4) == b"PK\x03\x04":
+            with open_zip(source) as archive:
+                count = sum(name.startswith(_PICTURE_FOLDERS) and not name.endswith("/") for name in archive.namelist())
+        elif source.head(5) == b"{\\rtf":  # Word writes each picture twice: \shppict, and a \nonshppict fallback
+            data = source.read_bytes()
+            count = len(_RTF_SHAPE_PICTURE.findall(data)) or len(_RTF_PICTURE.findall(data))
+        else:
+            return ""
+    except (OSError, zipfile.BadZipFile):
+        return ""
+    return f", only {count} picture{'s' if count > 1 else ''}, which lifededup does not read" if count else ""
 
 
 def iso_date(value: str) -> datetime | None:

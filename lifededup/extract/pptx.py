@@ -7,7 +7,7 @@ import io
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from lifededup.extract.base import EmptyFile, Extracted, Format, Probe, Source, last_saved
+from lifededup.extract.base import EmptyFile, Extracted, Format, Probe, Source, last_saved, pictures_said
 from lifededup.extract.drawing import DIAGRAM, chart_text, diagram_text
 from lifededup.extract.layout import clean_text
 
@@ -34,7 +34,7 @@ def extract_pptx(source: Source) -> Extracted:
         slides.append("\n\n".join(texts))
     text = clean_text("\n\n".join(slides))
     if not text.strip():  # as a .ppt of no text is
-        raise EmptyFile(f"{source.name} holds no slide text")
+        raise EmptyFile(f"{source.name} holds no slide text{pictures_said(source)}")
     props = deck.core_properties
     return Extracted(text=text, title=(props.title or "").strip(), kind="presentation",
                      mime="application/vnd.openxmlformats-officedocument.presentationml.presentation",

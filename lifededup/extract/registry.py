@@ -16,13 +16,12 @@ import importlib
 import os
 import re
 import stat
-import zipfile
 from dataclasses import replace
 from pathlib import Path
 
 from lifededup.extract.base import (
     CorruptFile, EmptyFile, EncryptedFile, Extracted, ExtractionError, Format, Limits, NotAFile, Probe, Source,
-    TooLarge, UnsupportedFormat, open_zip,
+    TooLarge, UnsupportedFormat, open_zip, pictures_said,
 )
 from lifededup.extract.text import looks_binary
 
@@ -208,31 +207,8 @@ def extract_as(name: str, source: Source, limits: Limits | None = None) -> Extra
     except Exception as exc:  # the parsers' own errors are not a contract: wrap them
         raise _damaged(source, exc) from exc
     if _holds_nothing(item):
-        pictures = _pictures(source, fmt)
-        raise EmptyFile(f"{source.name} is empty: a {item.kind} with no text in it" + (
-            f", only {pictures} picture{'s' if pictures > 1 else ''}, which lifededup does not read" if pictures
-            else ""))
+        raise EmptyFile(f"{source.name} is empty: a {item.kind} with no text in it{pictures_said(source)}")
     return item
-
-
-# Where an Office or OpenDocument file keeps its pictures (not its thumbnail, docProps/ or Thumbnails/)
-_PICTURE_FOLDERS = ("word/media/", "ppt/media/", "xl/media/", "Pictures/")
-_RTF_SHAPE_PICTURE, _RTF_PICTURE = re.compile(rb"\\shppict(?![a-z])"), re.compile(rb"\\pict(?![a-z])")
-
-
-def _pictures(source: Source, fmt: Format) -> int:
-    """How many pictures a document of no text holds -- a page scanned and pasted into Word -- which its
-    reason names: "empty" alone read as if the file were blank."""
-    try:
-        if fmt.zipped:
-            with open_zip(source) as archive:
-                return sum(name.startswith(_PICTURE_FOLDERS) and not name.endswith("/") for name in archive.namelist())
-        if fmt.name == "rtf":  # Word writes each picture twice: \shppict, and a \nonshppict fallback
-            data = source.read_bytes()
-            return len(_RTF_SHAPE_PICTURE.findall(data)) or len(_RTF_PICTURE.findall(data))
-    except (OSError, zipfile.BadZipFile):
-        pass
-    return 0
 
 
 def _holds_nothing(item: Extracted) -> bool:
