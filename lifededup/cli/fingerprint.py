@@ -181,7 +181,8 @@ def _echo_no_text(entry: _Entry, as_json: bool) -> None:
         return
     titled = f"titled {json.dumps(entry.title, ensure_ascii=False)}, " if entry.title else ""
     article = "an" if entry.kind[:1] in ("a", "e") else "a"
-    click.echo(f"{'(no text)':40}  {entry.label}\n  {article} {entry.kind} {titled}with no text: nothing to fingerprint")
+    click.echo(f"{'(no text)':40}  {entry.label}\n"
+               f"  {article} {entry.kind} {titled}with no text: nothing to fingerprint")
 
 
 def _labelled(path: Path, part: str) -> str:
