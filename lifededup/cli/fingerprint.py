@@ -253,7 +253,9 @@ def compare_command(a: tuple[Path, str], b: tuple[Path, str], rule: Rule, as_jso
 
     A message of a mailbox, an attachment or a file in an archive is named
     as `lifededup fingerprint` labels it: the file, a space and the part in
-    brackets, quoted.
+    brackets, quoted.  A whole file is its own text, as the store clusters
+    it: a mail without its attachments; a mailbox or an archive, all its
+    parts' texts.
 
     \b
     Example:
