@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from lxml import etree  # type: ignore[import-untyped]
 
-from lifededup.extract.base import EmptyFile, Extracted, Format, Probe, Source
+from lifededup.extract.base import Extracted, Format, Probe, Source
 from lifededup.extract.layout import clean_text
 
 # BeautifulSoup is imported where a page is read, not with the module: every
@@ -375,9 +375,7 @@ def _soup_text(root: Tag) -> str:
 
 
 def extract_html(source: Source) -> Extracted:
-    page = parse_html(source.read_bytes())
-    if not page.text.strip() and not page.title:
-        raise EmptyFile(f"{source.name} is a web page with no text")
+    page = parse_html(source.read_bytes())  # a page of no text and no title is empty: extract_as says so
     return Extracted(text=page.text, title=page.title, kind="web page", mime="text/html", doc_date=page.date)
 
 

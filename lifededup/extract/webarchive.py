@@ -38,9 +38,7 @@ def extract_webarchive(source: Source) -> Extracted:
     if mime == "text/plain":  # a text file Safari saved
         text = markup if isinstance(markup, str) else data.decode("utf-8", "replace")
         return Extracted(text=text, kind="web page", mime="application/x-webarchive")
-    page = parse_html(markup)
-    if not page.text.strip() and not page.title:
-        raise EmptyFile(f"{source.name} is a saved web page with no text")
+    page = parse_html(markup)  # a page of no text and no title is empty: extract_as says so
     return Extracted(text=page.text, title=page.title, kind="web page", mime="application/x-webarchive",
                      doc_date=page.date, metadata={"url": str(main.get("WebResourceURL") or "")})
 
