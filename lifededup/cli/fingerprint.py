@@ -155,11 +155,10 @@ def _entries(path: Path) -> Iterator[tuple[_Entry, str | None]]:
         label = _labelled(path, _as_stored(item.part))
         if isinstance(item, Failure):
             yield _Entry(label, error=f"{item.reason} [{item.status}]"), None
+            said = True
         elif item.text.strip():  # a mailbox itself has no text: its messages follow
             yield _Entry(label, item.title, item.kind), item.text
-        else:
-            continue
-        said = True
+            said = True
     if not said:  # read, with nothing to fingerprint (a page of a title alone, a mail of headers): said, not silent
         yield _Entry(_labelled(path, ""), root.title, root.kind), None
 

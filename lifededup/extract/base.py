@@ -450,10 +450,11 @@ def pictures_said(source: Source) -> str:
     pasted into Word, a deck of photos -- where "empty" alone read as if the file were blank: ", only 3
     pictures, which lifededup does not read", or ""."""
     try:
-        if source.head(4) == b"PK\x03\x04":
+        head = source.head(5)
+        if head.startswith(b"PK\x03\x04"):
             with open_zip(source) as archive:
                 count = sum(name.startswith(_PICTURE_FOLDERS) and not name.endswith("/") for name in archive.namelist())
-        elif source.head(5) == b"{\\rtf":  # Word writes each picture twice: \shppict, and a \nonshppict fallback
+        elif head == b"{\\rtf":  # Word writes each picture twice: \shppict, and a \nonshppict fallback
             data = source.read_bytes()
             count = len(_RTF_SHAPE_PICTURE.findall(data)) or len(_RTF_PICTURE.findall(data))
         else:
