@@ -8,7 +8,7 @@ import pytest
 
 from manual_formats import write_pdf
 
-from lifededup.extract import CorruptFile, EncryptedFile, NoTextLayer, extract
+from lifededup.extract import CorruptFile, EmptyFile, EncryptedFile, Extracted, NoTextLayer, extract
 from lifededup.extract.layout import clean_pages, dehyphenate, strip_running_lines
 from lifededup.extract.pdf import parse_pdf_date, read_pages
 from lifededup.fingerprint.compare import compare
@@ -95,6 +95,86 @@ def test_what_was_typed_into_a_forms_fields_is_read() -> None:
 def test_scan_without_text_layer() -> None:
     with pytest.raises(NoTextLayer, match="no text layer"):
         extract(CORPUS / "Bad files/scanned letter.pdf")
+
+
+def written_by_pdfium(path: Path, pages: int, annotation: str | None = None) -> None:
+    """A PDF of ``pages`` A4 pages with nothing on them, as PDFium writes one, each with an ``annotation`` of
+    that PDFium subtype (``FPDF_ANNOT_...``) drawn in red where given."""
+    import ctypes
+
+    import pypdfium2
+
+    raw = pypdfium2.raw
+    document = pypdfium2.PdfDocument.new()
+    for _ in range(pages):
+        page = document.new_page(595, 842)
+        if annotation is not None:
+            annot = raw.FPDFPage_CreateAnnot(page.raw, getattr(raw, annotation))
+            raw.FPDFAnnot_SetRect(annot, ctypes.byref(raw.FS_RECTF(100, 300, 300, 100)))
+            raw.FPDFAnnot_SetColor(annot, raw.FPDFANNOT_COLORTYPE_Color, 255, 0, 0, 255)
+            raw.FPDFPage_CloseAnnot(annot)
+        page.close()
+    document.save(str(path))
+    document.close()
+
+
+@pytest.mark.parametrize(("pages", "annotation", "reason"), [
+    (0, None, "a PDF of no pages"),
+    (1, None, "1 page with nothing on it"),
+    (3, "FPDF_ANNOT_LINK", "3 pages with nothing on them"),  # a link's area draws nothing
+])
+def test_a_pdf_with_nothing_on_its_pages_is_empty_not_a_scan(tmp_path: Path, pages: int, annotation: str | None,
+                                                             reason: str) -> None:
+    """A PDF of blank pages (ocrmypdf's and pikepdf's test files hold several) was "no text layer in 1 page(s):
+    probably a scan", counted among the scans the index's summary offers ``--ocr`` for, which found nothing on
+    it; one of no pages (pikepdf's ``/Count 0``) was "no text layer in 0 page(s)"."""
+    path = tmp_path / "blank.pdf"
+    written_by_pdfium(path, pages, annotation)
+    with pytest.raises(EmptyFile, match=f"^blank.pdf is empty: {reason}$"):
+        extract(path)
+
+
+def test_a_page_of_a_drawn_annotation_alone_is_left_to_ocr(tmp_path: Path) -> None:
+    """A square drawn on an otherwise blank page is something OCR reads (a stamp, a hand-drawn note would be)."""
+    path = tmp_path / "marked.pdf"
+    written_by_pdfium(path, 1, "FPDF_ANNOT_SQUARE")
+    with pytest.raises(NoTextLayer, match="no text layer in 1 page"):
+        extract(path)
+
+
+@pytest.mark.parametrize("container", ["zip", "tar"])
+def test_an_archive_whose_first_member_is_a_pdf_is_read_whole(tmp_path: Path, container: str) -> None:
+    """A zip of stored members (``zip -0``; Python's ``zipfile`` stores by default) or a tar holds its first
+    member's bytes within its first 1,024: one starting with a PDF was read as that PDF, and its other members
+    were never read."""
+    import tarfile
+    import zipfile
+
+    note = tmp_path / "note.txt"
+    note.write_text("The minutes and this note travel together in one archive, as sent to the committee.\n")
+    path = tmp_path / f"papers.{container}"
+    if container == "zip":
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.write(MINUTES, "papers/minutes.pdf")
+            archive.write(note, "papers/note.txt")
+    else:
+        with tarfile.open(path, "w", format=tarfile.GNU_FORMAT) as archive:
+            archive.add(MINUTES, "papers/minutes.pdf")
+            archive.add(note, "papers/note.txt")
+    assert path.read_bytes().find(b"%PDF-") < 1024, "the PDF's header must stand where a PDF's is looked for"
+    got = extract(path)
+    assert got.kind == "archive", (got.kind, got.mime)
+    parts = {part.part: part for part in got.children if isinstance(part, Extracted)}
+    assert sorted(parts) == ["papers/minutes.pdf", "papers/note.txt"], list(got.children)
+    assert "Spring Meeting" in parts["papers/minutes.pdf"].text and "committee" in parts["papers/note.txt"].text
+
+
+def test_a_pdf_after_bytes_put_before_it_is_still_a_pdf(tmp_path: Path) -> None:
+    """Readers look for ``%PDF-`` in the first 1,024 bytes: a download saved with the server's headers kept."""
+    path = tmp_path / "download.pdf"
+    path.write_bytes(b"HTTP/1.1 200 OK\r\nContent-Type: application/pdf\r\n\r\n" + MINUTES.read_bytes())
+    got = extract(path)
+    assert got.mime == "application/pdf" and "Spring Meeting" in got.text, got.mime
 
 
 def test_truncated_pdf_names_both_engines() -> None:

@@ -15,10 +15,11 @@ import functools
 import io
 import re
 from datetime import datetime, timedelta, timezone
+from collections.abc import Iterator
 from typing import Any
 
 from lifededup.extract.base import (
-    CorruptFile, EncryptedFile, ExtractionError, Extracted, Format, NoText, Probe, Source, last_saved,
+    CorruptFile, EmptyFile, EncryptedFile, ExtractionError, Extracted, Format, NoText, Probe, Source, last_saved,
 )
 from lifededup.extract.layout import clean_pages
 from lifededup.extract.ocr import read_scanned_pdf
@@ -86,17 +87,23 @@ def _form_values(pdfium: Any, page: Any) -> list[str]:
     NeedAppearances) keeps it; poppler's pdftotext shows it.  Ticked boxes (a name, /Off) are not words."""
     raw = pdfium.raw
     values = []
+    for annot in _annotations(raw, page):
+        if (raw.FPDFAnnot_GetSubtype(annot) == raw.FPDF_ANNOT_WIDGET
+                and raw.FPDFAnnot_GetValueType(annot, b"V") == raw.FPDF_OBJECT_STRING):
+            value = _annotation_string(pdfium, annot, b"V").strip()
+            if value:
+                values.append(value)
+    return values
+
+
+def _annotations(raw: Any, page: Any) -> Iterator[Any]:
+    """Each annotation of a PDFium page, closed once the caller moves on."""
     for number in range(raw.FPDFPage_GetAnnotCount(page.raw)):
         annot = raw.FPDFPage_GetAnnot(page.raw, number)
         try:
-            if (raw.FPDFAnnot_GetSubtype(annot) == raw.FPDF_ANNOT_WIDGET
-                    and raw.FPDFAnnot_GetValueType(annot, b"V") == raw.FPDF_OBJECT_STRING):
-                value = _annotation_string(pdfium, annot, b"V").strip()
-                if value:
-                    values.append(value)
+            yield annot
         finally:
             raw.FPDFPage_CloseAnnot(annot)
-    return values
 
 
 def _annotation_string(pdfium: Any, annot: Any, key: bytes) -> str:
@@ -231,10 +238,51 @@ def pdf_title(title: str) -> str:
     return _OFFICE_NAME.sub("", printed.group(1).strip()).strip()
 
 
+# Annotations that draw nothing a reader could want read: a link's area, a form field's box (what was typed
+# into it is read with the page, ``_form_values``), a comment's pop-up window
+_UNDRAWN_ANNOTATIONS = ("FPDF_ANNOT_LINK", "FPDF_ANNOT_WIDGET", "FPDF_ANNOT_POPUP")
+
+
+def _nothing_drawn(data: bytes) -> bool:
+    """Whether every page of a PDF is blank to PDFium: no text, picture or drawing on it, and no annotation
+    but links and empty form fields -- a page left blank, not a scan, which OCR would read.  False where
+    PDFium does not open it (pdfminer.six read it)."""
+    pdfium = _pdfium()
+    if pdfium is None:
+        return False
+    try:
+        document = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError:
+        return False
+    raw = pdfium.raw
+    undrawn = {getattr(raw, name) for name in _UNDRAWN_ANNOTATIONS}
+    try:
+        for index in range(len(document)):
+            page = document[index]
+            try:
+                if raw.FPDFPage_CountObjects(page.raw) or any(
+                        raw.FPDFAnnot_GetSubtype(annot) not in undrawn for annot in _annotations(raw, page)):
+                    return False
+            finally:
+                page.close()
+        return True
+    finally:
+        document.close()
+
+
+def _pages_said(count: int) -> str:
+    return "1 page" if count == 1 else f"{count:,} pages"
+
+
 def extract_pdf(source: Source) -> Extracted:
     data = source.read_bytes()
     pages, meta, engine = read_pages(data)
+    if not pages:
+        raise EmptyFile(f"{source.name} is empty: a PDF of no pages")
     if not any(p.strip() for p in pages):
+        if _nothing_drawn(data):  # OCR would find nothing, and --ocr is no help to offer
+            raise EmptyFile(f"{source.name} is empty: {_pages_said(len(pages))} with nothing on "
+                            f"{'it' if len(pages) == 1 else 'them'}")
         return read_scanned_pdf(source, data, len(pages))
     metadata = {"engine": engine, "pages": str(len(pages))}
     metadata.update({k.lower(): v for k, v in meta.items() if k in ("Author", "Creator", "Producer", "Subject")})
@@ -247,7 +295,12 @@ def extract_pdf(source: Source) -> Extracted:
 
 
 def _is_pdf(probe: Probe) -> bool:
-    return b"%PDF-" in probe.head[:1024]
+    """``%PDF-`` in the first 1,024 bytes, where readers look for it past bytes a server or a Mac put before it
+    -- but not in a zip or a tar, whose first member's bytes stand there when stored uncompressed (``zip -0``,
+    ``tar cf``, and zips of PDFs, which deflate saves little on): such an archive was read as its first PDF
+    alone, its other members never read; nor in an old Office (OLE2) file, whose streams start at byte 512."""
+    at = probe.head.find(b"%PDF-", 0, 1024)
+    return at == 0 or at > 0 and not (probe.is_zip or probe.is_ole or probe.head[257:262] == b"ustar")
 
 
 FORMAT = Format(name="pdf", extract=extract_pdf, suffixes=(".pdf",), magic=_is_pdf)
