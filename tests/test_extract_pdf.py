@@ -177,6 +177,33 @@ def test_a_pdf_after_bytes_put_before_it_is_still_a_pdf(tmp_path: Path) -> None:
     assert got.mime == "application/pdf" and "Spring Meeting" in got.text, got.mime
 
 
+def test_damage_pdfminer_reads_past_says_nothing_on_the_terminal(tmp_path: Path) -> None:
+    """pdfminer.six (which reads what PDFium refuses: here a page tree that lists no page) warns of a stream
+    whose checksum is wrong through logging: "Data-loss while decompressing corrupted data" went to the
+    terminal, naming no file, between the indexer's progress lines."""
+    import json
+    import re
+    import subprocess
+    import sys
+    import zlib
+
+    path = tmp_path / "minutes.pdf"
+    write_pdf(path, "Minutes", [("Notes", "The committee met on Tuesday and agreed the budget. " * 10)])
+    data = path.read_bytes()
+    found = re.search(rb"<< /Length (\d+) >>\nstream\n", data)
+    assert found is not None
+    start, end = found.end(), found.end() + int(found.group(1))
+    packed = bytearray(zlib.compress(data[start:end]))
+    packed[-1] ^= 0xFF  # the stream's checksum
+    data = (data[:found.start()] + b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(packed) + packed
+            + data[end:]).replace(b"/Kids [3 0 R] /Count 1", b"/Kids [] /Count 1")
+    path.write_bytes(data)
+    done = subprocess.run([sys.executable, "-m", "lifededup", "fingerprint", "--json", str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stderr == "", (done.returncode, done.stderr)
+    assert json.loads(done.stdout)["words"] > 50, done.stdout
+
+
 def test_truncated_pdf_names_both_engines() -> None:
     with pytest.raises(CorruptFile) as caught:
         extract(CORPUS / "Bad files/truncated download.pdf")

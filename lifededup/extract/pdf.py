@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import io
+import logging
 import re
 from datetime import datetime, timedelta, timezone
 from collections.abc import Iterator
@@ -170,7 +171,19 @@ def _inside_word(pdfium: Any, textpage: Any, full: str, i: int) -> bool:
     return bool(spaced > LETTER_SPACED * em and 0 < gap < spaced + SPACE_OVER_LETTERS * em)
 
 
+@functools.cache
+def _hush_pdfminer() -> None:
+    """pdfminer.six's warnings about the damage it reads past ("Data-loss while decompressing corrupted
+    data": a stream's checksum wrong) name no file, and went to the indexer's terminal between its progress
+    lines, through the handler Python's logging falls back on, or into the watcher's log: they go nowhere.
+    What it cannot read past raises, and the file's reason says it."""
+    quiet = logging.getLogger("pdfminer")
+    quiet.addHandler(logging.NullHandler())
+    quiet.propagate = False
+
+
 def _pages_pdfminer(data: bytes) -> tuple[list[str], dict[str, str]]:
+    _hush_pdfminer()
     from pdfminer.high_level import extract_pages
     from pdfminer.layout import LTTextContainer
     from pdfminer.pdfdocument import PDFDocument, PDFEncryptionError, PDFPasswordIncorrect
