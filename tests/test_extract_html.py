@@ -162,6 +162,27 @@ def test_a_wrapper_with_a_furniture_class_keeps_the_article(tmp_path: Path) -> N
     assert "Rossaveal" in got and "Popular posts" not in got, got
 
 
+def test_a_page_whose_text_is_all_marked_as_furniture_is_read_with_it(tmp_path: Path) -> None:
+    """A saved page of comments alone (inscriptis' test page from Stack Overflow: each ``<li class="comment">``)
+    lost every comment as page furniture, and was "empty: a web page with no text in it".  Its hidden parts
+    stay out; on a page with an article beside them, the comments still go."""
+    comment = ('<li class="comment js-comment"><div class="comment-text"><span class="comment-copy">{}</span> '
+               '&ndash; <a class="comment-user" href="/users/1">{}</a></div></li>')
+    comments = (comment.format("I obtain NameError: name NamedTuple is not defined", "nbedou")
+                + comment.format("See the typing module's documentation of NamedTuple", "nodakai")
+                + '<li class="comment" style="display: none">A comment deleted by its moderator</li>')
+    alone = tmp_path / "comments.html"
+    alone.write_text(f"<ul>{comments}</ul>", encoding="utf-8")
+    got = extract(alone)
+    assert got.text.split("\n\n") == ["I obtain NameError: name NamedTuple is not defined \u2013 nbedou",
+                                       "See the typing module's documentation of NamedTuple \u2013 nodakai"], got.text
+    assert parse_html(alone.read_bytes()) == parse_html_with_soup(alone.read_bytes())
+    beside = tmp_path / "article.html"
+    beside.write_text(f"<html><body><div>{ARTICLE}</div><ul>{comments}</ul></body></html>", encoding="utf-8")
+    got = extract(beside)
+    assert "Rossaveal" in got.text and "NamedTuple" not in got.text, got.text
+
+
 # The fast reading (lxml alone) must give what BeautifulSoup gives; pages it cannot match go to
 # BeautifulSoup.  The law is checked on generated tag soup and on damaged real pages.
 SOUP_TAGS = ("html", "head", "body", "title", "meta", "time", "div", "p", "span", "b", "em", "a", "pre",

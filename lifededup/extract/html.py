@@ -86,13 +86,16 @@ class Page:
     date: datetime | None
 
 
-def _is_furniture(tag: Tag) -> bool:
+def _is_furniture(tag: Tag, by_marks: bool = True) -> bool:
+    """Whether ``tag`` is hidden, or (``by_marks``) marked as page furniture by its class, id or role."""
     if tag.attrs is None:
         return False
     if tag.has_attr("hidden") or tag.get("aria-hidden") == "true":
         return True
     if _HIDDEN_STYLE.search(str(tag.get("style", ""))):
         return True
+    if not by_marks:
+        return False
     words = " ".join([*(str(c) for c in tag.get_attribute_list("class") if c), str(tag.get("id", "")), str(tag.get("role", ""))])
     return bool(words.strip()) and bool(_BOILERPLATE.search(words)) or tag.get("role") in ("banner", "navigation")
 
@@ -141,16 +144,25 @@ def _without_internal_subset(markup: bytes | str) -> bytes | str:
 
 
 def parse_html(markup: bytes | str) -> Page:
-    """Title, article text and published date of an HTML document."""
+    """Title, article text and published date of an HTML document.  A page whose words are all in elements
+    marked like furniture -- a saved page of comments, each ``<li class="comment">`` -- is read with them,
+    not as a page of no text."""
     markup = _without_internal_subset(markup)
+    page = _parsed(markup, by_marks=True)
+    return page if _has_words(page.text) else _parsed(markup, by_marks=False)
+
+
+def _parsed(markup: bytes | str, by_marks: bool) -> Page:
+    """The page read by lxml where it reads it as BeautifulSoup would; ``by_marks``: the elements marked as
+    furniture by their class, id or role are dropped, not only the hidden ones."""
     root = _lxml_tree(markup)
     if root is None or not _like_soup(root):
-        return parse_html_with_soup(markup)
+        return _soup_page(markup, by_marks)
     try:
-        page = _parse_tree(root)
+        page = _parse_tree(root, by_marks)
     except ValueError:  # control characters lxml parsed but will not store back: read it the slow way
         page = None
-    return page if page is not None else parse_html_with_soup(markup)
+    return page if page is not None else _soup_page(markup, by_marks)
 
 
 def _like_soup(root: etree._Element) -> bool:
@@ -231,19 +243,17 @@ def _tree_date(root: etree._Element) -> datetime | None:
     return _first_date(candidates)
 
 
-def _is_furniture_element(element: etree._Element) -> bool:
-    return _furniture_attributes(tuple(element.items()))
-
-
 # A page repeats a few class lists (code highlighting, list items) hundreds of times: judge each once.
 @functools.lru_cache(maxsize=4096)
-def _furniture_attributes(items: tuple[tuple[str, str], ...]) -> bool:
+def _furniture_attributes(items: tuple[tuple[str, str], ...], by_marks: bool = True) -> bool:
     """:func:`_is_furniture` for an lxml element's attributes."""
     attributes = dict(items)
     if "hidden" in attributes or attributes.get("aria-hidden") == "true":
         return True
     if _HIDDEN_STYLE.search(attributes.get("style", "")):
         return True
+    if not by_marks:
+        return False
     role = attributes.get("role")
     words = " ".join([*_CLASS_WORD.findall(attributes.get("class", "")), attributes.get("id", ""), role or ""])
     return bool(words.strip()) and bool(_BOILERPLATE.search(words)) or role in ("banner", "navigation")
@@ -275,8 +285,9 @@ def _drop(element: etree._Element) -> None:
     parent.remove(element)
 
 
-def _parse_tree(root: etree._Element) -> Page | None:
-    """The page read from lxml's tree; None when only BeautifulSoup can say what it makes of it."""
+def _parse_tree(root: etree._Element, by_marks: bool = True) -> Page | None:
+    """The page read from lxml's tree (``by_marks``: as :func:`_parsed`); None when only BeautifulSoup can
+    say what it makes of it."""
     # BeautifulSoup stores a whitespace-only string as one newline (or one space) outside <pre>
     # and <textarea>; paragraphs are told apart by blank lines, so the fold changes the text.
     for blank in root.xpath("//text()[normalize-space(.)=''][not(ancestor::pre or ancestor::textarea)]"):
@@ -289,7 +300,8 @@ def _parse_tree(root: etree._Element) -> Page | None:
     etree.strip_elements(root, *_DROP_TAGS, with_tail=False)
     whole = len(_text(root))
     for element in root.xpath("//*[@hidden or @aria-hidden or @style or @class or @id or @role]"):
-        if element.tag in _NEVER_FURNITURE or not _is_furniture_element(element) or not _attached(element, root):
+        if (element.tag in _NEVER_FURNITURE or not _furniture_attributes(tuple(element.items()), by_marks)
+                or not _attached(element, root)):
             continue
         length = len(_text(element))
         if length <= FURNITURE_SHARE * whole:
@@ -323,6 +335,17 @@ def _unusable_encodings(markup: bytes | str) -> list[str]:
 
 def parse_html_with_soup(markup: bytes | str) -> Page:
     """:func:`parse_html` through BeautifulSoup: the reference, and the reading of pages lxml alone cannot match."""
+    page = _soup_page(markup, by_marks=True)
+    return page if _has_words(page.text) else _soup_page(markup, by_marks=False)
+
+
+def _has_words(text: str) -> bool:
+    """Whether ``text`` holds a word: what furniture leaves of a page of comments may be a dash between them."""
+    return any(char.isalnum() for char in text)
+
+
+def _soup_page(markup: bytes | str, by_marks: bool) -> Page:
+    """The page read by BeautifulSoup (``by_marks``: as :func:`_parsed`)."""
     from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, XMLParsedAsHTMLWarning
 
     with warnings.catch_warnings():
@@ -336,7 +359,7 @@ def parse_html_with_soup(markup: bytes | str) -> Page:
     for tag in soup.find_all(True):
         # ``decomposed`` last: on a tag not decomposed, bs4 looks for a <_decomposed> tag in all that is
         # inside it, quadratic in the depth; one inside a decomposed tag has no attributes, so is no furniture.
-        if tag.name in _NEVER_FURNITURE or not _is_furniture(tag) or tag.decomposed:
+        if tag.name in _NEVER_FURNITURE or not _is_furniture(tag, by_marks) or tag.decomposed:
             continue
         # A class word on a wrapper ("page has-sidebar") must not take the article with it:
         # furniture is a minor part of the page.
