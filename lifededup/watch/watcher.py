@@ -643,8 +643,8 @@ class Watcher:
             said_before = disk in self._unsettled
             if item.status == "empty":
                 # a file of no text is no fault (a browser's placeholder while it downloads, an editor between
-                # its truncate and its write): said, not warned of
-                log.info("could not read %s: %s", what, shown(item.reason))
+                # its truncate and its write): said, not warned of, and not as a file that could not be read
+                log.info("nothing to read in %s: %s", what, shown(item.reason))
             elif item.status not in PATH_STATUSES and self._still_written(disk, began, overdue):
                 log.log(logging.DEBUG if said_before else logging.INFO, _CHANGED_UNREADABLE,
                         what, shown(item.reason), self.delay, self.delay)
