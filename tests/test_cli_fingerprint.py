@@ -179,6 +179,24 @@ def test_a_file_read_with_no_text_is_said_and_a_blank_one_is_empty(tmp_path: Pat
     assert blank.stderr.strip().endswith("blank.docx is empty: a document with no text in it [empty]"), blank.stderr
 
 
+def test_a_part_read_with_no_text_is_said_as_the_store_keeps_it(tmp_path: Path) -> None:
+    """Inside an archive, a page of a title alone went unsaid (the archive was said only when nothing in it had
+    text); the store keeps it as an item, found by its title.  An archive, having no text of its own, is not
+    said while its parts are."""
+    import zipfile
+
+    archive = tmp_path / "pictures.zip"
+    with zipfile.ZipFile(archive, "w") as written:
+        written.writestr("p/title.html", "<html><head><title>Holiday pictures</title></head><body> </body></html>")
+        written.writestr("p/note.txt", "The holiday pictures are on the blue disk in the drawer by the desk.\n")
+    said = CliRunner().invoke(main, ["fingerprint", "--json", str(archive)])
+    assert said.exit_code == 0, said.output
+    rows = [json.loads(line) for line in said.stdout.splitlines()]
+    assert [(row["path"], row["kind"], row["sha1"] is None) for row in rows] == [
+        (f"{archive} [p/title.html]", "web page", True), (f"{archive} [p/note.txt]", "text", False)], rows
+    assert rows[0]["title"] == "Holiday pictures" and rows[0]["words"] == 0, rows[0]
+
+
 def test_help_teaches() -> None:
     for command in ("fingerprint", "compare"):
         result = CliRunner().invoke(main, [command, "--help"])

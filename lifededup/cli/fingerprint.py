@@ -141,6 +141,11 @@ class _Entry(NamedTuple):
     error: str | None = None
 
 
+# The kinds whose items hold no text of their own, only parts: a mailbox's messages, an archive's members,
+# a calendar's events, an address book's cards follow them
+_CONTAINERS = frozenset({"archive", "mailbox", "calendar", "address book"})
+
+
 def _entries(path: Path) -> Iterator[tuple[_Entry, str | None]]:
     """Each item of a file with its text, or its failure (run in a worker)."""
     from lifededup.extract import ExtractionError, Failure, extract, walk
@@ -156,10 +161,13 @@ def _entries(path: Path) -> Iterator[tuple[_Entry, str | None]]:
         if isinstance(item, Failure):
             yield _Entry(label, error=f"{item.reason} [{item.status}]"), None
             said = True
-        elif item.text.strip():  # a mailbox itself has no text: its messages follow
+        elif item.text.strip():
             yield _Entry(label, item.title, item.kind), item.text
             said = True
-    if not said:  # read, with nothing to fingerprint (a page of a title alone, a mail of headers): said, not silent
+        elif item.kind not in _CONTAINERS:  # nothing to fingerprint (a page of a title alone, a mail of headers)
+            yield _Entry(label, item.title, item.kind), None  # said, not silent, inside an archive too
+            said = True
+    if not said:  # a container with nothing in it to read
         yield _Entry(_labelled(path, ""), root.title, root.kind), None
 
 
