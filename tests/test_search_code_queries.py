@@ -35,6 +35,8 @@ DOCS = {
     # a call with a string, and its words apart in another text
     "setenv-call.rst": 'Set it for one test with monkeypatch.setenv("USER", "bob"), which undoes itself.',
     "setenv-apart.rst": "monkeypatch.setenv sets one variable; the USER variable names whoever runs the tests.",
+    # a .rst source, read without its roles (extract/rst.py): a role pasted from it found nothing
+    "routing.rst": "Use :meth:`Flask.route` to register a view function, or `Flask.add_url_rule`:meth: itself.",
 }
 
 # (document, what is pasted from it, the phrases of its words a person means)
@@ -48,6 +50,8 @@ CODE = [
     ("debugger.txt", "pdb.run(statement, globals=None,", '"pdb run statement" "globals None"'),
     ("debugger.txt", "(Pdb) continue", '"Pdb" continue'),
     ("click-context-scope.txt", "local (see :func:`get_current_context`).", 'local "see" "func get_current_context"'),
+    ("routing.rst", ":meth:`Flask.route` to register", '"Flask route" to register'),
+    ("routing.rst", "`Flask.add_url_rule`:meth:", '"Flask add_url_rule"'),
     # a word left out beside code: not "-word inside parentheses"
     ("specialnames.txt", "super().__init__([args...]) -zzzqqq", '"super __init__ args"'),
 ]

@@ -9,6 +9,7 @@ from collections.abc import Generator, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
+from lifededup.markup import without_roles
 from lifededup.search.query import PREFIX_MARK, Filters, leaves_out_alone, pg_query, results_sql
 from lifededup.search.snippet import (
     COMMON_ROWS, OPEN, SNIPPET_SQL, Snippet, deep_headline_sql, fts5_snippets, headline_sql, rare_headline_sql,
@@ -200,6 +201,8 @@ def search(
     if words > MAX_QUERY_WORDS:
         raise QuerySyntaxError(f"the query has {words} words; a query takes at most {MAX_QUERY_WORDS}")
     typed = query
+    if query is not None:  # a reST source's `:meth:` is not in its text, which the reader stored without it
+        query = without_roles(query)
     if query is not None and not postgres:  # -word and "or", as websearch reads them on PostgreSQL
         query = as_fts5(query)
     elif query is not None and leaves_out_alone(query):  # as as_fts5 refuses it

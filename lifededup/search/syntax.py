@@ -25,6 +25,7 @@ Query syntax (SQLite FTS5; case and the accents of Latin letters do not matter):
 A word with punctuation in it (e-mail, 2.0, c++, 14:30, a web address) and
 pasted code (print(x):, (Pdb) p) are read as if quoted: "e-mail", "print(x):";
 a quote never closed, in text with punctuation ("Harold's a), quotes the rest.
+A reST role (:meth:`Flask.route`) is read without the role, as a .rst is read.
 Chinese, Japanese and Korean words are found inside a sentence: 東京 is read
 as the phrase of its characters, "東 京"."""
 
@@ -39,7 +40,8 @@ Query syntax on a PostgreSQL store (websearch; case and accents do not matter):
   surv*                 any word starting with surv
 No parentheses, NEAR or column filters (title:); anything else is read as words.
 A word with punctuation in it (e-mail, 2.0, setup.py, a web address) is the
-phrase of its words, as on SQLite: e-mail finds "e mail" too.
+phrase of its words, as on SQLite: e-mail finds "e mail" too.  A reST role
+(:meth:`Flask.route`) is read without the role, as a .rst is read.
 Chinese, Japanese and Korean words are found inside a sentence: 東京 is read as
 the phrase of its characters, "東 京"."""
 
