@@ -15,8 +15,8 @@ import functools
 import io
 import logging
 import re
-from datetime import datetime, timedelta, timezone
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from lifededup.extract.base import (

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from lifededup.markup import without_roles
+from lifededup.model import without_roles
 
 __all__ = ["RST_NAMES", "is_rst", "shown"]
 

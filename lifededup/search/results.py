@@ -9,7 +9,7 @@ from collections.abc import Generator, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from lifededup.markup import without_roles
+from lifededup.model import without_roles
 from lifededup.search.query import PREFIX_MARK, Filters, leaves_out_alone, pg_query, results_sql
 from lifededup.search.snippet import (
     COMMON_ROWS, OPEN, SNIPPET_SQL, Snippet, deep_headline_sql, fts5_snippets, headline_sql, rare_headline_sql,
