@@ -34,13 +34,16 @@ what the first archive shows holds elsewhere:
 (first read in session 27): the test files the libraries lifededup reads with
 ship in their sdists -- the odd real PDFs, DOCX, PPTX, OpenDocument,
 iCalendar and mail their authors collected from bug reports -- as shipped,
-names and all (mail-parser's messages have no suffix).  ``ODD_PROJECTS`` names
+names and all (mail-parser's messages have no suffix); and since session 33
+those of two PDF tools (pikepdf, ocrmypdf: scans, blank pages, forms, fuzzed
+files) and of an HTML-to-text converter (inscriptis: pages and fragments).  ``ODD_PROJECTS`` names
 each project's release and the folders taken.
 """
 
 from __future__ import annotations
 
 import gzip
+import json
 import shutil
 import subprocess
 import sys
@@ -118,6 +121,11 @@ ODD_PROJECTS = {
     "icalendar": ("7.3.2", ("src/icalendar/tests",)),
     "talon": ("1.4.4", ("tests/fixtures",)),
     "mail-parser": ("4.8.0", ("tests/mails",)),
+    # first read in session 33: PDFs of every kind (scans, blank pages, forms, fuzzed, encrypted, a page tree of
+    # none) and saved pages and fragments of the web, with the text their authors expect beside each
+    "pikepdf": ("10.18.0", ("tests/resources",)),
+    "ocrmypdf": ("17.13.0", ("tests/resources",)),
+    "inscriptis": ("2.7.6", ("tests/html",)),
 }
 # documents, not the tests' code, expected outputs or pictures; a file with no suffix is taken (mail as shipped)
 ODD_SUFFIXES = (".pdf", ".docx", ".pptx", ".xlsx", ".odt", ".ods", ".odp", ".ics", ".eml", ".html", ".rtf",
@@ -249,7 +257,7 @@ def _odd_projects(target: Path) -> None:
 
 def build_odd(refresh: bool = False) -> Path:
     """The folder of other projects' test files, assembled once and cached."""
-    return _assembled(ODD, (_odd_projects,), refresh)
+    return _assembled(ODD, (_odd_projects,), refresh, json.dumps(ODD_PROJECTS, sort_keys=True))
 
 
 def build_heldout(refresh: bool = False) -> Path:
@@ -274,16 +282,17 @@ def build(refresh: bool = False) -> Path:
     return _assembled(ARCHIVE, (_debian, _projects), refresh)
 
 
-def _assembled(folder: Path, parts: tuple[Callable[[Path], None], ...], refresh: bool) -> Path:
-    """``folder`` filled by each of ``parts`` once; ``.complete`` says it was."""
+def _assembled(folder: Path, parts: tuple[Callable[[Path], None], ...], refresh: bool, made_of: str = "ok") -> Path:
+    """``folder`` filled by each of ``parts`` once; ``.complete`` says it was, and of what (``made_of``: a
+    folder cached before its list of sources grew is filled again)."""
     done = folder / ".complete"
-    if done.exists() and not refresh:
+    if done.exists() and done.read_text().strip() == made_of and not refresh:
         return folder
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     for part in parts:
         part(folder)
-    done.write_text("ok\n")
+    done.write_text(made_of + "\n")
     return folder
 
 
