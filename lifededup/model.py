@@ -168,6 +168,11 @@ def from_shown(printed: str) -> str:
     return _PRINTED.sub(control, printed)
 
 
+def a_kind(kind: str) -> str:
+    """An item's kind with its article, as a sentence says it: "a web page", "an event", "an email"."""
+    return f"{'an' if kind[:1] in ('a', 'e', 'i', 'o', 'u') else 'a'} {kind}"
+
+
 def lasting(seconds: float) -> str:
     """How long, as a person says it: 42 s, 3 min 5 s, 2 h 10 min (the
     watcher's states, a store's upgrade revision by revision)."""

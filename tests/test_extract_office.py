@@ -177,9 +177,13 @@ def test_a_blank_document_is_empty_as_a_blank_text_file_is(tmp_path: Path) -> No
     OpenDocumentText().save(str(tmp_path / "blank.odt"))
     OpenDocumentSpreadsheet().save(str(tmp_path / "blank.ods"))
     (tmp_path / "blank.rtf").write_text(r"{\rtf1\ansi\deff0 {\fonttbl {\f0 Times;}} }")
-    for name, kind in (("blank.docx", "document"), ("blank.odt", "document"), ("blank.ods", "spreadsheet"),
-                       ("blank.rtf", "document")):
-        with pytest.raises(EmptyFile, match=f"{name} is empty: a {kind} with no text in it$"):
+    # an event of a date alone (icalendar's broken_dtstart.ics) was "a event"
+    (tmp_path / "dated.ics").write_text("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//y//EN\r\nBEGIN:VEVENT\r\n"
+                                        "UID:1@example.org\r\nDTSTART:20240102T100000Z\r\nEND:VEVENT\r\n"
+                                        "END:VCALENDAR\r\n")
+    for name, kind in (("blank.docx", "a document"), ("blank.odt", "a document"), ("blank.ods", "a spreadsheet"),
+                       ("blank.rtf", "a document"), ("dated.ics", "an event")):
+        with pytest.raises(EmptyFile, match=f"{name} is empty: {kind} with no text in it$"):
             extract(tmp_path / name)
     # a page scanned and pasted into Word is not blank: its reason says what it holds, which is not read
     scan = docx.Document()

@@ -15,7 +15,7 @@ import click
 from lifededup.cli import main
 from lifededup.cli.options import UNSAMPLED, ExistingPath
 from lifededup.config import FilterParams, FingerprintParams
-from lifededup.model import Fingerprint, stored_path
+from lifededup.model import Fingerprint, a_kind, stored_path
 
 if TYPE_CHECKING:
     from lifededup.fingerprint.compare import Comparison
@@ -187,9 +187,8 @@ def _echo_no_text(entry: _Entry, as_json: bool) -> None:
                                "features": None, "words": 0, "shingles": 0}))
         return
     titled = f"titled {json.dumps(entry.title, ensure_ascii=False)}, " if entry.title else ""
-    article = "an" if entry.kind[:1] in ("a", "e") else "a"
     click.echo(f"{'(no text)':40}  {entry.label}\n"
-               f"  {article} {entry.kind} {titled}with no text: nothing to fingerprint")
+               f"  {a_kind(entry.kind)} {titled}with no text: nothing to fingerprint")
 
 
 def _labelled(path: Path, part: str) -> str:

@@ -24,6 +24,7 @@ from lifededup.extract.base import (
     TooLarge, UnsupportedFormat, open_zip, pictures_said,
 )
 from lifededup.extract.text import looks_binary
+from lifededup.model import a_kind
 
 # One line per format; signatures are tried in this order.
 FORMAT_MODULES = (
@@ -207,7 +208,7 @@ def extract_as(name: str, source: Source, limits: Limits | None = None) -> Extra
     except Exception as exc:  # the parsers' own errors are not a contract: wrap them
         raise _damaged(source, exc) from exc
     if _holds_nothing(item):
-        raise EmptyFile(f"{source.name} is empty: a {item.kind} with no text in it{pictures_said(source)}")
+        raise EmptyFile(f"{source.name} is empty: {a_kind(item.kind)} with no text in it{pictures_said(source)}")
     return item
 
 
