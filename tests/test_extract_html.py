@@ -162,10 +162,11 @@ def test_a_wrapper_with_a_furniture_class_keeps_the_article(tmp_path: Path) -> N
     assert "Rossaveal" in got and "Popular posts" not in got, got
 
 
-def test_a_page_whose_text_is_all_marked_as_furniture_is_read_with_it(tmp_path: Path) -> None:
+def test_a_page_whose_words_are_all_comments_is_read_with_them(tmp_path: Path) -> None:
     """A saved page of comments alone (inscriptis' test page from Stack Overflow: each ``<li class="comment">``)
     lost every comment as page furniture, and was "empty: a web page with no text in it".  Its hidden parts
-    stay out; on a page with an article beside them, the comments still go."""
+    stay out; on a page with an article beside them, the comments still go; a page of the site's chrome
+    alone (a Sphinx page of no content of its own: its sidebar and copyright line) is still no text."""
     comment = ('<li class="comment js-comment"><div class="comment-text"><span class="comment-copy">{}</span> '
                '&ndash; <a class="comment-user" href="/users/1">{}</a></div></li>')
     comments = (comment.format("I obtain NameError: name NamedTuple is not defined", "nbedou")
@@ -181,6 +182,13 @@ def test_a_page_whose_text_is_all_marked_as_furniture_is_read_with_it(tmp_path: 
     beside.write_text(f"<html><body><div>{ARTICLE}</div><ul>{comments}</ul></body></html>", encoding="utf-8")
     got = extract(beside)
     assert "Rossaveal" in got.text and "NamedTuple" not in got.text, got.text
+    chrome = tmp_path / "_end_doctest.html"
+    chrome.write_text('<html><head><title>SQLAlchemy 2.0 Documentation</title></head><body><div class="docs-sidebar">'
+                      '<a href="/">Home</a> <a href="/orm">SQLAlchemy ORM</a></div><div class="footer-copyright">'
+                      "&copy; Copyright 2007-2023, the SQLAlchemy authors</div></body></html>", encoding="utf-8")
+    got = extract(chrome)
+    assert (got.title, got.text) == ("SQLAlchemy 2.0 Documentation", ""), (got.title, got.text)
+    assert parse_html(chrome.read_bytes()) == parse_html_with_soup(chrome.read_bytes())
 
 
 # The fast reading (lxml alone) must give what BeautifulSoup gives; pages it cannot match go to

@@ -44,16 +44,18 @@ if TYPE_CHECKING:
 # Elements that never hold the article's text.
 _DROP_TAGS = ("script", "style", "noscript", "template", "iframe", "svg", "canvas", "form", "button",
               "nav", "aside", "header", "footer", "select", "input", "object", "embed")
-# class/id words that mark page furniture rather than content.
-_BOILERPLATE = re.compile(
-    r"(?:^|[-_\s])(?:ad|ads|advert|advertisement|adslot|banner|cookie|cookies|consent|promo|sponsor|"
+# class/id words that mark page furniture rather than content: the site's chrome, and the readers' comments
+_CHROME_WORDS = (
+    r"ad|ads|advert|advertisement|adslot|banner|cookie|cookies|consent|promo|sponsor|"
     r"sponsored|sidebar|nav|navbar|navigation|menu|breadcrumbs?|share|social|newsletter|subscribe|related|"
-    r"masthead|site-header|site-footer|footer|popup|modal|comments?|timestamp|saved-by|"
+    r"masthead|site-header|site-footer|footer|popup|modal|timestamp|saved-by|"
     # the generators of manuals: DocBook's navigation header and footer,
     # Sphinx's sidebar and its pilcrow anchors
-    r"navheader|navfooter|sphinxsidebar|headerlink)(?:$|[-_\s])",
-    re.IGNORECASE,
-)
+    r"navheader|navfooter|sphinxsidebar|headerlink")
+_BOILERPLATE = re.compile(rf"(?:^|[-_\s])(?:{_CHROME_WORDS}|comments?)(?:$|[-_\s])", re.IGNORECASE)
+# A page whose words are all in comments (a comment thread saved alone) is read with them: the chrome alone
+# still goes (a Sphinx page of no content of its own was its navigation and copyright line)
+_CHROME = re.compile(rf"(?:^|[-_\s])(?:{_CHROME_WORDS})(?:$|[-_\s])", re.IGNORECASE)
 _NEVER_FURNITURE = ("html", "body", "main", "article")
 # Above this share of the page's text, an element marked like furniture is a wrapper, not furniture.
 FURNITURE_SHARE = 0.5
@@ -86,18 +88,16 @@ class Page:
     date: datetime | None
 
 
-def _is_furniture(tag: Tag, by_marks: bool = True) -> bool:
-    """Whether ``tag`` is hidden, or (``by_marks``) marked as page furniture by its class, id or role."""
+def _is_furniture(tag: Tag, marks: re.Pattern[str] = _BOILERPLATE) -> bool:
+    """Whether ``tag`` is hidden, or marked as page furniture by its class, id or role (a word of ``marks``)."""
     if tag.attrs is None:
         return False
     if tag.has_attr("hidden") or tag.get("aria-hidden") == "true":
         return True
     if _HIDDEN_STYLE.search(str(tag.get("style", ""))):
         return True
-    if not by_marks:
-        return False
     words = " ".join([*(str(c) for c in tag.get_attribute_list("class") if c), str(tag.get("id", "")), str(tag.get("role", ""))])
-    return bool(words.strip()) and bool(_BOILERPLATE.search(words)) or tag.get("role") in ("banner", "navigation")
+    return bool(words.strip()) and bool(marks.search(words)) or tag.get("role") in ("banner", "navigation")
 
 
 def _title(soup: BeautifulSoup) -> str:
@@ -144,25 +144,25 @@ def _without_internal_subset(markup: bytes | str) -> bytes | str:
 
 
 def parse_html(markup: bytes | str) -> Page:
-    """Title, article text and published date of an HTML document.  A page whose words are all in elements
-    marked like furniture -- a saved page of comments, each ``<li class="comment">`` -- is read with them,
+    """Title, article text and published date of an HTML document.  A page whose words are all in its
+    readers' comments -- a comment thread saved alone, each ``<li class="comment">`` -- is read with them,
     not as a page of no text."""
     markup = _without_internal_subset(markup)
-    page = _parsed(markup, by_marks=True)
-    return page if _has_words(page.text) else _parsed(markup, by_marks=False)
+    page = _parsed(markup, _BOILERPLATE)
+    return page if _has_words(page.text) else _parsed(markup, _CHROME)
 
 
-def _parsed(markup: bytes | str, by_marks: bool) -> Page:
-    """The page read by lxml where it reads it as BeautifulSoup would; ``by_marks``: the elements marked as
-    furniture by their class, id or role are dropped, not only the hidden ones."""
+def _parsed(markup: bytes | str, marks: re.Pattern[str]) -> Page:
+    """The page read by lxml where it reads it as BeautifulSoup would, without its hidden elements and
+    those whose class, id or role holds a word of ``marks``."""
     root = _lxml_tree(markup)
     if root is None or not _like_soup(root):
-        return _soup_page(markup, by_marks)
+        return _soup_page(markup, marks)
     try:
-        page = _parse_tree(root, by_marks)
+        page = _parse_tree(root, marks)
     except ValueError:  # control characters lxml parsed but will not store back: read it the slow way
         page = None
-    return page if page is not None else _soup_page(markup, by_marks)
+    return page if page is not None else _soup_page(markup, marks)
 
 
 def _like_soup(root: etree._Element) -> bool:
@@ -245,18 +245,16 @@ def _tree_date(root: etree._Element) -> datetime | None:
 
 # A page repeats a few class lists (code highlighting, list items) hundreds of times: judge each once.
 @functools.lru_cache(maxsize=4096)
-def _furniture_attributes(items: tuple[tuple[str, str], ...], by_marks: bool = True) -> bool:
+def _furniture_attributes(items: tuple[tuple[str, str], ...], marks: re.Pattern[str] = _BOILERPLATE) -> bool:
     """:func:`_is_furniture` for an lxml element's attributes."""
     attributes = dict(items)
     if "hidden" in attributes or attributes.get("aria-hidden") == "true":
         return True
     if _HIDDEN_STYLE.search(attributes.get("style", "")):
         return True
-    if not by_marks:
-        return False
     role = attributes.get("role")
     words = " ".join([*_CLASS_WORD.findall(attributes.get("class", "")), attributes.get("id", ""), role or ""])
-    return bool(words.strip()) and bool(_BOILERPLATE.search(words)) or role in ("banner", "navigation")
+    return bool(words.strip()) and bool(marks.search(words)) or role in ("banner", "navigation")
 
 
 def _text(element: etree._Element) -> str:
@@ -285,9 +283,9 @@ def _drop(element: etree._Element) -> None:
     parent.remove(element)
 
 
-def _parse_tree(root: etree._Element, by_marks: bool = True) -> Page | None:
-    """The page read from lxml's tree (``by_marks``: as :func:`_parsed`); None when only BeautifulSoup can
-    say what it makes of it."""
+def _parse_tree(root: etree._Element, marks: re.Pattern[str] = _BOILERPLATE) -> Page | None:
+    """The page read from lxml's tree (``marks``: as :func:`_parsed`); None when only BeautifulSoup can say
+    what it makes of it."""
     # BeautifulSoup stores a whitespace-only string as one newline (or one space) outside <pre>
     # and <textarea>; paragraphs are told apart by blank lines, so the fold changes the text.
     for blank in root.xpath("//text()[normalize-space(.)=''][not(ancestor::pre or ancestor::textarea)]"):
@@ -300,7 +298,7 @@ def _parse_tree(root: etree._Element, by_marks: bool = True) -> Page | None:
     etree.strip_elements(root, *_DROP_TAGS, with_tail=False)
     whole = len(_text(root))
     for element in root.xpath("//*[@hidden or @aria-hidden or @style or @class or @id or @role]"):
-        if (element.tag in _NEVER_FURNITURE or not _furniture_attributes(tuple(element.items()), by_marks)
+        if (element.tag in _NEVER_FURNITURE or not _furniture_attributes(tuple(element.items()), marks)
                 or not _attached(element, root)):
             continue
         length = len(_text(element))
@@ -335,17 +333,17 @@ def _unusable_encodings(markup: bytes | str) -> list[str]:
 
 def parse_html_with_soup(markup: bytes | str) -> Page:
     """:func:`parse_html` through BeautifulSoup: the reference, and the reading of pages lxml alone cannot match."""
-    page = _soup_page(markup, by_marks=True)
-    return page if _has_words(page.text) else _soup_page(markup, by_marks=False)
+    page = _soup_page(markup, _BOILERPLATE)
+    return page if _has_words(page.text) else _soup_page(markup, _CHROME)
 
 
 def _has_words(text: str) -> bool:
-    """Whether ``text`` holds a word: what furniture leaves of a page of comments may be a dash between them."""
+    """Whether ``text`` holds a word: what is left of a page of comments without them may be a dash."""
     return any(char.isalnum() for char in text)
 
 
-def _soup_page(markup: bytes | str, by_marks: bool) -> Page:
-    """The page read by BeautifulSoup (``by_marks``: as :func:`_parsed`)."""
+def _soup_page(markup: bytes | str, marks: re.Pattern[str]) -> Page:
+    """The page read by BeautifulSoup (``marks``: as :func:`_parsed`)."""
     from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, XMLParsedAsHTMLWarning
 
     with warnings.catch_warnings():
@@ -359,7 +357,7 @@ def _soup_page(markup: bytes | str, by_marks: bool) -> Page:
     for tag in soup.find_all(True):
         # ``decomposed`` last: on a tag not decomposed, bs4 looks for a <_decomposed> tag in all that is
         # inside it, quadratic in the depth; one inside a decomposed tag has no attributes, so is no furniture.
-        if tag.name in _NEVER_FURNITURE or not _is_furniture(tag, by_marks) or tag.decomposed:
+        if tag.name in _NEVER_FURNITURE or not _is_furniture(tag, marks) or tag.decomposed:
             continue
         # A class word on a wrapper ("page has-sidebar") must not take the article with it:
         # furniture is a minor part of the page.

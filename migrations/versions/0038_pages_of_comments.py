@@ -1,4 +1,4 @@
-"""Read again the empty files: a page whose text is all marked as furniture is read with it.
+"""Read again the pages found empty: one whose words are all its readers' comments is read with them.
 
 Revision ID: 0038
 Revises: 0037
@@ -6,12 +6,12 @@ Create Date: 2026-11-28
 
 The HTML reader drops a page's furniture -- the elements whose class, id or
 role says menu, banner, sidebar, comments... -- where each is a minor part of
-the page.  A page whose text was all in such elements -- a saved page of
-comments alone, each ``<li class="comment">``, or a newsletter laid out in
-``promo`` and ``banner`` blocks -- lost every word of it: a page was
-``empty`` ("a web page with no text in it"), and a mail of such HTML alone was
-stored with no text.  ``lifededup.extract.html`` now reads such a page again
-with its furniture (its hidden parts still left out).
+the page.  A page whose words were all in its readers' comments -- a comment
+thread saved alone, each ``<li class="comment">`` -- lost every one of them:
+a page was ``empty`` ("a web page with no text in it"), and a mail of such
+HTML alone was stored with no text.  ``lifededup.extract.html`` now reads
+such a page again with its comments (its hidden parts and the site's chrome
+still left out).
 
 The files holding a page found empty -- a web page, a saved page (MHTML, web
 archive), an EPUB of no readable chapter -- alone or inside an archive or a
