@@ -77,6 +77,25 @@ def test_odt() -> None:
     _assert_is_the_report(got, ".odt")
 
 
+def test_an_odt_missing_a_byte_says_what_is_wrong_with_its_zip(tmp_path: Path) -> None:
+    """A zip whose directory places its members a byte past where they stand (ocrmypdf's ``tagged.odt``;
+    ``unzip -t``: "missing 1 bytes") was "damaged zip container: [Errno 22] Invalid argument"."""
+    from odf.opendocument import OpenDocumentText
+    from odf.text import P
+
+    from lifededup.extract import CorruptFile
+
+    written = OpenDocumentText()
+    written.text.addElement(P(text="The minutes of the spring meeting."))
+    written.save(str(tmp_path / "minutes.odt"))
+    data = (tmp_path / "minutes.odt").read_bytes()
+    at = data.index(b"application/vnd.oasis")  # the first member's data, which the others follow
+    (tmp_path / "cut.odt").write_bytes(data[:at + 5] + data[at + 6:])
+    with pytest.raises(CorruptFile, match=r"^damaged zip container: its directory places a member outside the file "
+                                          r"\(bytes missing, or members overlapping\)$"):
+        extract(tmp_path / "cut.odt")
+
+
 def test_pptx() -> None:
     got = extract(CORPUS / "Documents/kitchen-quotes/kitchen-plan-slides.pptx")
     assert got.kind == "presentation" and got.metadata["slides"] == "3", got

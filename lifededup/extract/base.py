@@ -39,6 +39,7 @@ escape becomes :class:`CorruptFile`.
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import re
@@ -363,6 +364,15 @@ _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
 
+def _zip_damage(exc: BaseException) -> str:
+    """What is wrong with a zip, as a person reads it: a directory that places a member before the file's
+    start (bytes missing from it, or members that overlap: ocrmypdf's ``tagged.odt``, which ``unzip -t``
+    calls "overlapped components") made Python's reader seek there, and say only "[Errno 22] Invalid argument"."""
+    if isinstance(exc, OSError) and exc.errno == errno.EINVAL:
+        return "its directory places a member outside the file (bytes missing, or members overlapping)"
+    return str(exc)
+
+
 class Probe:
     """What a format's recognisers look at: the first 8 KiB, and the names inside a zip or OLE2 container.
 
@@ -391,7 +401,7 @@ class Probe:
                     names = frozenset(archive.namelist())
                     mimetype = archive.read("mimetype").strip() if "mimetype" in names else b""
             except (zipfile.BadZipFile, OSError, EOFError, ValueError, KeyError) as exc:
-                raise CorruptFile(f"damaged zip container: {exc}") from exc
+                raise CorruptFile(f"damaged zip container: {_zip_damage(exc)}") from exc
             self._zip = (names, mimetype)
         return self._zip
 
