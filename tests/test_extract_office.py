@@ -252,6 +252,9 @@ _MAIN_TYPES = {".docx": "application/vnd.openxmlformats-officedocument.wordproce
      "application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml"),
     (CORPUS / "Documents/kitchen-quotes/kitchen-plan-slides.pptx", ".ppsm",
      "application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml"),
+    # a show: oletools' embedded-simple-2007.ppsx was "damaged: ... is not a PowerPoint file"
+    (CORPUS / "Documents/kitchen-quotes/kitchen-plan-slides.pptx", ".ppsx",
+     "application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml"),
     (CORPUS / "Documents/kitchen-quotes/kitchen-plan-slides.pptx", ".potm",
      "application/vnd.ms-powerpoint.template.macroEnabled.main+xml"),
 ])
@@ -259,9 +262,16 @@ def test_office_templates_and_macro_enabled_files_read_as_the_document(tmp_path:
                                                                       content_type: str) -> None:
     """Word and PowerPoint save a template or a macro-enabled file as the document with its main part's content
     type changed: python-docx and python-pptx refused it (a file '<_io.BytesIO object at 0x...>' is not a Word file)."""
+    path = tmp_path / (original.stem + suffix)
+    retyped(original, path, content_type)
+    assert extract(path).text == extract(original).text
+
+
+def retyped(original: Path, path: Path, content_type: str) -> None:
+    """``original`` (a .docx or .pptx) saved as ``path`` with its main part's content type changed, as Word
+    and PowerPoint save it as a template, a show or a macro-enabled file."""
     import zipfile
 
-    path = tmp_path / (original.stem + suffix)
     with zipfile.ZipFile(original) as package, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as copy:
         for info in package.infolist():
             data = package.read(info)
@@ -269,7 +279,6 @@ def test_office_templates_and_macro_enabled_files_read_as_the_document(tmp_path:
                 data = data.replace(_MAIN_TYPES[original.suffix].encode(), content_type.encode())
                 assert content_type.encode() in data
             copy.writestr(info, data)
-    assert extract(path).text == extract(original).text
 
 
 @pytest.mark.parametrize("name", ["river-readings.xlsx", "Old Excel/river-readings.xls"])
@@ -279,6 +288,80 @@ def test_spreadsheets(name: str) -> None:
     lines = got.text.splitlines()
     assert lines[0] == "Readings" and lines[1].startswith("Date Point Temperature C pH"), lines[:2]
     assert len(lines) == 2 + 12 * 9, f"{name}: {len(lines)} lines"
+
+
+def dde_linked_workbook(path: Path, cells: tuple[str, ...]) -> None:
+    """An .xlsx of ``cells`` down its first column, linking another program by DDE through a link with no
+    relationships part of its own, as oletools' dde-test.xlsx does."""
+    import io
+    import zipfile
+
+    from openpyxl import Workbook
+
+    book = Workbook()
+    for row, cell in enumerate(cells, start=1):
+        book.active.cell(row=row, column=1, value=cell)
+    plain = io.BytesIO()
+    book.save(plain)
+    link = (b'<Relationship Id="rIdDde" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
+            b'externalLink" Target="externalLinks/externalLink1.xml"/>')
+    reference = (b'<externalReferences><externalReference xmlns:r="http://schemas.openxmlformats.org/officeDocument/'
+                 b'2006/relationships" r:id="rIdDde"/></externalReferences>')
+    typed = (b'<Override PartName="/xl/externalLinks/externalLink1.xml" ContentType="application/'
+             b'vnd.openxmlformats-officedocument.spreadsheetml.externalLink+xml"/>')
+    with zipfile.ZipFile(plain) as package, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as linked:
+        for info in package.infolist():
+            data = package.read(info)
+            data = {"xl/_rels/workbook.xml.rels": lambda d: d.replace(b"</Relationships>", link + b"</Relationships>"),
+                    "xl/workbook.xml": lambda d: d.replace(b"</sheets>", b"</sheets>" + reference),
+                    "[Content_Types].xml": lambda d: d.replace(b"</Types>", typed + b"</Types>"),
+                    }.get(info.filename, lambda d: d)(data)
+            linked.writestr(info, data)
+        linked.writestr("xl/externalLinks/externalLink1.xml", '<externalLink xmlns="http://schemas.openxmlformats.org/'
+                        'spreadsheetml/2006/main"><ddeLink ddeService="cmd" ddeTopic="/c calc"/></externalLink>')
+
+
+def test_a_workbook_linking_another_is_read_without_the_link(tmp_path: Path) -> None:
+    """A workbook whose link to another (a DDE link: oletools' dde-test.xlsx, .xlsm) has no relationships
+    part of its own was "damaged: KeyError: There is no item named 'xl/externalLinks/_rels/...'": openpyxl
+    read the links, which a sheet's text does not need, and gave up on the whole workbook."""
+    path = tmp_path / "dde-test.xlsx"
+    dde_linked_workbook(path, ("Long live open source", "The link below starts a shell"))
+    got = extract(path)
+    assert got.text.splitlines() == ["Sheet", "Long live open source", "The link below starts a shell"], got.text
+
+
+def test_an_excel_add_in_is_read_and_a_binary_workbook_is_unsupported_not_corrupt(tmp_path: Path) -> None:
+    """oletools' .xlam (an add-in: a workbook whose main part says so) and .xlsb (Excel's binary workbook)
+    were both "corrupt: File contains no valid workbook part": openpyxl knows neither.  The add-in is read as
+    the workbook it is; the binary one is unsupported, and says what it is."""
+    import zipfile
+
+    from openpyxl import Workbook
+
+    from lifededup.extract import UnsupportedFormat
+
+    book = Workbook()
+    book.active["A1"] = "Rates for the harbour dues, by tonnage"
+    book.save(tmp_path / "rates.xlsx")
+    sheet_type = b"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"
+    add_in_type, binary_type = b"application/vnd.ms-excel.addin.macroEnabled.main+xml", b"application/vnd.ms-excel." \
+        b"sheet.binary.macroEnabled.main"
+    with zipfile.ZipFile(tmp_path / "rates.xlsx") as package, zipfile.ZipFile(tmp_path / "rates.xlam", "w") as add_in, \
+            zipfile.ZipFile(tmp_path / "rates.xlsb", "w") as binary:
+        for name in package.namelist():
+            data = package.read(name)
+            if name == "[Content_Types].xml":
+                assert sheet_type in data
+                add_in.writestr(name, data.replace(sheet_type, add_in_type))
+                binary.writestr(name, data.replace(sheet_type, binary_type))
+                continue
+            add_in.writestr(name, data)
+            binary.writestr(name.replace("xl/workbook.xml", "xl/workbook.bin"), data)  # as Excel names it
+    assert extract(tmp_path / "rates.xlam").text == "Sheet\nRates for the harbour dues, by tonnage"
+    with pytest.raises(UnsupportedFormat, match=r"^rates.xlsb is an Excel binary workbook \(.xlsb\), which lifededup "
+                                                r"does not read \(saved as .xlsx, it is read\)$"):
+        extract(tmp_path / "rates.xlsb")
 
 
 def test_epub_is_the_travel_plan() -> None:

@@ -12,11 +12,13 @@ from lifededup.extract.drawing import DIAGRAM, chart_text, diagram_text
 from lifededup.extract.layout import clean_text
 
 
-# The main part's content type of PowerPoint's templates and macro-enabled files, which python-pptx refuses.
+# The main part's content type of PowerPoint's templates, shows and macro-enabled files, which python-pptx
+# refuses.  A show (.ppsx, a deck that opens playing: forwarded by mail as often as a .pptx) was "damaged"
 _MAIN = "application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"
 _VARIANTS = ("application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml",
              "application/vnd.openxmlformats-officedocument.presentationml.template.main+xml",
              "application/vnd.ms-powerpoint.template.macroEnabled.main+xml",
+             "application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml",
              "application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml")
 
 

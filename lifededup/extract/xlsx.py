@@ -5,7 +5,12 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator
 
-from lifededup.extract.base import Extracted, Format, Probe, Source, last_saved
+from lifededup.extract.base import Extracted, Format, Probe, Source, UnsupportedFormat, last_saved
+
+# The main part's content type of an Excel add-in (.xlam), which openpyxl refuses ("File contains no valid
+# workbook part"), though the part is a workbook's, as a .xlsm's is: read as one (docx.as_main_type)
+_MAIN = "application/vnd.ms-excel.sheet.macroEnabled.main+xml"
+_VARIANTS = ("application/vnd.ms-excel.addin.macroEnabled.main+xml",)
 
 
 def _cell_text(value: object) -> str:
@@ -25,7 +30,16 @@ def rows_text(rows: Iterator[tuple[object, ...]]) -> str:
 def extract_xlsx(source: Source) -> Extracted:
     from openpyxl import load_workbook  # type: ignore[import-untyped]
 
-    book = load_workbook(io.BytesIO(source.read_bytes()), read_only=True, data_only=True)
+    from lifededup.extract.docx import as_main_type
+
+    data = source.read_bytes()
+    if _binary(data):
+        raise UnsupportedFormat(f"{source.name} is an Excel binary workbook (.xlsb), which lifededup does not read "
+                                "(saved as .xlsx, it is read)")
+    # keep_links=False: the links to other workbooks are not read (their values are the cells'); one with no
+    # relationships of its own -- a DDE link, oletools' dde-test.xlsx -- made openpyxl refuse the whole workbook
+    book = load_workbook(io.BytesIO(as_main_type(data, _VARIANTS, _MAIN)), read_only=True, data_only=True,
+                         keep_links=False)
     try:
         sheets = [f"{sheet.title}\n{rows_text(sheet.iter_rows(values_only=True))}" for sheet in book.worksheets]
         props = book.properties
@@ -36,8 +50,19 @@ def extract_xlsx(source: Source) -> Extracted:
         book.close()
 
 
+def _binary(data: bytes) -> bool:
+    """Whether a workbook is Excel's binary one (``xl/workbook.bin``): openpyxl found "no valid workbook part",
+    and such a file was ``corrupt``."""
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        names = set(package.namelist())
+    return "xl/workbook.bin" in names and "xl/workbook.xml" not in names
+
+
 def _is_xlsx(probe: Probe) -> bool:
     return any(n.startswith("xl/") for n in probe.zip_names())
 
 
-FORMAT = Format(name="xlsx", kind="spreadsheet", extract=extract_xlsx, suffixes=(".xlsx",), magic=_is_xlsx, zipped=True)
+FORMAT = Format(name="xlsx", kind="spreadsheet", extract=extract_xlsx, magic=_is_xlsx, zipped=True,
+                suffixes=(".xlsx", ".xlsm", ".xltx", ".xltm", ".xlam", ".xlsb"))
