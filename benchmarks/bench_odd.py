@@ -1,7 +1,8 @@
 """Other projects' test files (``real_archive.build_odd()``): the odd real PDFs,
-DOCX, PPTX, OpenDocument, iCalendar, mail and web pages that pypdf,
-python-docx, python-pptx, odfpy, icalendar, talon, mail-parser, pikepdf,
-ocrmypdf and inscriptis ship, read by lifededup.
+DOCX, PPTX, OpenDocument, iCalendar, mail, web pages and Office files of every
+kind that pypdf, python-docx, python-pptx, odfpy, icalendar, talon,
+mail-parser, pikepdf, ocrmypdf, inscriptis, oletools and msg-parser ship, read
+by lifededup.
 
 1. ``lifededup index`` of the folder into a fresh store under ``--store``
    (a separate process, as a user runs it): files, seconds, what it printed

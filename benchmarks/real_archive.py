@@ -36,7 +36,9 @@ ship in their sdists -- the odd real PDFs, DOCX, PPTX, OpenDocument,
 iCalendar and mail their authors collected from bug reports -- as shipped,
 names and all (mail-parser's messages have no suffix); and since session 33
 those of two PDF tools (pikepdf, ocrmypdf: scans, blank pages, forms, fuzzed
-files) and of an HTML-to-text converter (inscriptis: pages and fragments).  ``ODD_PROJECTS`` names
+files), of an HTML-to-text converter (inscriptis: pages and fragments), of an
+Office file analyser (oletools: templates, add-ins, shows, binary workbooks,
+DDE links, encrypted files) and of an Outlook message reader (msg-parser).  ``ODD_PROJECTS`` names
 each project's release and the folders taken.
 """
 
@@ -49,7 +51,7 @@ import subprocess
 import sys
 import tarfile
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 CACHE = Path("/tmp/lifededup-real-archive")
@@ -126,10 +128,16 @@ ODD_PROJECTS = {
     "pikepdf": ("10.18.0", ("tests/resources",)),
     "ocrmypdf": ("17.13.0", ("tests/resources",)),
     "inscriptis": ("2.7.6", ("tests/html",)),
+    # Office files of every kind a malware analyst meets (templates, add-ins, shows, binary workbooks, DDE links,
+    # encrypted and embedded objects; none harmful: oletools' own tests), and Outlook messages
+    "oletools": ("0.60.2", ("tests/test-data",)),
+    "msg-parser": ("1.2.0", ("tests/files",)),
 }
 # documents, not the tests' code, expected outputs or pictures; a file with no suffix is taken (mail as shipped)
 ODD_SUFFIXES = (".pdf", ".docx", ".pptx", ".xlsx", ".odt", ".ods", ".odp", ".ics", ".eml", ".html", ".rtf",
-                ".msg", ".doc", ".xls", ".ppt", ".epub", ".vcf", ".mbox")
+                ".msg", ".doc", ".xls", ".ppt", ".epub", ".vcf", ".mbox",
+                ".docm", ".dotx", ".dotm", ".pptm", ".potx", ".potm", ".ppsx", ".ppsm", ".xlsm", ".xltx", ".xltm",
+                ".xlam", ".xlsb", ".xps", ".zip")
 
 
 def _run(*command: str, cwd: Path | None = None) -> None:
@@ -245,14 +253,27 @@ def _odd_wanted(inside: Path, folders: tuple[str, ...]) -> bool:
 def _odd_projects(target: Path) -> None:
     for project, (version, folders) in ODD_PROJECTS.items():
         for path in _sdists(project, version):
-            with tarfile.open(path) as archive:
-                for member in archive.getmembers():
-                    inside = Path(*Path(member.name).parts[1:])
-                    handle = archive.extractfile(member) if member.isfile() else None
-                    if handle is not None and _odd_wanted(inside, folders):
-                        out = target / f"{project}-{version}" / inside
-                        out.parent.mkdir(parents=True, exist_ok=True)
-                        out.write_bytes(handle.read())
+            for name, read in _sdist_files(path):
+                inside = Path(*Path(name).parts[1:])
+                if _odd_wanted(inside, folders):
+                    out = target / f"{project}-{version}" / inside
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    out.write_bytes(read())
+
+
+def _sdist_files(path: Path) -> Iterator[tuple[str, Callable[[], bytes]]]:
+    """Each file of an sdist, a .tar.gz or a .zip (oletools'), with a way to read it."""
+    if path.name.endswith(".zip"):
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                if not info.is_dir():
+                    yield info.filename, lambda info=info: archive.read(info)  # type: ignore[misc]
+        return
+    with tarfile.open(path) as tar:
+        for member in tar.getmembers():
+            handle = tar.extractfile(member) if member.isfile() else None
+            if handle is not None:
+                yield member.name, handle.read
 
 
 def build_odd(refresh: bool = False) -> Path:
