@@ -34,6 +34,7 @@ FORMAT_MODULES = (
     "lifededup.extract.xlsx",
     "lifededup.extract.odt",
     "lifededup.extract.epub",
+    "lifededup.extract.xps",
     "lifededup.extract.doc",
     "lifededup.extract.xls",
     "lifededup.extract.ppt",
