@@ -34,7 +34,7 @@ SEEDS = {
     # Formats sample_corpus/ does not hold: real files Debian ships, and other projects' test data.
     "man": "/usr/share/man/man1/ls.1.gz", "info": "/usr/share/info/sed.info.gz", "gzip": "/usr/share/man/man1/ls.1.gz",
     "vcard": "../tests/fixtures/vcard/vcard40_full.vcf", "icalendar": "../tests/fixtures/calendar/mozilla.ics",
-    "svg": "../tests/fixtures/svg/harbour-festival-poster.svg",
+    "svg": "../tests/fixtures/svg/harbour-festival-poster.svg", "xps": "../tests/fixtures/xps/presentation.xps",
     "ppt": "Documents/Other formats/garden-club-report-v3.doc",
     "mhtml": "../tests/fixtures/mhtml/lighthouse-walk.mhtml",  # saved by Chromium (tests/fixtures/mhtml/README.md)
     "webarchive": "../tests/fixtures/webarchive/fhs-3.0-sbin-options.webarchive",

@@ -61,6 +61,17 @@ def test_an_xps_is_its_pages_text_in_their_order(tmp_path: Path) -> None:
     assert got.text == "Macros in Powerpoint\n\n• Starten evtl automatisch Word {braces} are escaped", got.text
 
 
+def test_a_real_xps_from_windows_is_its_slides_text() -> None:
+    """oletools' presentation.xps, as Windows printed it (tests/fixtures/xps/README.md)."""
+    got = extract(Path(__file__).parent / "fixtures/xps/presentation.xps")
+    assert (got.kind, got.title, got.metadata["pages"]) == ("document", "Präsentation", "3"), got
+    assert got.text.split("\n\n") == [
+        "Präsentation Oder: Macros in Powerpoint",
+        "Macros • Sind doof • Starten evtl automatisch • Müssen gestoppt werden • Sind leider beliebt… • … vor allem "
+        "bei Virenschreibern",
+        "ENDE Das ist das:"], got.text
+
+
 def test_an_xps_whose_references_are_broken_is_read_by_its_pages_numbers(tmp_path: Path) -> None:
     path = tmp_path / "printed.xps"
     write_xps(path, {"2.fpage": page((10, 10, "The second page of the minutes.")),

@@ -1,4 +1,4 @@
-"""Read again what a PDF's reading misread: a PDF of blank pages is ``empty``, an archive opening with a PDF an archive.
+"""Read again PDFs misread: one of blank pages is ``empty``; a zip or tar opening with one, an archive.
 
 Revision ID: 0037
 Revises: 0036

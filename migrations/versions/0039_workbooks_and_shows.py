@@ -1,4 +1,4 @@
-"""Read again the workbooks and slide shows that failed as corrupt: add-ins, shows and linked workbooks are read.
+"""Read again the workbooks and slide shows that failed as corrupt: an add-in, a show, a DDE link.
 
 Revision ID: 0039
 Revises: 0038

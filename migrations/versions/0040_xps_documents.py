@@ -1,4 +1,4 @@
-"""Read again the XPS documents: read as the zips they are, their fonts were parts and their words unread.
+"""Read again the XPS documents, read as zips before: their fonts were parts, their words unread.
 
 Revision ID: 0040
 Revises: 0039
