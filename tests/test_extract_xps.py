@@ -73,13 +73,20 @@ def test_a_real_xps_from_windows_is_its_slides_text() -> None:
 
 
 def test_an_xps_whose_references_are_broken_is_read_by_its_pages_numbers(tmp_path: Path) -> None:
-    path = tmp_path / "printed.xps"
-    write_xps(path, {"2.fpage": page((10, 10, "The second page of the minutes.")),
-                     "10.fpage": page((10, 10, "The tenth page of the minutes.")),
-                     "1.fpage": page((10, 10, "The first page of the minutes."))},
-              order=["1.fpage", "gone.fpage"])
-    assert extract(path).text.split("\n\n") == ["The first page of the minutes.", "The second page of the minutes.",
-                                               "The tenth page of the minutes."]
+    """A document naming a page the zip lacks, or a sequence part whose XML is beyond repair: every page is
+    read, in the order of its number."""
+    pages = {"2.fpage": page((10, 10, "The second page of the minutes.")),
+             "10.fpage": page((10, 10, "The tenth page of the minutes.")),
+             "1.fpage": page((10, 10, "The first page of the minutes."))}
+    read = ["The first page of the minutes.", "The second page of the minutes.", "The tenth page of the minutes."]
+    write_xps(tmp_path / "printed.xps", pages, order=["1.fpage", "gone.fpage"])
+    assert extract(tmp_path / "printed.xps").text.split("\n\n") == read
+    write_xps(tmp_path / "damaged.xps", pages, order=["1.fpage"])
+    with zipfile.ZipFile(tmp_path / "damaged.xps") as package, \
+            zipfile.ZipFile(tmp_path / "resaved.xps", "w") as resaved:
+        for name in package.namelist():
+            resaved.writestr(name, b"\x00" if name.endswith(".fdseq") else package.read(name))
+    assert extract(tmp_path / "resaved.xps").text.split("\n\n") == read
 
 
 def test_an_xps_is_one_document_in_the_store_not_an_archive_of_its_fonts(tmp_path: Path) -> None:

@@ -16,7 +16,9 @@ import re
 import zipfile
 from typing import Any
 
-from lifededup.extract.base import Extracted, Format, Probe, Source, iso_date, last_saved, open_zip, parse_xml
+from lifededup.extract.base import (
+    CorruptFile, Extracted, Format, Probe, Source, iso_date, last_saved, open_zip, parse_xml,
+)
 from lifededup.extract.layout import clean_pages
 
 _REPRESENTATION = re.compile(r"/fixedrepresentation$")
@@ -43,7 +45,7 @@ def _pages(package: zipfile.ZipFile) -> list[str]:
         sequence = _target(package, "_rels/.rels", "", _REPRESENTATION)
         pages = [page for document in _sources(package, sequence, "DocumentReference")
                  for page in _sources(package, document, "PageContent")]
-    except KeyError:
+    except (KeyError, CorruptFile):  # a part missing, or its XML beyond repair
         pages = []
     if pages and all(page in names for page in pages):
         return pages
