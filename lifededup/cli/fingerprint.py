@@ -141,14 +141,10 @@ class _Entry(NamedTuple):
     error: str | None = None
 
 
-# The kinds whose items hold no text of their own, only parts: a mailbox's messages, an archive's members,
-# a calendar's events, an address book's cards follow them
-_CONTAINERS = frozenset({"archive", "mailbox", "calendar", "address book"})
-
-
 def _entries(path: Path) -> Iterator[tuple[_Entry, str | None]]:
     """Each item of a file with its text, or its failure (run in a worker)."""
     from lifededup.extract import ExtractionError, Failure, extract, walk
+    from lifededup.extract.base import CONTAINER_KINDS
 
     try:
         root = extract(path)
@@ -164,7 +160,7 @@ def _entries(path: Path) -> Iterator[tuple[_Entry, str | None]]:
         elif item.text.strip():
             yield _Entry(label, item.title, item.kind), item.text
             said = True
-        elif item.kind not in _CONTAINERS:  # nothing to fingerprint (a page of a title alone, a mail of headers)
+        elif item.kind not in CONTAINER_KINDS:  # nothing to fingerprint (a page of a title alone, a mail of headers)
             yield _Entry(label, item.title, item.kind), None  # said, not silent, inside an archive too
             said = True
     if not said:  # a container with nothing in it to read

@@ -53,6 +53,10 @@ from typing import Any, BinaryIO
 
 KINDS = ("document", "email", "web page", "text", "spreadsheet", "presentation", "mailbox", "contact", "event",
          "address book", "calendar", "archive")
+# The kinds that hold parts and no text of their own: a mailbox's messages, an archive's members, a calendar's
+# events, an address book's cards.  Such a whole file is titled by its name (renamed.titled_by_name), and
+# `lifededup fingerprint` prints its parts alone.
+CONTAINER_KINDS = frozenset({"mailbox", "archive", "calendar", "address book"})
 
 
 @dataclass(frozen=True)

@@ -29,13 +29,11 @@ from __future__ import annotations
 import functools
 from pathlib import Path, PurePosixPath
 
-from lifededup.extract.base import Source
+from lifededup.extract.base import CONTAINER_KINDS, Source
 from lifededup.extract.compressed import inner_name
 from lifededup.extract.isolate import as_stored
 from lifededup.extract.registry import formats, sniff
 
-# The kinds of a whole file titled by its name (a calendar's one event is an "event", titled by its summary).
-NAMED_KINDS = frozenset({"mailbox", "archive", "calendar", "address book"})
 # A man page that is only a link to another: "see ls.1", one line (man.extract_man).
 LINK_MIME = "text/troff"
 
@@ -43,7 +41,8 @@ LINK_MIME = "text/troff"
 def titled_by_name(kind: str, mime: str | None, text: str | None) -> bool:
     """Whether a whole file's item of this kind, MIME type and text has the title its reader gave it by its name."""
     is_link = mime == LINK_MIME and text is not None and text.startswith("see ") and len(text.split()) == 2
-    return kind in NAMED_KINDS or is_link
+    # a container is titled by its name (a calendar's one event is an "event", titled by its summary)
+    return kind in CONTAINER_KINDS or is_link
 
 
 def renamed_title(title: str, old: str, new: str) -> str | None:
