@@ -19,8 +19,9 @@ marked half written (``mtime`` NULL), as 0033 did, so that the next
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from alembic import op
+
+from lifededup.migrations.reread import reread_files_holding
 
 revision = "0036"
 down_revision = "0035"
@@ -33,13 +34,7 @@ _BLANK = ("p.status = 'ok' AND p.text IS NULL AND COALESCE(p.title, '') = ''"
 
 
 def upgrade() -> None:
-    # one statement: the file's whole-file row, for a part of it too (a zip's member, a mail's attachment).  The
-    # blank items are found once, not for each file as 0033-0035 look (EXISTS): there SQLite's planner seeks
-    # them through the index on status, which for 'ok' is nearly every item -- a scan of the store a file, for
-    # hours at a million items
-    op.get_bind().execute(sa.text(
-        f"UPDATE items SET mtime = NULL WHERE part = '' AND (machine, path) IN (SELECT p.machine, p.path FROM items p"
-        f" WHERE {_BLANK})"))
+    reread_files_holding(op.get_bind(), _BLANK)
 
 
 def downgrade() -> None:

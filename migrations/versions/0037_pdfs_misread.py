@@ -25,8 +25,9 @@ otherwise (``plan.txt``) is read again as the PDF it is.
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from alembic import op
+
+from lifededup.migrations.reread import reread_files_holding
 
 revision = "0037"
 down_revision = "0036"
@@ -38,10 +39,7 @@ _MISREAD = ("p.status = 'no-text-layer' OR p.mime_type = 'application/pdf'"
 
 
 def upgrade() -> None:
-    # one statement, as 0036: the file's whole-file row, for a part of it too (a zip's member, a mail's attachment)
-    op.get_bind().execute(sa.text(
-        "UPDATE items SET mtime = NULL WHERE part = '' AND (machine, path) IN (SELECT p.machine, p.path FROM items p"
-        f" WHERE {_MISREAD})"))
+    reread_files_holding(op.get_bind(), _MISREAD)
 
 
 def downgrade() -> None:

@@ -25,8 +25,9 @@ by ``lifededup index --reread``.
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from alembic import op
+
+from lifededup.migrations.reread import reread_files_holding
 
 revision = "0038"
 down_revision = "0037"
@@ -41,10 +42,7 @@ _PAGE_EMPTY = ("p.status = 'empty' AND (p.kind = 'web page' OR p.error LIKE '%we
 
 
 def upgrade() -> None:
-    # one statement, as 0036: the file's whole-file row, for a part of it too (a zip's member, a mail's attachment)
-    op.get_bind().execute(sa.text(
-        "UPDATE items SET mtime = NULL WHERE part = '' AND (machine, path) IN (SELECT p.machine, p.path FROM items p"
-        f" WHERE {_PAGE_EMPTY})"))
+    reread_files_holding(op.get_bind(), _PAGE_EMPTY)
 
 
 def downgrade() -> None:

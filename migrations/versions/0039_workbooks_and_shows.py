@@ -24,8 +24,9 @@ next ``index`` or watcher rescan reads them again under the same item ids.
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from alembic import op
+
+from lifededup.migrations.reread import reread_files_holding
 
 revision = "0039"
 down_revision = "0038"
@@ -39,10 +40,7 @@ _FAILED_WORKBOOK = (f"p.status = 'corrupt' AND (p.kind IN ('spreadsheet', 'prese
 
 
 def upgrade() -> None:
-    # one statement, as 0036: the file's whole-file row, for a part of it too (a zip's member, a mail's attachment)
-    op.get_bind().execute(sa.text(
-        "UPDATE items SET mtime = NULL WHERE part = '' AND (machine, path) IN (SELECT p.machine, p.path FROM items p"
-        f" WHERE {_FAILED_WORKBOOK})"))
+    reread_files_holding(op.get_bind(), _FAILED_WORKBOOK)
 
 
 def downgrade() -> None:

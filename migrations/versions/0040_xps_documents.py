@@ -18,8 +18,9 @@ item ids (the parts they no longer hold are removed).
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from alembic import op
+
+from lifededup.migrations.reread import reread_files_holding
 
 revision = "0040"
 down_revision = "0039"
@@ -31,10 +32,7 @@ _XPS = f"{_NAME} LIKE '%.xps' OR {_NAME} LIKE '%.oxps'"
 
 
 def upgrade() -> None:
-    # one statement, as 0036: the file's whole-file row, for a part of it too (a zip's member, a mail's attachment)
-    op.get_bind().execute(sa.text(
-        "UPDATE items SET mtime = NULL WHERE part = '' AND (machine, path) IN (SELECT p.machine, p.path FROM items p"
-        f" WHERE {_XPS})"))
+    reread_files_holding(op.get_bind(), _XPS)
 
 
 def downgrade() -> None:
