@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from lifededup.extract.base import EmptyFile, Extracted, Format, MissingTool, Probe, Source
+from lifededup.extract.base import EmptyFile, Extracted, Format, MissingTool, Probe, Source, ole_data
 from lifededup.extract.html import parse_html
 from lifededup.extract.layout import clean_text
 from lifededup.extract.mail import attachment_items, is_forward, is_reply, strip_quotes, without_html_quotes
@@ -25,7 +25,7 @@ def extract_msg(source: Source) -> Extracted:
     except ImportError as exc:
         raise MissingTool("extract-msg", "msg", "Outlook .msg", install=INSTALL) from exc
 
-    message: Any = extract_msg.openMsg(source.read_bytes())
+    message: Any = extract_msg.openMsg(ole_data(source))
     try:
         subject = " ".join((message.subject or "").replace("\x00", "").split())
         forward = is_forward(subject)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import struct
 
-from lifededup.extract.base import CorruptFile, EmptyFile, EncryptedFile, Extracted, Format, Probe, Source
+from lifededup.extract.base import CorruptFile, EmptyFile, EncryptedFile, Extracted, Format, Probe, Source, ole_data
 from lifededup.extract.layout import clean_text
 
 _TEXT_CHARS, _TEXT_BYTES = 0x0FA0, 0x0FA8
@@ -45,7 +45,7 @@ def text_atoms(stream: bytes, start: int = 0, end: int | None = None, depth: int
 def extract_ppt(source: Source) -> Extracted:
     import olefile  # type: ignore[import-untyped]
 
-    with olefile.OleFileIO(source.read_bytes()) as ole:
+    with olefile.OleFileIO(ole_data(source)) as ole:
         if ole.exists("EncryptedSummary"):
             raise EncryptedFile("the PowerPoint file is encrypted with a password")
         if not ole.exists("PowerPoint Document"):
