@@ -248,6 +248,6 @@ def _is_archive(probe: Probe) -> bool:
 # the compressed reader read it before 8a6d927: such an item keeps that read's metadata (compressed, member)
 # when renamed to another of these names, as it keeps it where it is -- a rename is no reason to read it again
 FORMAT = Format(name="archive", kind="archive", extract=extract_archive,
-                suffixes=(".zip", ".tar", *COMPRESSED_TAR_SUFFIXES), magic=_is_archive,
+                suffixes=(".zip", ".tar", *COMPRESSED_TAR_SUFFIXES), magic=_is_archive, signed=True,
                 spellings=((".tbz2", ".tbz", ".tz2", ".tb2", ".tar.bz2"), (".txz", ".tar.xz"),
                            (".tlz", ".tar.lzma")))

@@ -530,6 +530,14 @@ class Format:
     streamed: bool = False
     # The kind (one of KINDS) of a whole file of this format: a file that could not be read is recorded under it.
     kind: str = "document"
+    # Its files are binary and open with its signature (``magic``): text under one of its names is not one of
+    # them -- a web page or a table of text saved as .xls, a mail saved as .msg, a download's error page as .pdf.
+    signed: bool = False
+    # With ``signed``: its program opens such text all the same -- Word a web page named .doc, Excel a web
+    # application's "export to Excel" (an HTML table, tab-separated text) named .xls, mail programs a message
+    # saved as .msg --, so it is read as what it is, under this format's kind.  Without, it is refused as
+    # corrupt, its reason saying what the file holds.
+    opens_text: bool = False
     # Name endings that are spellings of one (".html", ".htm"): its extract function reads a file named by
     # any of a group as by the group's first, so a file renamed from one to another is not read again
     # (:func:`lifededup.extract.renamed.read_alike_here`), where this format reads it.  Each group's names

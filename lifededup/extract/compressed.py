@@ -114,4 +114,4 @@ def _is_compressed(probe: Probe) -> bool:
 
 # a gzipped tar's three names: each read as the tar it holds (inner_name)
 FORMAT = Format(name="gzip", extract=extract_gzip, suffixes=(".gz", ".tgz", ".taz", ".bz2", ".xz", ".lzma"),
-                magic=_is_compressed, spellings=((".tar.gz", ".tgz", ".taz"),))
+                magic=_is_compressed, signed=True, spellings=((".tar.gz", ".tgz", ".taz"),))

@@ -68,4 +68,5 @@ def _is_doc(probe: Probe) -> bool:
     return "WordDocument" in probe.ole_streams()
 
 
-FORMAT = Format(name="doc", extract=extract_doc, suffixes=(".doc",), magic=_is_doc)
+FORMAT = Format(name="doc", extract=extract_doc, suffixes=(".doc",), magic=_is_doc, signed=True,
+                opens_text=True)

@@ -237,4 +237,4 @@ def _is_docx(probe: Probe) -> bool:
 
 
 FORMAT = Format(name="docx", extract=extract_docx, suffixes=(".docx", ".docm", ".dotx", ".dotm"), magic=_is_docx,
-                zipped=True)
+                zipped=True, signed=True)

@@ -81,4 +81,4 @@ def _is_epub(probe: Probe) -> bool:
         "META-INF/container.xml" in names and any(n.endswith(".opf") for n in names))
 
 
-FORMAT = Format(name="epub", extract=extract_epub, suffixes=(".epub",), magic=_is_epub, zipped=True)
+FORMAT = Format(name="epub", extract=extract_epub, suffixes=(".epub",), magic=_is_epub, zipped=True, signed=True)

@@ -96,6 +96,6 @@ def _is_image(probe: Probe) -> bool:
     return bool(mime) and (mime != "image/bmp" or probe.source.suffix == ".bmp")
 
 
-FORMAT = Format(name="image", extract=extract_image,
-                suffixes=(".png", ".jpg", ".jpeg", ".tif", ".tiff", ".gif", ".bmp", ".webp"), magic=_is_image,
+FORMAT = Format(name="image", extract=extract_image, magic=_is_image, signed=True,
+                suffixes=(".png", ".jpg", ".jpeg", ".tif", ".tiff", ".gif", ".bmp", ".webp"),
                 spellings=((".jpg", ".jpeg"), (".tif", ".tiff")))

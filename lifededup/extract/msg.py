@@ -57,4 +57,5 @@ def _is_msg(probe: Probe) -> bool:
     return any(s.startswith("__substg1.0_") for s in probe.ole_streams())
 
 
-FORMAT = Format(name="msg", kind="email", extract=extract_msg, suffixes=(".msg",), magic=_is_msg)
+FORMAT = Format(name="msg", kind="email", extract=extract_msg, suffixes=(".msg",), magic=_is_msg, signed=True,
+                opens_text=True)

@@ -130,5 +130,5 @@ def _is_odf(probe: Probe) -> bool:
     return mime.startswith(_MIME) and mime.removeprefix(_MIME).split("-")[0] in _BODIES
 
 
-FORMAT = Format(name="odt", extract=extract_odt, magic=_is_odf, zipped=True,
+FORMAT = Format(name="odt", extract=extract_odt, magic=_is_odf, zipped=True, signed=True,
                 suffixes=(".odt", ".ott", ".ods", ".ots", ".odp", ".otp", ".odg", ".otg"))

@@ -316,4 +316,4 @@ def _is_pdf(probe: Probe) -> bool:
     return at == 0 or at > 0 and not (probe.is_zip or probe.is_ole or probe.head[257:262] == b"ustar")
 
 
-FORMAT = Format(name="pdf", extract=extract_pdf, suffixes=(".pdf",), magic=_is_pdf)
+FORMAT = Format(name="pdf", extract=extract_pdf, suffixes=(".pdf",), magic=_is_pdf, signed=True)

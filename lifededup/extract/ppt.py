@@ -62,4 +62,5 @@ def _is_ppt(probe: Probe) -> bool:
     return "PowerPoint Document" in probe.ole_streams()
 
 
-FORMAT = Format(name="ppt", kind="presentation", extract=extract_ppt, suffixes=(".ppt", ".pps", ".pot"), magic=_is_ppt)
+FORMAT = Format(name="ppt", kind="presentation", extract=extract_ppt, suffixes=(".ppt", ".pps", ".pot"),
+                magic=_is_ppt, signed=True)

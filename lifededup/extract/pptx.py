@@ -75,5 +75,5 @@ def _is_pptx(probe: Probe) -> bool:
     return any(n.startswith("ppt/") for n in probe.zip_names())
 
 
-FORMAT = Format(name="pptx", kind="presentation", extract=extract_pptx, magic=_is_pptx, zipped=True,
+FORMAT = Format(name="pptx", kind="presentation", extract=extract_pptx, magic=_is_pptx, zipped=True, signed=True,
                 suffixes=(".pptx", ".pptm", ".potx", ".potm", ".ppsx", ".ppsm"))

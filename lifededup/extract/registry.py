@@ -20,8 +20,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from lifededup.extract.base import (
-    CorruptFile, EmptyFile, EncryptedFile, Extracted, ExtractionError, Format, Limits, NotAFile, Probe, Source,
-    TooLarge, UnsupportedFormat, open_zip, pictures_said,
+    CONTAINER_KINDS, CorruptFile, EmptyFile, EncryptedFile, Extracted, ExtractionError, Format, Limits, NotAFile,
+    Probe, Source, TooLarge, UnsupportedFormat, open_zip, pictures_said,
 )
 from lifededup.extract.text import looks_binary
 from lifededup.model import a_kind
@@ -121,12 +121,54 @@ def sniff(source: Source) -> str:
         raise UnsupportedFormat(f"{source.name} holds binary data of no format lifededup reads"
                                 + (f" (despite its {source.suffix} name)" if claimed else ""))
     named = _suffix_format(source.name)
-    if named is not None:
+    if named is not None and not formats()[named].signed:
         return named
+    held = _held(probe)
+    if named is None:
+        return held
+    if not formats()[named].opens_text:
+        raise CorruptFile(_misnamed(source, probe, held))
+    # a file of tags that is no whole page (a web application's table, Excel's XML spreadsheet) is read as a
+    # web page is, for its words: under a binary format's name it is no plain text
+    return "html" if held == "text" and _MARKUP.match(probe.head) else held
+
+
+def _held(probe: Probe) -> str:
+    """The format of text by its content alone: ``"text"`` where no reading of it fits (README.Debian, NEWS,
+    notes.2019)."""
     for fmt in formats().values():
         if fmt.looks_like is not None and fmt.looks_like(probe):
             return fmt.name
-    return "text"  # text by content: README.Debian, NEWS, notes.2019
+    return "text"
+
+
+# A tag, a declaration or a processing instruction first, past a byte order mark and blank space
+_MARKUP = re.compile(rb"(?:\xef\xbb\xbf)?\s*<[!?a-zA-Z]")
+# What a file holds, by the format its content is read as, for the reason a misnamed one is refused with
+_HOLDS = {"html": "a web page", "eml": "a mail", "mbox": "a mailbox", "vcard": "an address card",
+          "icalendar": "a calendar", "svg": "a drawing", "man": "a manual page", "mhtml": "a saved web page"}
+_TITLE = re.compile(rb"<title[^>]*>([^<]*)<", re.IGNORECASE)
+
+
+def _misnamed(source: Source, probe: Probe, held: str) -> str:
+    """Why a file of text named as a binary format that nothing opens as text (a .pdf, a .docx) is refused,
+    quoting it: an HTML error page a download saved, a storage service's XML refusal, a cloud or Git LFS
+    placeholder of the file."""
+    import html
+
+    markup = held not in _HOLDS and _MARKUP.match(probe.head) is not None
+    what = _HOLDS.get(held) or ("markup (XML or HTML)" if markup else "text")
+    found = _TITLE.search(probe.head) if held == "html" else None
+    if found and found.group(1).strip():
+        words = found.group(1)
+    elif held == "html" or markup:
+        words = re.sub(rb"<[^>]*>", b" ", re.sub(rb"(?is)<(script|style)\b.*?</\1\s*>", b" ", probe.head))
+    else:
+        words = next((line for line in probe.head.splitlines() if line.strip()), b"")
+    first = " ".join(html.unescape(words.decode("utf-8", "replace")).split())
+    quoted = f' ("{first[:60]}{"..." if len(first) > 60 else ""}")' if first else ""
+    return (f"{source.name} holds {what}{quoted}, not the {Path(source.name).suffix} file its name says: a "
+            "download that saved its error page, or a placeholder of the file, perhaps")
 
 
 # The formats of mail, which a stray NUL byte or control character (a broken
@@ -187,7 +229,14 @@ def extract_source(source: Source, limits: Limits | None = None) -> Extracted:
     if size > source.limits.max_bytes and not formats()[name].streamed:
         raise TooLarge(f"{source.name} is {size / 2**20:.0f} MiB, over the "
                        f"{source.limits.max_bytes / 2**20:.0f} MiB limit")
-    return extract_as(name, source)
+    read = extract_as(name, source)
+    named = _suffix_format(source.name)
+    if (named is not None and formats()[named].opens_text and not formats()[name].signed
+            and read.kind not in CONTAINER_KINDS):
+        # text under a name whose program opens it (a web page saved as .xls): of the kind its name says, but a
+        # mailbox or an address book is what it is
+        return replace(read, kind=formats()[named].kind)
+    return read
 
 
 def extract_as(name: str, source: Source, limits: Limits | None = None) -> Extracted:

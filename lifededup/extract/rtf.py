@@ -49,4 +49,5 @@ def _is_rtf(probe: Probe) -> bool:
     return probe.head.startswith(b"{\\rtf")
 
 
-FORMAT = Format(name="rtf", extract=extract_rtf, suffixes=(".rtf",), magic=_is_rtf)
+FORMAT = Format(name="rtf", extract=extract_rtf, suffixes=(".rtf",), magic=_is_rtf, signed=True,
+                opens_text=True)

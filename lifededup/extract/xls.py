@@ -28,4 +28,5 @@ def _is_xls(probe: Probe) -> bool:
     return "Workbook" in streams or "Book" in streams
 
 
-FORMAT = Format(name="xls", kind="spreadsheet", extract=extract_xls, suffixes=(".xls",), magic=_is_xls)
+FORMAT = Format(name="xls", kind="spreadsheet", extract=extract_xls, suffixes=(".xls",), magic=_is_xls,
+                signed=True, opens_text=True)

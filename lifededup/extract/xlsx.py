@@ -64,5 +64,5 @@ def _is_xlsx(probe: Probe) -> bool:
     return any(n.startswith("xl/") for n in probe.zip_names())
 
 
-FORMAT = Format(name="xlsx", kind="spreadsheet", extract=extract_xlsx, magic=_is_xlsx, zipped=True,
+FORMAT = Format(name="xlsx", kind="spreadsheet", extract=extract_xlsx, magic=_is_xlsx, zipped=True, signed=True,
                 suffixes=(".xlsx", ".xlsm", ".xltx", ".xltm", ".xlam", ".xlsb"))

@@ -125,4 +125,4 @@ def _is_xps(probe: Probe) -> bool:
     return any(name.lower().endswith((".fdseq", ".fpage")) for name in probe.zip_names())
 
 
-FORMAT = Format(name="xps", extract=extract_xps, suffixes=(".xps", ".oxps"), magic=_is_xps, zipped=True)
+FORMAT = Format(name="xps", extract=extract_xps, suffixes=(".xps", ".oxps"), magic=_is_xps, zipped=True, signed=True)
