@@ -167,3 +167,23 @@ def test_a_mailbox_saved_as_msg_is_a_mailbox_of_messages(tmp_path: Path) -> None
     got = extract(path)
     assert got.kind == "mailbox" and [m.title for m in got.children if isinstance(m, Extracted)] == [
         "Boat trip", "Tides"], got
+
+
+def test_a_message_saved_alone_as_mbox_is_the_mailboxs_first_message(tmp_path: Path) -> None:
+    """dkimpy's ``message.mbox`` is one message, its headers first, with no envelope ("From ") line: it was
+    "corrupt: not an mbox mailbox".  It is a mailbox of that message (and of any after it); text that is no
+    mail is still refused."""
+    eml = FIXTURES / "msg" / "plain_unsent.eml"
+    path = tmp_path / "saved.mbox"
+    path.write_bytes(eml.read_bytes() + b"\nFrom ann@example.org Mon Jun  3 10:00:00 2024\nFrom: ann@example.org\n"
+                     b"Subject: Tides\n\nHigh water at nine.\n")
+    got = extract(path)
+    messages = [m for m in got.children if isinstance(m, Extracted)]
+    assert got.kind == "mailbox" and [(m.part, m.title) for m in messages] == [
+        ("message 1", extract(eml).title), ("message 2", "Tides")], messages
+    assert messages[0].text == extract(eml).text
+    notes = tmp_path / "notes.mbox"
+    notes.write_text("Shopping: bread, tide tables, rope.\n", encoding="utf-8")
+    refused = read(notes)
+    assert isinstance(refused, ExtractionError) and refused.status == "corrupt", refused
+    assert "notes.mbox is not an mbox mailbox" in str(refused), refused

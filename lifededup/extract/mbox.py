@@ -91,8 +91,9 @@ def extract_mbox(source: Source) -> Extracted:
     head = source.head()
     if not head.strip():
         raise EmptyFile(f"{source.name} holds no messages")
-    if not head.startswith(b"From "):
-        raise CorruptFile(f"{source.name} is not an mbox mailbox (it does not start with 'From ')")
+    # a message saved alone as .mbox starts with its headers, no envelope line: it is the mailbox's first message
+    if not head.startswith(b"From ") and not looks_like_mail(head):
+        raise CorruptFile(f"{source.name} is not an mbox mailbox (it starts with neither 'From ' nor mail headers)")
 
     def messages() -> Iterator[Extracted | Failure]:
         for number, data in enumerate(iter_mbox_messages(source), start=source.parts_before + 1):

@@ -10,7 +10,9 @@ cannot read rfc6376.msg: File name too long" or ``vanished`` (extract-msg
 took their bytes for a path), a web application's "export to Excel" (an HTML
 table named ``.xls``) "corrupt: Expected BOF record", a web page saved as
 ``.doc`` antiword's "is not a Word Document", and plain text named ``.rtf``
-was read as RTF, its lines run together.
+was read as RTF, its lines run together.  A message saved alone as ``.mbox``
+(its headers first, no "From " line: dkimpy's ``message.mbox``) was "corrupt:
+not an mbox mailbox"; it is now a mailbox of that message.
 
 ``lifededup.extract`` now reads text named ``.doc``, ``.xls``, ``.msg`` or
 ``.rtf`` as what it is (Word, Excel and mail programs open it), under the
@@ -20,7 +22,7 @@ as ``corrupt`` still, saying what the file holds.
 
 The files holding an item -- alone or inside an archive or a mail -- named
 as a binary format that failed as ``corrupt`` or ``vanished``, or named
-``.rtf``, are marked half written (``mtime`` NULL), as 0033 did, so that the
+``.rtf``, or a mailbox that failed as ``corrupt``, are marked half written (``mtime`` NULL), as 0033 did, so that the
 next ``index`` or watcher rescan reads them again under the same item ids.  A
 picture's name on text was offered to OCR (``no-text-layer``); such files are
 not looked for among a store's pictures.
@@ -46,7 +48,8 @@ _BINARY = (".bz2", ".doc", ".docm", ".docx", ".dotm", ".dotx", ".epub", ".gz", "
            ".zip")
 _MISREAD = (f"(p.status IN ('corrupt', 'vanished') AND ("
             + " OR ".join(f"{_NAME} LIKE '%{suffix}'" for suffix in _BINARY)
-            + f")) OR {_NAME} LIKE '%.rtf'")
+            + f")) OR {_NAME} LIKE '%.rtf' OR (p.status = 'corrupt' AND (p.kind = 'mailbox' "
+            f"OR {_NAME} LIKE '%.mbox' OR {_NAME} LIKE '%.mbx'))")
 
 
 def upgrade() -> None:
