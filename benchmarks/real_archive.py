@@ -38,8 +38,9 @@ names and all (mail-parser's messages have no suffix); and since session 33
 those of two PDF tools (pikepdf, ocrmypdf: scans, blank pages, forms, fuzzed
 files), of an HTML-to-text converter (inscriptis: pages and fragments), of an
 Office file analyser (oletools: templates, add-ins, shows, binary workbooks,
-DDE links, encrypted files) and of an Outlook message reader (msg-parser).  ``ODD_PROJECTS`` names
-each project's release and the folders taken.
+DDE links, encrypted files) and of an Outlook message reader (msg-parser); and since session 34 a DKIM
+library's signed messages (dkimpy: RFC 822 mail named .msg), html2text's test pages and news sites' article
+pages newspaper4k tests on.  ``ODD_PROJECTS`` names each project's release and the folders taken.
 """
 
 from __future__ import annotations
@@ -132,12 +133,17 @@ ODD_PROJECTS = {
     # encrypted and embedded objects; none harmful: oletools' own tests), and Outlook messages
     "oletools": ("0.60.2", ("tests/test-data",)),
     "msg-parser": ("1.2.0", ("tests/files",)),
+    # first read in session 34: RFC 822 mail named .msg and .message (a DKIM library's signed test messages),
+    # an HTML-to-text converter's test pages, and news sites' article pages saved whole
+    "dkimpy": ("1.1.8", ("dkim/tests/data",)),
+    "html2text": ("2025.4.15", ("test",)),
+    "newspaper4k": ("0.9.6", ("tests/data/html",)),
 }
 # documents, not the tests' code, expected outputs or pictures; a file with no suffix is taken (mail as shipped)
 ODD_SUFFIXES = (".pdf", ".docx", ".pptx", ".xlsx", ".odt", ".ods", ".odp", ".ics", ".eml", ".html", ".rtf",
                 ".msg", ".doc", ".xls", ".ppt", ".epub", ".vcf", ".mbox",
                 ".docm", ".dotx", ".dotm", ".pptm", ".potx", ".potm", ".ppsx", ".ppsm", ".xlsm", ".xltx", ".xltm",
-                ".xlam", ".xlsb", ".xps", ".zip")
+                ".xlam", ".xlsb", ".xps", ".zip", ".message")
 
 
 def _run(*command: str, cwd: Path | None = None) -> None:
