@@ -37,6 +37,7 @@ SEEDS = {
     "svg": "../tests/fixtures/svg/harbour-festival-poster.svg", "xps": "../tests/fixtures/xps/presentation.xps",
     "ppt": "Documents/Other formats/garden-club-report-v3.doc",
     "mhtml": "../tests/fixtures/mhtml/lighthouse-walk.mhtml",  # saved by Chromium (tests/fixtures/mhtml/README.md)
+    "emlx": "../tests/fixtures/emlx/4112.emlx",  # a real message as Apple Mail keeps it (its README.md)
     "webarchive": "../tests/fixtures/webarchive/fhs-3.0-sbin-options.webarchive",
     "unread": "/usr/share/vim/vim90/print/mac-roman.ps",  # a PostScript resource Debian's vim-runtime ships
     "archive": "Documents/garden-club-report/garden-club-report-v3.docx", "image": "Bad files/holiday photo.jpg",
