@@ -197,6 +197,28 @@ def test_junk_hidden_and_patterns(store: Store, folder: Path) -> None:
     assert names == [f"note{i}.txt" for i in range(6)], f"rules not applied: {names}"
 
 
+def test_thunderbirds_folder_summaries_are_not_documents(store: Store, tmp_path: Path) -> None:
+    """Thunderbird keeps beside each mailbox (``Inbox``, no suffix) a summary of it, ``Inbox.msf``: a Mork
+    database, text of hex numbers and the messages' headers, which was read as a document of its own (and
+    found by a search for a subject).  It is junk, and an item of one stored before is removed."""
+    local = tmp_path / "Mail" / "Local Folders"
+    local.mkdir(parents=True)
+    (local / "Inbox").write_text("From - Mon Jun  3 09:30:00 2024\nFrom: sam@example.org\nSubject: Boat trip\n"
+                                 "Message-ID: <1@example.org>\n\nSee you Monday at the harbour.\n\n")
+    (local / "Inbox.msf").write_text('// <!-- <mdb:mork:z v="1.4"/> -->\n< <(a=c)> // (f=iso-8859-1)\n'
+                                     "  (B8=ns:msg:db:row:scope:msgs:all)(BA=subject)(BB=sender)>\n"
+                                     "<(80=Boat trip)(81=sam@example.org)>\n{1:^80 {(k^B9:c)(s=9)} [1(^BA^80)(^BB^81)]}\n")
+    assert is_junk("Inbox.msf") and not is_junk("Inbox")
+    store.execute("INSERT INTO items (path, part, kind, status, text, indexed_at, machine, size, mtime) VALUES "
+                  "(:path, '', 'text', 'ok', '(80=Boat trip)', 0, :machine, 10, 1)",
+                  {"path": str(local / "Inbox.msf"), "machine": store.machine})  # as a run before this one read it
+    summary = run(store, [tmp_path / "Mail"], CONFIG)
+    assert summary.removed == 1, summary
+    _, rows = store.execute("SELECT path, part, title FROM items ORDER BY part")
+    assert [(Path(str(p)).name, str(part), t) for p, part, t in rows] == [
+        ("Inbox", "", "Inbox"), ("Inbox", "message 1", "Boat trip")], rows
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/self/mountinfo"), reason="Linux's /proc: what is skipped")
 def test_the_systems_own_file_systems_are_never_listed(store: Store) -> None:
     """`lifededup index /` read every process's /proc files (70 failures for

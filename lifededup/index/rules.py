@@ -23,6 +23,9 @@ JUNK_PATTERNS = (
     # a mail server's own files in a Maildir: its folder mark, indexes and uid lists
     "maildirfolder", "dovecot.index*", "dovecot-uidlist", "dovecot-uidvalidity*", "dovecot-keywords",
     "dovecot.list.index*", "courierimapuiddb", "courierimapacl",
+    # a mail program's own: Thunderbird's summary of each folder (a Mork database, text of hex numbers beside the
+    # mailbox it sums up: it was read as a document)
+    "*.msf",
 )
 
 
