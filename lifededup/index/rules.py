@@ -3,6 +3,7 @@ folder's include and exclude patterns (shell globs, as in ``.gitignore``)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import PurePath
@@ -36,6 +37,27 @@ def is_junk(name: str) -> bool:
 
 def is_hidden(name: str) -> bool:
     return name.startswith(".")
+
+
+# A web page saved whole ("Webpage, Complete": Firefox, Chrome, Edge, Internet Explorer) is NAME.html and,
+# beside it, the folder of its pictures, stylesheets, scripts, fonts and frames: NAME_files, or as Windows
+# names it in the browser's language (its "connected files": Explorer moves and deletes the two together).
+PAGE_FOLDER_ENDINGS = ("_files", "-Dateien", "_archivos", "_arquivos", "_fichiers", "_file", "_bestanden", "_pliki",
+                       "_soubory", "_tiedostot", "-filer", "_filer", "_elemei", "_dosyalar")
+PAGE_ENDINGS = (".html", ".htm", ".xhtml", ".shtml")
+
+
+def holds_page_parts(folder: str) -> bool:
+    """Whether ``folder`` is the parts of a web page saved whole: named as such a folder, beside its page.
+    They are the page's furniture -- its text is the page's, read from NAME.html -- and were read as
+    documents of their own: a stylesheet and jQuery as text, each picture offered to OCR and counted failed,
+    forty copies of each for a page saved forty times."""
+    name = os.path.basename(folder)
+    ending = next((e for e in PAGE_FOLDER_ENDINGS if name.endswith(e) and len(name) > len(e)), None)
+    if ending is None:
+        return False
+    page = os.path.join(os.path.dirname(folder), name[:-len(ending)])
+    return any(os.path.isfile(page + suffix) for suffix in PAGE_ENDINGS)
 
 
 # A Maildir's own folders: a hidden folder holding them is a mail folder of

@@ -24,7 +24,7 @@ from pathlib import Path, PurePath
 from typing import BinaryIO
 
 from lifededup.extract import BrokenLink, LinkLoop, LinkOutside
-from lifededup.index.rules import FolderRules
+from lifededup.index.rules import FolderRules, holds_page_parts
 from lifededup.model import fs_path, stored_path
 
 _READ_BYTES = 1 << 20
@@ -146,7 +146,8 @@ class Scanner:
                 self._unreachable(real, exc)
             return
         if stat.S_ISDIR(st.st_mode):
-            if self.rules.admits_within(self._relative(real), maildir=_holds_maildir(real)):
+            if self.rules.admits_within(self._relative(real), maildir=_holds_maildir(real)) and not self._in_page(
+                    real, itself=True):
                 self._walk(real, st)
         elif self._admits(real):
             self._file(real, st)
@@ -183,8 +184,10 @@ class Scanner:
         folder might be, and recorded ``broken-link``."""
         relative = self._relative(link)
         if os.path.isdir(link):
-            return self.rules.admits_folder(relative) if listed else self.rules.admits_within(relative)
-        return self.rules.admits_file(relative) if listed else self.rules.admits(relative)
+            if listed:
+                return self.rules.admits_folder(relative) and not holds_page_parts(link)
+            return self.rules.admits_within(relative) and not self._in_page(link, itself=True)
+        return self.rules.admits_file(relative) if listed else self._admits(link)
 
     def _made_here(self, path: str) -> bool:
         """Whether a path is one of lifededup's own temporary files or
@@ -200,7 +203,18 @@ class Scanner:
         return PurePath(os.path.relpath(real, home))
 
     def _admits(self, real: str) -> bool:
-        return self.rules.admits(self._relative(real))
+        return self.rules.admits(self._relative(real)) and not self._in_page(real)
+
+    def _in_page(self, real: str, itself: bool = False) -> bool:
+        """Whether ``real`` lies in the folder of a saved page's parts (``itself``: or is one), below its wall:
+        a folder given to be watched is read whatever its name."""
+        home = self.walls.home(real)
+        folder = real if itself else os.path.dirname(real)
+        while home is not None and len(folder) > len(home):
+            if holds_page_parts(folder):
+                return True
+            folder = os.path.dirname(folder)
+        return False
 
     def _file(self, real: str, st: os.stat_result, shown: str | None = None) -> None:
         if stat.S_ISREG(st.st_mode):
@@ -261,7 +275,8 @@ class Scanner:
         elif entry.is_dir(follow_symlinks=False):
             if entry.name == "tmp" and holds_maildir_folders(os.path.dirname(entry.path)):
                 return  # see _in_maildir_tmp
-            if self.rules.admits_folder(relative, maildir=_holds_maildir(entry.path)):
+            if self.rules.admits_folder(relative, maildir=_holds_maildir(entry.path)) and not holds_page_parts(
+                    entry.path):
                 self._walk(entry.path, entry.stat(follow_symlinks=False))
         elif self.rules.admits_file(relative):
             self._file(entry.path, entry.stat(follow_symlinks=False))
@@ -288,7 +303,7 @@ class Scanner:
             if _inside(link, real):
                 self._skip(link, LINK_LOOP, f"a symbolic link to its own folder {real!r}: a loop")
             elif (st.st_dev, st.st_ino) not in self._visited and self.rules.admits_within(
-                    self._relative(real), maildir=_holds_maildir(real)):
+                    self._relative(real), maildir=_holds_maildir(real)) and not self._in_page(real, itself=True):
                 self.followed.append(stored_path(real))
                 self._walk(real, st)
         elif self._admits(real):
