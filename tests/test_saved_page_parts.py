@@ -71,3 +71,10 @@ def test_the_watcher_leaves_a_page_saved_whole_while_it_runs_as_its_page_alone(t
         (root / "later.txt").write_text("Written after the page's folder changed.\n")
         eventually(lambda: str(root / "later.txt") in stored(store), "the second note is indexed")
         assert set(stored(store)) == {str(page), str(after), str(root / "later.txt")}, stored(store)
+        # a slow save: its parts settle (and are read, beside no page yet) before the page is written
+        slow = save_complete(root / "slow", "Tart")
+        slow.unlink()
+        eventually(lambda: str(root / "slow" / "Tart_files" / "style.css") in stored(store), "the parts are read")
+        slow.write_text(PAGE)
+        eventually(lambda: str(slow) in stored(store) and not any("Tart_files" in path for path in stored(store)),
+                   "the page is read and its parts go")

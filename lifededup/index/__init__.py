@@ -37,7 +37,7 @@ Public API
 ``run_scopes(store, scopes, config, ...)``, ``Scope(path, rules, base)``: the same over paths with rules of their own
 
 ``IndexConfig(workers, limits, rules, params, batch_items, batch_seconds, max_text_chars)``, ``max_workers()``
-``FolderRules(include, exclude, hidden)``, ``is_junk(name)``: which files are indexed
+``FolderRules(include, exclude, hidden)``, ``is_junk(name)``, ``page_parts_of(page)``: which files are indexed
 ``Summary``: new, updated, unchanged, moved, removed, failed, exact/near duplicates
 ``Progress`` (protocol), ``Quiet``, ``LogLines(write)``, ``Bar()``: progress reporting
 ``scan(root, rules, base=None) -> Iterator[Seen]``, ``absolute(path)``;
@@ -55,7 +55,7 @@ from lifededup import lazy_names
 from lifededup.index.config import IndexConfig, default_workers, max_workers
 from lifededup.store.failures import FailedItem, failures
 from lifededup.index.progress import Bar, LogLines, Progress, Quiet
-from lifededup.index.rules import FolderRules, is_junk
+from lifededup.index.rules import FolderRules, is_junk, page_parts_of
 from lifededup.index.scan import Scanner, Seen, Skipped, Walls, absolute, blocked_by, scan
 
 # The run itself (extraction, fingerprinting, the store's writer: numpy and
@@ -70,6 +70,6 @@ __getattr__ = lazy_names(__name__, {name: ("lifededup.index.run", name) for name
 __all__ = [
     "Bar", "FailedItem", "FolderRules", "IndexConfig", "LogLines", "Progress", "Quiet", "Scanner", "Scope", "Seen",
     "Skipped", "Summary", "Walls", "absolute", "blocked_by", "default_workers", "failed_in_store", "failures",
-    "is_junk", "max_workers", "run",
+    "is_junk", "max_workers", "page_parts_of", "run",
     "run_in_folders", "run_scopes", "scan",
 ]

@@ -60,6 +60,14 @@ def holds_page_parts(folder: str) -> bool:
     return any(os.path.isfile(page + suffix) for suffix in PAGE_ENDINGS)
 
 
+def page_parts_of(page: str) -> list[str]:
+    """The folders of ``page``'s parts that are there beside it (``NAME_files`` beside ``NAME.html``)."""
+    stem, suffix = os.path.splitext(page)
+    if suffix.lower() not in PAGE_ENDINGS:
+        return []
+    return [stem + ending for ending in PAGE_FOLDER_ENDINGS if os.path.isdir(stem + ending)]
+
+
 # A Maildir's own folders: a hidden folder holding them is a mail folder of
 # Maildir++ (Dovecot's and Courier's `.Sent`, `.Archive.2019`), not a program's.
 MAILDIR_FOLDERS = frozenset({"cur", "new", "tmp"})

@@ -29,7 +29,7 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 warnings.filterwarnings("ignore", message=r"Callback with id .* already exists for watch", category=RuntimeWarning)
 
 from lifededup.extract import PATH_STATUSES
-from lifededup.index import IndexConfig, Quiet, Seen, run_in_folders
+from lifededup.index import IndexConfig, Quiet, Seen, page_parts_of, run_in_folders
 from lifededup.model import fs_path, shown, stored_path
 from lifededup.store import (
     MachineTaken,
@@ -534,6 +534,8 @@ class Watcher:
         present = [f for f in self.folders if os.path.isdir(self._disk[f.path])]
         disks = [self._disk[f.path].rstrip("/") + "/" for f in present]
         mine = [p for p in paths if any(p.startswith(disk) for disk in disks)]
+        # a page saved whole: what was read of its folder of parts before the page was written goes now
+        mine += [parts for p in mine for parts in page_parts_of(p) if parts not in mine]
         overdue = self.debouncer.overdue
         # a file that could not be read while being written is not read again, and again, every max_wait
         # seconds while it grows (a PDF downloading for an hour): only once it is still
