@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import gzip
 import io
+import random
+import re
 import shutil
 import subprocess
 import tarfile
@@ -234,6 +236,24 @@ def test_formats_not_read_are_named(name: str, fmt: str) -> None:
     """A .7z, .dvi or .djvu was 'binary data of no format lifededup reads': now the reason names the format."""
     with pytest.raises(UnsupportedFormat, match=fmt.replace("(", r"\(").replace(")", r"\)")):
         extract(FIXTURES / "unread" / name)
+
+
+@pytest.mark.parametrize(("name", "head", "said"), [
+    ("Outlook.pst", b"!BDN\x12\x34\x56\x78SM\x17\x00\x01\x00", "is an Outlook data file: its mail"),
+    ("cache.ost", b"!BDN\x12\x34\x56\x78SO\x24\x00\x01\x00", "readpst (Debian's pst-utils"),
+    ("photos.rar", b"Rar!\x1a\x07\x00\xcf\x90\x73\x00\x00\x0d\x00", "is RAR: RAR archives are not read"),
+    ("photos-2020", b"Rar!\x1a\x07\x01\x00\x33\x92\xb5\xe5\x0a\x01", "is RAR: RAR archives are not read"),
+])
+def test_outlook_data_files_and_rar_archives_are_named_with_what_reads_them(
+        tmp_path: Path, name: str, head: bytes, said: str) -> None:
+    """An Outlook .pst (a person's whole mail, often) was "binary data of no format lifededup reads", which
+    says neither what it is nor how its mail can be read; so was a RAR archive.  The signatures are the
+    formats' own ([MS-PST] 2.2.2.6: "!BDN", a CRC, then "SM" or "SO"; RAR 4 and 5); the rest of each file is
+    random: what is after the signature is never read."""
+    path = tmp_path / name
+    path.write_bytes(head + random.Random(name).randbytes(4096))
+    with pytest.raises(UnsupportedFormat, match=re.escape(said)):
+        extract(path)
 
 
 @pytest.fixture(scope="module")
