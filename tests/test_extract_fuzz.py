@@ -38,6 +38,7 @@ SEEDS = {
     "ppt": "Documents/Other formats/garden-club-report-v3.doc",
     "mhtml": "../tests/fixtures/mhtml/lighthouse-walk.mhtml",  # saved by Chromium (tests/fixtures/mhtml/README.md)
     "emlx": "../tests/fixtures/emlx/4112.emlx",  # a real message as Apple Mail keeps it (its README.md)
+    "tnef": "../tests/fixtures/tnef/two-files.tnef",  # Outlook's winmail.dat, from tnefparse (its README.md)
     "webarchive": "../tests/fixtures/webarchive/fhs-3.0-sbin-options.webarchive",
     "unread": "/usr/share/vim/vim90/print/mac-roman.ps",  # a PostScript resource Debian's vim-runtime ships
     "archive": "Documents/garden-club-report/garden-club-report-v3.docx", "image": "Bad files/holiday photo.jpg",

@@ -39,6 +39,7 @@ FORMAT_MODULES = (
     "lifededup.extract.xls",
     "lifededup.extract.ppt",
     "lifededup.extract.msg",
+    "lifededup.extract.tnef",
     "lifededup.extract.emlx",
     "lifededup.extract.rtf",
     "lifededup.extract.image",

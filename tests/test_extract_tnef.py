@@ -1,0 +1,56 @@
+"""Outlook's winmail.dat (TNEF) on real files (tests/fixtures/tnef/, from tnefparse's test suite: see the
+README there), alone and attached to a mail as Outlook sends it."""
+
+from __future__ import annotations
+
+from email.message import EmailMessage
+from pathlib import Path
+
+from lifededup.extract import Extracted, Failure, extract, walk
+from lifededup.index import IndexConfig, run
+from lifededup.store import open_store
+
+TNEF = Path(__file__).parent / "fixtures" / "tnef"
+
+
+def test_the_attachments_outlook_wrapped_are_parts_read_as_any_attachment() -> None:
+    """winmail.dat was "binary data of no format lifededup reads": the files in it were never read."""
+    got = extract(TNEF / "two-files.tnef")
+    assert (got.kind, got.title, got.mime) == ("email", "two files", "application/ms-tnef"), got
+    parts = [p for p in walk(extract(TNEF / "two-files.tnef")) if p.part]
+    assert [p.part for p in parts] == ["attachment 1: AUTHORS", "attachment 2: README"], parts
+    assert all(isinstance(p, Extracted) for p in parts) and "Authors of tnef" in parts[0].text, parts
+
+
+def test_its_rich_text_is_its_text_a_replys_quote_dropped_as_a_mails_is() -> None:
+    got = extract(TNEF / "long-filename.tnef")
+    assert got.title == "RE: license file" and got.text.startswith("I've attached a temp. license for QARun 4.7."), got
+    assert "Original Message" not in got.text, "the message it answers is not its text"
+    umlaut = extract(TNEF / "umlaut.tnef")  # RTF wrapping the message's HTML
+    assert umlaut.text.startswith("TEST äöü"), umlaut.text
+    names = [p.part for p in walk(extract(TNEF / "umlaut.tnef"))]
+    assert "attachment 3: UmlautAnhang-äüö.txt" in names, names
+
+
+def test_a_winmail_dat_outlook_attached_to_a_mail_is_read_into_its_documents(tmp_path: Path) -> None:
+    """As another mail program receives Outlook's rich-text mail: a text part and winmail.dat."""
+    mail = EmailMessage()
+    mail["From"], mail["To"], mail["Subject"] = "Sue <sue@example.org>", "Stephen <stephen@example.org>", \
+        "Y2K problem with Add-DT"
+    mail.set_content("Hi Stephen, Sue has encountered a Date problem while running our New Books List.\n")
+    mail.add_attachment((TNEF / "missing-filenames.tnef").read_bytes(), maintype="application", subtype="ms-tnef",
+                        filename="winmail.dat")
+    folder = tmp_path / "Mail"
+    folder.mkdir()
+    (folder / "y2k.eml").write_bytes(bytes(mail))
+    parts = {p.part: p for p in walk(extract(folder / "y2k.eml"))}
+    source = parts["attachment 1: winmail.dat / attachment 1: generpts.src"]
+    assert isinstance(source, Extracted) and "CIRREQ01" in source.text, source
+    # the three Word documents are screenshots pasted in Word 97: no word in them, said so
+    words = [p for name, p in parts.items() if name.endswith(".doc")]
+    assert len(words) == 3 and all(isinstance(p, Failure) and p.status == "empty" for p in words), words
+    with open_store(tmp_path / "store.db") as store:
+        run(store, [folder], IndexConfig(workers=1))
+        _, rows = store.execute("SELECT part FROM items WHERE items.id IN (SELECT rowid FROM items_fts WHERE "
+                                "items_fts MATCH 'cirreq01')")
+        assert [r[0] for r in rows] == ["attachment 1: winmail.dat / attachment 1: generpts.src"], rows
