@@ -54,3 +54,19 @@ def test_a_winmail_dat_outlook_attached_to_a_mail_is_read_into_its_documents(tmp
         _, rows = store.execute("SELECT part FROM items WHERE items.id IN (SELECT rowid FROM items_fts WHERE "
                                 "items_fts MATCH 'cirreq01')")
         assert [r[0] for r in rows] == ["attachment 1: winmail.dat / attachment 1: generpts.src"], rows
+
+
+def test_a_damaged_word_document_inside_a_container_is_said_by_its_own_name(tmp_path: Path) -> None:
+    """A part is read from a temporary copy, and antiword's message named that: "antiword could not read it:
+    /tmp/lifededup-worker-14702-4zchgx5i/lifededup-part-lthue6tz.doc is not a Word Document." (found with
+    tnefparse's MAPI_ATTACH_DATA_OBJ.tnef) said neither which attachment nor where."""
+    mail = EmailMessage()
+    mail["From"], mail["To"], mail["Subject"] = "via@example.no", "lars@example.no", "VIA Nytt"
+    mail.set_content("Nyhetsbrevet ligger vedlagt.\n")
+    mail.add_attachment((TNEF / "VIA_Nytt_1402.doc").read_bytes(), maintype="application", subtype="msword",
+                        filename="VIA_Nytt_1402.doc")
+    (tmp_path / "via.eml").write_bytes(bytes(mail))
+    [damaged] = [p for p in walk(extract(tmp_path / "via.eml")) if p.part]
+    assert isinstance(damaged, Failure) and damaged.status == "corrupt", damaged
+    assert "VIA_Nytt_1402.doc is not a Word Document" in damaged.reason, damaged.reason
+    assert "lifededup-part" not in damaged.reason and "/tmp" not in damaged.reason, damaged.reason

@@ -27,12 +27,14 @@ _NO_DATE = datetime(1601, 1, 1)
 def extract_doc(source: Source) -> Extracted:
     with source.as_path() as path:
         try:
-            out = run_tool("antiword", "antiword", "Word 97-2003 .doc", ["-m", "UTF-8.txt", "-w", "0", str(path)])
+            out = run_tool("antiword", "antiword", "Word 97-2003 .doc", ["-m", "UTF-8.txt", "-w", "0", str(path)],
+                           name=source.name)
             text = out.decode("utf-8", "replace")
         except CorruptFile as exc:
             if "too small" not in str(exc):
                 raise
-            out = run_tool("catdoc", "catdoc", "short Word 97-2003 .doc", ["-d", "utf-8", "-w", str(path)])
+            out = run_tool("catdoc", "catdoc", "short Word 97-2003 .doc", ["-d", "utf-8", "-w", str(path)],
+                           name=source.name)
             text = out.decode("utf-8", "replace")
         title, date = _summary(path)
     text = _TABLE_ROW.sub(lambda row: " ".join(row.group(1).replace("|", " ").split()), text)

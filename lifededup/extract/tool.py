@@ -19,8 +19,12 @@ TOOL_TIMEOUT_S = 50
 
 
 def run_tool(tool: str, package: str, fmt: str, args: list[str], stdin: bytes | None = None,
-             timeout_s: float = TOOL_TIMEOUT_S, env: dict[str, str] | None = None) -> bytes:
-    """``tool``'s standard output; :class:`MissingTool` (naming Debian ``package``) when it is not installed."""
+             timeout_s: float = TOOL_TIMEOUT_S, env: dict[str, str] | None = None, name: str | None = None) -> bytes:
+    """``tool``'s standard output; :class:`MissingTool` (naming Debian ``package``) when it is not installed.
+
+    ``name``: the file's name as its owner knows it, said in the program's message where it names the path
+    it was given -- an attachment's or a member's temporary copy ("/tmp/lifededup-worker-14702-4zchgx5i/
+    lifededup-part-lthue6tz.doc is not a Word Document" said neither which file nor where)."""
     if shutil.which(tool) is None:
         raise MissingTool(tool, package, fmt)
     # confined to the system's files and the files it is given (sandbox.py): a
@@ -34,6 +38,9 @@ def run_tool(tool: str, package: str, fmt: str, args: list[str], stdin: bytes | 
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
         reason = message[-1] if message else f"exit {done.returncode}"
+        for arg in args if name is not None else ():
+            if os.path.isfile(arg):
+                reason = reason.replace(arg, name)
         if "encrypt" in reason.lower() or "password" in reason.lower():
             raise EncryptedFile(f"the {fmt} file is encrypted: {reason}")
         raise CorruptFile(f"{tool} could not read it: {reason}")
