@@ -38,8 +38,8 @@ def run_tool(tool: str, package: str, fmt: str, args: list[str], stdin: bytes | 
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
         reason = message[-1] if message else f"exit {done.returncode}"
-        for arg in args if name is not None else ():
-            if os.path.isfile(arg):
+        if name is not None:
+            for arg in (a for a in args if os.path.isfile(a)):
                 reason = reason.replace(arg, name)
         if "encrypt" in reason.lower() or "password" in reason.lower():
             raise EncryptedFile(f"the {fmt} file is encrypted: {reason}")
