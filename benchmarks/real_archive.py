@@ -39,8 +39,8 @@ those of two PDF tools (pikepdf, ocrmypdf: scans, blank pages, forms, fuzzed
 files), of an HTML-to-text converter (inscriptis: pages and fragments), of an
 Office file analyser (oletools: templates, add-ins, shows, binary workbooks,
 DDE links, encrypted files) and of an Outlook message reader (msg-parser); and since session 34 a DKIM
-library's signed messages (dkimpy: RFC 822 mail named .msg), html2text's test pages and news sites' article
-pages newspaper4k tests on.  ``ODD_PROJECTS`` names each project's release and the folders taken.
+library's signed messages (dkimpy: RFC 822 mail named .msg), html2text's test pages, news sites' article
+pages newspaper4k tests on, and Outlook's winmail.dat files (tnefparse).  ``ODD_PROJECTS`` names each project's release and the folders taken.
 """
 
 from __future__ import annotations
@@ -138,12 +138,14 @@ ODD_PROJECTS = {
     "dkimpy": ("1.1.8", ("dkim/tests/data",)),
     "html2text": ("2025.4.15", ("test",)),
     "newspaper4k": ("0.9.6", ("tests/data/html",)),
+    # Outlook's winmail.dat as real mail carried it (attachments, RTF text, damaged checksums)
+    "tnefparse": ("1.4.0", ("tests/examples",)),
 }
 # documents, not the tests' code, expected outputs or pictures; a file with no suffix is taken (mail as shipped)
 ODD_SUFFIXES = (".pdf", ".docx", ".pptx", ".xlsx", ".odt", ".ods", ".odp", ".ics", ".eml", ".html", ".rtf",
                 ".msg", ".doc", ".xls", ".ppt", ".epub", ".vcf", ".mbox",
                 ".docm", ".dotx", ".dotm", ".pptm", ".potx", ".potm", ".ppsx", ".ppsm", ".xlsm", ".xltx", ".xltm",
-                ".xlam", ".xlsb", ".xps", ".zip", ".message")
+                ".xlam", ".xlsb", ".xps", ".zip", ".message", ".tnef")
 
 
 def _run(*command: str, cwd: Path | None = None) -> None:
