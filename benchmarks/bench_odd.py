@@ -52,12 +52,15 @@ OFFICE = (".docx", ".odt", ".pptx")
 
 
 def _lifededup(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "lifededup", *args], capture_output=True, text=True, check=False)
+    # from / : `python -m` puts its working folder first on the module path, so run from a checkout it took
+    # the checkout's lifededup before --before's, and both columns measured this code
+    return subprocess.run([sys.executable, "-m", "lifededup", *args], capture_output=True, text=True, check=False,
+                          cwd="/")
 
 
 def index(folder: Path, store: Path) -> dict[str, Any]:
     """One ``lifededup index`` run: its seconds, what it printed that is not progress, the failures recorded."""
-    db = str(store / "lifededup.db")
+    db = str((store / "lifededup.db").resolve())  # the commands run from /
     started = time.perf_counter()
     done = _lifededup("index", "--db", db, str(folder))
     elapsed = time.perf_counter() - started
