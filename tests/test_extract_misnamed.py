@@ -4,15 +4,14 @@ web applications and mail programs save under Office's and Outlook's names."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from test_extract_formats import ppt  # noqa: F401 -- the fixture: the sample's slides saved as .ppt by LibreOffice
 
 from lifededup.extract import ExtractionError, Extracted, extract
 
 FIXTURES = Path(__file__).parent / "fixtures"
-CORPUS = Path(__file__).parent.parent / "sample_corpus"
 OLE_MAGIC = bytes.fromhex("d0cf11e0a1b11ae1")
 
 
@@ -21,19 +20,6 @@ def read(path: Path) -> Extracted | ExtractionError:
         return extract(path)
     except ExtractionError as error:
         return error
-
-
-@pytest.fixture(scope="module")
-def ppt(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sample corpus's slides saved as PowerPoint 97-2003 by LibreOffice Impress."""
-    soffice = shutil.which("soffice") or shutil.which("libreoffice")
-    if soffice is None:
-        pytest.skip("LibreOffice is not installed (libreoffice-impress-nogui)")
-    out = tmp_path_factory.mktemp("ppt")
-    subprocess.run([soffice, f"-env:UserInstallation=file://{out}/profile", "--headless", "--convert-to", "ppt",
-                    "--outdir", str(out), str(CORPUS / "Documents/kitchen-quotes/kitchen-plan-slides.pptx")],
-                   check=True, capture_output=True, timeout=120)
-    return out / "kitchen-plan-slides.ppt"
 
 
 @pytest.mark.parametrize("name", ["deck.ppt", "note.msg"])
