@@ -41,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import io
+import logging
 import os
 import re
 import tempfile
@@ -430,6 +431,17 @@ class Probe:
             except OSError as exc:
                 raise CorruptFile(f"damaged OLE2 (old Office) file: {exc}") from exc
         return self._ole
+
+
+def hush_log(library: str) -> None:
+    """A library's log goes nowhere: its warnings about the damage it reads past (pdfminer.six's "Data-loss
+    while decompressing corrupted data", tnefparse's "Checksum: 797 != 753") name no file, and went to the
+    indexer's terminal between its progress lines, through the handler Python's logging falls back on, or
+    into the watcher's log.  What it cannot read past raises, and the file's reason says it."""
+    quiet = logging.getLogger(library)
+    if quiet.propagate:
+        quiet.addHandler(logging.NullHandler())
+        quiet.propagate = False
 
 
 def ole_data(source: Source) -> io.BytesIO:

@@ -13,14 +13,14 @@ from __future__ import annotations
 import ctypes
 import functools
 import io
-import logging
 import re
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from lifededup.extract.base import (
-    CorruptFile, EmptyFile, EncryptedFile, ExtractionError, Extracted, Format, NoText, Probe, Source, last_saved,
+    CorruptFile, EmptyFile, EncryptedFile, ExtractionError, Extracted, Format, NoText, Probe, Source, hush_log,
+    last_saved,
 )
 from lifededup.extract.layout import clean_pages
 from lifededup.extract.ocr import read_scanned_pdf
@@ -172,18 +172,8 @@ def _inside_word(pdfium: Any, textpage: Any, full: str, i: int) -> bool:
 
 
 @functools.cache
-def _hush_pdfminer() -> None:
-    """pdfminer.six's warnings about the damage it reads past ("Data-loss while decompressing corrupted
-    data": a stream's checksum wrong) name no file, and went to the indexer's terminal between its progress
-    lines, through the handler Python's logging falls back on, or into the watcher's log: they go nowhere.
-    What it cannot read past raises, and the file's reason says it."""
-    quiet = logging.getLogger("pdfminer")
-    quiet.addHandler(logging.NullHandler())
-    quiet.propagate = False
-
-
 def _pages_pdfminer(data: bytes) -> tuple[list[str], dict[str, str]]:
-    _hush_pdfminer()
+    hush_log("pdfminer")
     from pdfminer.high_level import extract_pages
     from pdfminer.layout import LTTextContainer
     from pdfminer.pdfdocument import PDFDocument, PDFEncryptionError, PDFPasswordIncorrect

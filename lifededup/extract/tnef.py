@@ -10,11 +10,10 @@ text (plain, HTML, or the compressed RTF, decompressed by tnefparse's optional
 
 from __future__ import annotations
 
-import logging
 import struct
 from typing import Any
 
-from lifededup.extract.base import CorruptFile, EmptyFile, Extracted, Format, Probe, Source
+from lifededup.extract.base import CorruptFile, EmptyFile, Extracted, Format, Probe, Source, hush_log
 from lifededup.extract.html import parse_html
 from lifededup.extract.layout import clean_text
 from lifededup.extract.mail import attachment_items, is_forward, is_reply, strip_quotes
@@ -28,8 +27,7 @@ _SUBJECT = 0x8004
 def extract_tnef(source: Source) -> Extracted:
     from tnefparse import TNEF  # type: ignore[import-untyped]
 
-    # it says what it could not decode ("Checksum: 797 != 753") on the terminal; what it cannot read raises
-    logging.getLogger("tnefparse").setLevel(logging.ERROR)
+    hush_log("tnefparse")
     try:
         # Outlook's own checksums are often wrong (tnefparse's bad_checksum.tnef): not asked
         tnef: Any = TNEF(source.read_bytes(), do_checksum=False)
