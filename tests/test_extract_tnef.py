@@ -3,10 +3,11 @@ README there), alone and attached to a mail as Outlook sends it."""
 
 from __future__ import annotations
 
+import logging
 from email.message import EmailMessage
 from pathlib import Path
 
-from lifededup.extract import Extracted, Failure, extract, walk
+from lifededup.extract import Extracted, Failure, Limits, extract, extract_many, walk
 from lifededup.index import IndexConfig, run
 from lifededup.store import open_store
 
@@ -70,3 +71,15 @@ def test_a_damaged_word_document_inside_a_container_is_said_by_its_own_name(tmp_
     assert isinstance(damaged, Failure) and damaged.status == "corrupt", damaged
     assert "VIA_Nytt_1402.doc is not a Word Document" in damaged.reason, damaged.reason
     assert "lifededup-part" not in damaged.reason and "/tmp" not in damaged.reason, damaged.reason
+
+
+def test_a_damaged_winmail_dat_is_read_not_timed_out_by_its_readers_warnings() -> None:
+    """tnefparse warns at each object it cannot make sense of; in a damaged file it found millions, and the
+    records made for them (sent nowhere) took 81 s: past the worker's time limit, "timeout", the attachments
+    lost.  Its log is now above every level: no record is made."""
+    outcomes = {o.part: o.result for o in extract_many([TNEF / "two-files-damaged.tnef"], Limits(timeout_s=45),
+                                                        workers=1)}
+    assert sorted(outcomes) == ["", "attachment 1: AUTHORS", "attachment 2: README"], outcomes
+    assert all(isinstance(r, Extracted) for r in outcomes.values()), outcomes
+    extract(TNEF / "two-files.tnef")  # and in this process, once a TNEF is read
+    assert not logging.getLogger("tnefparse").isEnabledFor(logging.CRITICAL)
