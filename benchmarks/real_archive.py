@@ -40,7 +40,8 @@ files), of an HTML-to-text converter (inscriptis: pages and fragments), of an
 Office file analyser (oletools: templates, add-ins, shows, binary workbooks,
 DDE links, encrypted files) and of an Outlook message reader (msg-parser); and since session 34 a DKIM
 library's signed messages (dkimpy: RFC 822 mail named .msg), html2text's test pages, news sites' article
-pages newspaper4k tests on, and Outlook's winmail.dat files (tnefparse).  ``ODD_PROJECTS`` names each project's release and the folders taken.
+pages newspaper4k tests on, and Outlook's winmail.dat files (tnefparse).  ``ODD_PROJECTS`` names each
+project's release and the folders taken.
 """
 
 from __future__ import annotations

@@ -207,7 +207,8 @@ def test_thunderbirds_folder_summaries_are_not_documents(store: Store, tmp_path:
                                  "Message-ID: <1@example.org>\n\nSee you Monday at the harbour.\n\n")
     (local / "Inbox.msf").write_text('// <!-- <mdb:mork:z v="1.4"/> -->\n< <(a=c)> // (f=iso-8859-1)\n'
                                      "  (B8=ns:msg:db:row:scope:msgs:all)(BA=subject)(BB=sender)>\n"
-                                     "<(80=Boat trip)(81=sam@example.org)>\n{1:^80 {(k^B9:c)(s=9)} [1(^BA^80)(^BB^81)]}\n")
+                                     "<(80=Boat trip)(81=sam@example.org)>\n"
+                                     "{1:^80 {(k^B9:c)(s=9)} [1(^BA^80)(^BB^81)]}\n")
     assert is_junk("Inbox.msf") and not is_junk("Inbox")
     store.execute("INSERT INTO items (path, part, kind, status, text, indexed_at, machine, size, mtime) VALUES "
                   "(:path, '', 'text', 'ok', '(80=Boat trip)', 0, :machine, 10, 1)",
