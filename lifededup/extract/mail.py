@@ -217,15 +217,21 @@ def _body(message: EmailMessage, *, forward: bool, reply: bool) -> str:
         return ""
     text = part_text(part)
     if part.get_content_subtype() == "html":
-        return parse_html(without_html_quotes(text) if reply and not forward else text).text
+        return html_message_text(text, forward=forward, reply=reply)
     words = len(text.split())
     html = message.get_body(preferencelist=("html",)) if words < _STUB_WORDS else None
     if html is not None:
         markup = part_text(html)
-        converted = parse_html(without_html_quotes(markup) if reply and not forward else markup).text
+        converted = html_message_text(markup, forward=forward, reply=reply)
         if words < len(converted.split()) / 4 or _STUB_SAYS.search(text):  # a stub: the HTML is the message
             return converted
     return text
+
+
+def html_message_text(markup: bytes | str, *, forward: bool, reply: bool) -> str:
+    """An HTML message's words (an .eml's HTML part, a .msg's or a winmail.dat's HTML body), without a reply's
+    quote of the message it answers: a new message's quote, and a forward, are its own text."""
+    return parse_html(without_html_quotes(markup) if reply and not forward else markup).text
 
 
 def without_html_quotes(markup: bytes | str) -> bytes | str:

@@ -11,9 +11,8 @@ from datetime import datetime
 from typing import Any
 
 from lifededup.extract.base import EmptyFile, Extracted, Format, MissingTool, Probe, Source, ole_data
-from lifededup.extract.html import parse_html
 from lifededup.extract.layout import clean_text
-from lifededup.extract.mail import attachment_items, is_forward, is_reply, strip_quotes, without_html_quotes
+from lifededup.extract.mail import attachment_items, html_message_text, is_forward, is_reply, strip_quotes
 
 INSTALL = "pip install 'lifededup[msg]'"
 
@@ -32,8 +31,7 @@ def extract_msg(source: Source) -> Extracted:
         # MAPI strings are often padded with NULs (Outlook, PST exports)
         body = (message.body or "").replace("\x00", "")
         if not body.strip() and message.htmlBody:
-            quoted = is_reply(subject) and not forward  # a new message's quote is its own text
-            body = parse_html(without_html_quotes(message.htmlBody) if quoted else message.htmlBody).text
+            body = html_message_text(message.htmlBody, forward=forward, reply=is_reply(subject))
         metadata = {k: " ".join(str(v).replace("\x00", "").split())
                     for k, v in (("from", message.sender), ("to", message.to), ("cc", message.cc),
                                  ("bcc", getattr(message, "bcc", None))) if v}

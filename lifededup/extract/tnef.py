@@ -14,9 +14,8 @@ import struct
 from typing import Any
 
 from lifededup.extract.base import CorruptFile, EmptyFile, Extracted, Format, Probe, Source, hush_log
-from lifededup.extract.html import parse_html
 from lifededup.extract.layout import clean_text
-from lifededup.extract.mail import attachment_items, is_forward, is_reply, strip_quotes
+from lifededup.extract.mail import attachment_items, html_message_text, is_forward, is_reply, strip_quotes
 
 # TNEF's signature, 0x223E9F78 little-endian
 _SIGNATURE = b"\x78\x9f\x3e\x22"
@@ -36,16 +35,17 @@ def extract_tnef(source: Source) -> Extracted:
     subject = next((" ".join(str(p.data).split()) for p in tnef.msgprops if p.name == _SUBJECT), "")
     attachments = [(a.long_filename() or f"attachment-{number}", a.data)
                    for number, a in enumerate(tnef.attachments, start=1) if isinstance(a.data, bytes) and a.data]
-    forward = is_forward(subject)
-    text = clean_text(strip_quotes(_body(tnef), forward=forward, reply=is_reply(subject)))
+    forward, reply = is_forward(subject), is_reply(subject)
+    text = clean_text(strip_quotes(_body(tnef, forward=forward, reply=reply), forward=forward, reply=reply))
     if not text.strip() and not subject and not attachments:
         raise EmptyFile(f"{source.name} is an Outlook TNEF wrapper with no text and no attachment")
     return Extracted(text=text, title=subject, kind="email", mime="application/ms-tnef",
                      children=attachment_items(attachments, source))
 
 
-def _body(tnef: Any) -> str:
-    """The message's text: plain, else its HTML's, else its RTF's."""
+def _body(tnef: Any, *, forward: bool, reply: bool) -> str:
+    """The message's text: plain, else its HTML's (as a mail's: a reply's quote markup dropped), else its
+    RTF's."""
     from striprtf.striprtf import rtf_to_text
 
     if tnef.body:
@@ -53,7 +53,7 @@ def _body(tnef: Any) -> str:
         return body.replace("\x00", "")
     if tnef.htmlbody:
         page = tnef.htmlbody.decode("utf-8", "replace") if isinstance(tnef.htmlbody, bytes) else str(tnef.htmlbody)
-        return parse_html(page).text
+        return html_message_text(page, forward=forward, reply=reply)
     rtf = tnef.rtfbody
     if isinstance(rtf, bytes) and rtf.startswith(b"{\\rtf"):  # decompressed: compressed_rtf is there
         text: str = rtf_to_text(rtf.decode("latin-1"), errors="replace")  # type: ignore[no-untyped-call]
