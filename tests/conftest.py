@@ -9,7 +9,10 @@ failing example saved in .hypothesis/) rather than by chance in CI.
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -127,3 +130,20 @@ def language_db(postgres: pg_server.Server) -> Iterator[str]:
     url = postgres.url("icu_en")
     yield url
     postgres.drop_database(url)
+
+
+# the sample corpus's deck, which the ppt fixture saves as PowerPoint 97-2003
+SLIDES = Path(__file__).resolve().parent.parent / "sample_corpus/Documents/kitchen-quotes/kitchen-plan-slides.pptx"
+
+
+@pytest.fixture(scope="session")
+def ppt(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample corpus's slides saved as PowerPoint 97-2003 by LibreOffice Impress."""
+    soffice = shutil.which("soffice") or shutil.which("libreoffice")
+    if soffice is None:
+        pytest.skip("LibreOffice is not installed (libreoffice-impress-nogui)")
+    out = tmp_path_factory.mktemp("ppt")
+    subprocess.run([soffice, f"-env:UserInstallation=file://{out}/profile", "--headless", "--convert-to", "ppt",
+                    "--outdir", str(out), str(SLIDES)],
+                   check=True, capture_output=True, timeout=120)
+    return out / "kitchen-plan-slides.ppt"

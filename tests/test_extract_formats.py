@@ -256,19 +256,6 @@ def test_outlook_data_files_and_rar_archives_are_named_with_what_reads_them(
         extract(path)
 
 
-@pytest.fixture(scope="module")
-def ppt(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sample corpus's slides saved as PowerPoint 97-2003 by LibreOffice Impress."""
-    soffice = shutil.which("soffice") or shutil.which("libreoffice")
-    if soffice is None:
-        pytest.skip("LibreOffice is not installed (libreoffice-impress-nogui)")
-    out = tmp_path_factory.mktemp("ppt")
-    subprocess.run([soffice, f"-env:UserInstallation=file://{out}/profile", "--headless", "--convert-to", "ppt",
-                    "--outdir", str(out), str(CORPUS / "Documents/kitchen-quotes/kitchen-plan-slides.pptx")],
-                   check=True, capture_output=True, timeout=120)
-    return out / "kitchen-plan-slides.ppt"
-
-
 def test_ppt_reads_as_the_pptx(ppt: Path) -> None:
     assert sniff(Source.from_path(ppt)) == "ppt"
     got = extract(ppt)

@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_extract_formats import ppt  # noqa: F401 -- the fixture: the sample's slides saved as .ppt by LibreOffice
 
 from lifededup.extract import ExtractionError, Extracted, extract
 
