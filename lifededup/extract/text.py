@@ -16,6 +16,7 @@ import re
 import unicodedata
 
 from lifededup.extract.base import EmptyFile, Extracted, Format, Source, UnsupportedFormat
+from lifededup.extract import markdown
 from lifededup.extract.rst import is_rst, shown
 
 _BOMS = (
@@ -35,7 +36,7 @@ BINARY_SHARE = 0.02
 # not Windows-1252.
 _UTF8_MULTIBYTE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
 
-MIME_BY_SUFFIX = {".md": "text/markdown", ".markdown": "text/markdown", ".csv": "text/csv",
+MIME_BY_SUFFIX = {".csv": "text/csv",
                   ".tsv": "text/tab-separated-values", ".log": "text/plain"}
 
 
@@ -122,20 +123,27 @@ def extract_text_file(source: Source) -> Extracted:
     if looks_binary(data[:8192]):
         raise UnsupportedFormat(f"{source.name} holds binary data, not text, and no known format")
     text, encoding = decode(data)
-    # a Markdown file's first line is its title; no other text's lines are split (a list of every line of
-    # every file: a twentieth of the fingerprint command's time over /usr/share/doc, for the few .md)
-    title = ""
-    if source.suffix in (".md", ".markdown"):
-        title = next((ln.strip() for ln in text.splitlines() if ln.strip()), "").lstrip("#").strip()[:200]
     # most texts hold no \r, which `in` finds at memchr's speed; replace() scanned each whole text ten times
     # slower (0.17 s of the fingerprint command's 1.6 over /usr/share/doc's 61 MB)
     if "\r" in text:
         text = text.replace("\r\n", "\n")
-    if is_rst(source.name):  # read as its built page shows it, so that the two are read alike
+    title = ""
+    # reStructuredText and Markdown read as their built pages show them, so that the two are read alike
+    if is_rst(source.name):
         text = _shown_or_whole(text)
+    elif markdown.is_markdown(source.name) and len(text) <= markdown.MAX_RENDERED:
+        text, title = _markdown_or_whole(text)
     return Extracted(text=text, title=title, kind="text",
-                     mime=MIME_BY_SUFFIX.get(source.suffix, "text/plain"),
+                     mime=("text/markdown" if markdown.is_markdown(source.name)
+                           else MIME_BY_SUFFIX.get(source.suffix, "text/plain")),
                      metadata={"encoding": encoding})
+
+
+def _markdown_or_whole(text: str) -> tuple[str, str]:
+    """Markdown as its page shows it, and its title; a source whose page shows no words (link definitions
+    alone) as it is, so that it is not read as empty."""
+    found, title = markdown.shown(text)
+    return (found if _WORD.search(found) else text), title
 
 
 def _shown_or_whole(text: str) -> str:
