@@ -1,5 +1,5 @@
 """The revisions' one way to have files read again: their whole-file rows marked half written (``mtime`` NULL),
-which the next ``index`` or watcher rescan reads again under the same item ids.  Revisions 0036-0043."""
+which the next ``index`` or watcher rescan reads again under the same item ids.  Revisions 0036-0044."""
 
 from __future__ import annotations
 
