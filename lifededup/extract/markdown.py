@@ -32,8 +32,9 @@ from typing import Any
 
 __all__ = ["MARKDOWN_NAMES", "is_markdown", "shown"]
 
-# The names GitHub reads as Markdown (its linguist's list, less the formats of other tools that extend it)
-MARKDOWN_NAMES = (".md", ".markdown", ".mdown", ".mdwn", ".mkd", ".mkdn", ".mkdown")
+# The names GitHub reads as Markdown (its linguist's list, less the formats of other tools that extend it), and
+# the copy of a MyST source a Sphinx build keeps beside its pages, as ``_sources/NAME.md.txt``
+MARKDOWN_NAMES = (".md", ".markdown", ".mdown", ".mdwn", ".mkd", ".mkdn", ".mkdown", ".md.txt")
 # Past this many characters a file is read as plain text: rendering and parsing the page costs memory a few
 # times its size, and a file that long named .md is a log or a dump, not a note
 MAX_RENDERED = 16 * 1024 * 1024

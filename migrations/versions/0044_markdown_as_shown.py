@@ -13,7 +13,8 @@ Debian's nodejs-doc, 58 of the 64 pages shared a cluster with the HTML built
 from them, 62 now.
 
 The files holding an item named as Markdown (``.md``, ``.markdown``,
-``.mdown``, ``.mdwn``, ``.mkd``, ``.mkdn``, ``.mkdown``, compressed or not),
+``.mdown``, ``.mdwn``, ``.mkd``, ``.mkdn``, ``.mkdown``, a Sphinx build's
+``_sources/NAME.md.txt``, compressed or not),
 alone or inside an archive or a mail, are marked half written (``mtime``
 NULL), as 0043 did, so that the next ``index`` or watcher rescan reads them
 again under the same item ids.
@@ -32,7 +33,7 @@ depends_on = None
 
 _NAME = "lower(CASE WHEN p.part = '' THEN p.path ELSE p.part END)"
 _MARKDOWN = " OR ".join(f"{_NAME} LIKE '%{suffix}{packed}'"
-                        for suffix in (".md", ".markdown", ".mdown", ".mdwn", ".mkd", ".mkdn", ".mkdown")
+                        for suffix in (".md", ".markdown", ".mdown", ".mdwn", ".mkd", ".mkdn", ".mkdown", ".md.txt")
                         for packed in ("", ".gz", ".bz2", ".xz", ".lzma"))
 
 
