@@ -307,6 +307,34 @@ def heldout_manuals(archive: Path = HELDOUT) -> dict[str, list[Path]]:
     return {name: paths for name, paths in found.items() if len(paths) > 1}
 
 
+# A reference written in Markdown and shipped with the HTML pages built from it (session 35)
+MARKDOWN = CACHE / "markdown"
+MARKDOWN_MANUALS = (("nodejs-doc", "usr/share/doc/nodejs/api"),)
+
+
+def _markdown_manuals(target: Path) -> None:
+    _unpacked(tuple(package for package, _ in MARKDOWN_MANUALS))
+    for package, folder in MARKDOWN_MANUALS:
+        shutil.copytree(CACHE / "unpacked" / package / folder, target / package)
+
+
+def build_markdown(refresh: bool = False) -> Path:
+    """Debian's nodejs-doc as shipped: each page of the Node.js API reference as its Markdown source
+    (``NAME.md.gz``, a few ``NAME.md``), the HTML page built from it and its JSON, assembled once and cached."""
+    return _assembled(MARKDOWN, (_markdown_manuals,), refresh, json.dumps(MARKDOWN_MANUALS))
+
+
+def markdown_pages(folder: Path = MARKDOWN) -> dict[str, tuple[Path, Path]]:
+    """Each page's (Markdown source, built HTML page), by name."""
+    found: dict[str, tuple[Path, Path]] = {}
+    for source in sorted(folder.rglob("*.md*")):
+        name = source.name.removesuffix(".gz").removesuffix(".md")
+        page = source.with_name(name + ".html")
+        if source.name.endswith((".md", ".md.gz")) and page.is_file():
+            found[name] = (source, page)
+    return found
+
+
 def build(refresh: bool = False) -> Path:
     """The archive folder, assembled once and cached."""
     return _assembled(ARCHIVE, (_debian, _projects), refresh)

@@ -1,0 +1,99 @@
+"""Markdown beside the HTML built from it (``real_archive.build_markdown()``):
+Debian's nodejs-doc, the Node.js API reference as shipped, each page as its
+Markdown source and its HTML page.  Are the two read alike, and do they share
+a cluster?
+
+``lifededup index`` of the folder into a fresh store (a separate process, as
+a user runs it), then for each page: whether its source and its HTML page are
+in one cluster, and how far apart their stored texts are
+(``fingerprint.compare``'s word edit distance, this code's measure for both
+columns); and the source's stored title.  ``--before DIR`` does the same, in
+the same run, with a lifededup package kept in DIR (``DIR/lifededup``, e.g.
+``git archive`` of an earlier commit), and prints both.
+
+    python benchmarks/bench_markdown.py [--store /tmp/md-store] [--before /tmp/old]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from real_archive import build_markdown, markdown_pages  # noqa: E402
+
+from lifededup.fingerprint.compare import compare  # noqa: E402
+
+
+def measure(folder: Path, store: Path, code: Path | None) -> dict[str, tuple[bool, float, str]]:
+    """Each page: (source and page in one cluster, their word distance, the source's title)."""
+    db = store / "lifededup.db"
+    env = dict(os.environ)
+    if code is not None:
+        env["PYTHONPATH"] = str(code)
+    started = time.perf_counter()
+    # from / : `python -m` puts its working folder first on the module path (bench_odd.py says why)
+    done = subprocess.run([sys.executable, "-m", "lifededup", "index", "--db", str(db), str(folder)], env=env,
+                          capture_output=True, text=True, check=False, cwd="/")
+    if done.returncode != 0:
+        raise SystemExit(f"lifededup index failed:\n{done.stderr}")
+    print(f"  indexed in {time.perf_counter() - started:.1f} s ({'this code' if code is None else code})")
+    found: dict[str, tuple[bool, float, str]] = {}
+    with sqlite3.connect(db) as conn:
+        def item(path: Path) -> tuple[int, str, str]:
+            row = conn.execute("SELECT i.id, coalesce(c.cluster_id, i.id), i.text, coalesce(i.title, '') FROM "
+                               "items i LEFT JOIN clusters c ON c.item_id = i.id WHERE i.path = ? AND i.part = ''",
+                               (str(path),)).fetchone()
+            return int(row[1]), str(row[2] or ""), str(row[3])
+        for name, (source, page) in markdown_pages(folder).items():
+            (left, text, title), (right, html, _) = item(source), item(page)
+            found[name] = (left == right, compare(text, html).word_edit_distance, title)
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--store", type=Path, help="a folder for the stores (default: a temporary one)")
+    parser.add_argument("--before", type=Path, help="a folder holding an earlier lifededup package, measured too")
+    args = parser.parse_args()
+    folder = build_markdown()
+    runs: dict[str, dict[str, tuple[bool, float, str]]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-markdown-") as scratch:
+        stores = args.store or Path(scratch)
+        for label, code in (("before", args.before), ("now", None)):
+            if label == "before" and code is None:
+                continue
+            store = stores / label
+            store.mkdir(parents=True, exist_ok=True)
+            (store / "lifededup.db").unlink(missing_ok=True)
+            runs[label] = measure(folder, store, code.resolve() if code else None)
+    pages = len(next(iter(runs.values())))
+    print(f"\n{pages} pages, each as Markdown and as the HTML built from it ({folder})\n")
+    print("| measure | " + " | ".join(runs) + " |\n|---|" + "---:|" * len(runs))
+    rows = {
+        "source and page in one cluster": lambda r: str(sum(joined for joined, _, _ in r.values())),
+        "median word distance": lambda r: f"{statistics.median(d for _, d, _ in r.values()):.1%}",
+        "within 10%": lambda r: str(sum(d <= 0.10 for _, d, _ in r.values())),
+        "within 30%": lambda r: str(sum(d <= 0.30 for _, d, _ in r.values())),
+        "sources titled": lambda r: str(sum(bool(t) for _, _, t in r.values())),
+    }
+    for label, figure in rows.items():
+        print(f"| {label} | " + " | ".join(figure(r) for r in runs.values()) + " |")
+    if "before" in runs:
+        moved = [(name, runs["before"][name], runs["now"][name]) for name in runs["now"]
+                 if runs["before"][name][:2] != runs["now"][name][:2]]
+        print("\npages whose pair moved (joined, distance, title: before -> now):")
+        for name, old, new in sorted(moved, key=lambda m: m[2][1] - m[1][1])[:80]:
+            print(f"  {name}: {old[0]} {old[1]:.1%} {old[2]!r} -> {new[0]} {new[1]:.1%} {new[2]!r}")
+
+
+if __name__ == "__main__":
+    main()
