@@ -84,3 +84,21 @@ def test_three_releases_sources_and_page_share_one_cluster(tmp_path: Path, store
                                 " JOIN items r ON r.id = c.cluster_id")
     found = {str(Path(str(p)).relative_to(root)): str(Path(str(r)).relative_to(root)) for p, r in rows}
     assert set(found.values()) == {"sqlalchemy-1.4.49/doc/build/intro.rst"}, found
+
+
+def test_a_source_is_titled_as_its_page_by_its_first_section() -> None:
+    """A .rst was untitled (its name stood for it in search results, where its page says "Overview")."""
+    source, page = DRAFTS / "sqlalchemy-2.0.20/doc/build/intro.rst", DRAFTS / "sqlalchemy-2.0.20/doc/intro.html"
+    assert extract(source).title == "Overview" == extract(page).title.split(" \u2014 ")[0]
+
+
+def test_a_title_is_a_section_title_as_the_page_shows_it_never_a_tables_border(tmp_path: Path) -> None:
+    cases = {
+        ".. _api:\n\nThe ``Session`` and :class:`.Query` API\n==============\n\nText.\n": "The Session and .Query API",
+        "=====  =====\ncol 1  col 2\n=====  =====\n\n*******\nInside\n*******\n": "Inside",
+        "A paragraph.\n\n--------\n\nAnother, after a transition.\n": "",
+        "======\n------\n\n   Indented\n   ========\n\nBody\n~~~~\n": "Body",
+    }
+    for number, (source, title) in enumerate(cases.items()):
+        (tmp_path / f"{number}.rst").write_text(source)
+        assert extract(tmp_path / f"{number}.rst").title == title, source

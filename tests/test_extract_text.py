@@ -154,3 +154,11 @@ def test_text_under_an_unknown_suffix_is_text_and_binary_under_one_is_refused(tm
     blob.write_bytes(bytes(range(256)) * 40)
     with pytest.raises(UnsupportedFormat, match="binary"):
         extract(blob)
+
+
+def test_an_org_file_is_titled_by_its_title_keyword(tmp_path: Path) -> None:
+    """Emacs Org mode's ``#+TITLE:`` is the title its export gives the page; an Org file was untitled."""
+    (tmp_path / "garden.org").write_text("#+STARTUP: overview\n#+title:   Garden   plans 2021\n* Beds\n- tomatoes\n")
+    (tmp_path / "untitled.org").write_text("* Beds\n- tomatoes\n")
+    assert extract(tmp_path / "garden.org").title == "Garden plans 2021"
+    assert extract(tmp_path / "untitled.org").title == ""

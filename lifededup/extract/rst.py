@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 from lifededup.model import without_roles
 
-__all__ = ["RST_NAMES", "is_rst", "shown"]
+__all__ = ["RST_NAMES", "is_rst", "shown", "title"]
 
 # A Sphinx build copies each source beside its pages as ``_sources/NAME.rst.txt``.
 RST_NAMES = (".rst", ".rest", ".rst.txt")
@@ -37,6 +37,16 @@ _ARGUMENT_UNSHOWN = frozenset({
     "code", "code-block", "sourcecode", "highlight", "literalinclude", "include", "image", "figure", "raw",
     "index", "currentmodule", "module", "automodule", "autosummary", "toctree", "rst-class", "class", "role",
     "default-role", "only", "ifconfig", "doctest", "testsetup", "testcode", "testoutput"})
+
+
+# A section title: a line of text at the margin under an adornment -- one punctuation character repeated --
+# and, if over one too, the same (docutils' spec); a simple table's border has spaces, a transition a blank
+# line before it
+_SECTION = re.compile(r"^(?:([!-/:-@\[-`{-~])\1{2,}[ \t]*\n)?(\S[^\n]*?)[ \t]*\n([!-/:-@\[-`{-~])\3+[ \t]*$",
+                      re.MULTILINE)
+_ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1+")
+_INLINE = re.compile(r"\*\*|\*|``|`|\|")
+_TITLE_CHARS = 200
 
 
 def is_rst(name: str) -> bool:
@@ -105,3 +115,14 @@ def shown(text: str) -> str:
         last = _explicit(text, markup, kept)
     kept.append(text[last:])
     return _TITLED.sub(r"`\1`", without_roles("".join(kept)))
+
+
+def title(text: str) -> str:
+    """The title of a reStructuredText document, as Sphinx titles its page: its first section's title, its
+    inline markup as the page shows it ("The ``Session`` API" is "The Session API"); "" where it has none."""
+    for found in _SECTION.finditer(text):
+        over, line, under = found.group(1), found.group(2), found.group(3)
+        if (over is None or over == under) and not _ADORNMENT.fullmatch(line):  # two adornments are no title
+            shown_line = _INLINE.sub("", _TITLED.sub(r"\1", without_roles(line)))
+            return " ".join(shown_line.split())[:_TITLE_CHARS]
+    return ""

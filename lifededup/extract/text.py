@@ -17,6 +17,7 @@ import unicodedata
 
 from lifededup.extract.base import EmptyFile, Extracted, Format, Source, UnsupportedFormat
 from lifededup.extract import markdown
+from lifededup.extract import rst
 from lifededup.extract.rst import is_rst, shown
 
 _BOMS = (
@@ -86,6 +87,8 @@ def decode(data: bytes) -> tuple[str, str]:
     return data.decode("utf-8", errors="replace"), "utf-8 (invalid bytes replaced)"
 
 
+# An Org file's title keyword (``#+TITLE: Garden plans``), in any case
+_ORG_TITLE = re.compile(r"^[ \t]*#\+title:[ \t]*(\S.*)$", re.MULTILINE | re.IGNORECASE)
 # Non-letters Windows-1252 is trusted to mean: quotes, dashes, currency, degrees, fractions...
 _TYPOGRAPHIC = frozenset("\u00a0\u2018\u2019\u201a\u201c\u201d\u201e\u00ab\u00bb\u2039\u203a\u2013\u2014"
                          "\u2026\u20ac\u00a3\u00a5\u00a2\u00b0\u00a7\u00b6\u00a9\u00ae\u2122\u00bd\u00bc"
@@ -130,9 +133,12 @@ def extract_text_file(source: Source) -> Extracted:
     title = ""
     # reStructuredText and Markdown read as their built pages show them, so that the two are read alike
     if is_rst(source.name):
-        text = _shown_or_whole(text)
+        text, title = _shown_or_whole(text), rst.title(text)
     elif markdown.is_markdown(source.name) and len(text) <= markdown.MAX_RENDERED:
         text, title = _markdown_or_whole(text)
+    elif source.name.lower().endswith(".org"):  # Emacs Org mode: the title its export gives the page
+        found = _ORG_TITLE.search(text)
+        title = " ".join(found.group(1).split())[:200] if found else ""
     return Extracted(text=text, title=title, kind="text",
                      mime=("text/markdown" if markdown.is_markdown(source.name)
                            else MIME_BY_SUFFIX.get(source.suffix, "text/plain")),
