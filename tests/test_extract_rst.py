@@ -97,6 +97,7 @@ def test_a_title_is_a_section_title_as_the_page_shows_it_never_a_tables_border(t
         ".. _api:\n\nThe ``Session`` and :class:`.Query` API\n==============\n\nText.\n": "The Session and .Query API",
         "=====  =====\ncol 1  col 2\n=====  =====\n\n*******\nInside\n*******\n": "Inside",
         "A paragraph.\n\n--------\n\nAnother, after a transition.\n": "",
+        "A paragraph's first line,\nits last over a rule\n------\n\nAfter it\n========\n": "After it",
         "======\n------\n\n   Indented\n   ========\n\nBody\n~~~~\n": "Body",
     }
     for number, (source, title) in enumerate(cases.items()):

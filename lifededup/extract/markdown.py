@@ -16,12 +16,13 @@ none further than it was.  Its title was its first line, whatever that was:
 
 Read now as cmark-gfm renders it (GitHub Flavored Markdown: tables,
 strikethrough, task lists, footnotes, autolinks; raw HTML kept, so that the
-text inside it stays), and the words of that page read with lxml.  An HTML comment's text is kept as words, as it was:
-a generator may show it (Node.js's ``<!-- YAML added: v0.1.21 -->`` is each
-page's history table), and nothing is lost where it does not.  Its title is
-its front matter's ``title`` (YAML or TOML, which is not text of the page),
-else its first level-one heading, else its first block where that is a
-heading or a paragraph (its first line), comments left out.
+text inside it stays), and the words of that page read with lxml.  An HTML
+comment's text is kept as words, as it was: a generator may show it
+(Node.js's ``<!-- YAML added: v0.1.21 -->`` is each page's history table),
+and nothing is lost where it does not.  Its title is its front matter's
+``title`` (YAML or TOML, which is not text of the page), else its first
+level-one heading, else its first block where that is a heading or a
+paragraph (its first line), comments left out.
 """
 
 from __future__ import annotations

@@ -122,6 +122,9 @@ def title(text: str) -> str:
     inline markup as the page shows it ("The ``Session`` API" is "The Session API"); "" where it has none."""
     for found in _SECTION.finditer(text):
         over, line, under = found.group(1), found.group(2), found.group(3)
+        before = text[text.rfind("\n", 0, max(found.start() - 1, 0)) + 1:found.start()]
+        if before.strip():  # a title stands after a blank line (a paragraph's last line over a rule is none)
+            continue
         if (over is None or over == under) and not _ADORNMENT.fullmatch(line):  # two adornments are no title
             shown_line = _INLINE.sub("", _TITLED.sub(r"\1", without_roles(line)))
             return " ".join(shown_line.split())[:_TITLE_CHARS]

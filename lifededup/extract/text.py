@@ -15,10 +15,8 @@ import codecs
 import re
 import unicodedata
 
+from lifededup.extract import markdown, rst
 from lifededup.extract.base import EmptyFile, Extracted, Format, Source, UnsupportedFormat
-from lifededup.extract import markdown
-from lifededup.extract import rst
-from lifededup.extract.rst import is_rst, shown
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -37,8 +35,7 @@ BINARY_SHARE = 0.02
 # not Windows-1252.
 _UTF8_MULTIBYTE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
 
-MIME_BY_SUFFIX = {".csv": "text/csv",
-                  ".tsv": "text/tab-separated-values", ".log": "text/plain"}
+MIME_BY_SUFFIX = {".csv": "text/csv", ".tsv": "text/tab-separated-values", ".log": "text/plain"}
 
 
 def bom_encoding(head: bytes) -> str | None:
@@ -132,7 +129,7 @@ def extract_text_file(source: Source) -> Extracted:
         text = text.replace("\r\n", "\n")
     title = ""
     # reStructuredText and Markdown read as their built pages show them, so that the two are read alike
-    if is_rst(source.name):
+    if rst.is_rst(source.name):
         text, title = _shown_or_whole(text), rst.title(text)
     elif markdown.is_markdown(source.name) and len(text) <= markdown.MAX_RENDERED:
         text, title = _markdown_or_whole(text)
@@ -155,7 +152,7 @@ def _markdown_or_whole(text: str) -> tuple[str, str]:
 def _shown_or_whole(text: str) -> str:
     """reStructuredText as its page shows it; a source that is all markup (a
     page of ``.. automodule::``) as it is, so that it is not read as empty."""
-    found = shown(text)
+    found = rst.shown(text)
     return found if _WORD.search(found) else text
 
 
