@@ -78,6 +78,8 @@ def test_link_targets_and_pictures_paths_are_no_words_and_what_the_page_shows_is
     ("Roof repairs\n============\n\nQuotes from three roofers.\n", "Roof repairs"),
     ("<!-- draft: not for the title -->\n\n### Letters to the council\n\nDear sirs.\n", "Letters to the council"),
     ("```{include} ../CHANGELOG.md\n```\n", ""),
+    ("[![PyPI](https://pypi/badge.svg)](https://pypi) ![CI](https://ci/badge.svg)\n\n## tide-tables\n\nText.\n",
+     "tide-tables"),
 ])
 def test_a_notes_title_is_its_front_matters_its_heading_or_its_first_line(tmp_path: Path, source: str,
                                                                             title: str) -> None:

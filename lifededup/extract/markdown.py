@@ -21,8 +21,8 @@ comment's text is kept as words, as it was: a generator may show it
 (Node.js's ``<!-- YAML added: v0.1.21 -->`` is each page's history table),
 and nothing is lost where it does not.  Its title is its front matter's
 ``title`` (YAML or TOML, which is not text of the page), else its first
-level-one heading, else its first block where that is a heading or a
-paragraph (its first line), comments left out.
+level-one heading, else the first line of its first heading or paragraph
+that shows words (past a row of badges and its comments).
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ _FRONT = re.compile(r"\A\ufeff?(?:---[ \t]*\n(?=[A-Za-z_][\w -]*:)(.*?)\n(?:---|
                     r"\+\+\+[ \t]*\n(?=[A-Za-z_][\w-]*[ \t]*=)(.*?)\n\+\+\+)[ \t]*(?:\n|\Z)", re.DOTALL)
 _FRONT_TITLE = re.compile(r"^title[ \t]*[:=][ \t]*(.*?)[ \t]*$", re.MULTILINE | re.IGNORECASE)
 _H1 = re.compile(r"<h1\b[^>]*>(.*?)</h1\s*>", re.DOTALL | re.IGNORECASE)
-# the page's first block past its comments, where it is a heading or a paragraph
-_FIRST = re.compile(r"\A(?:\s*<!--.*?-->)*\s*<(h[1-6]|p)\b[^>]*>(.*?)</\1\s*>", re.DOTALL | re.IGNORECASE)
+# a block of the page's start, past its comments, where it is a heading or a paragraph
+_FIRST = re.compile(r"(?:\s*<!--.*?-->)*\s*<(h[1-6]|p)\b[^>]*>(.*?)</\1\s*>", re.DOTALL | re.IGNORECASE)
 _TAG = re.compile(r"<[^>]*>")
 # what a page does not show, read by its tags: raw HTML's scripts and styles, cmark's footnote marks
 _UNSHOWN = re.compile(r"<(script|style|template)\b.*?</\1\s*>|<sup class=\"footnote-ref\">.*?</sup>"
@@ -73,12 +73,26 @@ def shown(text: str) -> tuple[str, str]:
         text = text[front.end():]
     page = str(markdown_to_html_with_extensions(text, options=Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_FOOTNOTES,
                                                 extensions=["table", "strikethrough", "autolink", "tasklist"]))
-    if not title:
-        heading = _H1.search(page) or _FIRST.match(page)
-        if heading is not None:
-            words = html.unescape(_TAG.sub("", heading.group(heading.lastindex or 0)))
-            title = next((line.strip() for line in words.splitlines() if line.strip()), "")
-    return _text(page), " ".join(title.split())[:_TITLE_CHARS]
+    return _text(page), " ".join((title or _title(page)).split())[:_TITLE_CHARS]
+
+
+def _title(page: str) -> str:
+    """The first level-one heading of cmark's page, else the first line of its first heading or paragraph
+    that shows words: a row of badges (pictures, linked) first is passed over."""
+    heading = _H1.search(page)
+    if heading is not None:
+        return _first_line(heading.group(1))
+    at = 0
+    while (block := _FIRST.match(page, at)) is not None:
+        if line := _first_line(block.group(2)):
+            return line
+        at = block.end()
+    return ""
+
+
+def _first_line(markup: str) -> str:
+    words = html.unescape(_TAG.sub("", markup))
+    return next((line.strip() for line in words.splitlines() if line.strip()), "")
 
 
 def _text(page: str) -> str:
