@@ -433,6 +433,15 @@ class Probe:
         return self._ole
 
 
+# The most of a title kept: a heading, a keyword or a first line may be a paragraph
+TITLE_CHARS = 200
+
+
+def title_line(words: str) -> str:
+    """A title found in a document's text: on one line, its spaces one, at most ``TITLE_CHARS``."""
+    return " ".join(words.split())[:TITLE_CHARS]
+
+
 def hush_log(library: str) -> None:
     """A library's log goes nowhere: its warnings about the damage it reads past (pdfminer.six's "Data-loss
     while decompressing corrupted data", tnefparse's "Checksum: 797 != 753") name no file, and went to the

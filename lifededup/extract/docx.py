@@ -18,6 +18,7 @@ from lxml import etree  # type: ignore[import-untyped]
 
 from lifededup.extract.base import Extracted, Format, Probe, Source, last_saved
 from lifededup.extract.drawing import CHART, DIAGRAM, chart_text, diagram_text
+from lifededup.extract.html import drop_element
 from lifededup.extract.layout import clean_text
 
 if TYPE_CHECKING:  # python-docx is imported where a document is read (extract/html.py says why)
@@ -173,14 +174,8 @@ def _drop_entities(element: etree._Element) -> None:
     reference as a node whose tail holds the text after it, which ``.text``
     then loses: drop the references, keep the text after them."""
     for entity in list(element.iter(etree.Entity)):
-        parent, previous, tail = entity.getparent(), entity.getprevious(), entity.tail or ""
-        if parent is None:
-            continue
-        if previous is not None:
-            previous.tail = (previous.tail or "") + tail
-        else:
-            parent.text = (parent.text or "") + tail
-        parent.remove(entity)
+        if entity.getparent() is not None:
+            drop_element(entity)
 
 
 # The main part's content type of Word's macro-enabled documents and templates, which python-docx refuses (".docm

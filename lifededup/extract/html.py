@@ -270,16 +270,18 @@ def _attached(element: etree._Element, root: etree._Element) -> bool:
     return top is root
 
 
-def _drop(element: etree._Element) -> None:
-    """Remove an element and what is inside it, but not the text after it (as ``Tag.decompose``)."""
+def drop_element(element: etree._Element, text: str = "") -> None:
+    """Remove an element and what is inside it, but not the text after it (as ``Tag.decompose``), ``text``
+    left before that in its place (a Markdown page's comment, as words)."""
     parent = element.getparent()
     assert parent is not None
-    if element.tail:
+    kept = text + (element.tail or "")
+    if kept:
         previous = element.getprevious()
         if previous is not None:
-            previous.tail = (previous.tail or "") + element.tail
+            previous.tail = (previous.tail or "") + kept
         else:
-            parent.text = (parent.text or "") + element.tail
+            parent.text = (parent.text or "") + kept
     parent.remove(element)
 
 
@@ -303,7 +305,7 @@ def _parse_tree(root: etree._Element, marks: re.Pattern[str] = _BOILERPLATE) -> 
             continue
         length = len(_text(element))
         if length <= FURNITURE_SHARE * whole:
-            _drop(element)
+            drop_element(element)
         elif length <= FURNITURE_SHARE * (whole + _OUTSIDE_SLACK):
             return None  # too close to call: BeautifulSoup may count a few more spaces in the page
     body = next(root.iter("article"), None)

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any
+
+from lifededup.extract.base import title_line
 
 __all__ = ["MARKDOWN_NAMES", "is_markdown", "shown"]
 
@@ -52,7 +53,6 @@ _TAG = re.compile(r"<[^>]*>")
 # what a page does not show, read by its tags: raw HTML's scripts and styles, cmark's footnote marks
 _UNSHOWN = re.compile(r"<(script|style|template)\b.*?</\1\s*>|<sup class=\"footnote-ref\">.*?</sup>"
                       r"|<a [^>]*class=\"footnote-backref\".*?</a>", re.DOTALL | re.IGNORECASE)
-_TITLE_CHARS = 200
 
 
 def is_markdown(name: str) -> bool:
@@ -73,7 +73,7 @@ def shown(text: str) -> tuple[str, str]:
         text = text[front.end():]
     page = str(markdown_to_html_with_extensions(text, options=Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_FOOTNOTES,
                                                 extensions=["table", "strikethrough", "autolink", "tasklist"]))
-    return _text(page), " ".join((title or _title(page)).split())[:_TITLE_CHARS]
+    return _text(page), title_line(title or _title(page))
 
 
 def _title(page: str) -> str:
@@ -104,6 +104,8 @@ def _text(page: str) -> str:
     ``parse_html`` read in 5 s) is scanned for its text instead (``_scanned``)."""
     from lxml import etree  # type: ignore[import-untyped]
 
+    from lifededup.extract.html import drop_element
+
     parser = etree.HTMLParser()
     try:
         root = etree.fromstring(f"<html><body>{page}</body></html>", parser)
@@ -114,10 +116,10 @@ def _text(page: str) -> str:
     etree.strip_elements(root, "script", "style", "template", with_tail=False)
     if "<!--" in page:  # a comment's words stay words (cmark passes it through, and lxml's text leaves it out)
         for comment in list(root.iter(etree.Comment)):
-            _drop(comment, f" {comment.text or ''} ")
+            drop_element(comment, f" {comment.text or ''} ")
     if "data-footnote" in page:  # a footnote's number glued to its word ("anchor1"), and its way back ("↩")
         for marker in root.xpath("//sup[@class='footnote-ref'] | //a[@class='footnote-backref']"):
-            _drop(marker)
+            drop_element(marker)
     return str(etree.tostring(root, method="text", encoding=str))
 
 
@@ -126,15 +128,3 @@ def _scanned(page: str) -> str:
     marks left out, its comments' words kept, its other tags gone and its entities read (36 MB/s)."""
     page = _UNSHOWN.sub(" ", page)
     return html.unescape(_TAG.sub("", page.replace("<!--", " ").replace("-->", " ")))
-
-
-def _drop(element: Any, text: str = "") -> None:
-    """``element`` out of its tree, ``text`` and the text after it left in its place."""
-    parent, before = element.getparent(), element.getprevious()
-    kept = text + (element.tail or "")
-    if kept:
-        if before is not None:
-            before.tail = (before.tail or "") + kept
-        else:
-            parent.text = (parent.text or "") + kept
-    parent.remove(element)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from lifededup.extract.base import title_line
 from lifededup.model import without_roles
 
 __all__ = ["RST_NAMES", "is_rst", "shown", "title"]
@@ -46,7 +47,6 @@ _SECTION = re.compile(r"^(?:([!-/:-@\[-`{-~])\1{2,}[ \t]*\n)?(\S[^\n]*?)[ \t]*\n
                       re.MULTILINE)
 _ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1+")
 _INLINE = re.compile(r"\*\*|\*|``|`|\|")
-_TITLE_CHARS = 200
 
 
 def is_rst(name: str) -> bool:
@@ -127,5 +127,5 @@ def title(text: str) -> str:
             continue
         if (over is None or over == under) and not _ADORNMENT.fullmatch(line):  # two adornments are no title
             shown_line = _INLINE.sub("", _TITLED.sub(r"\1", without_roles(line)))
-            return " ".join(shown_line.split())[:_TITLE_CHARS]
+            return title_line(shown_line)
     return ""

@@ -16,7 +16,7 @@ import re
 import unicodedata
 
 from lifededup.extract import markdown, rst
-from lifededup.extract.base import EmptyFile, Extracted, Format, Source, UnsupportedFormat
+from lifededup.extract.base import EmptyFile, Extracted, Format, Source, UnsupportedFormat, title_line
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -127,18 +127,17 @@ def extract_text_file(source: Source) -> Extracted:
     # slower (0.17 s of the fingerprint command's 1.6 over /usr/share/doc's 61 MB)
     if "\r" in text:
         text = text.replace("\r\n", "\n")
-    title = ""
+    title, is_markdown = "", markdown.is_markdown(source.name)
     # reStructuredText and Markdown read as their built pages show them, so that the two are read alike
     if rst.is_rst(source.name):
         text, title = _shown_or_whole(text), rst.title(text)
-    elif markdown.is_markdown(source.name) and len(text) <= markdown.MAX_RENDERED:
+    elif is_markdown and len(text) <= markdown.MAX_RENDERED:
         text, title = _markdown_or_whole(text)
     elif source.name.lower().endswith(".org"):  # Emacs Org mode: the title its export gives the page
         found = _ORG_TITLE.search(text)
-        title = " ".join(found.group(1).split())[:200] if found else ""
+        title = title_line(found.group(1)) if found else ""
     return Extracted(text=text, title=title, kind="text",
-                     mime=("text/markdown" if markdown.is_markdown(source.name)
-                           else MIME_BY_SUFFIX.get(source.suffix, "text/plain")),
+                     mime="text/markdown" if is_markdown else MIME_BY_SUFFIX.get(source.suffix, "text/plain"),
                      metadata={"encoding": encoding})
 
 
