@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 
 from lifededup.extract import EmptyFile, Extracted, MissingTool, extract
+from lifededup.extract.isolate import as_stored, extract_many
 from lifededup.fingerprint.compare import compare
+from lifededup.index import IndexConfig, run
+from lifededup.store import open_store
 
 CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
 OTHER = CORPUS / "Documents/Other formats"
@@ -69,6 +72,33 @@ def test_doc_and_rtf_read_a_table_title_and_date_as_the_docx_does() -> None:
         assert got.title == original.title == "Allotment plot rota, spring 2024", (fmt, got.title)
         assert got.doc_date is not None and got.doc_date.replace(tzinfo=None) == datetime(2024, 3, 7, 16, 30), \
             (fmt, got.doc_date)
+
+
+def test_an_rtf_character_past_ffff_is_read_as_the_docx_it_was_saved_from(tmp_path: Path, store_url: str) -> None:
+    """LibreOffice writes 🎵 and 𠮷 in RTF as their two UTF-16 halves; striprtf gave each half as a character,
+    and the worker storing them stopped: the RTF was "crashed" and lost to search."""
+    for name in ("beyond-bmp.docx", "beyond-bmp.rtf"):
+        shutil.copyfile(FIXTURES / "office" / name, tmp_path / name)
+    assert extract(tmp_path / "beyond-bmp.rtf").text == extract(tmp_path / "beyond-bmp.docx").text
+    with open_store(store_url) as store:
+        run(store, [tmp_path], IndexConfig(workers=1))
+        _, rows = store.execute("SELECT i.status, i.text, coalesce(c.cluster_id, i.id) FROM items i "
+                                "LEFT JOIN clusters c ON c.item_id = i.id ORDER BY i.path")
+    assert [r[0] for r in rows] == ["ok", "ok"], rows
+    assert rows[0][1] == rows[1][1] and "'Rock 🎵.txt'" in rows[1][1] and "𠮷野家" in rows[1][1], rows[1][1]
+    assert rows[0][2] == rows[1][2], "the DOCX and its RTF are copies"
+
+
+def test_half_of_a_character_past_ffff_is_stored_as_u_fffd(tmp_path: Path) -> None:
+    """An RTF cut between a character's two halves (a truncated save) keeps its text, the lone half U+FFFD;
+    a half that any parser lets through reaches the store so too, where it stopped the worker."""
+    whole = (FIXTURES / "office" / "beyond-bmp.rtf").read_bytes()
+    assert whole.count(b"\\uc1 \\u57271\\'3f") == 2  # 𠮷's second half
+    (tmp_path / "cut.rtf").write_bytes(whole.replace(b"\\uc1 \\u57271\\'3f", b"\\uc1 ", 1))
+    found = list(extract_many([tmp_path / "cut.rtf"], workers=1))
+    assert len(found) == 1 and isinstance(found[0].result, Extracted), found
+    assert "written \ufffd野家, with 𠮷 (U+20BB7)" in found[0].result.text, found[0].result.text
+    assert as_stored("half \ud842 of 𠮷, a name's byte \udcff") == "half \ufffd of 𠮷, a name's byte \ufffd"
 
 
 def test_odt() -> None:

@@ -83,15 +83,22 @@ def _cut(result: Extracted | Failure, max_chars: int) -> Extracted | Failure:
     return replace(result, text=text, metadata={**result.metadata, "text_cut": str(len(result.text))})
 
 
+# A surrogate that stands for no byte of a name (PEP 383's stand for bytes 0x80-0xFF as U+DC80-U+DCFF): half of
+# a UTF-16 pair a parser gave alone
+_NO_BYTE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+
+
 def _utf8(text: str) -> str:
     """Text SQLite can hold: a file name that is not UTF-8 (surrogates, PEP 383)
-    may reach a message or a title; its odd bytes become U+FFFD there."""
+    may reach a message or a title; its odd bytes become U+FFFD there, as does
+    a lone half of a UTF-16 pair that a parser let through (it stopped the
+    worker: "crashed")."""
     if text.isascii():
         return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        return _NO_BYTE.sub("\ufffd", text).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     return text
 
 

@@ -20,16 +20,29 @@ _TIME = r"\{\\{name}\\yr(\d+)(?:\\mo(\d+))?(?:\\dy(\d+))?(?:\\hr(\d+))?(?:\\min(
 
 
 def extract_rtf(source: Source) -> Extracted:
-    from striprtf.striprtf import rtf_to_text
-
     raw, _ = decode(source.read_bytes())
-    text: str = rtf_to_text(_CELL.sub(" ", raw), errors="replace")  # type: ignore[no-untyped-call]
+    text = rtf_text(_CELL.sub(" ", raw))
     found = _TITLE.search(raw)
-    title = rtf_to_text(found.group(1), errors="replace") if found else ""  # type: ignore[no-untyped-call]
+    title = rtf_text(found.group(1)) if found else ""
     # each \par (and table row) ends a paragraph, as a .docx's paragraphs do: not lines to join into one
     return Extracted(text=clean_text(text.replace("\n", "\n\n")), title=" ".join(title.split()), kind="document",
                      mime="application/rtf",
                      doc_date=last_saved(_time(raw, "creatim"), _time(raw, "revtim")))
+
+
+def rtf_text(rtf: str) -> str:
+    """The text of RTF markup (striprtf), each character past U+FFFF one character.
+
+    RTF writes a character past U+FFFF (an emoji, a rare CJK ideograph: 𠮷) as its two UTF-16 halves,
+    ``\\u55362 \\u57271`` (LibreOffice) or ``\\u-10174?\\u-8265?`` (Word), and striprtf gives each half
+    as a character of its own: the halves are joined into the character, a half without its other half is
+    U+FFFD (a worker could not store it: "crashed")."""
+    from striprtf.striprtf import rtf_to_text
+
+    text: str = rtf_to_text(rtf, errors="replace")  # type: ignore[no-untyped-call]
+    if text.isascii():
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def _time(raw: str, name: str) -> datetime | None:

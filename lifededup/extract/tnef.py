@@ -16,6 +16,7 @@ from typing import Any
 from lifededup.extract.base import CorruptFile, EmptyFile, Extracted, Format, Probe, Source, hush_log
 from lifededup.extract.layout import clean_text
 from lifededup.extract.mail import attachment_items, html_message_text, is_forward, is_reply, strip_quotes
+from lifededup.extract.rtf import rtf_text
 
 # TNEF's signature, 0x223E9F78 little-endian
 _SIGNATURE = b"\x78\x9f\x3e\x22"
@@ -46,8 +47,6 @@ def extract_tnef(source: Source) -> Extracted:
 def _body(tnef: Any, *, forward: bool, reply: bool) -> str:
     """The message's text: plain, else its HTML's (as a mail's: a reply's quote markup dropped), else its
     RTF's."""
-    from striprtf.striprtf import rtf_to_text
-
     if tnef.body:
         body = tnef.body.decode("latin-1") if isinstance(tnef.body, bytes) else str(tnef.body)
         return body.replace("\x00", "")
@@ -56,8 +55,7 @@ def _body(tnef: Any, *, forward: bool, reply: bool) -> str:
         return html_message_text(page, forward=forward, reply=reply)
     rtf = tnef.rtfbody
     if isinstance(rtf, bytes) and rtf.startswith(b"{\\rtf"):  # decompressed: compressed_rtf is there
-        text: str = rtf_to_text(rtf.decode("latin-1"), errors="replace")  # type: ignore[no-untyped-call]
-        return text.replace("\n", "\n\n")
+        return rtf_text(rtf.decode("latin-1")).replace("\n", "\n\n")
     return ""
 
 
