@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -105,6 +106,25 @@ def test_odt() -> None:
     got = extract(OTHER / "garden-club-report-v3.odt")
     assert got.title == "Millbrook Allotment Society: Annual Report 2023", got.title
     _assert_is_the_report(got, ".odt")
+
+
+def test_an_odt_whose_content_is_cut_is_read_as_far_as_it_goes_without_printing_it(tmp_path: Path) -> None:
+    """odfpy printed "SAX FAILED TO PARSE" and the whole damaged part on standard output: the terminal of
+    `lifededup fingerprint` (and of `index`, whose workers share it) filled with the document's XML."""
+    import subprocess
+    import sys
+    import zipfile
+
+    with zipfile.ZipFile(OTHER / "garden-club-report-v3.odt") as whole, \
+            zipfile.ZipFile(tmp_path / "cut.odt", "w") as cut:
+        for member in whole.infolist():
+            data = whole.read(member)
+            cut.writestr(member, data[:data.index(b"This report is presented")] if "content" in member.filename
+                         else data)
+    done = subprocess.run([sys.executable, "-m", "lifededup", "fingerprint", "--json", str(tmp_path / "cut.odt")],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0 and done.stderr == "" and "SAX" not in done.stdout, (done.stderr, done.stdout[:300])
+    assert json.loads(done.stdout)["title"] == "Millbrook Allotment Society: Annual Report 2023", done.stdout
 
 
 def test_an_odt_missing_a_byte_says_what_is_wrong_with_its_zip(tmp_path: Path) -> None:

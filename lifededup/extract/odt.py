@@ -24,11 +24,19 @@ _MIME = "application/vnd.oasis.opendocument."
 
 
 def extract_odt(source: Source) -> Extracted:
+    return read_package(io.BytesIO(source.read_bytes()))
+
+
+def read_package(package: io.BytesIO) -> Extracted:
+    """The text, title and dates of an OpenDocument package (a zip) as odfpy loads it."""
     from odf import teletype  # type: ignore[import-untyped]
     from odf.namespaces import DCNS, METANS  # type: ignore[import-untyped]
-    from odf.opendocument import load  # type: ignore[import-untyped]
+    from odf import opendocument
 
-    document = load(io.BytesIO(source.read_bytes()))
+    # odfpy prints "SAX FAILED TO PARSE" and the whole part on standard output where a part is damaged (the
+    # user's terminal: a cut content.xml of 4 KB, or of megabytes), and reads the part as far as it goes
+    opendocument.print = _unsaid
+    document = opendocument.load(package)
     mime = str(document.mimetype or _MIME + "text")
     body, kind = _BODIES.get(mime.removeprefix(_MIME).split("-")[0], ("text", "document"))
     # office:body's element of that type (odfpy's document.spreadsheet is an empty stand-in for some writers')
@@ -41,6 +49,10 @@ def extract_odt(source: Source) -> Extracted:
     return Extracted(text=text, title=meta.get((DCNS, "title"), "").strip(), kind=kind, mime=mime,
                      doc_date=last_saved(iso_date(meta.get((METANS, "creation-date"), "")),
                                          iso_date(meta.get((DCNS, "date"), ""))))
+
+
+def _unsaid(*_: object, **__: object) -> None:
+    pass
 
 
 def _paragraphs_text(body: Any) -> str:
