@@ -42,6 +42,9 @@ SEEDS = {
     "webarchive": "../tests/fixtures/webarchive/fhs-3.0-sbin-options.webarchive",
     "unread": "/usr/share/vim/vim90/print/mac-roman.ps",  # a PostScript resource Debian's vim-runtime ships
     "archive": "Documents/garden-club-report/garden-club-report-v3.docx", "image": "Bad files/holiday photo.jpg",
+    # saved by LibreOffice from a .docx and a .csv (tests/fixtures/office/README.md)
+    "flat-odf": "../tests/fixtures/office/rota.fodt", "wordml": "../tests/fixtures/office/rota.xml",
+    "spreadsheetml": "../tests/fixtures/office/statement-2023-12.xml",
 }
 SUFFIX = {"text": ".txt", "mbox": ".mbox", "eml": ".eml", "html": ".html", "man": ".1", "gzip": ".gz",
           "vcard": ".vcf", "icalendar": ".ics", "archive": ".zip", "image": ".jpg",

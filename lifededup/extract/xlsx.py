@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
+from datetime import datetime, time
 
 from lifededup.extract.base import Extracted, Format, Probe, Source, UnsupportedFormat, last_saved
 
@@ -18,6 +19,10 @@ def _cell_text(value: object) -> str:
     # workbook saved as .xls and as .xlsx gives the same text
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
+    # a date cell is a datetime (openpyxl, the .xls and Excel 2003 XML readers): a day as the sheet shows it,
+    # 2023-12-16, as the .ods reader and the CSV it was made from give it, not "2023-12-16 00:00:00"
+    if isinstance(value, datetime) and value.time() == time() and value.tzinfo is None:
+        return value.date().isoformat()
     return str(value)
 
 
