@@ -10,7 +10,8 @@ elements are a DOCX's ancestors, read the same way: each paragraph's runs
 is ``w:delText``), a table a line a row of its cells' words, a text box
 where it is anchored, footnotes and endnotes (inline in a run here) after
 the body; headers and footers (in ``w:sectPr``) are layout and not read, as
-the DOCX reader keeps them apart.  Its title and dates are its
+the DOCX reader keeps them apart, nor a reviewer's comments (inline here, in
+a part of their own in a DOCX).  Its title and dates are its
 ``o:DocumentProperties``.  Entities are never resolved and the network is
 never read (``parse_xml``).
 """
@@ -32,6 +33,14 @@ _RUN_MARKS = {f"{_W}tab": " ", f"{_W}br": "\n", f"{_W}cr": "\n", f"{_W}noBreakHy
 _NOT_READ = frozenset(f"{_W}{name}" for name in ("sectPr", "binData", "instrText", "delText", "pPr", "rPr"))
 _NOTES = frozenset({f"{_W}footnote", f"{_W}endnote"})
 _BOX = f"{_W}txbxContent"
+# A reviewer's comment (its body inline, where a DOCX keeps it in a part of its own, not read) and a tracked
+# deletion are annotations of these types
+_ANNOTATION, _NOT_TEXT = "{http://schemas.microsoft.com/aml/2001/core}annotation", ("Word.Comment", "Word.Deletion")
+
+
+def _skipped(element: Any) -> bool:
+    return (not isinstance(element.tag, str) or element.tag in _NOT_READ
+            or (element.tag == _ANNOTATION and element.get(f"{_W}type") in _NOT_TEXT))
 
 
 def extract_wordml(source: Source) -> Extracted:
@@ -61,7 +70,7 @@ def _blocks(container: Any, notes: list[str]) -> Iterator[str]:
             yield from boxes
         elif child.tag == f"{_W}tbl":
             yield "\n".join(_table_lines(child, notes))
-        elif child.tag not in _NOT_READ and isinstance(child.tag, str):  # wx:sect, wx:sub-section, aml:annotation
+        elif not _skipped(child):  # wx:sect, wx:sub-section, an insertion's aml:annotation
             yield from _blocks(child, notes)
 
 
@@ -70,7 +79,7 @@ def _paragraph_text(p: Any, notes: list[str], boxes: list[str]) -> str:
 
     def walk(element: Any) -> None:
         for child in element:
-            if child.tag in _NOT_READ or not isinstance(child.tag, str):
+            if _skipped(child):
                 continue
             if child.tag == f"{_W}t":
                 out.append(child.text or "")
