@@ -111,16 +111,25 @@ def marked_to_read(store: Store) -> dict[str, bool]:
 def read_again_at(store_url: str, revision: str, folder: Path, marked: dict[str, bool],
                   failing: int = 0) -> Iterator[Store]:
     """Upgrade to ``revision``, which must mark the files ``marked`` says (by
-    name) to be read again; index ``folder``, which reads those again and no
-    other (``failing`` of them now failing as a whole); the store is clean,
-    then at head once the caller is done with it."""
+    name) to be read again; open the store, which takes it to head (a later
+    revision may mark more files: a test that opened the store before this
+    call has its marks at head already); index ``folder``, which reads the
+    files marked then and no other (``failing`` of them now failing as a
+    whole); the store is clean, then at head once the caller is done with it."""
     from lifededup.index import IndexConfig, run
 
     upgrade_to(store_url, revision)
+    engine = make_engine(resolve(store_url), readonly=True)
+    with engine.connect() as conn:  # as ``revision`` left them, before a later revision marks its own
+        at_revision = {Path(str(path)).name: mtime is None
+                       for path, mtime in conn.exec_driver_sql("SELECT path, mtime FROM items WHERE part = ''")}
+    engine.dispose()
+    assert at_revision == marked, at_revision
     with open_store(store_url) as store:
-        assert marked_to_read(store) == marked, marked_to_read(store)
+        at_head = marked_to_read(store)
+        assert at_head.keys() == marked.keys() and all(at_head[name] for name in marked if marked[name]), at_head
         summary = run(store, [folder], IndexConfig(workers=1))
-        read = sum(marked.values())
+        read = sum(at_head.values())
         assert (summary.updated, summary.failed_files, summary.unchanged) == (
             read - failing, failing, len(marked) - read), summary
         assert check_store(store) == [], check_store(store)

@@ -20,8 +20,8 @@ def extract_xls(source: Source) -> Extracted:
     sheets = []
     for index in range(book.nsheets):
         sheet = book.sheet_by_index(index)
-        rows = (tuple(_value(kind, value, book.datemode) for kind, value in zip(sheet.row_types(r), sheet.row_values(r)))
-                for r in range(sheet.nrows))
+        rows = (tuple(_value(kind, value, book.datemode)
+                      for kind, value in zip(sheet.row_types(r), sheet.row_values(r))) for r in range(sheet.nrows))
         sheets.append(f"{sheet.name}\n{rows_text(rows)}")
     return Extracted(text="\n\n".join(sheets), kind="spreadsheet", mime="application/vnd.ms-excel",
                      metadata={"sheets": str(len(sheets))})
