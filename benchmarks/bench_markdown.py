@@ -17,35 +17,21 @@ the same run, with a lifededup package kept in DIR (``DIR/lifededup``, e.g.
 from __future__ import annotations
 
 import argparse
-import os
 import sqlite3
 import statistics
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from real_archive import build_markdown, markdown_pages  # noqa: E402
+from real_archive import before_and_now, build_markdown, indexed, markdown_pages  # noqa: E402
 
 from lifededup.fingerprint.compare import compare  # noqa: E402
 
 
 def measure(folder: Path, store: Path, code: Path | None) -> dict[str, tuple[bool, float, str]]:
     """Each page: (source and page in one cluster, their word distance, the source's title)."""
-    db = store / "lifededup.db"
-    env = dict(os.environ)
-    if code is not None:
-        env["PYTHONPATH"] = str(code)
-    started = time.perf_counter()
-    # from / : `python -m` puts its working folder first on the module path (bench_odd.py says why)
-    done = subprocess.run([sys.executable, "-m", "lifededup", "index", "--db", str(db), str(folder)], env=env,
-                          capture_output=True, text=True, check=False, cwd="/")
-    if done.returncode != 0:
-        raise SystemExit(f"lifededup index failed:\n{done.stderr}")
-    print(f"  indexed in {time.perf_counter() - started:.1f} s ({'this code' if code is None else code})")
+    db = indexed(folder, store, code)
     found: dict[str, tuple[bool, float, str]] = {}
     with sqlite3.connect(db) as conn:
         def item(path: Path) -> tuple[int, str, str]:
@@ -65,16 +51,7 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="a folder holding an earlier lifededup package, measured too")
     args = parser.parse_args()
     folder = build_markdown()
-    runs: dict[str, dict[str, tuple[bool, float, str]]] = {}
-    with tempfile.TemporaryDirectory(prefix="bench-markdown-") as scratch:
-        stores = args.store or Path(scratch)
-        for label, code in (("before", args.before), ("now", None)):
-            if label == "before" and code is None:
-                continue
-            store = stores / label
-            store.mkdir(parents=True, exist_ok=True)
-            (store / "lifededup.db").unlink(missing_ok=True)
-            runs[label] = measure(folder, store, code.resolve() if code else None)
+    runs = before_and_now(args.before, args.store, lambda store, code: measure(folder, store, code))
     pages = len(next(iter(runs.values())))
     print(f"\n{pages} pages, each as Markdown and as the HTML built from it ({folder})\n")
     print("| measure | " + " | ".join(runs) + " |\n|---|" + "---:|" * len(runs))

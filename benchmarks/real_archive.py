@@ -48,13 +48,18 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
+import tempfile
+import time
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 CACHE = Path("/tmp/lifededup-real-archive")
 ARCHIVE = CACHE / "archive"
@@ -335,6 +340,112 @@ def markdown_pages(folder: Path = MARKDOWN) -> dict[str, tuple[Path, Path]]:
     return found
 
 
+# Real pages saved again by an office suite (session 36): each page opened in LibreOffice Writer and saved as
+# DOCX, and that DOCX saved again in each other format, as a person re-saves a report
+OFFICE = CACHE / "office"
+OFFICE_PAGES = (("debian-history", "usr/share/doc/debian-history/docs", "*.html"),
+                ("debian-policy", "usr/share/doc/debian-policy", "*.html"),
+                ("debian-policy", "usr/share/doc/debian-policy/fhs", "*.html"),
+                ("nodejs-doc", "usr/share/doc/nodejs/api", "*.html"))
+OFFICE_LEFT_OUT = ("all.html",)  # Node's every other page at once
+# (folder and suffix, soffice's --convert-to of the DOCX)
+OFFICE_FORMATS = (("pdf", "pdf"), ("odt", "odt"), ("rtf", "rtf"), ("doc", "doc:MS Word 97"),
+                  ("txt", "txt:Text (encoded):UTF8"), ("html", "html:HTML (StarWriter)"),
+                  ("fodt", "fodt"), ("xml", "xml:MS Word 2003 XML"))
+
+
+def _soffice(to: str, files: list[Path], out: Path, *options: str) -> None:
+    """Each of ``files`` converted by one LibreOffice into ``out`` (named ``NAME.<folder's name>``); where it
+    stops or hangs, the files left are converted one by one, and one it cannot save is left out, said on stderr
+    (LibreOffice 7.4 never finishes saving Debian's ``perl-policy-1`` page as Word 2003 XML)."""
+    profile = f"-env:UserInstallation=file://{CACHE / 'soffice-profile'}"
+    out.mkdir(parents=True, exist_ok=True)
+    command = ["soffice", profile, "--headless", *options, "--convert-to", to, "--outdir", str(out)]
+    _within([*command, *map(str, files)], 600)
+    for path in files:
+        made = out / f"{path.stem}.{out.name}"
+        if not made.exists() and not (_within([*command, str(path)], 60) and made.exists()):
+            print(f"note: LibreOffice could not save {path.name} as {to} (in a minute); left out", file=sys.stderr)
+
+
+def _within(command: list[str], seconds: float) -> bool:
+    """Whether ``command`` ended within ``seconds``; if not, it and its children (soffice.bin) are stopped."""
+    running = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        running.wait(seconds)
+        return True
+    except subprocess.TimeoutExpired:
+        os.killpg(running.pid, signal.SIGKILL)
+        running.wait()
+        return False
+
+
+def _office(target: Path) -> None:
+    if shutil.which("soffice") is None:
+        raise SystemExit("soffice is missing: apt-get install libreoffice-writer-nogui")
+    _unpacked(tuple(package for package, _, _ in OFFICE_PAGES))
+    (target / "page").mkdir(parents=True)
+    for package, folder, pattern in OFFICE_PAGES:
+        for page in sorted((CACHE / "unpacked" / package / folder).glob(pattern)):
+            if page.is_file() and page.name not in OFFICE_LEFT_OUT:
+                shutil.copyfile(page, target / "page" / f"{package}-{page.name}")  # Node's policy.html too
+    _soffice("docx:MS Word 2007 XML", sorted((target / "page").iterdir()), target / "docx",
+             "--infilter=HTML (StarWriter)")
+    saved = sorted((target / "docx").iterdir())
+    for folder, to in OFFICE_FORMATS:
+        _soffice(to, saved, target / folder)
+
+
+def build_office(refresh: bool = False) -> Path:
+    """Real pages (the Debian project's history in ten languages, Debian Policy's pages, the Node.js reference)
+    as shipped (``page/``), each saved by LibreOffice as DOCX and that DOCX saved again as PDF, ODT, RTF, DOC,
+    text, HTML, Flat XML ODF and Word 2003 XML (a folder each), assembled once and cached.  Needs ``soffice``."""
+    return _assembled(OFFICE, (_office,), refresh, json.dumps([OFFICE_PAGES, OFFICE_FORMATS, "named by package"]))
+
+
+def office_documents(folder: Path = OFFICE) -> dict[str, list[Path]]:
+    """Each page's renderings (the page, its DOCX and the DOCX's re-saves), by the page's name."""
+    found: dict[str, list[Path]] = {}
+    for path in sorted(folder.glob("*/*")):
+        found.setdefault(path.name.rsplit(".", 1)[0], []).append(path)
+    return {name: paths for name, paths in found.items() if len(paths) > 1}
+
+
+T = TypeVar("T")
+
+
+def indexed(folder: Path, store: Path, code: Path | None, failed_files_ok: bool = False) -> Path:
+    """``lifededup index`` of ``folder`` into a fresh ``store/lifededup.db`` in a process of its own, as a user
+    runs it, with the lifededup package in ``code`` (``code/lifededup``) or this one; its time printed; the
+    store's path.  Its exit 1 (some file failed) is accepted with ``failed_files_ok``."""
+    db = store / "lifededup.db"
+    store.mkdir(parents=True, exist_ok=True)
+    db.unlink(missing_ok=True)
+    env = dict(os.environ)
+    if code is not None:
+        env["PYTHONPATH"] = str(code)
+    started = time.perf_counter()
+    # from / : `python -m` puts its working folder first on the module path (bench_odd.py says why)
+    done = subprocess.run([sys.executable, "-m", "lifededup", "index", "--db", str(db), str(folder)], env=env,
+                          capture_output=True, text=True, check=False, cwd="/")
+    if done.returncode not in ((0, 1) if failed_files_ok else (0,)):
+        raise SystemExit(f"lifededup index failed:\n{done.stderr}")
+    print(f"  indexed in {time.perf_counter() - started:.1f} s ({'this code' if code is None else code})")
+    return db
+
+
+def before_and_now(before: Path | None, stores: Path | None,
+                   measure: Callable[[Path, Path | None], T]) -> dict[str, T]:
+    """``measure(store folder, code)`` with the package kept in ``before`` (when given) and with this code, each
+    on a store of its own under ``stores`` (or a temporary folder): {"before": ..., "now": ...}."""
+    runs: dict[str, T] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-") as scratch:
+        for label, code in (("before", before), ("now", None)):
+            if label == "now" or code is not None:
+                runs[label] = measure((stores or Path(scratch)) / label, code.resolve() if code else None)
+    return runs
+
+
 def build(refresh: bool = False) -> Path:
     """The archive folder, assembled once and cached."""
     return _assembled(ARCHIVE, (_debian, _projects), refresh)
@@ -366,9 +477,11 @@ def manuals(archive: Path = ARCHIVE) -> dict[str, list[Path]]:
 
 if __name__ == "__main__":
     heldout = "--heldout" in sys.argv
-    builder = build_odd if "--odd" in sys.argv else build_heldout if heldout else build
+    builder = (build_odd if "--odd" in sys.argv else build_office if "--office" in sys.argv else
+               build_heldout if heldout else build)
     folder = builder(refresh="--refresh" in sys.argv)
     files = [p for p in folder.rglob("*") if p.is_file() and p.name != ".complete"]
     print(f"{folder}: {len(files)} files, {sum(p.stat().st_size for p in files) / 1e6:.1f} MB")
-    for name, paths in (heldout_manuals if heldout else manuals)(folder).items():
+    named = heldout_manuals if heldout else office_documents if "--office" in sys.argv else manuals
+    for name, paths in named(folder).items():
         print(f"  {name}: {', '.join(p.suffix for p in paths)}")
