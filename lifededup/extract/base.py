@@ -367,6 +367,8 @@ class _Window(io.RawIOBase):
 
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+# A tag, a declaration or a processing instruction first, past a byte order mark and blank space
+_MARKUP = re.compile(rb"(?:\xef\xbb\xbf)?\s*<[!?a-zA-Z]")
 
 
 def _zip_damage(exc: BaseException) -> str:
@@ -398,6 +400,11 @@ class Probe:
     @property
     def is_ole(self) -> bool:
         return self.head.startswith(_OLE_MAGIC)
+
+    @property
+    def is_markup(self) -> bool:
+        """Whether the content opens with a tag, a declaration or a processing instruction (XML, HTML)."""
+        return _MARKUP.match(self.head) is not None
 
     def _read_zip(self) -> tuple[frozenset[str], bytes]:
         if self._zip is None:

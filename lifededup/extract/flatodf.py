@@ -21,7 +21,6 @@ from lifededup.extract.odt import read_package
 
 # The root of a flat document and its type, in the first bytes (past the declaration and its namespaces)
 _ROOT = re.compile(rb"<office:document\s[^>]*?office:mimetype=\"(application/vnd\.oasis\.opendocument\.[a-z-]+)\"")
-_MARKUP_FIRST = re.compile(rb"(?:\xef\xbb\xbf)?\s*<")
 _MANIFEST = ('<?xml version="1.0" encoding="UTF-8"?><manifest:manifest '
              'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
              '<manifest:file-entry manifest:full-path="/" manifest:media-type="{mime}"/>'
@@ -45,7 +44,7 @@ def extract_flat_odf(source: Source) -> Extracted:
 
 
 def _is_flat_odf(probe: Probe) -> bool:
-    return _MARKUP_FIRST.match(probe.head) is not None and _ROOT.search(probe.head) is not None
+    return probe.is_markup and _ROOT.search(probe.head) is not None
 
 
 FORMAT = Format(name="flat-odf", extract=extract_flat_odf, magic=_is_flat_odf,

@@ -135,7 +135,7 @@ def sniff(source: Source) -> str:
         raise CorruptFile(_misnamed(source, probe, held))
     # a file of tags that is no whole page (a web application's table, Excel's XML spreadsheet) is read as a
     # web page is, for its words: under a binary format's name it is no plain text
-    return "html" if held == "text" and _MARKUP.match(probe.head) else held
+    return "html" if held == "text" and probe.is_markup else held
 
 
 def _held(probe: Probe) -> str:
@@ -147,8 +147,6 @@ def _held(probe: Probe) -> str:
     return "text"
 
 
-# A tag, a declaration or a processing instruction first, past a byte order mark and blank space
-_MARKUP = re.compile(rb"(?:\xef\xbb\xbf)?\s*<[!?a-zA-Z]")
 # What a file holds, by the format its content is read as, for the reason a misnamed one is refused with
 _HOLDS = {"html": "a web page", "eml": "a mail", "mbox": "a mailbox", "vcard": "an address card",
           "icalendar": "a calendar", "svg": "a drawing", "man": "a manual page", "mhtml": "a saved web page"}
@@ -161,7 +159,7 @@ def _misnamed(source: Source, probe: Probe, held: str) -> str:
     placeholder of the file."""
     import html
 
-    markup = held not in _HOLDS and _MARKUP.match(probe.head) is not None
+    markup = held not in _HOLDS and probe.is_markup
     what = _HOLDS.get(held) or ("markup (XML or HTML)" if markup else "text")
     found = _TITLE.search(probe.head) if held == "html" else None
     if found and found.group(1).strip():

@@ -93,11 +93,10 @@ def _when(value: str) -> datetime | None:
 # Excel's processing instruction, or the root element in SpreadsheetML's namespace, in the first bytes
 _SIGNED = re.compile(rb"<\?mso-application\s+progid=\"Excel\.Sheet\"\?>\s*(?:<!--.*?-->\s*)*<(?:ss:)?Workbook\s"
                      rb"|<(?:ss:)?Workbook\s[^>]*\"urn:schemas-microsoft-com:office:spreadsheet\"", re.DOTALL)
-_MARKUP_FIRST = re.compile(rb"(?:\xef\xbb\xbf)?\s*<")
 
 
 def _is_spreadsheetml(probe: Probe) -> bool:
-    return _MARKUP_FIRST.match(probe.head) is not None and _SIGNED.search(probe.head) is not None
+    return probe.is_markup and _SIGNED.search(probe.head) is not None
 
 
 FORMAT = Format(name="spreadsheetml", kind="spreadsheet", extract=extract_spreadsheetml, magic=_is_spreadsheetml)

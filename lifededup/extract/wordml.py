@@ -106,11 +106,10 @@ def _table_lines(table: Any, notes: list[str]) -> Iterator[str]:
 # Word's processing instruction, or the root element in the WordML namespace, in the first bytes
 _SIGNED = re.compile(rb"<\?mso-application\s+progid=\"Word\.Document\"\?>\s*(?:<!--.*?-->\s*)*<w:wordDocument\s"
                      rb"|<w:wordDocument\s[^>]*\"http://schemas\.microsoft\.com/office/word/2003/wordml\"", re.DOTALL)
-_MARKUP_FIRST = re.compile(rb"(?:\xef\xbb\xbf)?\s*<")
 
 
 def _is_wordml(probe: Probe) -> bool:
-    return _MARKUP_FIRST.match(probe.head) is not None and _SIGNED.search(probe.head) is not None
+    return probe.is_markup and _SIGNED.search(probe.head) is not None
 
 
 FORMAT = Format(name="wordml", extract=extract_wordml, magic=_is_wordml)
