@@ -26,7 +26,8 @@ def test_flat_odf_and_word_2003_xml_read_as_the_docx_they_were_saved_from(name: 
     assert got.title == original.title == "Allotment plot rota, spring 2024", got.title
     assert got.doc_date is not None and original.doc_date is not None
     assert got.doc_date.replace(tzinfo=None) == original.doc_date.replace(tzinfo=None), got.doc_date
-    assert got.kind == "document"
+    assert got.kind == "document" and got.mime == {"rota.fodt": "application/vnd.oasis.opendocument.text-flat-xml",
+                                                   "rota.xml": "application/vnd.ms-word.document.2003+xml"}[name]
 
 
 def test_word_2003_xmls_review_comments_are_no_words_of_it_as_in_the_docx() -> None:

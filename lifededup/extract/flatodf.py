@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from dataclasses import replace
 
 from lifededup.extract.base import CorruptFile, Extracted, Format, Probe, Source
 from lifededup.extract.odt import read_package
@@ -40,7 +41,7 @@ def extract_flat_odf(source: Source) -> Extracted:
         made.writestr("META-INF/manifest.xml", _MANIFEST.format(mime=mime))
         made.writestr("content.xml", flat)
     package.seek(0)
-    return read_package(package)
+    return replace(read_package(package), mime=f"{mime}-flat-xml")  # its registered type, not the package's
 
 
 def _is_flat_odf(probe: Probe) -> bool:
