@@ -16,7 +16,6 @@ the same run, with a lifededup package kept in DIR (``DIR/lifededup``, e.g.
 
 from __future__ import annotations
 
-import argparse
 import sqlite3
 import statistics
 import sys
@@ -46,14 +45,9 @@ def measure(folder: Path, store: Path, code: Path | None) -> dict[str, tuple[boo
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--store", type=Path, help="a folder for the stores (default: a temporary one)")
-    parser.add_argument("--before", type=Path, help="a folder holding an earlier lifededup package, measured too")
-    args = parser.parse_args()
-    folder = build_markdown()
-    runs = before_and_now(args.before, args.store, lambda store, code: measure(folder, store, code))
+    runs = before_and_now(__doc__, lambda store, code: measure(build_markdown(), store, code))
     pages = len(next(iter(runs.values())))
-    print(f"\n{pages} pages, each as Markdown and as the HTML built from it ({folder})\n")
+    print(f"\n{pages} pages, each as Markdown and as the HTML built from it ({build_markdown()})\n")
     print("| measure | " + " | ".join(runs) + " |\n|---|" + "---:|" * len(runs))
     rows = {
         "source and page in one cluster": lambda r: str(sum(joined for joined, _, _ in r.values())),

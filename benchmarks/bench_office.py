@@ -18,7 +18,6 @@ earlier commit), and prints both.
 
 from __future__ import annotations
 
-import argparse
 import sqlite3
 import statistics
 import sys
@@ -77,12 +76,7 @@ def table(runs: dict[str, dict[str, dict[str, Rendering]]]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--store", type=Path, help="a folder for the stores (default: a temporary one)")
-    parser.add_argument("--before", type=Path, help="a folder holding an earlier lifededup package, measured too")
-    args = parser.parse_args()
-    folder = build_office()
-    runs = before_and_now(args.before, args.store, lambda store, code: measure(folder, store, code))
+    runs = before_and_now(__doc__, lambda store, code: measure(build_office(), store, code))
     table(runs)
     now = runs["now"]
     print("\ndocuments whose renderings are apart (format: word distance to the DOCX, status):")

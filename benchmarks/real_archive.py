@@ -434,15 +434,21 @@ def indexed(folder: Path, store: Path, code: Path | None, failed_files_ok: bool 
     return db
 
 
-def before_and_now(before: Path | None, stores: Path | None,
-                   measure: Callable[[Path, Path | None], T]) -> dict[str, T]:
-    """``measure(store folder, code)`` with the package kept in ``before`` (when given) and with this code, each
-    on a store of its own under ``stores`` (or a temporary folder): {"before": ..., "now": ...}."""
+def before_and_now(doc: str, measure: Callable[[Path, Path | None], T]) -> dict[str, T]:
+    """A benchmark's command line (``doc``, its docstring, says what it does; ``--store``, ``--before``), then
+    ``measure(store folder, code)`` with the package kept in ``--before`` (when given) and with this code, each
+    on a store of its own under ``--store`` (or a temporary folder): {"before": ..., "now": ...}."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--store", type=Path, help="a folder for the stores (default: a temporary one)")
+    parser.add_argument("--before", type=Path, help="a folder holding an earlier lifededup package, measured too")
+    args = parser.parse_args()
     runs: dict[str, T] = {}
     with tempfile.TemporaryDirectory(prefix="bench-") as scratch:
-        for label, code in (("before", before), ("now", None)):
+        for label, code in (("before", args.before), ("now", None)):
             if label == "now" or code is not None:
-                runs[label] = measure((stores or Path(scratch)) / label, code.resolve() if code else None)
+                runs[label] = measure((args.store or Path(scratch)) / label, code.resolve() if code else None)
     return runs
 
 
