@@ -518,9 +518,10 @@ def pictures_said(source: Source) -> str:
 
 
 def iso_date(value: str) -> datetime | None:
-    """An ISO 8601 date or time as recorded in document metadata (ODF, EPUB); None when unreadable."""
+    """An ISO 8601 date or time as recorded in document metadata (ODF, EPUB, XPS, Office 2003 XML, a page's
+    published date); None when unreadable.  A ``Z`` is UTC (Python 3.10's ``fromisoformat`` refuses it)."""
     try:
-        return datetime.fromisoformat(value.strip()) if value.strip() else None
+        return datetime.fromisoformat(value.strip().replace("Z", "+00:00")) if value.strip() else None
     except ValueError:
         return None
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from lxml import etree  # type: ignore[import-untyped]
 
-from lifededup.extract.base import Extracted, Format, Probe, Source
+from lifededup.extract.base import Extracted, Format, Probe, Source, iso_date
 from lifededup.extract.layout import clean_text
 
 # BeautifulSoup is imported where a page is read, not with the module: every
@@ -114,12 +114,7 @@ def _title(soup: BeautifulSoup) -> str:
 
 def _first_date(candidates: list[str]) -> datetime | None:
     """The first candidate that reads as an ISO date (a page's published date)."""
-    for value in candidates:
-        try:
-            return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            continue
-    return None
+    return next((found for found in map(iso_date, candidates) if found is not None), None)
 
 
 def _date(soup: BeautifulSoup) -> datetime | None:

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
-from datetime import datetime
 from typing import Any
 
 from lifededup.extract.base import CorruptFile, Extracted, Format, Probe, Source, iso_date, last_saved
@@ -67,7 +65,7 @@ def extract_spreadsheetml(source: Source) -> Extracted:
         raise CorruptFile(f"damaged or truncated XML spreadsheet {source.name}: {damage[0].message}")
     return Extracted(text="\n\n".join(sheets), title=told.get("Title", ""), kind="spreadsheet",
                      mime="application/vnd.ms-excel.2003+xml", metadata={"sheets": str(len(sheets))},
-                     doc_date=last_saved(_when(told.get("Created", "")), _when(told.get("LastSaved", ""))))
+                     doc_date=last_saved(iso_date(told.get("Created", "")), iso_date(told.get("LastSaved", ""))))
 
 
 def _value(data: Any) -> object:
@@ -80,14 +78,10 @@ def _value(data: Any) -> object:
         except ValueError:
             return text
     if kind == "DateTime":
-        return _when(text) or text
+        return iso_date(text) or text
     if kind == "Boolean":
         return text.strip() in ("1", "true", "TRUE")
     return text
-
-
-def _when(value: str) -> datetime | None:
-    return iso_date(value.replace("Z", "+00:00"))
 
 
 # Excel's processing instruction, or the root element in SpreadsheetML's namespace, in the first bytes

@@ -56,8 +56,7 @@ def extract_wordml(source: Source) -> Extracted:
 
     return Extracted(text=clean_text("\n\n".join(b for b in [*blocks, *notes] if b.strip())), title=told("Title"),
                      kind="document", mime="application/vnd.ms-word.document.2003+xml",
-                     doc_date=last_saved(iso_date(told("Created").replace("Z", "+00:00")),
-                                         iso_date(told("LastSaved").replace("Z", "+00:00"))))
+                     doc_date=last_saved(iso_date(told("Created")), iso_date(told("LastSaved"))))
 
 
 def _blocks(container: Any, notes: list[str]) -> Iterator[str]:
