@@ -301,6 +301,7 @@ def _server_engine(location: Location, *, readonly: bool) -> Engine:
             "pip install 'lifededup[postgres]'") from exc
     engine = create_engine(location.url, pool_size=2, pool_pre_ping=True,
                            connect_args=server_connect_args(readonly=readonly))
+    _hush_pool()
     reads = "SET TRANSACTION READ ONLY"
     event.listen(engine, "before_cursor_execute", translate_driver_sql, retval=True)
 
@@ -314,6 +315,18 @@ def _server_engine(location: Location, *, readonly: bool) -> Engine:
             take_write_turn(lambda sql: conn.exec_driver_sql(sql).first())
 
     return engine
+
+
+def _hush_pool() -> None:
+    """SQLAlchemy's pool logs "Exception during reset or similar" and a driver's traceback when it cannot
+    roll back a connection it takes back, which a server lost while the indexer was sending ("cannot exit
+    pipeline mode while busy") does: through Python's last-resort handler, onto the terminal above the
+    command's own one line ("lost the store's server ... run the same command again").  The connection is
+    dropped either way; the error that matters reaches the command, which says it."""
+    quiet = logging.getLogger("sqlalchemy.pool")
+    if quiet.propagate:
+        quiet.addHandler(logging.NullHandler())
+        quiet.propagate = False
 
 
 log = logging.getLogger(__name__)
